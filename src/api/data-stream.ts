@@ -1,0 +1,152 @@
+import type { Key } from '../state/key-group.ts';
+import type {
+  FilterFunction,
+  FlatMapFunction,
+  KeyedProcessFunction,
+  KeySelector,
+  MapFunction,
+  ReduceFunction,
+} from './functions.ts';
+import type { Sink } from './sink.ts';
+import type { StreamExecutionEnvironment } from './stream-execution-environment.ts';
+import type { OperatorSettings, Transformation, TransformationSpec } from './transformation.ts';
+
+export class DataStream<T> {
+  readonly environment: StreamExecutionEnvironment;
+  readonly transformation: Transformation;
+
+  constructor(environment: StreamExecutionEnvironment, transformation: Transformation) {
+    this.environment = environment;
+    this.transformation = transformation;
+  }
+
+  map<O>(fn: MapFunction<T, O>, settings?: OperatorSettings): DataStream<O> {
+    return this.then({ kind: 'map', fn: fn as MapFunction<unknown, unknown> }, settings);
+  }
+
+  flatMap<O>(fn: FlatMapFunction<T, O>, settings?: OperatorSettings): DataStream<O> {
+    return this.then({ kind: 'flatMap', fn: fn as FlatMapFunction<unknown, unknown> }, settings);
+  }
+
+  filter(fn: FilterFunction<T>, settings?: OperatorSettings): DataStream<T> {
+    return this.then({ kind: 'filter', fn: fn as FilterFunction<unknown> }, settings);
+  }
+
+  /** Partitions by key: each key goes to the subtask that owns its key group. */
+  keyBy<K extends Key>(keySelector: KeySelector<T, K>): KeyedStream<T, K> {
+    const selector = keySelector as KeySelector<unknown>;
+    const t = this.environment.addTransformation({ kind: 'partition', partitioner: { kind: 'hash', keySelector: selector } }, [this.transformation], {});
+    return new KeyedStream<T, K>(this.environment, t, keySelector);
+  }
+
+  /** Round-robin over the downstream subtasks, to even out skew. */
+  rebalance(): DataStream<T> {
+    return this.then({ kind: 'partition', partitioner: { kind: 'rebalance' } });
+  }
+
+  /** Every record to every downstream subtask. */
+  broadcast(): DataStream<T> {
+    return this.then({ kind: 'partition', partitioner: { kind: 'broadcast' } });
+  }
+
+  /** Subtask i to subtask i; the parallelism on both sides must be equal. */
+  forward(): DataStream<T> {
+    return this.then({ kind: 'partition', partitioner: { kind: 'forward' } });
+  }
+
+  union(...others: DataStream<T>[]): DataStream<T> {
+    const inputs = [this.transformation, ...others.map((o) => o.transformation)];
+    return new DataStream<T>(this.environment, this.environment.addTransformation({ kind: 'union' }, inputs, {}));
+  }
+
+  sinkTo(sink: Sink<T, any>, settings?: OperatorSettings): DataStream<never> {
+    return this.then({ kind: 'sink', sink: sink as Sink<unknown, unknown> }, settings);
+  }
+
+  // Fluent setters on the operator that produced this stream, as in Flink.
+  name(name: string): this {
+    this.transformation.settings.name = name;
+    return this;
+  }
+
+  uid(uid: string): this {
+    this.transformation.settings.uid = uid;
+    return this;
+  }
+
+  setParallelism(parallelism: number): this {
+    this.transformation.settings.parallelism = parallelism;
+    return this;
+  }
+
+  setMaxParallelism(maxParallelism: number): this {
+    this.transformation.settings.maxParallelism = maxParallelism;
+    return this;
+  }
+
+  disableChaining(): this {
+    this.transformation.settings.chaining = false;
+    return this;
+  }
+
+  protected then<O>(spec: TransformationSpec, settings: OperatorSettings = {}): DataStream<O> {
+    return new DataStream<O>(this.environment, this.environment.addTransformation(spec, [this.transformation], settings));
+  }
+}
+
+// KeyedStream lives here because it extends DataStream and DataStream.keyBy creates it: two
+// files would form an import cycle that breaks class initialization order.
+
+type NumericField<T> = { [K in keyof T]: T[K] extends number | bigint ? K : never }[keyof T] & string;
+
+/** A stream partitioned by key, on which keyed state and rolling aggregations are available. */
+export class KeyedStream<T, K extends Key> extends DataStream<T> {
+  readonly keySelector: KeySelector<T, K>;
+
+  constructor(environment: StreamExecutionEnvironment, transformation: Transformation, keySelector: KeySelector<T, K>) {
+    super(environment, transformation);
+    if (typeof keySelector !== 'function') throw new TypeError('keyBy needs a function that returns the key of a record');
+    this.keySelector = keySelector;
+  }
+
+  process<O>(fn: KeyedProcessFunction<K, T, O>, settings?: OperatorSettings): DataStream<O> {
+    if (typeof fn?.processElement !== 'function') throw new TypeError('process() needs an object with a processElement(value, ctx, out) method');
+    return this.then({ kind: 'keyed-process', fn: fn as unknown as KeyedProcessFunction<Key, unknown, unknown>, keySelector: this.selector() }, settings);
+  }
+
+  /** Rolling reduce: emits the new aggregate of the key after every record. */
+  reduce(fn: ReduceFunction<T>, settings?: OperatorSettings): DataStream<T> {
+    return this.then({ kind: 'reduce', fn: fn as ReduceFunction<unknown>, keySelector: this.selector() }, settings);
+  }
+
+  /** Rolling sum of a numeric field (or of the records themselves when they are numbers). */
+  sum(field?: NumericField<T>, settings?: OperatorSettings): DataStream<T> {
+    return this.reduce(fieldAggregator<T>(field, (a, b) => (a as number) + (b as number)), withName(settings, 'Sum'));
+  }
+
+  min(field?: NumericField<T>, settings?: OperatorSettings): DataStream<T> {
+    return this.reduce(fieldAggregator<T>(field, (a, b) => (b < a ? b : a)), withName(settings, 'Min'));
+  }
+
+  max(field?: NumericField<T>, settings?: OperatorSettings): DataStream<T> {
+    return this.reduce(fieldAggregator<T>(field, (a, b) => (b > a ? b : a)), withName(settings, 'Max'));
+  }
+
+  private selector(): KeySelector<unknown> {
+    return this.keySelector as KeySelector<unknown>;
+  }
+}
+
+function withName(settings: OperatorSettings | undefined, name: string): OperatorSettings {
+  return { name, ...settings };
+}
+
+/** Flink's field aggregation: the first record's other fields, the aggregated field updated. */
+function fieldAggregator<T>(field: string | undefined, combine: (a: any, b: any) => any): ReduceFunction<T> {
+  if (field === undefined) return (a, b) => combine(a, b);
+  return (a, b) => {
+    const out = { ...(a as object) } as Record<string, unknown>;
+    out[field] = combine((a as Record<string, unknown>)[field], (b as Record<string, unknown>)[field]);
+    return out as T;
+  };
+}

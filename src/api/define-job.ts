@@ -1,0 +1,48 @@
+import { buildConfig, type WeirConfig } from '../config/configuration.ts';
+import { buildJobGraph, type JobGraph } from '../graph/job-graph.ts';
+import { buildStreamGraph } from '../graph/stream-graph.ts';
+import { JobArgs } from './job-args.ts';
+import { StreamExecutionEnvironment } from './stream-execution-environment.ts';
+
+export type JobBuilder = (env: StreamExecutionEnvironment, args: JobArgs) => void | Promise<void>;
+
+/** Settings from outside the job: a config file, then the command line, which wins over the job's own. */
+export interface ConfigLayers {
+  readonly file?: Readonly<Record<string, unknown>>;
+  readonly commandLine?: Readonly<Record<string, unknown>>;
+}
+
+export interface JobPlan {
+  readonly jobGraph: JobGraph;
+  readonly config: WeirConfig;
+}
+
+/** What a job module exports by default. Every TaskManager runs it to build the same graph. */
+export interface JobDefinition {
+  readonly kind: 'weir-job';
+  readonly build: JobBuilder;
+  /** Runs the builder and turns what it recorded into a job graph and the effective configuration. */
+  plan(args: readonly string[], layers?: ConfigLayers): Promise<JobPlan>;
+}
+
+export function defineJob(build: JobBuilder): JobDefinition {
+  if (typeof build !== 'function') throw new TypeError('defineJob needs a function (env, args) => { ... }');
+  return {
+    kind: 'weir-job',
+    build,
+    async plan(args, layers = {}) {
+      const env = new StreamExecutionEnvironment();
+      await build(env, new JobArgs(args));
+      const config = buildConfig(layers.file, env.jobSettings as Record<string, unknown>, layers.commandLine);
+      const streamGraph = buildStreamGraph(env.transformations, {
+        parallelism: config['parallelism.default'],
+        maxParallelism: config['pipeline.max-parallelism'],
+      });
+      return { jobGraph: buildJobGraph(streamGraph), config };
+    },
+  };
+}
+
+export function isJobDefinition(value: unknown): value is JobDefinition {
+  return typeof value === 'object' && value !== null && (value as JobDefinition).kind === 'weir-job';
+}

@@ -1,0 +1,64 @@
+import type { Key } from '../state/key-group.ts';
+import type {
+  AggregatingState,
+  ListState,
+  MapState,
+  OperatorListState,
+  ReducingState,
+  ValueState,
+} from './state.ts';
+import type {
+  AggregatingStateDescriptor,
+  ListStateDescriptor,
+  MapStateDescriptor,
+  ReducingStateDescriptor,
+  ValueStateDescriptor,
+} from './state-descriptors.ts';
+
+export interface Collector<T> {
+  collect(value: T): void;
+}
+
+/** What every user function can learn about where it runs. */
+export interface TaskInfo {
+  readonly jobId: string;
+  readonly operatorName: string;
+  readonly operatorUid: string;
+  readonly subtaskIndex: number;
+  readonly parallelism: number;
+  readonly maxParallelism: number;
+  readonly attemptNumber: number;
+}
+
+export interface RuntimeContext extends TaskInfo {
+  getState<T>(descriptor: ValueStateDescriptor<T>): ValueState<T>;
+  getListState<T>(descriptor: ListStateDescriptor<T>): ListState<T>;
+  getMapState<K, V>(descriptor: MapStateDescriptor<K, V>): MapState<K, V>;
+  getReducingState<T>(descriptor: ReducingStateDescriptor<T>): ReducingState<T>;
+  getAggregatingState<IN, ACC, OUT>(descriptor: AggregatingStateDescriptor<IN, ACC, OUT>): AggregatingState<IN, OUT>;
+}
+
+export interface OperatorStateContext extends TaskInfo {
+  getListState<T>(name: string): OperatorListState<T>;
+  getUnionListState<T>(name: string): OperatorListState<T>;
+}
+
+export interface KeyedContext<K> {
+  getCurrentKey(): K;
+}
+
+export type KeySelector<T, K extends Key = Key> = (value: T) => K;
+export type MapFunction<I, O> = (value: I) => O;
+export type FilterFunction<I> = (value: I) => boolean;
+/** Returns the outputs, or emits them through the collector (or both). */
+export type FlatMapFunction<I, O> = (value: I, out: Collector<O>) => Iterable<O> | void;
+export type ReduceFunction<T> = (a: T, b: T) => T;
+
+/** Flink's KeyedProcessFunction: one call per record, with keyed state scoped to the record's key. */
+export interface KeyedProcessFunction<K, I, O> {
+  open?(ctx: RuntimeContext): void | Promise<void>;
+  processElement(value: I, ctx: KeyedContext<K>, out: Collector<O>): void;
+  /** Called once when all input has been consumed (bounded jobs). */
+  endInput?(out: Collector<O>): void;
+  close?(): void | Promise<void>;
+}

@@ -1,0 +1,60 @@
+import type { Key } from '../state/key-group.ts';
+import type {
+  FilterFunction,
+  FlatMapFunction,
+  KeyedProcessFunction,
+  KeySelector,
+  MapFunction,
+  ReduceFunction,
+} from './functions.ts';
+import type { Sink } from './sink.ts';
+import type { Source } from './source.ts';
+
+/**
+ * The logical plan the API records. It names what each operator does without knowing how the
+ * runtime runs it; the worker turns each spec into a running operator.
+ */
+export type OperatorSpec =
+  | { readonly kind: 'source'; readonly source: Source<unknown, unknown> }
+  | { readonly kind: 'map'; readonly fn: MapFunction<unknown, unknown> }
+  | { readonly kind: 'flatMap'; readonly fn: FlatMapFunction<unknown, unknown> }
+  | { readonly kind: 'filter'; readonly fn: FilterFunction<unknown> }
+  | {
+      readonly kind: 'keyed-process';
+      readonly fn: KeyedProcessFunction<Key, unknown, unknown>;
+      readonly keySelector: KeySelector<unknown>;
+    }
+  | { readonly kind: 'reduce'; readonly fn: ReduceFunction<unknown>; readonly keySelector: KeySelector<unknown> }
+  | { readonly kind: 'sink'; readonly sink: Sink<unknown, unknown> };
+
+export type OperatorKind = OperatorSpec['kind'];
+
+export type PartitionerSpec =
+  | { readonly kind: 'forward' }
+  | { readonly kind: 'rebalance' }
+  | { readonly kind: 'broadcast' }
+  | { readonly kind: 'hash'; readonly keySelector: KeySelector<unknown> };
+
+export type TransformationSpec =
+  | OperatorSpec
+  | { readonly kind: 'partition'; readonly partitioner: PartitionerSpec }
+  | { readonly kind: 'union' };
+
+export interface OperatorSettings {
+  name?: string;
+  uid?: string;
+  parallelism?: number;
+  maxParallelism?: number;
+  /** false starts a new chain at this operator (Flink's disableChaining). */
+  chaining?: boolean;
+}
+
+export interface Transformation {
+  readonly id: number;
+  readonly spec: TransformationSpec;
+  readonly inputs: readonly Transformation[];
+  readonly settings: OperatorSettings;
+  /** Where the user created it, for error messages. */
+  readonly createdAt: string | undefined;
+}
+

@@ -1,0 +1,98 @@
+import { open, readFile, rename, mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { Packr, Unpackr } from 'msgpackr';
+import type { ChannelStateHandle, KeyedStateHandle, OperatorStateMap } from '../network/control-messages.ts';
+import { CheckpointCorruptedError } from './checkpoint-storage-error.ts';
+
+/**
+ * `_metadata`: what a checkpoint or savepoint holds, organized by operator uid. Written last and
+ * atomically (temp file, fsync, rename), so a directory with a valid `_metadata` is complete.
+ * Layout: 8 bytes magic, u32 format version, u32 crc32 of the body, u32 body length, MessagePack body.
+ */
+export const METADATA_FILE = '_metadata';
+export const METADATA_VERSION = 1;
+const MAGIC = Buffer.from('WEIRMETA', 'ascii');
+
+export interface SubtaskStateMetadata {
+  readonly subtask: number;
+  readonly keyed: KeyedStateHandle | null;
+  readonly operator: OperatorStateMap;
+  readonly inputChannels?: Record<string, ChannelStateHandle>;
+  readonly outputChannels?: Record<string, ChannelStateHandle>;
+}
+
+export interface OperatorStateMetadata {
+  readonly uid: string;
+  readonly operatorId: string;
+  readonly name: string;
+  readonly vertexId: string;
+  readonly parallelism: number;
+  readonly maxParallelism: number;
+  readonly subtasks: SubtaskStateMetadata[];
+}
+
+export interface CheckpointMetadata {
+  readonly formatVersion: number;
+  readonly jobId: string;
+  readonly checkpointId: number;
+  readonly type: 'checkpoint' | 'savepoint';
+  readonly unaligned: boolean;
+  readonly triggeredAt: number;
+  readonly completedAt: number;
+  readonly operators: OperatorStateMetadata[];
+}
+
+const packr = new Packr({ useRecords: false, moreTypes: true });
+
+export async function writeMetadata(dir: string, metadata: CheckpointMetadata): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const body = packr.pack(metadata);
+  const header = Buffer.alloc(20);
+  MAGIC.copy(header, 0);
+  header.writeUInt32BE(METADATA_VERSION, 8);
+  header.writeUInt32BE(crc32(body), 12);
+  header.writeUInt32BE(body.length, 16);
+  const path = join(dir, METADATA_FILE);
+  const tmp = `${path}.tmp-${process.pid}`;
+  const fh = await open(tmp, 'w');
+  try {
+    await fh.write(header);
+    await fh.write(body);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, path);
+  // The rename is durable only once the directory entry is.
+  const d = await open(dirname(path), 'r');
+  try {
+    await d.sync();
+  } finally {
+    await d.close();
+  }
+  return path;
+}
+
+/** Reads and verifies `_metadata` in a checkpoint or savepoint directory (or the file itself). */
+export async function readMetadata(pathOrDir: string): Promise<{ metadata: CheckpointMetadata; directory: string }> {
+  const path = pathOrDir.endsWith(METADATA_FILE) ? pathOrDir : join(pathOrDir, METADATA_FILE);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new CheckpointCorruptedError(path, code === 'ENOENT' ? 'no _metadata here: not a complete checkpoint or savepoint' : (e as Error).message);
+  }
+  if (bytes.length < 20 || !bytes.subarray(0, 8).equals(MAGIC)) throw new CheckpointCorruptedError(path, 'not a weir _metadata file');
+  const version = bytes.readUInt32BE(8);
+  if (version > METADATA_VERSION) {
+    throw new CheckpointCorruptedError(path, `written by a newer weir (metadata format ${version}; this weir reads up to ${METADATA_VERSION})`);
+  }
+  const length = bytes.readUInt32BE(16);
+  const body = bytes.subarray(20);
+  if (body.length !== length) throw new CheckpointCorruptedError(path, `truncated: body has ${body.length} of ${length} bytes`);
+  if (crc32(body) !== bytes.readUInt32BE(12)) throw new CheckpointCorruptedError(path, 'checksum mismatch');
+  const metadata = new Unpackr({ useRecords: false, moreTypes: true }).unpack(body) as CheckpointMetadata;
+  return { metadata, directory: dirname(path) };
+}

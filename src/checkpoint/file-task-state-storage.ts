@@ -1,0 +1,37 @@
+import { mkdir } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import type { OperatorStateMap, OperatorSubtaskState } from '../network/control-messages.ts';
+import type { TaskStateStorage } from '../worker/task-manager.ts';
+import { readKeyedStateFile, writeKeyedStateFile } from './keyed-state-file.ts';
+import { stateFileName } from './state-file-name.ts';
+
+/**
+ * Subtasks write their own state files straight into the checkpoint's directory (as Flink's
+ * TaskManagers write to the checkpoint storage); only the handles travel to the coordinator.
+ */
+export const fileTaskStateStorage: TaskStateStorage = {
+  async writeSnapshot(barrier, captured, task) {
+    const dir = barrier.options.targetDir;
+    await mkdir(dir, { recursive: true });
+    const operators: OperatorSubtaskState[] = [];
+    for (const op of captured) {
+      let keyed = null;
+      if (op.keyed && op.keyed.tables.length > 0) {
+        const name = stateFileName(op.uid, task.subtask, 0);
+        const handle = await writeKeyedStateFile(join(dir, name), op.keyed);
+        keyed = { ...handle, file: name };
+      }
+      const operator: OperatorStateMap = {};
+      for (const [stateName, entry] of op.operator) operator[stateName] = { mode: entry.mode, values: entry.values };
+      operators.push({ operatorId: op.operatorId, uid: op.uid, keyed, operator });
+    }
+    return { operators, inputChannels: {}, outputChannels: {} };
+  },
+
+  restoreKeyed(backend, state, directory) {
+    const resolve = (file: string) => (isAbsolute(file) ? file : join(directory, file));
+    for (const handle of state.keyed) {
+      readKeyedStateFile(handle, resolve, backend.keyGroupRange).forEach((info, kg, entries) => backend.restoreEntries(info, kg, entries));
+    }
+  },
+};

@@ -1,0 +1,261 @@
+import { ConfigError } from './config-error.ts';
+import { parseDuration } from './duration.ts';
+
+/**
+ * All of weir's settings in one typed object, keyed like Flink's configuration where a Flink key
+ * means the same thing. Durations are milliseconds. `null` means "not set" where Flink has no default.
+ */
+export interface WeirConfig {
+  'parallelism.default': number;
+  'pipeline.max-parallelism': number;
+  'execution.checkpointing.interval': number | null;
+  'execution.checkpointing.interval-during-backlog': number | null;
+  'execution.checkpointing.mode': ConsistencyMode;
+  'execution.checkpointing.timeout': number;
+  'execution.checkpointing.min-pause': number;
+  'execution.checkpointing.max-concurrent-checkpoints': number;
+  'execution.checkpointing.tolerable-failed-checkpoints': number;
+  'execution.checkpointing.num-retained': number;
+  'execution.checkpointing.externalized-checkpoint-retention': 'DELETE_ON_CANCELLATION' | 'RETAIN_ON_CANCELLATION';
+  'execution.checkpointing.dir': string | null;
+  'execution.checkpointing.savepoint-dir': string | null;
+  'execution.checkpointing.unaligned.enabled': boolean;
+  'execution.checkpointing.aligned-checkpoint-timeout': number;
+  'restart-strategy.type': RestartStrategyType | null;
+  'restart-strategy.fixed-delay.attempts': number;
+  'restart-strategy.fixed-delay.delay': number;
+  'restart-strategy.failure-rate.max-failures-per-interval': number;
+  'restart-strategy.failure-rate.failure-rate-interval': number;
+  'restart-strategy.failure-rate.delay': number;
+  'restart-strategy.exponential-delay.initial-backoff': number;
+  'restart-strategy.exponential-delay.max-backoff': number;
+  'restart-strategy.exponential-delay.backoff-multiplier': number;
+  'restart-strategy.exponential-delay.reset-backoff-threshold': number;
+  'restart-strategy.exponential-delay.jitter-factor': number;
+  'restart-strategy.exponential-delay.attempts-before-reset-backoff': number;
+  'taskmanager.network.buffer-records': number;
+  'taskmanager.network.credits-per-channel': number;
+  'rest.port': number;
+  'rest.bind-address': string;
+  'rest.token': string | null;
+}
+
+export type ConfigKey = keyof WeirConfig;
+export type ConsistencyMode = 'exactly-once' | 'at-least-once' | 'at-most-once';
+export type RestartStrategyType = 'none' | 'fixed-delay' | 'failure-rate' | 'exponential-delay';
+
+type Kind = 'int' | 'duration' | 'number' | 'boolean' | 'string' | { readonly oneOf: readonly string[] };
+
+interface OptionSpec {
+  readonly kind: Kind;
+  readonly nullable?: boolean;
+  readonly min?: number;
+  readonly doc: string;
+}
+
+/** The documented options; the README's configuration table is this table. */
+export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
+  'parallelism.default': { kind: 'int', min: 1, doc: 'Parallelism of operators that set none.' },
+  'pipeline.max-parallelism': {
+    kind: 'int',
+    min: 1,
+    doc: 'Number of key groups: the upper bound for rescaling keyed state. Fixed once state exists.',
+  },
+  'execution.checkpointing.interval': {
+    kind: 'duration',
+    nullable: true,
+    min: 10,
+    doc: 'Time between checkpoint triggers. Unset: checkpointing is off.',
+  },
+  'execution.checkpointing.interval-during-backlog': {
+    kind: 'duration',
+    nullable: true,
+    doc: 'Interval while a source reports a backlog (e.g. a CDC table snapshot); 0 means no checkpoints during backlog.',
+  },
+  'execution.checkpointing.mode': {
+    kind: { oneOf: ['exactly-once', 'at-least-once', 'at-most-once'] },
+    doc: 'Consistency level: exactly-once aligns barriers, at-least-once does not, at-most-once takes no checkpoints.',
+  },
+  'execution.checkpointing.timeout': { kind: 'duration', min: 1, doc: 'A checkpoint not complete after this long expires.' },
+  'execution.checkpointing.min-pause': {
+    kind: 'duration',
+    doc: 'Least time between the end of one checkpoint and the trigger of the next.',
+  },
+  'execution.checkpointing.max-concurrent-checkpoints': { kind: 'int', min: 1, doc: 'Checkpoints in flight at once.' },
+  'execution.checkpointing.tolerable-failed-checkpoints': {
+    kind: 'int',
+    min: 0,
+    doc: 'Consecutive failed (expired or declined) checkpoints tolerated before the job fails over.',
+  },
+  'execution.checkpointing.num-retained': { kind: 'int', min: 1, doc: 'Completed checkpoints kept on storage.' },
+  'execution.checkpointing.externalized-checkpoint-retention': {
+    kind: { oneOf: ['DELETE_ON_CANCELLATION', 'RETAIN_ON_CANCELLATION'] },
+    doc: 'Whether retained checkpoints are deleted when the job is cancelled.',
+  },
+  'execution.checkpointing.dir': {
+    kind: 'string',
+    nullable: true,
+    doc: 'Checkpoint storage directory. Unset: checkpoints are written under a temporary directory and deleted at the end.',
+  },
+  'execution.checkpointing.savepoint-dir': { kind: 'string', nullable: true, doc: 'Default savepoint directory.' },
+  'execution.checkpointing.unaligned.enabled': {
+    kind: 'boolean',
+    doc: 'Unaligned checkpoints: barriers overtake in-flight data, which is stored with the checkpoint.',
+  },
+  'execution.checkpointing.aligned-checkpoint-timeout': {
+    kind: 'duration',
+    doc: 'With unaligned checkpoints on: start aligned and switch to unaligned after this long; 0 means always unaligned.',
+  },
+  'restart-strategy.type': {
+    kind: { oneOf: ['none', 'fixed-delay', 'failure-rate', 'exponential-delay'] },
+    nullable: true,
+    doc: 'Unset: exponential-delay when checkpointing is on, none when it is off (Flink 1.19+).',
+  },
+  'restart-strategy.fixed-delay.attempts': { kind: 'int', min: 0, doc: 'Restarts before the job fails.' },
+  'restart-strategy.fixed-delay.delay': { kind: 'duration', doc: 'Wait before each restart.' },
+  'restart-strategy.failure-rate.max-failures-per-interval': {
+    kind: 'int',
+    min: 1,
+    doc: 'Failures allowed within one interval before the job fails.',
+  },
+  'restart-strategy.failure-rate.failure-rate-interval': { kind: 'duration', min: 1, doc: 'The measuring interval.' },
+  'restart-strategy.failure-rate.delay': { kind: 'duration', doc: 'Wait before each restart.' },
+  'restart-strategy.exponential-delay.initial-backoff': { kind: 'duration', doc: 'First restart delay.' },
+  'restart-strategy.exponential-delay.max-backoff': { kind: 'duration', doc: 'Largest restart delay.' },
+  'restart-strategy.exponential-delay.backoff-multiplier': { kind: 'number', min: 1, doc: 'Delay growth per restart.' },
+  'restart-strategy.exponential-delay.reset-backoff-threshold': {
+    kind: 'duration',
+    doc: 'Running this long without failure resets the delay to the initial backoff.',
+  },
+  'restart-strategy.exponential-delay.jitter-factor': { kind: 'number', min: 0, doc: 'Random spread of each delay (0..1).' },
+  'restart-strategy.exponential-delay.attempts-before-reset-backoff': {
+    kind: 'int',
+    min: 1,
+    doc: 'Restarts allowed before the backoff resets; unlimited by default.',
+  },
+  'taskmanager.network.buffer-records': {
+    kind: 'int',
+    min: 1,
+    doc: 'Records per network buffer: a channel ships its records in batches of this many.',
+  },
+  'taskmanager.network.credits-per-channel': {
+    kind: 'int',
+    min: 1,
+    doc: 'Buffers a receiver grants each input channel: what may be in flight before the sender blocks.',
+  },
+  'rest.port': { kind: 'int', min: 0, doc: 'REST API port; the next free one is taken if it is in use.' },
+  'rest.bind-address': { kind: 'string', doc: 'REST API address. Beyond loopback, mutating calls need rest.token.' },
+  'rest.token': { kind: 'string', nullable: true, doc: 'Bearer token required for mutating REST calls.' },
+};
+
+export const DEFAULT_CONFIG: Readonly<WeirConfig> = Object.freeze({
+  'parallelism.default': 1,
+  'pipeline.max-parallelism': 128,
+  'execution.checkpointing.interval': null,
+  'execution.checkpointing.interval-during-backlog': null,
+  'execution.checkpointing.mode': 'exactly-once',
+  'execution.checkpointing.timeout': 10 * 60_000,
+  'execution.checkpointing.min-pause': 0,
+  'execution.checkpointing.max-concurrent-checkpoints': 1,
+  'execution.checkpointing.tolerable-failed-checkpoints': 0,
+  'execution.checkpointing.num-retained': 1,
+  'execution.checkpointing.externalized-checkpoint-retention': 'DELETE_ON_CANCELLATION',
+  'execution.checkpointing.dir': null,
+  'execution.checkpointing.savepoint-dir': null,
+  'execution.checkpointing.unaligned.enabled': false,
+  'execution.checkpointing.aligned-checkpoint-timeout': 0,
+  'restart-strategy.type': null,
+  'restart-strategy.fixed-delay.attempts': 1,
+  'restart-strategy.fixed-delay.delay': 1000,
+  'restart-strategy.failure-rate.max-failures-per-interval': 1,
+  'restart-strategy.failure-rate.failure-rate-interval': 60_000,
+  'restart-strategy.failure-rate.delay': 1000,
+  'restart-strategy.exponential-delay.initial-backoff': 1000,
+  'restart-strategy.exponential-delay.max-backoff': 60_000,
+  'restart-strategy.exponential-delay.backoff-multiplier': 1.5,
+  'restart-strategy.exponential-delay.reset-backoff-threshold': 3_600_000,
+  'restart-strategy.exponential-delay.jitter-factor': 0.1,
+  'restart-strategy.exponential-delay.attempts-before-reset-backoff': Number.MAX_SAFE_INTEGER,
+  'taskmanager.network.buffer-records': 512,
+  'taskmanager.network.credits-per-channel': 4,
+  'rest.port': 8081,
+  'rest.bind-address': '127.0.0.1',
+  'rest.token': null,
+});
+
+export function isConfigKey(key: string): key is ConfigKey {
+  return Object.hasOwn(CONFIG_OPTIONS, key);
+}
+
+/** Checks and converts one value (from a -D flag, a config file or the API); throws ConfigError naming the key. */
+export function parseConfigValue<K extends ConfigKey>(key: K, raw: unknown): WeirConfig[K] {
+  const spec = CONFIG_OPTIONS[key];
+  if (raw === null || raw === undefined || raw === '') {
+    if (spec.nullable) return null as WeirConfig[K];
+    throw new ConfigError(key, raw, 'a value is required');
+  }
+  const kind = spec.kind;
+  let value: unknown;
+  if (typeof kind === 'object') {
+    const text = String(raw);
+    const match = kind.oneOf.find((v) => v.toLowerCase() === text.toLowerCase().replace(/_/g, '-') || v === text);
+    if (!match) throw new ConfigError(key, raw, `expected one of ${kind.oneOf.join(', ')}, got '${text}'`);
+    value = match;
+  } else if (kind === 'boolean') {
+    if (raw === true || raw === 'true') value = true;
+    else if (raw === false || raw === 'false') value = false;
+    else throw new ConfigError(key, raw, `expected true or false, got '${String(raw)}'`);
+  } else if (kind === 'string') {
+    value = String(raw);
+  } else {
+    const n = kind === 'duration' ? parseDuration(raw as string | number) : Number(raw);
+    if (n === undefined || !Number.isFinite(n)) {
+      const expected = kind === 'duration' ? "a duration such as '200', '10 s' or '1 min'" : 'a number';
+      throw new ConfigError(key, raw, `expected ${expected}, got '${String(raw)}'`);
+    }
+    if (kind === 'int' && !Number.isInteger(n)) throw new ConfigError(key, raw, `expected a whole number, got '${String(raw)}'`);
+    if (spec.min !== undefined && n < spec.min) throw new ConfigError(key, raw, `must be at least ${spec.min}, got ${n}`);
+    value = n;
+  }
+  return value as WeirConfig[K];
+}
+
+/** Merges layers of settings over the defaults, later layers winning; every key and value is checked. */
+export function buildConfig(...layers: ReadonlyArray<Readonly<Record<string, unknown>> | undefined>): WeirConfig {
+  const config: WeirConfig = { ...DEFAULT_CONFIG };
+  for (const layer of layers) {
+    if (!layer) continue;
+    for (const [key, raw] of Object.entries(layer)) {
+      if (!isConfigKey(key)) throw new ConfigError(key, raw, `unknown key${suggest(key)}`);
+      (config as unknown as Record<string, unknown>)[key] = parseConfigValue(key, raw);
+    }
+  }
+  validateConfig(config);
+  return config;
+}
+
+function suggest(key: string): string {
+  const tail = key.split('.').pop() ?? key;
+  const near = Object.keys(CONFIG_OPTIONS).filter((k) => k.endsWith(tail) || k.includes(tail));
+  return near.length > 0 ? ` (did you mean ${near.slice(0, 3).join(', ')}?)` : '';
+}
+
+function validateConfig(c: WeirConfig): void {
+  const backlog = c['execution.checkpointing.interval-during-backlog'];
+  const interval = c['execution.checkpointing.interval'];
+  if (backlog !== null && backlog !== 0 && interval !== null && backlog < interval) {
+    throw new ConfigError(
+      'execution.checkpointing.interval-during-backlog',
+      backlog,
+      `must be 0 or at least execution.checkpointing.interval (${interval} ms)`,
+    );
+  }
+  if (c['execution.checkpointing.unaligned.enabled']) {
+    if (c['execution.checkpointing.mode'] !== 'exactly-once') {
+      throw new ConfigError('execution.checkpointing.unaligned.enabled', true, 'unaligned checkpoints need mode exactly-once');
+    }
+    if (c['execution.checkpointing.max-concurrent-checkpoints'] !== 1) {
+      throw new ConfigError('execution.checkpointing.unaligned.enabled', true, 'unaligned checkpoints need max-concurrent-checkpoints 1');
+    }
+  }
+}

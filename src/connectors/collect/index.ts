@@ -1,0 +1,1 @@
+export { CollectSink, CollectedRecords } from './collect-sink.ts';

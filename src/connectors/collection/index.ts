@@ -1,0 +1,1 @@
+export { CollectionSource } from './collection-source.ts';

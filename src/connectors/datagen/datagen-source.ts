@@ -1,0 +1,143 @@
+import type { InputStatus, Source, SourceOutput, SourceReader, SourceReaderContext, SplitEnumeratorContext } from '../../api/source.ts';
+import { WordGenerator } from './word-generator.ts';
+
+/**
+ * A split of generated records: positions lane, lane + lanes, lane + 2*lanes, ... below `end`.
+ * `next` is the next position to emit, so a restored split resumes exactly where it stopped.
+ */
+export interface DataGenSplit {
+  readonly lane: number;
+  readonly lanes: number;
+  readonly next: number;
+  readonly end: number | null;
+}
+
+export interface DataGenOptions<T> {
+  /** Records in all; unbounded when omitted. */
+  readonly count?: number;
+  /** Records per second over all readers; unlimited when omitted. */
+  readonly ratePerSecond?: number;
+  /** Makes the record at a position. Must be deterministic: the same position, the same record. */
+  readonly generate: (position: number) => T;
+  /** Records per pollNext. */
+  readonly batch?: number;
+}
+
+export class DataGenSource<T> implements Source<T, DataGenSplit> {
+  readonly boundedness;
+  readonly #o: DataGenOptions<T>;
+
+  constructor(options: DataGenOptions<T>) {
+    if (options.count !== undefined && (!Number.isInteger(options.count) || options.count < 0)) {
+      throw new TypeError(`datagen count must be a whole number >= 0, got ${options.count}`);
+    }
+    this.#o = options;
+    this.boundedness = options.count === undefined ? ('unbounded' as const) : ('bounded' as const);
+  }
+
+  createSplits(ctx: SplitEnumeratorContext): DataGenSplit[] {
+    const lanes = ctx.parallelism;
+    return Array.from({ length: lanes }, (_, lane) => ({ lane, lanes, next: lane, end: this.#o.count ?? null }));
+  }
+
+  createReader(ctx: SourceReaderContext): SourceReader<T, DataGenSplit> {
+    return new DataGenReader(this.#o, ctx.parallelism);
+  }
+}
+
+class DataGenReader<T> implements SourceReader<T, DataGenSplit> {
+  readonly #o: DataGenOptions<T>;
+  readonly #splits: Array<{ lane: number; lanes: number; next: number; end: number | null }> = [];
+  readonly #batch: number;
+  readonly #perReaderRate: number | undefined;
+  #noMore = false;
+  #current = 0;
+  #rateStart = 0;
+  #emittedSinceStart = 0;
+
+  constructor(options: DataGenOptions<T>, parallelism: number) {
+    this.#o = options;
+    this.#batch = options.batch ?? 256;
+    this.#perReaderRate = options.ratePerSecond === undefined ? undefined : options.ratePerSecond / parallelism;
+  }
+
+  addSplits(splits: DataGenSplit[]): void {
+    for (const s of splits) this.#splits.push({ ...s });
+  }
+
+  notifyNoMoreSplits(): void {
+    this.#noMore = true;
+  }
+
+  pollNext(output: SourceOutput<T>): InputStatus {
+    const allowed = this.#allowance();
+    if (allowed === 0) return 'nothing';
+    let emitted = 0;
+    const generate = this.#o.generate;
+    while (emitted < allowed) {
+      const split = this.#pickSplit();
+      if (!split) return this.#noMore ? 'end' : 'nothing';
+      const stop = split.end === null ? Infinity : split.end;
+      while (emitted < allowed && split.next < stop) {
+        output.collect(generate(split.next));
+        split.next += split.lanes;
+        emitted++;
+      }
+    }
+    this.#emittedSinceStart += emitted;
+    return 'more';
+  }
+
+  #pickSplit() {
+    for (let i = 0; i < this.#splits.length; i++) {
+      const s = this.#splits[(this.#current + i) % this.#splits.length]!;
+      if (s.end === null || s.next < s.end) {
+        this.#current = (this.#current + i + 1) % this.#splits.length;
+        return s;
+      }
+    }
+    return undefined;
+  }
+
+  #allowance(): number {
+    if (this.#perReaderRate === undefined) return this.#batch;
+    const now = performance.now();
+    if (this.#rateStart === 0) this.#rateStart = now;
+    const due = Math.floor(((now - this.#rateStart) / 1000) * this.#perReaderRate) - this.#emittedSinceStart;
+    return Math.max(0, Math.min(this.#batch, due));
+  }
+
+  isAvailable(): Promise<void> {
+    const waitMs = this.#perReaderRate === undefined ? 1 : Math.max(1, Math.ceil(1000 / this.#perReaderRate));
+    return new Promise((resolve) => setTimeout(resolve, waitMs));
+  }
+
+  snapshotState(): DataGenSplit[] {
+    return this.#splits.map((s) => ({ ...s }));
+  }
+
+  describeActivity(): string {
+    const positions = this.#splits.map((s) => `lane ${s.lane} at ${s.next}`).join(', ');
+    return `generating records (${positions})`;
+  }
+}
+
+/** Ready-made generators. */
+export const DataGen = {
+  /** Words with Zipf-like frequencies, deterministic per (seed, position). */
+  words(options: { seed?: number; count?: number; ratePerSecond?: number; vocabulary?: number } = {}): DataGenSource<string> {
+    const gen = new WordGenerator(options.seed ?? 7, options.vocabulary);
+    return new DataGenSource({
+      generate: (i) => gen.wordAt(i),
+      ...(options.count !== undefined ? { count: options.count } : {}),
+      ...(options.ratePerSecond !== undefined ? { ratePerSecond: options.ratePerSecond } : {}),
+    });
+  },
+  /** The numbers from, from+1, ... below to. */
+  sequence(from: number, to: number): DataGenSource<number> {
+    return new DataGenSource({ generate: (i) => from + i, count: Math.max(0, to - from) });
+  },
+  of<T>(generate: (position: number) => T, options: Omit<DataGenOptions<T>, 'generate'> = {}): DataGenSource<T> {
+    return new DataGenSource({ ...options, generate });
+  },
+};

@@ -1,0 +1,2 @@
+export { DataGen, DataGenSource, type DataGenOptions, type DataGenSplit } from './datagen-source.ts';
+export { WordGenerator, buildVocabulary } from './word-generator.ts';

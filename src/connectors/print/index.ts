@@ -1,0 +1,1 @@
+export { PrintSink, type PrintSinkOptions } from './print-sink.ts';

@@ -1,0 +1,54 @@
+import { rm } from 'node:fs/promises';
+import type { Logger } from '../log/logger.ts';
+import type { CompletedCheckpoint } from './completed-checkpoint.ts';
+
+/**
+ * The retained completed checkpoints, oldest first. Adding one beyond the retained count
+ * discards (deletes) the oldest: it is subsumed.
+ */
+export class CompletedCheckpointStore {
+  readonly #retained: number;
+  readonly #log: Logger;
+  #checkpoints: CompletedCheckpoint[] = [];
+
+  constructor(retained: number, log: Logger) {
+    this.#retained = retained;
+    this.#log = log;
+  }
+
+  async add(checkpoint: CompletedCheckpoint): Promise<void> {
+    this.#checkpoints.push(checkpoint);
+    while (this.#checkpoints.length > this.#retained) {
+      const subsumed = this.#checkpoints.shift()!;
+      await this.#discard(subsumed, 'subsumed');
+    }
+  }
+
+  latest(): CompletedCheckpoint | undefined {
+    return this.#checkpoints.at(-1);
+  }
+
+  all(): readonly CompletedCheckpoint[] {
+    return this.#checkpoints;
+  }
+
+  /** Drops a checkpoint that turned out unreadable, so recovery falls back to the one before. */
+  remove(id: number): void {
+    this.#checkpoints = this.#checkpoints.filter((c) => c.id !== id);
+  }
+
+  async discardAll(reason: string): Promise<void> {
+    const all = this.#checkpoints;
+    this.#checkpoints = [];
+    for (const c of all) await this.#discard(c, reason);
+  }
+
+  async #discard(checkpoint: CompletedCheckpoint, reason: string): Promise<void> {
+    try {
+      await rm(checkpoint.directory, { recursive: true, force: true });
+      this.#log.debug('discarded checkpoint', { checkpointId: checkpoint.id, reason });
+    } catch (e) {
+      this.#log.warn('could not delete a discarded checkpoint', { checkpointId: checkpoint.id, path: checkpoint.directory, error: (e as Error).message });
+    }
+  }
+}

@@ -1,0 +1,540 @@
+import { MessageChannel } from 'node:worker_threads';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { ConfigLayers, JobPlan } from '../api/define-job.ts';
+import type { Source } from '../api/source.ts';
+import { fileTaskStateStorage } from '../checkpoint/file-task-state-storage.ts';
+import { readMetadata } from '../checkpoint/checkpoint-metadata.ts';
+import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
+import type { Logger } from '../log/logger.ts';
+import { silentLogger } from '../log/logger.ts';
+import type {
+  FromTaskManager,
+  RemoteChannelEndpoint,
+  SerializedError,
+  TaskDeployment,
+  TaskMetrics,
+  TaskRestoreState,
+  TaskStatus,
+} from '../network/control-messages.ts';
+import { serializeError } from '../network/control-messages.ts';
+import { consumersOf, taskManagerFor } from '../worker/placement.ts';
+import { CheckpointCoordinator } from './checkpoint-coordinator.ts';
+import type { CompletedCheckpoint } from './completed-checkpoint.ts';
+import { FaultInjector, type FaultInjectionOptions, type PlannedFailure } from './fault-injector.ts';
+import { InThreadGateway } from './in-thread-gateway.ts';
+import { JobFailure } from './job-failure.ts';
+import { newJobId } from './job-id.ts';
+import { isTerminal, type JobStatus } from './job-status.ts';
+import { createRestartStrategy, type RestartStrategy } from './restart-strategy.ts';
+import { assignState } from './state-assignment.ts';
+import type { TaskManagerGateway } from './task-manager-gateway.ts';
+import { verifyCheckpointFiles } from './verify-checkpoint.ts';
+import { WorkerThreadGateway } from './worker-thread-gateway.ts';
+
+export type Deployment =
+  | { readonly kind: 'in-thread' }
+  | {
+      readonly kind: 'worker-threads';
+      readonly taskManagers: number;
+      readonly modulePath: string;
+      readonly args: readonly string[];
+      readonly layers: ConfigLayers;
+    };
+
+export interface JobListener {
+  onStatus?(status: JobStatus): void;
+  onCheckpointCompleted?(checkpoint: CompletedCheckpoint): void;
+  onCheckpointFailed?(checkpointId: number, reason: string): void;
+  onRestart?(info: { attempt: number; cause: SerializedError; delayMs: number }): void;
+  onRestored?(info: { checkpointId: number; path: string; isSavepoint: boolean; sourcePositions: Record<string, unknown[]> }): void;
+}
+
+export interface JobMasterOptions {
+  readonly jobId?: string;
+  readonly plan: JobPlan;
+  readonly deployment: Deployment;
+  /** A savepoint or retained checkpoint directory (or its `_metadata`) to start from. */
+  readonly restoreFrom?: string;
+  readonly allowNonRestoredState?: boolean;
+  readonly log?: Logger;
+  readonly listener?: JobListener;
+  readonly faults?: FaultInjectionOptions;
+}
+
+export interface ExceptionRecord {
+  readonly timestamp: number;
+  readonly attempt: number;
+  readonly error: SerializedError;
+  readonly restarted: boolean;
+}
+
+export interface JobResult {
+  readonly jobId: string;
+  readonly status: JobStatus;
+  readonly error: Error | undefined;
+  readonly restarts: number;
+  readonly injectedFailures: number;
+  readonly durationMs: number;
+}
+
+interface TaskEntry {
+  readonly vertex: JobVertex;
+  readonly subtask: number;
+  status: TaskStatus;
+}
+
+/**
+ * The JobManager of one job: deploys its subtasks onto TaskManagers, watches their states,
+ * coordinates checkpoints, and on a failure restarts the job from the latest completed
+ * checkpoint as the restart strategy allows.
+ */
+export class JobMaster {
+  readonly jobId: string;
+  readonly graph: JobGraph;
+  readonly plan: JobPlan;
+  readonly checkpoints: CheckpointCoordinator;
+  readonly exceptions: ExceptionRecord[] = [];
+  readonly startedAt = Date.now();
+  readonly #o: JobMasterOptions;
+  readonly #log: Logger;
+  readonly #restart: RestartStrategy;
+  readonly #faults: FaultInjector | undefined;
+  #gateways: TaskManagerGateway[] = [];
+  #status: JobStatus = 'CREATED';
+  #attempt = -1;
+  #tasks = new Map<string, TaskEntry>();
+  #armed: PlannedFailure | undefined;
+  #restarts = 0;
+  #metrics = new Map<string, TaskMetrics>();
+  #positions = new Map<string, unknown[]>();
+  #initialSplits = new Map<string, unknown[]>();
+  #jobDir = '';
+  #ownsJobDir = false;
+  #finalCheckpoint = false;
+  #done!: (result: JobResult) => void;
+  readonly #result: Promise<JobResult>;
+  #error: Error | undefined;
+  #describeRequests = new Map<number, (tasks: TaskMetrics[]) => void>();
+  #nextRequest = 1;
+
+  constructor(options: JobMasterOptions) {
+    this.#o = options;
+    this.jobId = options.jobId ?? newJobId();
+    this.plan = options.plan;
+    this.graph = options.plan.jobGraph;
+    this.#log = (options.log ?? silentLogger).child({ jobId: this.jobId });
+    this.#restart = createRestartStrategy(options.plan.config);
+    this.#faults = options.faults && options.faults.failures > 0 ? new FaultInjector(options.faults) : undefined;
+    this.#result = new Promise((resolve) => (this.#done = resolve));
+    this.checkpoints = new CheckpointCoordinator({
+      jobId: this.jobId,
+      config: options.plan.config,
+      jobGraph: this.graph,
+      log: this.#log,
+      triggerSources: (id, timestamp, opts) => this.#broadcast({ type: 'trigger-checkpoint', attempt: this.#attempt, checkpointId: id, timestamp, options: opts }),
+      notifyComplete: (id) => this.#broadcast({ type: 'checkpoint-complete', attempt: this.#attempt, checkpointId: id }),
+      notifyAborted: (id, reason) => this.#broadcast({ type: 'checkpoint-aborted', attempt: this.#attempt, checkpointId: id, reason }),
+      describeTasks: () => this.describeTasks(),
+      failJob: (e) => this.#onFailure(serializeError(e)),
+      onCompleted: (c) => options.listener?.onCheckpointCompleted?.(c),
+      onFailed: (id, reason) => options.listener?.onCheckpointFailed?.(id, reason),
+    });
+  }
+
+  get status(): JobStatus {
+    return this.#status;
+  }
+
+  get restarts(): number {
+    return this.#restarts;
+  }
+
+  get attempt(): number {
+    return this.#attempt;
+  }
+
+  get checkpointDirectory(): string {
+    return this.#jobDir;
+  }
+
+  /** Starts the job; resolves when it reaches a terminal state. */
+  async run(): Promise<JobResult> {
+    try {
+      await this.#prepareStorage();
+      await this.#startTaskManagers();
+      let restore: Map<string, TaskRestoreState> | undefined;
+      if (this.#o.restoreFrom) restore = await this.#restoreFromPath(resolve(this.#o.restoreFrom));
+      this.#deploy(restore);
+    } catch (e) {
+      await this.#finish('FAILED', e as Error);
+    }
+    return this.#result;
+  }
+
+  /** Cancels the job (ungraceful, like `flink cancel`). */
+  async cancel(): Promise<JobResult> {
+    if (!isTerminal(this.#status)) await this.#finish('CANCELED', undefined);
+    return this.#result;
+  }
+
+  result(): Promise<JobResult> {
+    return this.#result;
+  }
+
+  taskStatuses(): ReadonlyArray<{ vertexId: string; subtask: number; status: TaskStatus }> {
+    return [...this.#tasks.values()].map((t) => ({ vertexId: t.vertex.id, subtask: t.subtask, status: t.status }));
+  }
+
+  /** Latest figures of each subtask (records in/out, backpressure, what it is doing). */
+  taskMetrics(): readonly TaskMetrics[] {
+    return [...this.#metrics.values()];
+  }
+
+  /** Records read by the sources and records that reached the sinks, over the job's lifetime of this attempt. */
+  recordCounts(): { readIn: number; writtenOut: number } {
+    let readIn = 0;
+    let writtenOut = 0;
+    for (const m of this.#metrics.values()) {
+      const vertex = this.graph.vertices.find((v) => v.id === m.vertexId);
+      if (!vertex) continue;
+      if (vertex.isSource) readIn += m.recordsIn;
+      if (vertex.operators.some((o) => o.spec.kind === 'sink')) writtenOut += m.recordsIn;
+    }
+    return { readIn, writtenOut };
+  }
+
+  /** Asks every TaskManager what its subtasks are doing; TaskManagers that do not answer in time are named. */
+  async describeTasks(timeoutMs = 1000): Promise<{ tasks: TaskMetrics[]; silent: number[] }> {
+    const answers = await Promise.all(
+      this.#gateways.map(
+        (g) =>
+          new Promise<TaskMetrics[] | undefined>((resolve) => {
+            const requestId = this.#nextRequest++;
+            const timer = setTimeout(() => {
+              this.#describeRequests.delete(requestId);
+              resolve(undefined);
+            }, timeoutMs);
+            this.#describeRequests.set(requestId, (tasks) => {
+              clearTimeout(timer);
+              resolve(tasks);
+            });
+            g.send({ type: 'describe', attempt: this.#attempt, requestId });
+          }),
+      ),
+    );
+    return {
+      tasks: answers.flatMap((a) => a ?? []),
+      silent: answers.flatMap((a, i) => (a === undefined ? [i] : [])),
+    };
+  }
+
+  // ---- setup ----
+
+  async #prepareStorage(): Promise<void> {
+    const dir = this.plan.config['execution.checkpointing.dir'];
+    if (dir) {
+      this.#jobDir = join(resolve(dir), this.jobId);
+    } else {
+      this.#jobDir = join(await mkdtemp(join(tmpdir(), 'weir-checkpoints-')), this.jobId);
+      this.#ownsJobDir = true;
+    }
+    this.checkpoints.setJobDir(this.#jobDir);
+  }
+
+  async #startTaskManagers(): Promise<void> {
+    const d = this.#o.deployment;
+    if (d.kind === 'in-thread') {
+      this.#gateways = [new InThreadGateway(0, 1, this.graph, this.plan.config, fileTaskStateStorage)];
+    } else {
+      const gateways = Array.from(
+        { length: d.taskManagers },
+        (_, index) =>
+          new WorkerThreadGateway({ type: 'init', index, taskManagers: d.taskManagers, modulePath: d.modulePath, args: d.args, layers: d.layers as never }),
+      );
+      this.#gateways = gateways;
+      await Promise.all(gateways.map((g) => g.ready));
+    }
+    for (const g of this.#gateways) {
+      g.onMessage((m) => this.#onMessage(m));
+      g.onLost((e) => this.#onFailure(serializeError(e)));
+    }
+  }
+
+  async #restoreFromPath(path: string): Promise<Map<string, TaskRestoreState>> {
+    const { metadata, directory } = await readMetadata(path);
+    await verifyCheckpointFiles(metadata, directory);
+    const assigned = assignState(metadata, directory, this.graph, this.#o.allowNonRestoredState ?? false);
+    this.checkpoints.setNextId(metadata.checkpointId + 1);
+    this.checkpoints.stats.restored(metadata.checkpointId, directory, metadata.type === 'savepoint');
+    this.#announceRestore(metadata.checkpointId, directory, metadata.type === 'savepoint', assigned);
+    return assigned;
+  }
+
+  /** The latest completed checkpoint that reads back whole; corrupt ones are skipped, loudly. */
+  async #latestRestore(): Promise<Map<string, TaskRestoreState> | undefined> {
+    for (;;) {
+      const latest = this.checkpoints.store.latest();
+      if (!latest) return this.#o.restoreFrom ? this.#restoreFromPath(resolve(this.#o.restoreFrom)) : undefined;
+      try {
+        const { metadata, directory } = await readMetadata(latest.directory);
+        await verifyCheckpointFiles(metadata, directory);
+        const assigned = assignState(metadata, directory, this.graph, true);
+        this.checkpoints.stats.restored(latest.id, directory, false);
+        this.#announceRestore(latest.id, directory, false, assigned);
+        return assigned;
+      } catch (e) {
+        this.#log.error(`checkpoint ${latest.id} cannot be restored, falling back to the previous one: ${(e as Error).message}`, {
+          checkpointId: latest.id,
+        });
+        this.checkpoints.store.remove(latest.id);
+      }
+    }
+  }
+
+  #announceRestore(checkpointId: number, path: string, isSavepoint: boolean, assigned: Map<string, TaskRestoreState>): void {
+    const sourcePositions: Record<string, unknown[]> = {};
+    for (const v of this.graph.vertices.filter((x) => x.isSource)) {
+      for (let s = 0; s < v.parallelism; s++) {
+        const state = assigned.get(`${v.id}:${s}`)?.operators[v.operators[0]!.uid]?.operator['_source-splits'];
+        sourcePositions[`${v.name} ${s + 1}/${v.parallelism}`] = state?.values ?? [];
+      }
+    }
+    this.#log.info(`restoring from ${isSavepoint ? 'savepoint' : 'checkpoint'} ${checkpointId}`, { path });
+    this.#o.listener?.onRestored?.({ checkpointId, path, isSavepoint, sourcePositions });
+  }
+
+  // ---- deployment ----
+
+  async #splitsFor(vertex: JobVertex): Promise<unknown[][]> {
+    const perSubtask: unknown[][] = Array.from({ length: vertex.parallelism }, () => []);
+    const reported = this.#positionsFor(vertex);
+    if (reported) return reported;
+    let splits = this.#initialSplits.get(vertex.id);
+    if (!splits) {
+      const spec = vertex.operators[0]!.spec as { source: Source<unknown, unknown> };
+      splits = await spec.source.createSplits({ parallelism: vertex.parallelism });
+      this.#initialSplits.set(vertex.id, splits);
+    }
+    splits.forEach((split, i) => perSubtask[i % vertex.parallelism]!.push(split));
+    return perSubtask;
+  }
+
+  /** At-most-once restarts continue from where the readers were, not from a checkpoint. */
+  #positionsFor(vertex: JobVertex): unknown[][] | undefined {
+    if (this.plan.config['execution.checkpointing.mode'] !== 'at-most-once' || this.#attempt < 0) return undefined;
+    const lists = Array.from({ length: vertex.parallelism }, (_, s) => this.#positions.get(`${vertex.id}:${s}`));
+    if (lists.some((l) => l === undefined)) {
+      this.#log.warn(`no final position from every subtask of '${vertex.name}': restarting those from their last known position`);
+    }
+    if (lists.every((l) => l === undefined)) return undefined;
+    return lists.map((l, s) => l ?? this.#initialSplits.get(vertex.id)?.filter((_, i) => i % vertex.parallelism === s) ?? []);
+  }
+
+  #deploy(restore: Map<string, TaskRestoreState> | undefined): void {
+    void this.#deployAsync(restore).catch((e) => this.#onFailure(serializeError(e)));
+  }
+
+  async #deployAsync(restore: Map<string, TaskRestoreState> | undefined): Promise<void> {
+    const attempt = ++this.#attempt;
+    const n = this.#gateways.length;
+    const perTm: TaskDeployment[][] = this.#gateways.map(() => []);
+    const remote: Array<Array<RemoteChannelEndpoint>> = this.#gateways.map(() => []);
+    this.#tasks.clear();
+    this.#metrics.clear();
+    this.#finalCheckpoint = false;
+    this.#armed = this.#faults?.next(this.graph);
+    for (const vertex of this.graph.vertices) {
+      const splits = vertex.isSource ? await this.#splitsFor(vertex) : undefined;
+      for (let s = 0; s < vertex.parallelism; s++) {
+        this.#tasks.set(`${vertex.id}:${s}`, { vertex, subtask: s, status: 'initializing' });
+        const armed = this.#armed && this.#armed.vertexId === vertex.id && this.#armed.subtask === s ? this.#armed.afterRecords : undefined;
+        perTm[taskManagerFor(s, n)]!.push({
+          vertexId: vertex.id,
+          subtask: s,
+          splits: splits?.[s] ?? [],
+          restore: restore?.get(`${vertex.id}:${s}`) ?? null,
+          ...(armed !== undefined ? { failAfterRecords: armed } : {}),
+        });
+      }
+    }
+    for (const edge of this.graph.edges) {
+      const pointwise = edge.partitioner.kind === 'forward';
+      for (let p = 0; p < edge.source.parallelism; p++) {
+        for (const c of consumersOf(pointwise, edge.target.parallelism, p)) {
+          const tp = taskManagerFor(p, n);
+          const tc = taskManagerFor(c, n);
+          if (tp === tc) continue;
+          const { port1, port2 } = new MessageChannel();
+          remote[tp]!.push({ edgeId: edge.id, producer: p, consumer: c, role: 'output', port: port1 });
+          remote[tc]!.push({ edgeId: edge.id, producer: p, consumer: c, role: 'input', port: port2 });
+        }
+      }
+    }
+    this.#setStatus('RUNNING');
+    this.#gateways.forEach((g, i) => {
+      g.send(
+        { type: 'deploy', jobId: this.jobId, attempt, fingerprint: this.graph.fingerprint, tasks: perTm[i]!, remoteChannels: remote[i]! },
+        remote[i]!.map((r) => r.port),
+      );
+    });
+    this.#log.info(`deployed attempt ${attempt}`, { attempt, tasks: this.#tasks.size, taskManagers: n });
+  }
+
+  #broadcast(message: Parameters<TaskManagerGateway['send']>[0]): void {
+    for (const g of this.#gateways) g.send(message);
+  }
+
+  // ---- messages from TaskManagers ----
+
+  #onMessage(m: FromTaskManager): void {
+    switch (m.type) {
+      case 'described':
+        this.#describeRequests.get(m.requestId)?.(m.tasks);
+        this.#describeRequests.delete(m.requestId);
+        return;
+      case 'ready':
+        return;
+      case 'deploy-failed':
+        if (m.attempt === this.#attempt || m.attempt === -1) this.#onFailure(m.error);
+        return;
+    }
+    if (m.attempt !== this.#attempt) {
+      if (m.type === 'task-status' && m.positions) this.#positions.set(`${m.vertexId}:${m.subtask}`, m.positions);
+      return;
+    }
+    switch (m.type) {
+      case 'task-status':
+        this.#onTaskStatus(m);
+        return;
+      case 'ack-checkpoint':
+        this.checkpoints.receiveAck(m);
+        return;
+      case 'decline-checkpoint':
+        this.checkpoints.receiveDecline(m);
+        return;
+      case 'metrics':
+        for (const t of m.tasks) this.#metrics.set(`${t.vertexId}:${t.subtask}`, t);
+        return;
+      case 'backlog':
+        this.checkpoints.setBacklog(`${m.vertexId}:${m.subtask}`, m.backlog);
+        return;
+    }
+  }
+
+  #onTaskStatus(m: Extract<FromTaskManager, { type: 'task-status' }>): void {
+    const key = `${m.vertexId}:${m.subtask}`;
+    const entry = this.#tasks.get(key);
+    if (!entry) return;
+    entry.status = m.status;
+    if (m.positions) this.#positions.set(key, m.positions);
+    if (m.status === 'failed') {
+      if (this.#armed && m.error?.name === 'InjectedFailure') this.#faults?.fired();
+      this.#onFailure(m.error ?? { name: 'Error', message: 'task failed' });
+      return;
+    }
+    if (this.#status !== 'RUNNING') return;
+    const all = [...this.#tasks.values()];
+    if (m.status === 'running' && all.every((t) => t.status !== 'initializing')) {
+      this.checkpoints.start();
+    } else if (m.status === 'end-of-data' && all.every((t) => t.status === 'end-of-data' || t.status === 'finished')) {
+      this.#endOfData();
+    } else if (m.status === 'finished' && all.every((t) => t.status === 'finished')) {
+      void this.#finish('FINISHED', undefined);
+    }
+  }
+
+  /** Every subtask has consumed all its input: take a final checkpoint so sinks commit the rest, then finish. */
+  #endOfData(): void {
+    if (this.#finalCheckpoint) return;
+    this.#finalCheckpoint = true;
+    if (!this.checkpoints.periodic) {
+      this.#broadcast({ type: 'finish', attempt: this.#attempt });
+      return;
+    }
+    const attempt = this.#attempt;
+    this.checkpoints.stopPeriodic();
+    this.checkpoints.trigger({ type: 'checkpoint', force: true }).then(
+      () => {
+        if (this.#attempt === attempt) this.#broadcast({ type: 'finish', attempt });
+      },
+      (e: Error) => {
+        if (this.#attempt === attempt) this.#onFailure(serializeError(new Error(`the final checkpoint failed: ${e.message}`)));
+      },
+    );
+  }
+
+  // ---- failure and restart ----
+
+  #onFailure(cause: SerializedError): void {
+    if (isTerminal(this.#status) || this.#status === 'RESTARTING') return;
+    this.#setStatus('RESTARTING');
+    this.checkpoints.stop('job failover');
+    const attempt = this.#attempt;
+    this.#broadcast({ type: 'cancel', attempt });
+    const decision = this.#restart.onFailure(Date.now());
+    this.exceptions.push({ timestamp: Date.now(), attempt, error: cause, restarted: decision.restart });
+    if (!decision.restart) {
+      this.#log.error(`job failed: ${cause.message}`, { reason: decision.reason });
+      void this.#finish('FAILED', new JobFailure(this.jobId, cause, this.#restarts, decision.reason));
+      return;
+    }
+    this.#restarts++;
+    this.#log.warn(`subtask failure, restarting in ${decision.delayMs} ms: ${cause.message}`, { attempt, restarts: this.#restarts });
+    this.#o.listener?.onRestart?.({ attempt: attempt + 1, cause, delayMs: decision.delayMs });
+    setTimeout(() => void this.#restartJob(), decision.delayMs);
+  }
+
+  async #restartJob(): Promise<void> {
+    if (isTerminal(this.#status)) return;
+    try {
+      // Give cancelled subtasks a moment to report where their readers stood (at-most-once).
+      await this.#awaitCancelled(1000);
+      const restore = this.checkpoints.periodic ? await this.#latestRestore() : undefined;
+      if (isTerminal(this.#status)) return;
+      this.#deploy(restore);
+    } catch (e) {
+      void this.#finish('FAILED', e as Error);
+    }
+  }
+
+  async #awaitCancelled(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const live = () => [...this.#tasks.values()].some((t) => t.status === 'running' || t.status === 'end-of-data' || t.status === 'initializing');
+    while (live() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  async #finish(status: JobStatus, error: Error | undefined): Promise<void> {
+    if (isTerminal(this.#status)) return;
+    this.#error = error;
+    this.checkpoints.stop(`job ${status.toLowerCase()}`);
+    this.#setStatus(status);
+    await Promise.all(this.#gateways.map((g) => g.terminate().catch(() => {})));
+    await this.#cleanupCheckpoints(status);
+    this.#done({
+      jobId: this.jobId,
+      status,
+      error: this.#error,
+      restarts: this.#restarts,
+      injectedFailures: this.#faults?.made ?? 0,
+      durationMs: Date.now() - this.startedAt,
+    });
+  }
+
+  /** Flink's retention: finished jobs discard their checkpoints; failed jobs keep them; cancel follows the setting. */
+  async #cleanupCheckpoints(status: JobStatus): Promise<void> {
+    const retainOnCancel = this.plan.config['execution.checkpointing.externalized-checkpoint-retention'] === 'RETAIN_ON_CANCELLATION';
+    const keep = status === 'FAILED' || (status === 'CANCELED' && retainOnCancel);
+    if (keep && !this.#ownsJobDir) return;
+    await this.checkpoints.store.discardAll(`job ${status.toLowerCase()}`);
+    if (this.#ownsJobDir) await rm(join(this.#jobDir, '..'), { recursive: true, force: true }).catch(() => {});
+  }
+
+  #setStatus(status: JobStatus): void {
+    if (this.#status === status) return;
+    this.#status = status;
+    this.#log.info(`job ${status}`, { status });
+    this.#o.listener?.onStatus?.(status);
+  }
+}

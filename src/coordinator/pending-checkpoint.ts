@@ -1,0 +1,58 @@
+import type { TaskFigures, TaskStateSnapshot } from '../network/control-messages.ts';
+import type { CheckpointOptions } from '../network/stream-event.ts';
+import type { CheckpointStats } from './checkpoint-stats.ts';
+
+export type AckResult = 'SUCCESS' | 'DUPLICATE' | 'UNKNOWN' | 'DISCARDED';
+
+/** A checkpoint in flight: which subtasks have acknowledged, with their state and figures. */
+export class PendingCheckpoint {
+  readonly id: number;
+  readonly timestamp: number;
+  readonly options: CheckpointOptions;
+  readonly stats: CheckpointStats;
+  readonly acks = new Map<string, { state: TaskStateSnapshot; figures: TaskFigures }>();
+  readonly #waiting: Set<string>;
+  #discarded = false;
+  timer: NodeJS.Timeout | undefined;
+  readonly done: Promise<void>;
+  resolve!: () => void;
+  reject!: (e: Error) => void;
+
+  constructor(id: number, timestamp: number, options: CheckpointOptions, expected: Iterable<string>, stats: CheckpointStats) {
+    this.id = id;
+    this.timestamp = timestamp;
+    this.options = options;
+    this.stats = stats;
+    this.#waiting = new Set(expected);
+    this.done = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    this.done.catch(() => {});
+  }
+
+  acknowledge(task: string, state: TaskStateSnapshot, figures: TaskFigures): AckResult {
+    if (this.#discarded) return 'DISCARDED';
+    if (this.acks.has(task)) return 'DUPLICATE';
+    if (!this.#waiting.delete(task)) return 'UNKNOWN';
+    this.acks.set(task, { state, figures });
+    return 'SUCCESS';
+  }
+
+  get isFullyAcknowledged(): boolean {
+    return this.#waiting.size === 0;
+  }
+
+  get notYetAcknowledged(): readonly string[] {
+    return [...this.#waiting];
+  }
+
+  discard(): void {
+    this.#discarded = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  get isDiscarded(): boolean {
+    return this.#discarded;
+  }
+}

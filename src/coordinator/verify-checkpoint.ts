@@ -1,0 +1,42 @@
+import { open } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import type { CheckpointMetadata } from '../checkpoint/checkpoint-metadata.ts';
+import { CheckpointCorruptedError } from '../checkpoint/checkpoint-storage-error.ts';
+
+/**
+ * Reads every state file a checkpoint refers to and checks size and checksum, before any
+ * subtask is deployed with it: a damaged checkpoint is found here, not halfway into a restore.
+ */
+export async function verifyCheckpointFiles(metadata: CheckpointMetadata, directory: string): Promise<void> {
+  const files = new Map<string, { bytes: number; crc32: number }>();
+  for (const op of metadata.operators) {
+    for (const s of op.subtasks) {
+      if (s.keyed) files.set(s.keyed.file, { bytes: s.keyed.bytes, crc32: s.keyed.crc32 });
+    }
+  }
+  for (const [file, expected] of files) {
+    const path = isAbsolute(file) ? file : join(directory, file);
+    let fh;
+    try {
+      fh = await open(path, 'r');
+    } catch (e) {
+      throw new CheckpointCorruptedError(path, `state file is missing: ${(e as Error).message}`);
+    }
+    try {
+      const { size } = await fh.stat();
+      if (size !== expected.bytes) throw new CheckpointCorruptedError(path, `has ${size} bytes, the checkpoint recorded ${expected.bytes}`);
+      const buf = Buffer.allocUnsafe(1 << 20);
+      let crc = 0;
+      for (let pos = 0; pos < size; ) {
+        const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+        if (bytesRead === 0) break;
+        crc = crc32(buf.subarray(0, bytesRead), crc);
+        pos += bytesRead;
+      }
+      if (crc !== expected.crc32) throw new CheckpointCorruptedError(path, `checksum mismatch (expected ${expected.crc32}, found ${crc})`);
+    } finally {
+      await fh.close();
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import { Worker } from 'node:worker_threads';
+import type { FromTaskManager, TaskManagerThreadInit, ToTaskManager } from '../network/control-messages.ts';
+import type { TaskManagerGateway } from './task-manager-gateway.ts';
+
+const BOOTSTRAP = new URL('../worker/worker-bootstrap.mjs', import.meta.url);
+
+/** A TaskManager in a worker thread of its own: subtasks there run on another core. */
+export class WorkerThreadGateway implements TaskManagerGateway {
+  readonly index: number;
+  readonly ready: Promise<void>;
+  readonly #worker: Worker;
+  #handler: (message: FromTaskManager) => void = () => {};
+  #lost: (error: Error) => void = () => {};
+  #terminating = false;
+
+  constructor(init: TaskManagerThreadInit) {
+    this.index = init.index;
+    this.#worker = new Worker(BOOTSTRAP, { workerData: init, stdout: false, stderr: false });
+    this.ready = new Promise((resolve, reject) => {
+      const first = (m: FromTaskManager) => {
+        if (m.type === 'ready') resolve();
+        else if (m.type === 'deploy-failed') reject(Object.assign(new Error(m.error.message), { name: m.error.name, stack: m.error.stack }));
+      };
+      this.#worker.once('message', first);
+      this.#worker.once('error', reject);
+    });
+    this.#worker.on('message', (m: FromTaskManager) => this.#handler(m));
+    this.#worker.on('error', (e) => {
+      if (!this.#terminating) this.#lost(e);
+    });
+    this.#worker.on('exit', (code) => {
+      if (!this.#terminating) this.#lost(new Error(`TaskManager ${this.index} (worker thread) exited with code ${code}`));
+    });
+  }
+
+  send(message: ToTaskManager, transfer: readonly import('node:worker_threads').TransferListItem[] = []): void {
+    this.#worker.postMessage(message, [...transfer]);
+  }
+
+  onMessage(handler: (message: FromTaskManager) => void): void {
+    this.#handler = handler;
+  }
+
+  onLost(handler: (error: Error) => void): void {
+    this.#lost = handler;
+  }
+
+  async terminate(): Promise<void> {
+    this.#terminating = true;
+    this.#worker.postMessage({ type: 'shutdown' } satisfies ToTaskManager);
+    const exited = new Promise<void>((resolve) => this.#worker.once('exit', () => resolve()));
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, 2000).unref());
+    await Promise.race([exited, timeout]);
+    await this.#worker.terminate();
+  }
+}

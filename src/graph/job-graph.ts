@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import type { OperatorSpec, PartitionerSpec } from '../api/transformation.ts';
+import type { StreamEdge, StreamGraph, StreamNode } from './stream-graph.ts';
+
+/** One operator inside a vertex's chain. Its outputs go to chained operators or to network edges. */
+export interface ChainedOperator {
+  readonly index: number;
+  readonly operatorId: string;
+  readonly uid: string;
+  readonly name: string;
+  readonly spec: OperatorSpec;
+  /** Indices of chained successors within the same vertex. */
+  readonly chainedOutputs: number[];
+  /** Ids of the job edges this operator writes to. */
+  readonly networkOutputs: number[];
+}
+
+export interface JobVertex {
+  /** The head operator's id, stable across runs. */
+  readonly id: string;
+  readonly name: string;
+  readonly parallelism: number;
+  readonly maxParallelism: number;
+  /** Topologically ordered; operators[0] is the head. */
+  readonly operators: readonly ChainedOperator[];
+  readonly inputs: JobEdge[];
+  readonly outputs: JobEdge[];
+  readonly isSource: boolean;
+}
+
+export interface JobEdge {
+  readonly id: number;
+  readonly source: JobVertex;
+  readonly sourceOperator: number;
+  readonly target: JobVertex;
+  readonly partitioner: PartitionerSpec;
+}
+
+export interface JobGraph {
+  readonly vertices: readonly JobVertex[];
+  readonly edges: readonly JobEdge[];
+  readonly warnings: readonly string[];
+  /** Hash of the structure: every TaskManager must build the same graph from the job module. */
+  readonly fingerprint: string;
+}
+
+function isChainable(edge: StreamEdge): boolean {
+  return (
+    edge.partitioner.kind === 'forward' &&
+    edge.target.inputs.length === 1 &&
+    edge.source.parallelism === edge.target.parallelism &&
+    edge.source.chaining &&
+    edge.target.chaining
+  );
+}
+
+/** Fuses operators connected by chainable forward edges into vertices (Flink's operator chaining). */
+export function buildJobGraph(streamGraph: StreamGraph): JobGraph {
+  const vertexOf = new Map<StreamNode, { vertex: JobVertex; index: number }>();
+  const vertices: JobVertex[] = [];
+
+  for (const node of streamGraph.nodes) {
+    const chainIn = node.inputs.length === 1 && isChainable(node.inputs[0]!) ? node.inputs[0]! : undefined;
+    let placement: { vertex: JobVertex; index: number };
+    const op = (index: number): ChainedOperator => ({
+      index,
+      operatorId: node.operatorId,
+      uid: node.uid,
+      name: node.name,
+      spec: node.spec,
+      chainedOutputs: [],
+      networkOutputs: [],
+    });
+    if (chainIn) {
+      const upstream = vertexOf.get(chainIn.source)!;
+      const operators = upstream.vertex.operators as ChainedOperator[];
+      placement = { vertex: upstream.vertex, index: operators.length };
+      operators.push(op(placement.index));
+      operators[upstream.index]!.chainedOutputs.push(placement.index);
+    } else {
+      const vertex: JobVertex = {
+        id: node.operatorId,
+        name: node.name,
+        parallelism: node.parallelism,
+        maxParallelism: node.maxParallelism,
+        operators: [op(0)],
+        inputs: [],
+        outputs: [],
+        isSource: node.spec.kind === 'source',
+      };
+      vertices.push(vertex);
+      placement = { vertex, index: 0 };
+    }
+    vertexOf.set(node, placement);
+  }
+
+  const edges: JobEdge[] = [];
+  for (const node of streamGraph.nodes) {
+    for (const e of node.inputs) {
+      if (vertexOf.get(e.target)!.vertex === vertexOf.get(e.source)!.vertex) continue;
+      const from = vertexOf.get(e.source)!;
+      const to = vertexOf.get(e.target)!;
+      const edge: JobEdge = { id: edges.length, source: from.vertex, sourceOperator: from.index, target: to.vertex, partitioner: e.partitioner };
+      edges.push(edge);
+      from.vertex.outputs.push(edge);
+      to.vertex.inputs.push(edge);
+      (from.vertex.operators[from.index] as ChainedOperator).networkOutputs.push(edge.id);
+    }
+  }
+
+  for (const v of vertices) (v as { name: string }).name = v.operators.map((o) => o.name).join(' -> ');
+  return { vertices, edges, warnings: streamGraph.warnings, fingerprint: fingerprint(vertices, edges) };
+}
+
+function fingerprint(vertices: readonly JobVertex[], edges: readonly JobEdge[]): string {
+  const shape = {
+    v: vertices.map((v) => [v.id, v.parallelism, v.maxParallelism, v.operators.map((o) => [o.operatorId, o.spec.kind, o.chainedOutputs, o.networkOutputs])]),
+    e: edges.map((e) => [e.id, e.source.id, e.sourceOperator, e.target.id, e.partitioner.kind]),
+  };
+  return createHash('sha256').update(JSON.stringify(shape)).digest('hex').slice(0, 16);
+}

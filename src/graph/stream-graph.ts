@@ -1,0 +1,196 @@
+import type { OperatorSpec, PartitionerSpec, Transformation, TransformationSpec } from '../api/transformation.ts';
+import { GraphValidationError } from './graph-validation-error.ts';
+import { hashId, operatorIdFromUid } from './operator-id.ts';
+
+export interface StreamNode {
+  readonly id: number;
+  /** Stable operator id: from the uid, or generated from the node's place in the topology. */
+  readonly operatorId: string;
+  /** The uid the user gave, or the generated operator id. State is filed under it. */
+  readonly uid: string;
+  readonly hasUserUid: boolean;
+  readonly name: string;
+  readonly spec: OperatorSpec;
+  readonly parallelism: number;
+  readonly maxParallelism: number;
+  readonly chaining: boolean;
+  readonly createdAt: string | undefined;
+  readonly inputs: StreamEdge[];
+  readonly outputs: StreamEdge[];
+}
+
+export interface StreamEdge {
+  readonly source: StreamNode;
+  readonly target: StreamNode;
+  readonly partitioner: PartitionerSpec;
+}
+
+export interface StreamGraphDefaults {
+  readonly parallelism: number;
+  readonly maxParallelism: number;
+}
+
+export interface StreamGraph {
+  readonly nodes: readonly StreamNode[];
+  readonly warnings: readonly string[];
+}
+
+/** Resolves the recorded transformations into operators and edges; partitions and unions become edge properties. */
+export function buildStreamGraph(transformations: readonly Transformation[], defaults: StreamGraphDefaults): StreamGraph {
+  const nodes = new Map<number, StreamNode>();
+  const warnings: string[] = [];
+  const uids = new Map<string, string>();
+  const outputOrdinal = new Map<number, number>();
+
+  for (const t of transformations) {
+    const spec = t.spec;
+    if (spec.kind === 'partition' || spec.kind === 'union') continue;
+    const name = t.settings.name ?? defaultOperatorName(spec);
+    const parallelism = t.settings.parallelism ?? defaults.parallelism;
+    const maxParallelism = t.settings.maxParallelism ?? defaults.maxParallelism;
+    checkParallelism(name, t, parallelism, maxParallelism);
+
+    const upstream = resolveInputs(t);
+    const inputIds = upstream.map((u) => `${nodes.get(u.node.id)!.operatorId}/${u.partitioner?.kind ?? 'default'}`);
+    const ordinal = upstream.length > 0 ? nextOrdinal(outputOrdinal, upstream[0]!.node.id) : nextOrdinal(outputOrdinal, 0);
+    const uid = t.settings.uid;
+    if (uid !== undefined) {
+      const previous = uids.get(uid);
+      if (previous) throw new GraphValidationError(`uid '${uid}' is used by '${previous}' too; uids must be unique within a job`, name, t.createdAt);
+      uids.set(uid, name);
+    }
+    const operatorId = uid !== undefined ? operatorIdFromUid(uid) : hashId('generated', spec.kind, String(ordinal), ...inputIds);
+    if (uid === undefined && isStateful(spec) && spec.kind !== 'sink') {
+      warnings.push(`operator '${name}' keeps state but has no uid; its state will not be found again if the job's topology changes. Give it { uid: '...' }.`);
+    }
+    const node: StreamNode = {
+      id: t.id,
+      operatorId,
+      uid: uid ?? operatorId,
+      hasUserUid: uid !== undefined,
+      name,
+      spec,
+      parallelism,
+      maxParallelism,
+      chaining: t.settings.chaining !== false,
+      createdAt: t.createdAt,
+      inputs: [],
+      outputs: [],
+    };
+    nodes.set(t.id, node);
+    for (const u of upstream) {
+      const source = nodes.get(u.node.id)!;
+      const partitioner = u.partitioner ?? (source.parallelism === node.parallelism ? { kind: 'forward' as const } : { kind: 'rebalance' as const });
+      const edge: StreamEdge = { source, target: node, partitioner };
+      checkEdge(edge);
+      source.outputs.push(edge);
+      node.inputs.push(edge);
+    }
+    checkKeyedInput(node);
+  }
+
+  const all = [...nodes.values()];
+  if (!all.some((n) => n.spec.kind === 'sink')) {
+    throw new GraphValidationError('the job has no sink: add .sinkTo(...) to at least one stream');
+  }
+  for (const n of all) {
+    if (n.spec.kind !== 'sink' && n.outputs.length === 0) warnings.push(`the output of operator '${n.name}' goes nowhere (no sink is attached to it)`);
+  }
+  return { nodes: all, warnings };
+}
+
+interface ResolvedInput {
+  readonly node: Transformation;
+  readonly partitioner: PartitionerSpec | undefined;
+}
+
+/** Walks back through partition and union steps to the operators that feed a transformation. */
+function resolveInputs(t: Transformation): ResolvedInput[] {
+  const out: ResolvedInput[] = [];
+  const walk = (input: Transformation, partitioner: PartitionerSpec | undefined): void => {
+    const spec = input.spec;
+    if (spec.kind === 'partition') {
+      for (const i of input.inputs) walk(i, partitioner ?? spec.partitioner);
+    } else if (spec.kind === 'union') {
+      for (const i of input.inputs) walk(i, partitioner);
+    } else {
+      out.push({ node: input, partitioner });
+    }
+  };
+  for (const input of t.inputs) walk(input, undefined);
+  if (t.spec.kind !== 'source' && out.length === 0) throw new GraphValidationError('has no input', defaultOperatorName(t.spec), t.createdAt);
+  return out;
+}
+
+function nextOrdinal(counter: Map<number, number>, id: number): number {
+  const n = counter.get(id) ?? 0;
+  counter.set(id, n + 1);
+  return n;
+}
+
+function checkParallelism(name: string, t: Transformation, parallelism: number, maxParallelism: number): void {
+  if (!Number.isInteger(parallelism) || parallelism < 1) {
+    throw new GraphValidationError(`parallelism must be a whole number of at least 1, got ${parallelism}`, name, t.createdAt);
+  }
+  if (!Number.isInteger(maxParallelism) || maxParallelism < 1 || maxParallelism > 32768) {
+    throw new GraphValidationError(`maxParallelism must be between 1 and 32768, got ${maxParallelism}`, name, t.createdAt);
+  }
+  if (parallelism > maxParallelism) {
+    throw new GraphValidationError(
+      `parallelism ${parallelism} is above maxParallelism ${maxParallelism}; raise pipeline.max-parallelism or lower the parallelism`,
+      name,
+      t.createdAt,
+    );
+  }
+}
+
+function checkEdge(edge: StreamEdge): void {
+  if (edge.partitioner.kind === 'forward' && edge.source.parallelism !== edge.target.parallelism) {
+    throw new GraphValidationError(
+      `forward partitioning from '${edge.source.name}' (parallelism ${edge.source.parallelism}) needs the same parallelism, got ${edge.target.parallelism}; use rebalance() instead`,
+      edge.target.name,
+      edge.target.createdAt,
+    );
+  }
+}
+
+function checkKeyedInput(node: StreamNode): void {
+  if (node.spec.kind !== 'keyed-process' && node.spec.kind !== 'reduce') return;
+  for (const edge of node.inputs) {
+    if (edge.partitioner.kind !== 'hash') {
+      throw new GraphValidationError(
+        `a keyed operator needs a keyed input: call keyBy(...) right before it (its input from '${edge.source.name}' is partitioned by ${edge.partitioner.kind})`,
+        node.name,
+        node.createdAt,
+      );
+    }
+  }
+}
+
+/** Operators that keep state of their own and so should carry a uid. */
+export function isStateful(spec: TransformationSpec): boolean {
+  return spec.kind === 'keyed-process' || spec.kind === 'reduce' || spec.kind === 'source' || spec.kind === 'sink';
+}
+
+export function defaultOperatorName(spec: TransformationSpec): string {
+  switch (spec.kind) {
+    case 'source':
+      return 'Source';
+    case 'map':
+      return 'Map';
+    case 'flatMap':
+      return 'FlatMap';
+    case 'filter':
+      return 'Filter';
+    case 'keyed-process':
+      return 'KeyedProcess';
+    case 'reduce':
+      return 'Reduce';
+    case 'sink':
+      return 'Sink';
+    case 'partition':
+      return spec.partitioner.kind;
+    case 'union':
+      return 'Union';
+  }
+}

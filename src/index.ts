@@ -1,0 +1,55 @@
+// The public surface of weir: the DataStream API, state, connectors' interfaces, and running jobs.
+export { defineJob, isJobDefinition } from './api/define-job.ts';
+export { JobArgs } from './api/job-args.ts';
+export { StreamExecutionEnvironment } from './api/stream-execution-environment.ts';
+export { DataStream, KeyedStream } from './api/data-stream.ts';
+export {
+  ValueStateDescriptor,
+  ListStateDescriptor,
+  MapStateDescriptor,
+  ReducingStateDescriptor,
+  AggregatingStateDescriptor,
+} from './api/state-descriptors.ts';
+export { msgpackSerializer } from './api/serializer.ts';
+export { DEFAULT_CONFIG, CONFIG_OPTIONS, buildConfig } from './config/configuration.ts';
+export { ConfigError } from './config/config-error.ts';
+export { parseDuration } from './config/duration.ts';
+export { GraphValidationError } from './graph/graph-validation-error.ts';
+export { executeJob, createJobMaster } from './coordinator/execute-job.ts';
+export { JobMaster } from './coordinator/job-master.ts';
+export { JobModuleError, loadJobModule } from './coordinator/job-module.ts';
+export { JobFailure } from './coordinator/job-failure.ts';
+export { RestoreError } from './coordinator/restore-error.ts';
+export { CheckpointFailureError } from './coordinator/checkpoint-failure.ts';
+export { OperatorFailure } from './worker/operator-failure.ts';
+export { KeyedStateError } from './state/keyed-state-error.ts';
+export { StateMigrationError } from './state/state-migration-error.ts';
+export { CheckpointCorruptedError } from './checkpoint/checkpoint-storage-error.ts';
+export { keyGroupFor, operatorIndexForKeyGroup, keyGroupRangeForSubtask, hashKey } from './state/key-group.ts';
+export { createLogger } from './log/logger.ts';
+
+export type { JobDefinition, JobPlan, ConfigLayers } from './api/define-job.ts';
+export type { CheckpointingOptions } from './api/stream-execution-environment.ts';
+export type {
+  Collector,
+  RuntimeContext,
+  KeyedContext,
+  KeyedProcessFunction,
+  KeySelector,
+  MapFunction,
+  FlatMapFunction,
+  FilterFunction,
+  ReduceFunction,
+  TaskInfo,
+} from './api/functions.ts';
+export type { ValueState, ListState, MapState, ReducingState, AggregatingState, OperatorListState } from './api/state.ts';
+export type { TypeSerializer } from './api/serializer.ts';
+export type { AggregateFunction, StateDescriptor } from './api/state-descriptors.ts';
+export type { Source, SourceReader, SourceOutput, SourceReaderContext, InputStatus, Boundedness } from './api/source.ts';
+export type { Sink, SinkWriter, SinkContext } from './api/sink.ts';
+export type { OperatorSettings } from './api/transformation.ts';
+export type { WeirConfig, ConfigKey, ConsistencyMode } from './config/configuration.ts';
+export type { ExecuteJobOptions } from './coordinator/execute-job.ts';
+export type { JobResult, JobListener } from './coordinator/job-master.ts';
+export type { JobStatus } from './coordinator/job-status.ts';
+export type { Key } from './state/key-group.ts';

@@ -1,0 +1,199 @@
+import type { MessagePort } from 'node:worker_threads';
+import type { CheckpointOptions } from './stream-event.ts';
+
+/**
+ * Every message between the JobMaster (coordinator) and the TaskManagers (workers), in one
+ * discriminated union. In-thread TaskManagers receive the same objects; worker threads receive
+ * them structured-cloned, so everything here is plain data (ports are transferred).
+ */
+
+export interface SerializedError {
+  readonly name: string;
+  readonly message: string;
+  readonly stack?: string;
+  readonly vertex?: string;
+  readonly subtask?: number;
+  readonly operator?: string;
+  readonly uid?: string;
+}
+
+export type TaskStatus = 'initializing' | 'running' | 'end-of-data' | 'finished' | 'failed' | 'canceled';
+
+/** Operator list state: name -> values and how they are redistributed. */
+export type OperatorStateMap = Record<string, { readonly mode: 'split' | 'union'; readonly values: unknown[] }>;
+
+/** Where one subtask's keyed state of one operator lies: a file and the byte range of each key group. */
+export interface KeyedStateHandle {
+  readonly file: string;
+  readonly keyGroups: ReadonlyArray<{ readonly keyGroup: number; readonly offset: number; readonly length: number }>;
+  readonly states: ReadonlyArray<{ readonly name: string; readonly kind: string; readonly serializer: string; readonly version: number }>;
+  readonly entries: number;
+  readonly bytes: number;
+  readonly crc32: number;
+}
+
+/** In-flight data of one channel captured by an unaligned checkpoint. */
+export interface ChannelStateHandle {
+  readonly file: string;
+  readonly offset: number;
+  readonly length: number;
+  readonly records: number;
+  readonly crc32: number;
+}
+
+export interface OperatorSubtaskState {
+  readonly operatorId: string;
+  readonly uid: string;
+  readonly keyed: KeyedStateHandle | null;
+  readonly operator: OperatorStateMap;
+}
+
+export interface TaskStateSnapshot {
+  readonly operators: OperatorSubtaskState[];
+  /** Unaligned checkpoints: per input channel (by gate index) and per output channel. */
+  readonly inputChannels: Record<string, ChannelStateHandle>;
+  readonly outputChannels: Record<string, ChannelStateHandle>;
+}
+
+/** State handed to one operator of one subtask on restore (possibly gathered from several old subtasks). */
+export interface OperatorRestoreState {
+  readonly keyed: KeyedStateHandle[];
+  readonly operator: OperatorStateMap;
+}
+
+export interface TaskRestoreState {
+  readonly checkpointId: number;
+  /** The directory of the checkpoint or savepoint; handle file names are relative to it. */
+  readonly directory: string;
+  /** By operator uid. */
+  readonly operators: Record<string, OperatorRestoreState>;
+  readonly inputChannels: Record<string, ChannelStateHandle>;
+  readonly outputChannels: Record<string, ChannelStateHandle>;
+}
+
+export interface TaskDeployment {
+  readonly vertexId: string;
+  readonly subtask: number;
+  /** Source subtasks: the splits of a fresh start (a restore brings them in operator state). */
+  readonly splits: unknown[];
+  readonly restore: TaskRestoreState | null;
+  /** Fault injection: fail this subtask after it has taken this many records (or at its end of input). */
+  readonly failAfterRecords?: number;
+}
+
+export interface RemoteChannelEndpoint {
+  readonly edgeId: number;
+  readonly producer: number;
+  readonly consumer: number;
+  readonly role: 'output' | 'input';
+  readonly port: MessagePort;
+}
+
+export interface TaskFigures {
+  readonly syncMs: number;
+  readonly asyncMs: number;
+  readonly alignmentMs: number;
+  readonly startDelayMs: number;
+  readonly processedBytes: number;
+  readonly persistedBytes: number;
+  readonly stateBytes: number;
+  readonly unaligned: boolean;
+}
+
+export interface TaskMetrics {
+  readonly vertexId: string;
+  readonly subtask: number;
+  readonly recordsIn: number;
+  readonly recordsOut: number;
+  /** Share of the last interval the task spent blocked on output (0..1). */
+  readonly backpressure: number;
+  readonly activity: string;
+}
+
+// JobMaster -> TaskManager
+export type ToTaskManager =
+  | {
+      readonly type: 'deploy';
+      readonly jobId: string;
+      readonly attempt: number;
+      readonly fingerprint: string;
+      readonly tasks: TaskDeployment[];
+      readonly remoteChannels: RemoteChannelEndpoint[];
+    }
+  | { readonly type: 'trigger-checkpoint'; readonly attempt: number; readonly checkpointId: number; readonly timestamp: number; readonly options: CheckpointOptions }
+  | { readonly type: 'checkpoint-complete'; readonly attempt: number; readonly checkpointId: number }
+  | { readonly type: 'checkpoint-aborted'; readonly attempt: number; readonly checkpointId: number; readonly reason: string }
+  | { readonly type: 'finish'; readonly attempt: number }
+  | { readonly type: 'cancel'; readonly attempt: number }
+  | { readonly type: 'describe'; readonly attempt: number; readonly requestId: number }
+  | { readonly type: 'shutdown' };
+
+// TaskManager -> JobMaster
+export type FromTaskManager =
+  | { readonly type: 'ready'; readonly tm: number }
+  | { readonly type: 'deploy-failed'; readonly tm: number; readonly attempt: number; readonly error: SerializedError }
+  | {
+      readonly type: 'task-status';
+      readonly attempt: number;
+      readonly vertexId: string;
+      readonly subtask: number;
+      readonly status: TaskStatus;
+      readonly error?: SerializedError;
+      /** Source subtasks that fail or are cancelled: their readers' positions (at-most-once restarts from them). */
+      readonly positions?: unknown[];
+    }
+  | {
+      readonly type: 'ack-checkpoint';
+      readonly attempt: number;
+      readonly vertexId: string;
+      readonly subtask: number;
+      readonly checkpointId: number;
+      readonly state: TaskStateSnapshot;
+      readonly figures: TaskFigures;
+    }
+  | {
+      readonly type: 'decline-checkpoint';
+      readonly attempt: number;
+      readonly vertexId: string;
+      readonly subtask: number;
+      readonly checkpointId: number;
+      readonly reason: string;
+      /** Whether the decline counts against the tolerable failed checkpoints (a storage error does, being overtaken does not). */
+      readonly counts: boolean;
+    }
+  | { readonly type: 'metrics'; readonly attempt: number; readonly tasks: TaskMetrics[] }
+  | { readonly type: 'described'; readonly requestId: number; readonly tasks: TaskMetrics[] }
+  | { readonly type: 'backlog'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly backlog: boolean };
+
+export function serializeError(error: unknown, extra: Partial<SerializedError> = {}): SerializedError {
+  if (error instanceof Error) {
+    const facts = error as Error & Partial<SerializedError>;
+    return {
+      name: error.name,
+      message: error.message,
+      ...(error.stack !== undefined ? { stack: error.stack } : {}),
+      ...pick(facts),
+      ...extra,
+    };
+  }
+  return { name: 'Error', message: String(error), ...extra };
+}
+
+function pick(e: Partial<SerializedError>): Partial<SerializedError> {
+  const out: { -readonly [K in keyof SerializedError]?: SerializedError[K] } = {};
+  if (typeof e.vertex === 'string') out.vertex = e.vertex;
+  if (typeof e.subtask === 'number') out.subtask = e.subtask;
+  if (typeof e.operator === 'string') out.operator = e.operator;
+  if (typeof e.uid === 'string') out.uid = e.uid;
+  return out;
+}
+
+/** The first message a worker-thread TaskManager gets: how to build the job graph itself. */
+export interface TaskManagerThreadInit {
+  readonly type: 'init';
+  readonly index: number;
+  readonly taskManagers: number;
+  readonly modulePath: string;
+  readonly args: readonly string[];
+  readonly layers: { readonly file?: Record<string, unknown>; readonly commandLine?: Record<string, unknown> };
+}

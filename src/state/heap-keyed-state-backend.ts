@@ -1,0 +1,246 @@
+import type {
+  AggregatingState,
+  ListState,
+  MapState,
+  ReducingState,
+  ValueState,
+} from '../api/state.ts';
+import type {
+  AggregatingStateDescriptor,
+  ListStateDescriptor,
+  MapStateDescriptor,
+  ReducingStateDescriptor,
+  StateDescriptor,
+  ValueStateDescriptor,
+} from '../api/state-descriptors.ts';
+import { type Key, type KeyGroupRange, keyGroupFor } from './key-group.ts';
+import { KeyedStateError } from './keyed-state-error.ts';
+import { StateMigrationError } from './state-migration-error.ts';
+import { StateTable } from './state-table.ts';
+import type { TypeSerializer } from '../api/serializer.ts';
+
+export interface RegisteredState {
+  descriptor: StateDescriptor;
+  readonly table: StateTable<unknown>;
+  /** Set while the state holds restored values not yet claimed by the operator's descriptor. */
+  restoredAs: StoredStateInfo | undefined;
+}
+
+/** How a state was written: what a restore checks the job's descriptor against. */
+export interface StoredStateInfo {
+  readonly name: string;
+  readonly kind: string;
+  readonly serializer: string;
+  readonly version: number;
+}
+
+/** Keeps restored values in their stored form until the operator asks for the state. */
+function passthroughSerializer(info: StoredStateInfo): TypeSerializer<unknown> {
+  return {
+    id: info.serializer,
+    version: info.version,
+    serialize: (v) => v as Uint8Array,
+    deserialize: (b) => b,
+    copy: (v) => v,
+  };
+}
+
+/**
+ * Keyed state on the heap for one operator of one subtask. Every state is a StateTable split by
+ * key group; handles read and write the entry of the current key.
+ */
+export class HeapKeyedStateBackend {
+  readonly keyGroupRange: KeyGroupRange;
+  readonly maxParallelism: number;
+  readonly states = new Map<string, RegisteredState>();
+  #currentKey: Key = undefined;
+  #currentIndex = -1;
+  readonly uid: string;
+  readonly #describe: () => string;
+
+  constructor(keyGroupRange: KeyGroupRange, maxParallelism: number, uid: string, describe: () => string) {
+    this.keyGroupRange = keyGroupRange;
+    this.maxParallelism = maxParallelism;
+    this.uid = uid;
+    this.#describe = describe;
+  }
+
+  /** Puts restored entries of one key group back; they stay in stored form until the state is registered. */
+  restoreEntries(info: StoredStateInfo, keyGroup: number, entries: ReadonlyArray<readonly [Key, unknown]>): void {
+    let state = this.states.get(info.name);
+    if (!state) {
+      const descriptor = { kind: info.kind, name: info.name, serializer: passthroughSerializer(info), upgrade: undefined } as unknown as StateDescriptor;
+      state = { descriptor, table: new StateTable<unknown>(this.keyGroupRange.end - this.keyGroupRange.start + 1, (v) => v), restoredAs: info };
+      this.states.set(info.name, state);
+    }
+    const index = keyGroup - this.keyGroupRange.start;
+    for (const [key, value] of entries) state.table.put(index, key, value);
+  }
+
+  setCurrentKey(key: Key): void {
+    const kg = keyGroupFor(key, this.maxParallelism);
+    const index = kg - this.keyGroupRange.start;
+    if (index < 0 || kg > this.keyGroupRange.end) {
+      throw new KeyedStateError(
+        `key ${JSON.stringify(key)} (key group ${kg}) reached ${this.#describe()}, which owns key groups ${this.keyGroupRange.start}..${this.keyGroupRange.end}: the key selector must return the same key for a record every time it is called`,
+      );
+    }
+    this.#currentKey = key;
+    this.#currentIndex = index;
+  }
+
+  get currentKey(): Key {
+    return this.#currentKey;
+  }
+
+  #register(descriptor: StateDescriptor): StateTable<unknown> {
+    const existing = this.states.get(descriptor.name);
+    if (existing) {
+      const stored = existing.restoredAs;
+      if (existing.descriptor.kind !== descriptor.kind) {
+        throw new KeyedStateError(
+          `state '${descriptor.name}' of operator uid '${this.uid}' is ${stored ? 'stored' : 'already registered'} as ${existing.descriptor.kind} state, not ${descriptor.kind}`,
+          descriptor.name,
+        );
+      }
+      if (stored) {
+        this.#claim(existing, stored, descriptor);
+        existing.descriptor = descriptor;
+        existing.restoredAs = undefined;
+        existing.table.useCopy(descriptor.serializer.copy as (v: unknown) => unknown);
+      }
+      return existing.table;
+    }
+    const copy = descriptor.serializer.copy as (v: unknown) => unknown;
+    const table = new StateTable<unknown>(this.keyGroupRange.end - this.keyGroupRange.start + 1, copy);
+    this.states.set(descriptor.name, { descriptor, table, restoredAs: undefined });
+    return table;
+  }
+
+  /** Converts restored values into the descriptor's form: decode custom serializers, run upgrades. */
+  #claim(state: RegisteredState, stored: StoredStateInfo, descriptor: StateDescriptor): void {
+    const serializer = descriptor.serializer as TypeSerializer<unknown>;
+    if (stored.serializer !== serializer.id) {
+      throw new StateMigrationError(
+        this.uid,
+        descriptor.name,
+        stored.version,
+        serializer.version,
+        `state '${descriptor.name}' of operator uid '${this.uid}' was written with serializer '${stored.serializer}', the job now uses '${serializer.id}'`,
+      );
+    }
+    const decode = stored.serializer === 'msgpack' ? (v: unknown) => v : (v: unknown) => serializer.deserialize(v as Uint8Array);
+    let convert = decode;
+    if (stored.version !== serializer.version) {
+      const upgrade = descriptor.upgrade;
+      if (!upgrade) throw new StateMigrationError(this.uid, descriptor.name, stored.version, serializer.version);
+      convert = (v) => upgrade(decode(v), stored.version);
+    }
+    if (convert === decode && stored.serializer === 'msgpack') return;
+    for (const map of state.table.maps) for (const entry of map.values()) entry.value = convert(entry.value);
+  }
+
+  /** States restored but never asked for by the operator still belong in the next snapshot. */
+  get unclaimedStates(): string[] {
+    return [...this.states.values()].filter((s) => s.restoredAs).map((s) => s.descriptor.name);
+  }
+
+  #checkKey(name: string): number {
+    if (this.#currentIndex < 0) throw new KeyedStateError(`keyed state '${name}' was used outside of processing a keyed record`, name);
+    return this.#currentIndex;
+  }
+
+  getValueState<T>(d: ValueStateDescriptor<T>): ValueState<T> {
+    const table = this.#register(d) as StateTable<T>;
+    return {
+      value: () => {
+        const v = table.get(this.#checkKey(d.name), this.#currentKey);
+        return v === undefined ? d.defaultValue : v;
+      },
+      update: (value) => {
+        if (value === undefined) table.remove(this.#checkKey(d.name), this.#currentKey);
+        else table.put(this.#checkKey(d.name), this.#currentKey, value);
+      },
+      clear: () => table.remove(this.#checkKey(d.name), this.#currentKey),
+    };
+  }
+
+  getListState<T>(d: ListStateDescriptor<T>): ListState<T> {
+    const table = this.#register(d) as StateTable<T[]>;
+    const current = (): T[] | undefined => table.get(this.#checkKey(d.name), this.#currentKey);
+    return {
+      get: () => current() ?? [],
+      add: (value) => {
+        const list = current();
+        if (list) list.push(value);
+        else table.put(this.#currentIndex, this.#currentKey, [value]);
+      },
+      addAll: (values) => {
+        if (values.length === 0) return;
+        const list = current();
+        if (list) list.push(...values);
+        else table.put(this.#currentIndex, this.#currentKey, [...values]);
+      },
+      update: (values) => {
+        if (values.length === 0) table.remove(this.#checkKey(d.name), this.#currentKey);
+        else table.put(this.#checkKey(d.name), this.#currentKey, [...values]);
+      },
+      clear: () => table.remove(this.#checkKey(d.name), this.#currentKey),
+    };
+  }
+
+  getMapState<K, V>(d: MapStateDescriptor<K, V>): MapState<K, V> {
+    const table = this.#register(d) as StateTable<Map<K, V>>;
+    const current = (): Map<K, V> | undefined => table.get(this.#checkKey(d.name), this.#currentKey);
+    const empty = new Map<K, V>();
+    return {
+      get: (k) => current()?.get(k),
+      put: (k, v) => {
+        const m = current();
+        if (m) m.set(k, v);
+        else table.put(this.#currentIndex, this.#currentKey, new Map([[k, v]]));
+      },
+      remove: (k) => {
+        const m = current();
+        if (!m) return;
+        m.delete(k);
+        if (m.size === 0) table.remove(this.#currentIndex, this.#currentKey);
+      },
+      contains: (k) => current()?.has(k) ?? false,
+      entries: () => (current() ?? empty).entries(),
+      keys: () => (current() ?? empty).keys(),
+      values: () => (current() ?? empty).values(),
+      isEmpty: () => (current()?.size ?? 0) === 0,
+      clear: () => table.remove(this.#checkKey(d.name), this.#currentKey),
+    };
+  }
+
+  getReducingState<T>(d: ReducingStateDescriptor<T>): ReducingState<T> {
+    const table = this.#register(d) as StateTable<T>;
+    return {
+      get: () => table.get(this.#checkKey(d.name), this.#currentKey),
+      add: (value) => {
+        const kg = this.#checkKey(d.name);
+        const prev = table.get(kg, this.#currentKey);
+        table.put(kg, this.#currentKey, prev === undefined ? value : d.reduce(prev, value));
+      },
+      clear: () => table.remove(this.#checkKey(d.name), this.#currentKey),
+    };
+  }
+
+  getAggregatingState<IN, ACC, OUT>(d: AggregatingStateDescriptor<IN, ACC, OUT>): AggregatingState<IN, OUT> {
+    const table = this.#register(d) as StateTable<ACC>;
+    return {
+      get: () => {
+        const acc = table.get(this.#checkKey(d.name), this.#currentKey);
+        return acc === undefined ? undefined : d.aggregate.getResult(acc);
+      },
+      add: (value) => {
+        const kg = this.#checkKey(d.name);
+        const acc = table.get(kg, this.#currentKey) ?? d.aggregate.createAccumulator();
+        table.put(kg, this.#currentKey, d.aggregate.add(value, acc));
+      },
+      clear: () => table.remove(this.#checkKey(d.name), this.#currentKey),
+    };
+  }
+}

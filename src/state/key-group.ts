@@ -1,0 +1,96 @@
+/**
+ * Keys map to key groups, key groups to subtasks (DESIGN §6). The hash is murmur3 (x86, 32 bit)
+ * over a canonical form of the key, so the assignment is stable across processes, threads,
+ * restarts and weir versions: a savepoint's key groups stay valid when the job is rescaled.
+ */
+
+export const DEFAULT_MAX_PARALLELISM = 128;
+export const UPPER_BOUND_MAX_PARALLELISM = 32768;
+
+/** A key as weir sees it: primitives, or arrays of primitives for composite keys. */
+export type Key = string | number | bigint | boolean | null | undefined | readonly Key[];
+
+const C1 = 0xcc9e2d51;
+const C2 = 0x1b873593;
+
+function mixK(k: number): number {
+  k = Math.imul(k, C1);
+  k = (k << 15) | (k >>> 17);
+  return Math.imul(k, C2);
+}
+
+function mixH(h: number, k: number): number {
+  h ^= mixK(k);
+  h = (h << 13) | (h >>> 19);
+  return (Math.imul(h, 5) + 0xe6546b64) | 0;
+}
+
+function fmix(h: number, length: number): number {
+  h ^= length;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** murmur3 over the UTF-16 code units of a string, two units per 32-bit block. */
+export function murmurString(s: string, seed = 0): number {
+  let h = seed | 0;
+  const n = s.length;
+  let i = 0;
+  for (; i + 1 < n; i += 2) h = mixH(h, s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16));
+  if (i < n) h ^= mixK(s.charCodeAt(i));
+  return fmix(h, n * 2);
+}
+
+/** Stable 32-bit hash of a key. Type tags keep `1` and `"1"` apart. */
+export function hashKey(key: Key): number {
+  switch (typeof key) {
+    case 'string':
+      return murmurString(key);
+    case 'number':
+      return murmurString(Number.isInteger(key) ? String(key) : key.toString(), 0x6e);
+    case 'bigint':
+      return murmurString(key.toString(), 0x6e);
+    case 'boolean':
+      return murmurString(key ? 't' : 'f', 0x62);
+    case 'undefined':
+      return murmurString('', 0x75);
+    case 'object':
+      if (key === null) return murmurString('', 0x75);
+      if (Array.isArray(key)) {
+        let h = 0x61;
+        for (const part of key) h = mixH(h, hashKey(part));
+        return fmix(h, key.length * 4);
+      }
+  }
+  throw new TypeError(`unsupported key type ${typeof key}: keys must be strings, numbers, bigints, booleans or arrays of them`);
+}
+
+export function keyGroupFor(key: Key, maxParallelism: number): number {
+  return hashKey(key) % maxParallelism;
+}
+
+/** The subtask that owns a key group: floor(keyGroup * parallelism / maxParallelism). */
+export function operatorIndexForKeyGroup(keyGroup: number, parallelism: number, maxParallelism: number): number {
+  return Math.floor((keyGroup * parallelism) / maxParallelism);
+}
+
+/** A contiguous, inclusive range of key groups owned by one subtask. */
+export interface KeyGroupRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+export function keyGroupRangeForSubtask(subtask: number, parallelism: number, maxParallelism: number): KeyGroupRange {
+  // The inverse of operatorIndexForKeyGroup, as Flink's KeyGroupRangeAssignment computes it.
+  const start = Math.ceil((subtask * maxParallelism) / parallelism);
+  const end = Math.ceil(((subtask + 1) * maxParallelism) / parallelism) - 1;
+  return { start, end };
+}
+
+export function keyGroupRangeSize(range: KeyGroupRange): number {
+  return range.end - range.start + 1;
+}

@@ -1,0 +1,176 @@
+import type { TaskInfo } from '../api/functions.ts';
+import type { OperatorRestoreState } from '../network/control-messages.ts';
+import type { JobVertex } from '../graph/job-graph.ts';
+import { HeapKeyedStateBackend } from '../state/heap-keyed-state-backend.ts';
+import type { KeyGroupRange } from '../state/key-group.ts';
+import { OperatorStateBackend, type OperatorStateEntry } from '../state/operator-state-backend.ts';
+import { createOperator } from './operator-factory.ts';
+import { OperatorFailure } from './operator-failure.ts';
+import type { Output, StreamOperator } from './operators/stream-operator.ts';
+import type { RecordWriter } from './record-writer.ts';
+
+export interface ChainMember {
+  readonly uid: string;
+  readonly operatorId: string;
+  readonly name: string;
+  readonly operator: StreamOperator;
+  readonly keyedState: HeapKeyedStateBackend | undefined;
+  readonly operatorState: OperatorStateBackend;
+}
+
+export interface ChainSetup {
+  readonly jobId: string;
+  readonly attempt: number;
+  readonly vertex: JobVertex;
+  readonly subtask: number;
+  readonly keyGroupRange: KeyGroupRange;
+  /** Writers by job edge id. */
+  readonly writers: ReadonlyMap<number, RecordWriter>;
+  readonly restore: Readonly<Record<string, OperatorRestoreState>> | undefined;
+  readonly restoreKeyed: (backend: HeapKeyedStateBackend, state: OperatorRestoreState) => void;
+}
+
+/**
+ * The operators of one vertex in one subtask, wired output to input. A record emitted by one
+ * operator is a plain call into the next, so a chain costs no more than the functions in it.
+ */
+export class OperatorChain {
+  readonly members: ChainMember[] = [];
+  readonly head: StreamOperator;
+  /** Entry point of the chain for records, with failures attributed to the operator that threw. */
+  readonly input: Output;
+
+  readonly outputs: Output[];
+  readonly #vertexName: string;
+  readonly #subtask: number;
+  readonly #parallelism: number;
+
+  constructor(setup: ChainSetup) {
+    const { vertex, subtask } = setup;
+    this.#vertexName = vertex.name;
+    this.#subtask = subtask;
+    this.#parallelism = vertex.parallelism;
+    const ops = vertex.operators;
+    const instances = ops.map((op) => createOperator(op.spec));
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i]!;
+      const keyed = op.spec.kind === 'keyed-process' || op.spec.kind === 'reduce';
+      const restored = setup.restore?.[op.uid];
+      const keyedState = keyed
+        ? new HeapKeyedStateBackend(setup.keyGroupRange, vertex.maxParallelism, op.uid, () => `subtask ${subtask} of '${op.name}'`)
+        : undefined;
+      if (keyedState && restored) setup.restoreKeyed(keyedState, restored);
+      const operatorState = new OperatorStateBackend(restored ? toEntries(restored.operator) : undefined);
+      this.members.push({ uid: op.uid, operatorId: op.operatorId, name: op.name, operator: instances[i]!, keyedState, operatorState });
+    }
+    this.head = instances[0]!;
+    this.input = this.#guarded(0);
+    this.outputs = ops.map((op) => {
+      const targets: Output[] = [
+        ...op.chainedOutputs.map((next) => this.#guarded(next)),
+        ...op.networkOutputs.map((edgeId) => writerOutput(setup.writers.get(edgeId)!)),
+      ];
+      return targets.length === 1 ? targets[0]! : fanOut(targets);
+    });
+  }
+
+  #guarded(index: number): Output {
+    const member = this.members[index]!;
+    const op = member.operator;
+    const fail = (e: unknown): never => {
+      if (e instanceof OperatorFailure) throw e;
+      throw new OperatorFailure(e, member.name, member.uid, this.#vertexName, this.#subtask, this.#parallelism);
+    };
+    return {
+      collect(value: unknown): void {
+        try {
+          op.processElement(value);
+        } catch (e) {
+          fail(e);
+        }
+      },
+    };
+  }
+
+  async open(info: Omit<TaskInfo, 'operatorName' | 'operatorUid'>): Promise<void> {
+    // Open from the end of the chain backwards, so no operator emits into one that is not open.
+    for (let i = this.members.length - 1; i >= 0; i--) {
+      const m = this.members[i]!;
+      await this.#attempt(i, () =>
+        m.operator.open({
+          ...info,
+          operatorName: m.name,
+          operatorUid: m.uid,
+          output: this.outputs[i]!,
+          keyedState: m.keyedState,
+          operatorState: m.operatorState,
+        }),
+      );
+    }
+  }
+
+  async endInput(): Promise<void> {
+    for (let i = 0; i < this.members.length; i++) await this.#attempt(i, () => this.members[i]!.operator.endInput());
+  }
+
+  ready(): Promise<void> | undefined {
+    for (const m of this.members) {
+      const r = m.operator.ready();
+      if (r !== undefined) return r;
+    }
+    return undefined;
+  }
+
+  async prepareSnapshot(checkpointId: number): Promise<void> {
+    for (let i = 0; i < this.members.length; i++) await this.#attempt(i, () => this.members[i]!.operator.prepareSnapshot(checkpointId));
+  }
+
+  async notifyCheckpointComplete(checkpointId: number): Promise<void> {
+    for (let i = 0; i < this.members.length; i++) await this.#attempt(i, () => this.members[i]!.operator.notifyCheckpointComplete(checkpointId));
+  }
+
+  async notifyCheckpointAborted(checkpointId: number): Promise<void> {
+    for (let i = 0; i < this.members.length; i++) await this.#attempt(i, () => this.members[i]!.operator.notifyCheckpointAborted(checkpointId));
+  }
+
+  async close(): Promise<void> {
+    for (let i = 0; i < this.members.length; i++) await this.#attempt(i, () => this.members[i]!.operator.close());
+  }
+
+  /** Cancellation or failure: every operator releases what it holds; errors are collected, not thrown early. */
+  async dispose(): Promise<void> {
+    for (const m of this.members) {
+      try {
+        await m.operator.dispose();
+      } catch {
+        // The attempt is over either way; one operator's cleanup failure must not stop the others'.
+      }
+    }
+  }
+
+  async #attempt(index: number, fn: () => void | Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (e) {
+      if (e instanceof OperatorFailure) throw e;
+      const m = this.members[index]!;
+      throw new OperatorFailure(e, m.name, m.uid, this.#vertexName, this.#subtask, this.#parallelism);
+    }
+  }
+}
+
+function writerOutput(writer: RecordWriter): Output {
+  return { collect: (value) => writer.emit(value) };
+}
+
+function fanOut(targets: readonly Output[]): Output {
+  return {
+    collect(value: unknown): void {
+      for (let i = 0; i < targets.length; i++) targets[i]!.collect(value);
+    },
+  };
+}
+
+function toEntries(state: Record<string, { mode: 'split' | 'union'; values: unknown[] }>): Map<string, OperatorStateEntry> {
+  return new Map(Object.entries(state).map(([name, e]) => [name, { mode: e.mode, values: e.values }]));
+}

@@ -1,0 +1,28 @@
+import type { OperatorSpec } from '../api/transformation.ts';
+import { FilterOperator } from './operators/filter-operator.ts';
+import { FlatMapOperator } from './operators/flat-map-operator.ts';
+import { KeyedProcessOperator } from './operators/keyed-process-operator.ts';
+import { MapOperator } from './operators/map-operator.ts';
+import { ReduceOperator } from './operators/reduce-operator.ts';
+import { SinkOperator } from './operators/sink-operator.ts';
+import { SourceOperator } from './operators/source-operator.ts';
+import type { StreamOperator } from './operators/stream-operator.ts';
+
+export function createOperator(spec: OperatorSpec): StreamOperator {
+  switch (spec.kind) {
+    case 'source':
+      return new SourceOperator(spec.source);
+    case 'map':
+      return new MapOperator(spec.fn);
+    case 'flatMap':
+      return new FlatMapOperator(spec.fn);
+    case 'filter':
+      return new FilterOperator(spec.fn);
+    case 'keyed-process':
+      return new KeyedProcessOperator(spec.fn, spec.keySelector);
+    case 'reduce':
+      return new ReduceOperator(spec.fn, spec.keySelector);
+    case 'sink':
+      return new SinkOperator(spec.sink);
+  }
+}

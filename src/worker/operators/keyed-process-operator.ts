@@ -1,0 +1,52 @@
+import type { Collector, KeyedContext, KeyedProcessFunction, KeySelector, RuntimeContext } from '../../api/functions.ts';
+import type { Key } from '../../state/key-group.ts';
+import type { HeapKeyedStateBackend } from '../../state/heap-keyed-state-backend.ts';
+import { AbstractStreamOperator, type OperatorContext } from './stream-operator.ts';
+
+export class KeyedProcessOperator extends AbstractStreamOperator {
+  readonly #fn: KeyedProcessFunction<Key, unknown, unknown>;
+  readonly #keySelector: KeySelector<unknown>;
+  #backend!: HeapKeyedStateBackend;
+  #keyedContext!: KeyedContext<Key>;
+
+  constructor(fn: KeyedProcessFunction<Key, unknown, unknown>, keySelector: KeySelector<unknown>) {
+    super();
+    this.#fn = fn;
+    this.#keySelector = keySelector;
+  }
+
+  override async open(ctx: OperatorContext): Promise<void> {
+    super.open(ctx);
+    const backend = ctx.keyedState!;
+    this.#backend = backend;
+    this.#keyedContext = { getCurrentKey: () => backend.currentKey };
+    const runtime: RuntimeContext = {
+      jobId: ctx.jobId,
+      operatorName: ctx.operatorName,
+      operatorUid: ctx.operatorUid,
+      subtaskIndex: ctx.subtaskIndex,
+      parallelism: ctx.parallelism,
+      maxParallelism: ctx.maxParallelism,
+      attemptNumber: ctx.attemptNumber,
+      getState: (d) => backend.getValueState(d),
+      getListState: (d) => backend.getListState(d),
+      getMapState: (d) => backend.getMapState(d),
+      getReducingState: (d) => backend.getReducingState(d),
+      getAggregatingState: (d) => backend.getAggregatingState(d),
+    };
+    await this.#fn.open?.(runtime);
+  }
+
+  processElement(value: unknown): void {
+    this.#backend.setCurrentKey(this.#keySelector(value) as Key);
+    this.#fn.processElement(value, this.#keyedContext, this.output as Collector<unknown>);
+  }
+
+  override endInput(): void {
+    this.#fn.endInput?.(this.output as Collector<unknown>);
+  }
+
+  override async close(): Promise<void> {
+    await this.#fn.close?.();
+  }
+}

@@ -1,0 +1,35 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { pathToFileURL } from 'node:url';
+import { fileTaskStateStorage } from '../checkpoint/file-task-state-storage.ts';
+import type { FromTaskManager, TaskManagerThreadInit, ToTaskManager } from '../network/control-messages.ts';
+import { serializeError } from '../network/control-messages.ts';
+import { TaskManager } from './task-manager.ts';
+
+/**
+ * A TaskManager in a worker thread. Functions cannot cross threads, so it loads the job module
+ * itself and builds the graph from it; the JobMaster checks that the graphs agree.
+ */
+interface JobModule {
+  readonly default?: { plan?: (args: readonly string[], layers: TaskManagerThreadInit['layers']) => Promise<{ jobGraph: any; config: any }> };
+}
+
+const port = parentPort!;
+const init = workerData as TaskManagerThreadInit;
+const send = (m: FromTaskManager) => port.postMessage(m);
+
+try {
+  const mod = (await import(pathToFileURL(init.modulePath).href)) as JobModule;
+  if (typeof mod.default?.plan !== 'function') throw new Error(`${init.modulePath} has no default export made with defineJob`);
+  const { jobGraph, config } = await mod.default.plan(init.args, init.layers);
+  const tm = new TaskManager({ index: init.index, taskManagers: init.taskManagers, jobGraph, config, send, storage: fileTaskStateStorage });
+  port.on('message', (m: ToTaskManager) => {
+    if (m.type === 'shutdown') {
+      void tm.shutdown().then(() => process.exit(0));
+      return;
+    }
+    tm.handle(m);
+  });
+  send({ type: 'ready', tm: init.index });
+} catch (e) {
+  send({ type: 'deploy-failed', tm: init.index, attempt: -1, error: serializeError(e) });
+}

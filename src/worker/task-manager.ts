@@ -1,0 +1,245 @@
+import type { WeirConfig } from '../config/configuration.ts';
+import type { JobEdge, JobGraph } from '../graph/job-graph.ts';
+import type { FromTaskManager, OperatorRestoreState, RemoteChannelEndpoint, TaskDeployment, ToTaskManager } from '../network/control-messages.ts';
+import { serializeError } from '../network/control-messages.ts';
+import { InputChannel } from '../network/input-channel.ts';
+import { connectLocal } from '../network/local-channel.ts';
+import type { OutputChannel } from '../network/output-channel.ts';
+import { connectPortInput, connectPortOutput } from '../network/port-channel.ts';
+import type { HeapKeyedStateBackend } from '../state/heap-keyed-state-backend.ts';
+import { InputGate } from './input-gate.ts';
+import { createChannelSelector } from './partitioner.ts';
+import { consumersOf, producersOf, taskManagerFor } from './placement.ts';
+import { RecordWriter } from './record-writer.ts';
+import { type SnapshotWriter, Task } from './task.ts';
+
+/** Where snapshots go and how keyed state comes back: provided by the checkpoint storage. */
+export interface TaskStateStorage {
+  readonly writeSnapshot: SnapshotWriter;
+  readonly restoreKeyed: (backend: HeapKeyedStateBackend, state: OperatorRestoreState, directory: string) => void;
+}
+
+export interface TaskManagerOptions {
+  readonly index: number;
+  readonly taskManagers: number;
+  readonly jobGraph: JobGraph;
+  readonly config: WeirConfig;
+  readonly send: (message: FromTaskManager) => void;
+  readonly storage: TaskStateStorage;
+}
+
+const SLICE_MS = 8;
+const METRICS_INTERVAL_MS = 500;
+
+/**
+ * Hosts some subtasks of a job in one thread and runs them cooperatively: each round steps every
+ * task that has work, and the thread goes back to the event loop often enough for channel
+ * messages, timers and I/O to come in.
+ */
+export class TaskManager {
+  readonly #o: TaskManagerOptions;
+  #tasks: Task[] = [];
+  #attempt = -1;
+  #wakeup: (() => void) | undefined;
+  #ready = new Set<Task>();
+  #closers: Array<() => void> = [];
+  #loop: Promise<void> | undefined;
+  #metricsTimer: NodeJS.Timeout | undefined;
+
+  constructor(options: TaskManagerOptions) {
+    this.#o = options;
+  }
+
+  handle(message: ToTaskManager): void {
+    if ('attempt' in message && message.type !== 'deploy' && message.attempt !== this.#attempt) return;
+    switch (message.type) {
+      case 'deploy':
+        void this.#deploy(message);
+        return;
+      case 'trigger-checkpoint':
+        for (const t of this.#tasks) if (t.vertex.isSource) t.triggerCheckpoint(message.checkpointId, message.timestamp, message.options);
+        return;
+      case 'checkpoint-complete':
+        for (const t of this.#tasks) t.notifyCheckpointComplete(message.checkpointId);
+        return;
+      case 'checkpoint-aborted':
+        for (const t of this.#tasks) t.notifyCheckpointAborted(message.checkpointId, message.reason);
+        return;
+      case 'finish':
+        for (const t of this.#tasks) t.finish();
+        return;
+      case 'cancel':
+        void this.#cancelAll();
+        return;
+      case 'describe':
+        this.#o.send({ type: 'described', requestId: message.requestId, tasks: this.#tasks.map((t) => t.metrics()) });
+        return;
+      case 'shutdown':
+        void this.#cancelAll();
+        return;
+    }
+  }
+
+  async #deploy(message: Extract<ToTaskManager, { type: 'deploy' }>): Promise<void> {
+    await this.#cancelAll();
+    this.#attempt = message.attempt;
+    const attempt = message.attempt;
+    try {
+      if (message.fingerprint !== this.#o.jobGraph.fingerprint) {
+        throw new Error(
+          `TaskManager ${this.#o.index} built a different job graph from the job module (fingerprint ${this.#o.jobGraph.fingerprint}, JobMaster has ${message.fingerprint}): the job's default export must build the same graph every time it runs`,
+        );
+      }
+      const tasks = this.#build(message.jobId, attempt, message.tasks, message.remoteChannels);
+      this.#tasks = tasks;
+      await Promise.all(
+        tasks.map(async (t) => {
+          try {
+            await t.initialize();
+          } catch (e) {
+            t.fail(e);
+          }
+        }),
+      );
+      if (this.#attempt !== attempt) return;
+      for (const t of tasks) this.#ready.add(t);
+      this.#startMetrics();
+      this.#loop ??= this.#run();
+      this.#wake();
+    } catch (e) {
+      this.#o.send({ type: 'deploy-failed', tm: this.#o.index, attempt, error: serializeError(e) });
+    }
+  }
+
+  #build(jobId: string, attempt: number, deployments: TaskDeployment[], remote: RemoteChannelEndpoint[]): Task[] {
+    const { jobGraph, config, index, taskManagers } = this.#o;
+    const credits = config['taskmanager.network.credits-per-channel'];
+    const batch = config['taskmanager.network.buffer-records'];
+    const key = (edgeId: number, producer: number, consumer: number) => `${edgeId}:${producer}:${consumer}`;
+    const remoteByKey = new Map(remote.map((r) => [`${key(r.edgeId, r.producer, r.consumer)}:${r.role}`, r.port]));
+    const here = (subtask: number) => taskManagerFor(subtask, taskManagers) === index;
+    const pointwise = (e: JobEdge) => e.partitioner.kind === 'forward';
+
+    // Input channels first, so local output channels can be connected to them.
+    const inputs = new Map<string, InputChannel>();
+    const gates = new Map<string, InputGate>();
+    for (const d of deployments) {
+      const vertex = jobGraph.vertices.find((v) => v.id === d.vertexId)!;
+      const channels: InputChannel[] = [];
+      for (const edge of vertex.inputs) {
+        for (const producer of producersOf(pointwise(edge), edge.source.parallelism, d.subtask)) {
+          const ch = new InputChannel(channels.length, `input ${channels.length} (from '${edge.source.name}' subtask ${producer + 1})`);
+          channels.push(ch);
+          const k = key(edge.id, producer, d.subtask);
+          if (here(producer)) {
+            inputs.set(k, ch);
+          } else {
+            const port = remoteByKey.get(`${k}:input`);
+            if (!port) throw new Error(`no port for input channel ${k}`);
+            this.#closers.push(connectPortInput(port, ch));
+          }
+        }
+      }
+      if (channels.length > 0) gates.set(`${d.vertexId}:${d.subtask}`, new InputGate(channels));
+    }
+
+    const storage = this.#o.storage;
+    const tasks: Task[] = [];
+    for (const d of deployments) {
+      const vertex = jobGraph.vertices.find((v) => v.id === d.vertexId)!;
+      const writers = new Map<number, RecordWriter>();
+      for (const edge of vertex.outputs) {
+        const outs: OutputChannel[] = consumersOf(pointwise(edge), edge.target.parallelism, d.subtask).map((consumer) => {
+          const k = key(edge.id, d.subtask, consumer);
+          if (here(consumer)) {
+            const input = inputs.get(k);
+            if (!input) throw new Error(`no local input channel for ${k}`);
+            return connectLocal(input, credits, 2);
+          }
+          const port = remoteByKey.get(`${k}:output`);
+          if (!port) throw new Error(`no port for output channel ${k}`);
+          const out = connectPortOutput(port, credits, 2);
+          this.#closers.push(() => out.close());
+          return out;
+        });
+        const select = createChannelSelector(edge.partitioner, outs.length, d.subtask, edge.target.maxParallelism);
+        writers.set(edge.id, new RecordWriter(outs, select, batch));
+      }
+      const task: Task = new Task({
+        jobId,
+        attempt,
+        vertex,
+        subtask: d.subtask,
+        gate: gates.get(`${d.vertexId}:${d.subtask}`),
+        writers,
+        splits: d.splits,
+        restore: d.restore,
+        barrierMode: config['execution.checkpointing.mode'] === 'exactly-once' ? 'aligned' : 'at-least-once',
+        report: (m) => this.#o.send(m),
+        wake: () => this.#markReady(task),
+        writeSnapshot: storage.writeSnapshot,
+        restoreKeyed: storage.restoreKeyed,
+        failAfterRecords: d.failAfterRecords,
+      });
+      tasks.push(task);
+    }
+    return tasks;
+  }
+
+  #markReady(task: Task): void {
+    this.#ready.add(task);
+    this.#wake();
+  }
+
+  #wake(): void {
+    const w = this.#wakeup;
+    if (w) {
+      this.#wakeup = undefined;
+      w();
+    }
+  }
+
+  /** The scheduler: run ready tasks in rounds; yield to the event loop every few milliseconds. */
+  async #run(): Promise<void> {
+    for (;;) {
+      const sliceEnd = performance.now() + SLICE_MS;
+      while (this.#ready.size > 0 && performance.now() < sliceEnd) {
+        const round = [...this.#ready];
+        this.#ready.clear();
+        for (const task of round) {
+          if (task.step() === 'busy') this.#ready.add(task);
+        }
+      }
+      if (this.#ready.size > 0) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      } else {
+        await new Promise<void>((resolve) => {
+          this.#wakeup = resolve;
+        });
+      }
+    }
+  }
+
+  #startMetrics(): void {
+    if (this.#metricsTimer) return;
+    this.#metricsTimer = setInterval(() => {
+      if (this.#tasks.length > 0) this.#o.send({ type: 'metrics', attempt: this.#attempt, tasks: this.#tasks.map((t) => t.metrics()) });
+    }, METRICS_INTERVAL_MS);
+    this.#metricsTimer.unref();
+  }
+
+  async #cancelAll(): Promise<void> {
+    const tasks = this.#tasks;
+    this.#tasks = [];
+    this.#ready.clear();
+    await Promise.all(tasks.map((t) => t.cancel()));
+    for (const close of this.#closers) close();
+    this.#closers = [];
+  }
+
+  /** Stops everything in this TaskManager (in-thread TaskManagers at the end of a job). */
+  async shutdown(): Promise<void> {
+    await this.#cancelAll();
+    if (this.#metricsTimer) clearInterval(this.#metricsTimer);
+  }
+}

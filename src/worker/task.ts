@@ -1,0 +1,494 @@
+import type {
+  FromTaskManager,
+  TaskFigures,
+  TaskMetrics,
+  TaskRestoreState,
+  TaskStateSnapshot,
+  TaskStatus,
+} from '../network/control-messages.ts';
+import { serializeError } from '../network/control-messages.ts';
+import type { Barrier, CheckpointOptions } from '../network/stream-event.ts';
+import type { JobVertex } from '../graph/job-graph.ts';
+import type { CapturedOperatorState } from '../state/captured-state.ts';
+import type { HeapKeyedStateBackend } from '../state/heap-keyed-state-backend.ts';
+import { keyGroupRangeForSubtask } from '../state/key-group.ts';
+import type { OperatorRestoreState } from '../network/control-messages.ts';
+import { type AlignmentFigures, BarrierHandler, type BarrierMode } from './barrier-handler.ts';
+import type { InputGate } from './input-gate.ts';
+import { Mailbox } from './mailbox.ts';
+import { OperatorChain } from './operator-chain.ts';
+import { SourceOperator } from './operators/source-operator.ts';
+import type { RecordWriter } from './record-writer.ts';
+
+/** The async part of a snapshot: serialize what the sync part captured and write it to storage. */
+export type SnapshotWriter = (
+  barrier: Barrier,
+  captured: CapturedOperatorState[],
+  task: { readonly vertexId: string; readonly subtask: number },
+) => Promise<TaskStateSnapshot>;
+
+export interface TaskSetup {
+  readonly jobId: string;
+  readonly attempt: number;
+  readonly vertex: JobVertex;
+  readonly subtask: number;
+  readonly gate: InputGate | undefined;
+  readonly writers: ReadonlyMap<number, RecordWriter>;
+  readonly splits: unknown[];
+  readonly restore: TaskRestoreState | null;
+  readonly barrierMode: BarrierMode;
+  readonly report: (message: FromTaskManager) => void;
+  readonly wake: () => void;
+  readonly writeSnapshot: SnapshotWriter;
+  readonly restoreKeyed: (backend: HeapKeyedStateBackend, state: OperatorRestoreState, directory: string) => void;
+  readonly failAfterRecords?: number | undefined;
+}
+
+/** A failure made on purpose (weir run --inject-failures, weir verify). */
+export class InjectedFailure extends Error {
+  constructor(task: string, records: number) {
+    super(`injected failure in ${task} after ${records} records`);
+    this.name = 'InjectedFailure';
+  }
+}
+
+/** A task's message before the task stamps it with its attempt, vertex and subtask. */
+type Unstamped<T> = T extends unknown ? Omit<T, 'attempt' | 'vertexId' | 'subtask'> : never;
+
+export type StepResult = 'busy' | 'idle' | 'done';
+
+const BUFFERS_PER_STEP = 8;
+const POLLS_PER_STEP = 16;
+const FLUSH_INTERVAL_MS = 100;
+
+/**
+ * One subtask: an operator chain fed by a source reader or an input gate, run as a mailbox
+ * loop. The TaskManager calls step() whenever the task may have work; each step first runs
+ * mails (checkpoint triggers, notifications), then takes a bounded amount of input.
+ */
+export class Task {
+  readonly vertex: JobVertex;
+  readonly subtask: number;
+  readonly mailbox = new Mailbox();
+  readonly #setup: TaskSetup;
+  readonly #chain: OperatorChain;
+  readonly #writers: RecordWriter[];
+  readonly #gate: InputGate | undefined;
+  readonly #source: SourceOperator | undefined;
+  readonly #barriers: BarrierHandler | undefined;
+  #status: TaskStatus = 'initializing';
+  #blockedOn: Promise<unknown> | undefined;
+  #waitingForSource = false;
+  #endedChannels: Uint8Array;
+  #endedCount = 0;
+  #lastFlush = 0;
+  #recordsIn = 0;
+  #backpressureMs = 0;
+  #backpressureSince = -1;
+  #activity = 'starting';
+  #activitySince = Date.now();
+
+  constructor(setup: TaskSetup) {
+    this.#setup = setup;
+    this.vertex = setup.vertex;
+    this.subtask = setup.subtask;
+    this.#gate = setup.gate;
+    this.#writers = [...setup.writers.values()];
+    this.#chain = new OperatorChain({
+      jobId: setup.jobId,
+      attempt: setup.attempt,
+      vertex: setup.vertex,
+      subtask: setup.subtask,
+      keyGroupRange: keyGroupRangeForSubtask(setup.subtask, setup.vertex.parallelism, setup.vertex.maxParallelism),
+      writers: setup.writers,
+      restore: setup.restore?.operators,
+      restoreKeyed: (backend, state) => setup.restoreKeyed(backend, state, setup.restore!.directory),
+    });
+    const head = this.#chain.head;
+    if (head instanceof SourceOperator) {
+      this.#source = head;
+      head.assignInitialSplits(setup.splits);
+      head.onBacklog = (backlog) =>
+        setup.report({ type: 'backlog', attempt: setup.attempt, vertexId: setup.vertex.id, subtask: setup.subtask, backlog });
+    }
+    this.#endedChannels = new Uint8Array(setup.gate?.channels.length ?? 0);
+    if (setup.gate) {
+      setup.gate.onData = setup.wake;
+      this.#barriers = new BarrierHandler(setup.gate, setup.barrierMode, {
+        triggerSnapshot: (barrier, figures) => this.#snapshot(barrier, figures),
+        abortCheckpoint: (id, reason) => this.#decline(id, reason),
+      });
+    }
+    for (const w of this.#writers) for (const ch of w.channels) ch.onWritable = setup.wake;
+    this.mailbox.onMail = setup.wake;
+  }
+
+  get status(): TaskStatus {
+    return this.#status;
+  }
+
+  get name(): string {
+    return `${this.vertex.name} (${this.subtask + 1}/${this.vertex.parallelism})`;
+  }
+
+  async initialize(): Promise<void> {
+    await this.#chain.open({
+      jobId: this.#setup.jobId,
+      subtaskIndex: this.subtask,
+      parallelism: this.vertex.parallelism,
+      maxParallelism: this.vertex.maxParallelism,
+      attemptNumber: this.#setup.attempt,
+    });
+    this.#setStatus('running');
+    this.#setActivity(this.#source ? 'reading' : 'processing');
+  }
+
+  // ---- the mailbox loop, one bounded step at a time ----
+
+  step(): StepResult {
+    if (this.#status === 'finished' || this.#status === 'failed' || this.#status === 'canceled') return 'done';
+    if (this.#blockedOn !== undefined) return 'idle';
+    try {
+      for (let mail = this.mailbox.take(); mail !== undefined; mail = this.mailbox.take()) {
+        const r = mail.run();
+        if (r instanceof Promise) {
+          this.#blockUntil(r, mail.description);
+          return 'idle';
+        }
+        if (this.#isTerminal()) return 'done';
+      }
+      if (this.#status === 'initializing') return 'idle';
+      if (!this.#outputsWritable()) return 'idle';
+      const ready = this.#chain.ready();
+      if (ready !== undefined) {
+        this.#blockUntil(ready, 'waiting for the sink');
+        return 'idle';
+      }
+      const result = this.#source ? this.#stepSource() : this.#stepGate();
+      this.#checkInjectedFailure();
+      return result;
+    } catch (e) {
+      this.fail(e);
+      return 'done';
+    }
+  }
+
+  #stepSource(): StepResult {
+    if (this.#status !== 'running' || this.#waitingForSource) return 'idle';
+    const source = this.#source!;
+    for (let i = 0; i < POLLS_PER_STEP; i++) {
+      const status = source.pollNext();
+      if (status === 'more') {
+        if (!this.#outputsWritable()) return 'idle';
+        continue;
+      }
+      if (status === 'end') {
+        this.#endOfInput();
+        return 'idle';
+      }
+      this.#flushIfIdle();
+      this.#waitingForSource = true;
+      source.reader.isAvailable().then(
+        () => {
+          this.#waitingForSource = false;
+          this.#setup.wake();
+        },
+        (e) => this.fail(e),
+      );
+      return 'idle';
+    }
+    this.#maybeTimedFlush();
+    return 'busy';
+  }
+
+  #stepGate(): StepResult {
+    const gate = this.#gate!;
+    const head = this.#chain.input;
+    for (let i = 0; i < BUFFERS_PER_STEP; i++) {
+      const next = gate.pollNext();
+      if (next === undefined) {
+        this.#flushIfIdle();
+        return 'idle';
+      }
+      const item = next.item;
+      switch (item.kind) {
+        case 'records': {
+          const records = item.records;
+          this.#recordsIn += records.length;
+          for (let r = 0; r < records.length; r++) head.collect(records[r]);
+          if (item.bytes > 0) this.#barriers!.noteProcessed(item.bytes);
+          break;
+        }
+        case 'barrier':
+          this.#barriers!.onBarrier(next.channel, item);
+          if (this.#blockedOn !== undefined) return 'idle';
+          break;
+        case 'cancel-barrier':
+          this.#barriers!.onCancelBarrier(item.checkpointId);
+          break;
+        case 'end-of-data':
+          this.#onEndOfData(next.channel);
+          if (this.#blockedOn !== undefined) return 'idle';
+          break;
+      }
+      if (!this.#outputsWritable()) return 'idle';
+    }
+    this.#maybeTimedFlush();
+    return 'busy';
+  }
+
+  #checkInjectedFailure(): void {
+    const limit = this.#setup.failAfterRecords;
+    if (limit === undefined) return;
+    const taken = this.#source ? this.#source.emitted : this.#recordsIn;
+    if (taken >= limit) throw new InjectedFailure(this.name, taken);
+  }
+
+  #onEndOfData(channel: number): void {
+    if (this.#endedChannels[channel]) return;
+    this.#endedChannels[channel] = 1;
+    if (++this.#endedCount === this.#endedChannels.length) this.#endOfInput();
+  }
+
+  /** All input consumed: let operators flush, tell downstream, and wait for the JobMaster's finish. */
+  #endOfInput(): void {
+    this.#setActivity('finishing input');
+    this.#blockUntil(
+      this.#chain.endInput().then(() => {
+        // An armed failure that the input was too short to reach fires at its end.
+        if (this.#setup.failAfterRecords !== undefined) throw new InjectedFailure(this.name, this.#source?.emitted ?? this.#recordsIn);
+        for (const w of this.#writers) w.broadcastEvent({ kind: 'end-of-data' });
+        this.#setStatus('end-of-data');
+        this.#setActivity('input finished, waiting for the job to end');
+      }),
+      'finishing input',
+    );
+  }
+
+  // ---- checkpoints ----
+
+  /** A source task's trigger, run as mail: between two polls, never inside one. */
+  triggerCheckpoint(checkpointId: number, timestamp: number, options: CheckpointOptions): void {
+    this.mailbox.put({
+      description: `checkpoint ${checkpointId}`,
+      run: () => {
+        if (this.#status !== 'running' && this.#status !== 'end-of-data') {
+          this.#decline(checkpointId, `subtask was ${this.#status} when checkpoint ${checkpointId} was triggered`);
+          return;
+        }
+        return this.#snapshot({ kind: 'barrier', checkpointId, timestamp, options }, { alignmentMs: 0, startDelayMs: Date.now() - timestamp, processedBytes: 0 });
+      },
+    });
+  }
+
+  #snapshot(barrier: Barrier, alignment: AlignmentFigures): Promise<void> {
+    const id = barrier.checkpointId;
+    const start = performance.now();
+    this.#setActivity(`taking the synchronous snapshot of checkpoint ${id}`);
+    const work = (async () => {
+      await this.#chain.prepareSnapshot(id);
+      const captured = this.#capture();
+      for (const w of this.#writers) w.broadcastEvent(barrier);
+      const syncMs = performance.now() - start;
+      this.#setActivity(this.#source ? 'reading' : 'processing');
+      this.#writeAsync(barrier, captured, syncMs, alignment);
+    })();
+    if (this.#gate) this.#blockUntil(work, `synchronous snapshot of checkpoint ${id}`);
+    return work;
+  }
+
+  #capture(): CapturedOperatorState[] {
+    return this.#chain.members.map((m) => ({
+      uid: m.uid,
+      operatorId: m.operatorId,
+      operator: m.operatorState.snapshot(),
+      keyed: m.keyedState
+        ? {
+            keyGroupRange: m.keyedState.keyGroupRange,
+            maxParallelism: m.keyedState.maxParallelism,
+            tables: [...m.keyedState.states.values()].map((s) => ({ descriptor: s.descriptor, snapshot: s.table.snapshot() })),
+          }
+        : null,
+    }));
+  }
+
+  #writeAsync(barrier: Barrier, captured: CapturedOperatorState[], syncMs: number, alignment: AlignmentFigures): void {
+    const start = performance.now();
+    const checkpointId = barrier.checkpointId;
+    const release = () => {
+      for (const c of captured) for (const t of c.keyed?.tables ?? []) t.snapshot.release();
+    };
+    this.#setup
+      .writeSnapshot(barrier, captured, { vertexId: this.vertex.id, subtask: this.subtask })
+      .then(
+        (state) => {
+          release();
+          const figures: TaskFigures = {
+            syncMs,
+            asyncMs: performance.now() - start,
+            alignmentMs: alignment.alignmentMs,
+            startDelayMs: alignment.startDelayMs,
+            processedBytes: alignment.processedBytes,
+            persistedBytes: 0,
+            stateBytes: state.operators.reduce((n, o) => n + (o.keyed?.bytes ?? 0), 0),
+            unaligned: false,
+          };
+          this.#report({ type: 'ack-checkpoint', checkpointId, state, figures });
+        },
+        (e: unknown) => {
+          release();
+          this.#decline(checkpointId, `writing the snapshot failed: ${e instanceof Error ? e.message : String(e)}`, true);
+        },
+      );
+  }
+
+  #decline(checkpointId: number, reason: string, counts = false): void {
+    for (const w of this.#writers) w.broadcastEvent({ kind: 'cancel-barrier', checkpointId });
+    this.#report({ type: 'decline-checkpoint', checkpointId, reason, counts });
+  }
+
+  notifyCheckpointComplete(checkpointId: number): void {
+    this.mailbox.put({ description: `commit of checkpoint ${checkpointId}`, run: () => this.#chain.notifyCheckpointComplete(checkpointId) });
+  }
+
+  notifyCheckpointAborted(checkpointId: number, reason: string): void {
+    this.mailbox.put({
+      description: `abort of checkpoint ${checkpointId}`,
+      run: () => {
+        this.#barriers?.abort(checkpointId, reason);
+        return this.#chain.notifyCheckpointAborted(checkpointId);
+      },
+    });
+  }
+
+  // ---- lifecycle ----
+
+  /** The JobMaster saw every task reach the end of its data (and the final checkpoint): close. */
+  finish(): void {
+    this.mailbox.put({
+      description: 'closing',
+      run: async () => {
+        for (const w of this.#writers) w.flushAll();
+        await this.#chain.close();
+        this.#setStatus('finished');
+      },
+    });
+  }
+
+  async cancel(): Promise<void> {
+    if (this.#isTerminal()) return;
+    this.#status = 'canceled';
+    this.#report({ type: 'task-status', status: 'canceled', ...this.#positions() });
+    await this.#chain.dispose();
+  }
+
+  fail(error: unknown): void {
+    if (this.#isTerminal()) return;
+    this.#status = 'failed';
+    this.#report({
+      type: 'task-status',
+      status: 'failed',
+      error: serializeError(error, { vertex: this.vertex.name, subtask: this.subtask }),
+      ...this.#positions(),
+    });
+    this.#setup.wake();
+    void this.#chain.dispose();
+  }
+
+  metrics(): TaskMetrics {
+    const now = performance.now();
+    const bp = this.#backpressureMs + (this.#backpressureSince >= 0 ? now - this.#backpressureSince : 0);
+    return {
+      vertexId: this.vertex.id,
+      subtask: this.subtask,
+      recordsIn: this.#source ? this.#source.emitted : this.#recordsIn,
+      recordsOut: this.#writers.reduce((n, w) => n + w.recordsOut, 0),
+      backpressure: bp,
+      activity: this.describeActivity(),
+    };
+  }
+
+  describeActivity(): string {
+    const since = Math.round((Date.now() - this.#activitySince) / 1000);
+    const aligning = this.#barriers?.describe();
+    if (aligning) return aligning;
+    const reading = this.#source && this.#status === 'running' ? this.#source.reader.describeActivity?.() : undefined;
+    const what = reading ?? this.#activity;
+    return since >= 1 ? `${what} (for ${since} s)` : what;
+  }
+
+  // ---- helpers ----
+
+  /** Where a source's reader stands: an at-most-once restart goes on from here. */
+  #positions(): { positions?: unknown[] } {
+    if (!this.#source || this.#status === 'initializing') return {};
+    try {
+      return { positions: this.#source.reader.snapshotState(-1) };
+    } catch {
+      return {};
+    }
+  }
+
+  #report(message: Unstamped<Extract<FromTaskManager, { vertexId: string }>>): void {
+    this.#setup.report({ ...message, attempt: this.#setup.attempt, vertexId: this.vertex.id, subtask: this.subtask } as FromTaskManager);
+  }
+
+  #setStatus(status: TaskStatus): void {
+    this.#status = status;
+    this.#report({ type: 'task-status', status });
+  }
+
+  #setActivity(activity: string): void {
+    this.#activity = activity;
+    this.#activitySince = Date.now();
+  }
+
+  #isTerminal(): boolean {
+    return this.#status === 'finished' || this.#status === 'failed' || this.#status === 'canceled';
+  }
+
+  #blockUntil(promise: Promise<unknown>, activity: string): void {
+    const previous = this.#activity;
+    this.#setActivity(activity);
+    const blocked = promise.then(
+      () => {
+        if (this.#blockedOn === blocked) this.#blockedOn = undefined;
+        if (this.#activity === activity) this.#setActivity(previous);
+        this.#setup.wake();
+      },
+      (e) => {
+        if (this.#blockedOn === blocked) this.#blockedOn = undefined;
+        this.fail(e);
+      },
+    );
+    this.#blockedOn = blocked;
+  }
+
+  #outputsWritable(): boolean {
+    for (let i = 0; i < this.#writers.length; i++) {
+      if (!this.#writers[i]!.writable) {
+        if (this.#backpressureSince < 0) this.#backpressureSince = performance.now();
+        for (const w of this.#writers) w.flushAll();
+        return false;
+      }
+    }
+    if (this.#backpressureSince >= 0) {
+      this.#backpressureMs += performance.now() - this.#backpressureSince;
+      this.#backpressureSince = -1;
+    }
+    return true;
+  }
+
+  #flushIfIdle(): void {
+    for (const w of this.#writers) w.flushAll();
+    this.#lastFlush = performance.now();
+  }
+
+  #maybeTimedFlush(): void {
+    const now = performance.now();
+    if (now - this.#lastFlush > FLUSH_INTERVAL_MS) {
+      for (const w of this.#writers) w.flushAll();
+      this.#lastFlush = now;
+    }
+  }
+}

@@ -1,0 +1,6 @@
+// Entry of a worker-thread TaskManager: TypeScript (the engine's and the user's job module) is
+// compiled on load by tsx, so users run no build step.
+import { register } from 'tsx/esm/api';
+
+register();
+await import('./task-manager-thread.ts');
