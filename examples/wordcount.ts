@@ -4,6 +4,8 @@
 //
 // --input FILE   a text file, split on whitespace (default: seeded datagen words)
 // --output DIR   committed files with one line per update, `word<TAB>running count` (default: print the final counts)
+// --words N      datagen words in all (default 200000); --seed S; --rate R words per second (default unlimited)
+// --checkpoint-interval MS (default 500)
 import { defineJob } from 'weir';
 import { DataGen } from 'weir/connectors/datagen';
 import { FileSink, TextFileSource } from 'weir/connectors/file';
@@ -20,7 +22,14 @@ export default defineJob((env, args) => {
   const input = args.get('input');
   const lines = input
     ? env.fromSource(new TextFileSource(input), { name: 'Source: lines', uid: 'source' })
-    : env.fromSource(DataGen.words({ seed: args.getNumber('seed', 7), count: args.getNumber('words', 200_000) }), { name: 'Source: words', uid: 'source' });
+    : env.fromSource(
+        DataGen.words({
+          seed: args.getNumber('seed', 7),
+          count: args.getNumber('words', 200_000),
+          ...(args.has('rate') ? { ratePerSecond: args.getNumber('rate', 0) } : {}),
+        }),
+        { name: 'Source: words', uid: 'source' },
+      );
 
   const counts = lines
     .flatMap((line: string) => {

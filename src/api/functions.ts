@@ -60,5 +60,8 @@ export interface KeyedProcessFunction<K, I, O> {
   processElement(value: I, ctx: KeyedContext<K>, out: Collector<O>): void;
   /** Called once when all input has been consumed (bounded jobs). */
   endInput?(out: Collector<O>): void;
+  /** A checkpoint that included this function's state is complete (e.g. to publish side effects). */
+  notifyCheckpointComplete?(checkpointId: number): void | Promise<void>;
+  notifyCheckpointAborted?(checkpointId: number): void | Promise<void>;
   close?(): void | Promise<void>;
 }

@@ -161,6 +161,7 @@ export class CheckpointCoordinator {
   }
 
   #completed = new Map<number, CompletedCheckpoint>();
+  #completions: Promise<void> = Promise.resolve();
   #completedById(id: number): CompletedCheckpoint {
     const cp = this.#completed.get(id)!;
     this.#completed.delete(id);
@@ -173,7 +174,11 @@ export class CheckpointCoordinator {
     const task = `${m.vertexId}:${m.subtask}`;
     if (p.acknowledge(task, m.state, m.figures) !== 'SUCCESS') return;
     this.stats.acknowledged(p.stats, { ...m.figures, vertexId: m.vertexId, subtask: m.subtask, ackTimestamp: Date.now() });
-    if (p.isFullyAcknowledged) void this.#complete(p);
+    if (p.isFullyAcknowledged) {
+      // Finalize in acknowledgement order, so a slow _metadata write cannot reorder completions.
+      this.#pending.delete(p.id);
+      this.#completions = this.#completions.then(() => this.#complete(p));
+    }
   }
 
   receiveDecline(m: Extract<FromTaskManager, { type: 'decline-checkpoint' }>): void {
@@ -184,7 +189,6 @@ export class CheckpointCoordinator {
   }
 
   async #complete(p: PendingCheckpoint): Promise<void> {
-    this.#pending.delete(p.id);
     p.discard();
     const metadata = this.#metadata(p);
     try {
@@ -206,10 +210,7 @@ export class CheckpointCoordinator {
     this.stats.completed(p.stats, p.options.targetDir, completedAt);
     this.#consecutiveFailures = 0;
     this.#lastCompletion = completedAt;
-    if (p.options.type === 'checkpoint') {
-      await this.store.add(checkpoint);
-      this.#d.notifyComplete(p.id);
-    }
+    if (p.options.type === 'checkpoint' && (await this.store.add(checkpoint))) this.#d.notifyComplete(p.id);
     // Older pending checkpoints can never be the latest now: drop them (not a failure).
     for (const older of [...this.#pending.values()]) if (older.id < p.id && older.options.type === 'checkpoint') this.#abort(older, `subsumed by checkpoint ${p.id}`, false);
     this.#d.log.info(`completed ${p.options.type} ${p.id}`, {

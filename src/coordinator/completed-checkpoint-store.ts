@@ -16,12 +16,19 @@ export class CompletedCheckpointStore {
     this.#log = log;
   }
 
-  async add(checkpoint: CompletedCheckpoint): Promise<void> {
+  /** Adds a completed checkpoint; one older than the latest is subsumed at once (returns false). */
+  async add(checkpoint: CompletedCheckpoint): Promise<boolean> {
+    const latest = this.latest();
+    if (latest && checkpoint.id < latest.id) {
+      await this.#discard(checkpoint, `subsumed by checkpoint ${latest.id}`);
+      return false;
+    }
     this.#checkpoints.push(checkpoint);
     while (this.#checkpoints.length > this.#retained) {
       const subsumed = this.#checkpoints.shift()!;
       await this.#discard(subsumed, 'subsumed');
     }
+    return true;
   }
 
   latest(): CompletedCheckpoint | undefined {

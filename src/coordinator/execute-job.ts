@@ -20,6 +20,7 @@ export interface ExecuteJobOptions {
   readonly log?: Logger;
   readonly listener?: JobListener;
   readonly jobId?: string;
+  readonly retainCheckpointsOnFinish?: boolean;
 }
 
 /** Plans a job and starts its JobMaster; `master.run()` resolves with the job's end. */
@@ -51,6 +52,7 @@ export async function createJobMaster(options: ExecuteJobOptions): Promise<JobMa
     ...(options.log ? { log: options.log } : {}),
     ...(options.listener ? { listener: options.listener } : {}),
     ...(options.jobId ? { jobId: options.jobId } : {}),
+    ...(options.retainCheckpointsOnFinish ? { retainCheckpointsOnFinish: true } : {}),
   });
 }
 

@@ -61,6 +61,8 @@ export interface JobMasterOptions {
   readonly log?: Logger;
   readonly listener?: JobListener;
   readonly faults?: FaultInjectionOptions;
+  /** Keep the completed checkpoints when the job finishes (weir verify reads the final one). */
+  readonly retainCheckpointsOnFinish?: boolean;
 }
 
 export interface ExceptionRecord {
@@ -77,6 +79,8 @@ export interface JobResult {
   readonly restarts: number;
   readonly injectedFailures: number;
   readonly durationMs: number;
+  /** The newest completed checkpoint's directory, if it was kept. */
+  readonly latestCheckpoint: string | undefined;
 }
 
 interface TaskEntry {
@@ -511,8 +515,9 @@ export class JobMaster {
     this.checkpoints.stop(`job ${status.toLowerCase()}`);
     this.#setStatus(status);
     await Promise.all(this.#gateways.map((g) => g.terminate().catch(() => {})));
-    await this.#cleanupCheckpoints(status);
+    const kept = await this.#cleanupCheckpoints(status);
     this.#done({
+      latestCheckpoint: kept ? this.checkpoints.store.latest()?.directory : undefined,
       jobId: this.jobId,
       status,
       error: this.#error,
@@ -523,12 +528,15 @@ export class JobMaster {
   }
 
   /** Flink's retention: finished jobs discard their checkpoints; failed jobs keep them; cancel follows the setting. */
-  async #cleanupCheckpoints(status: JobStatus): Promise<void> {
+  async #cleanupCheckpoints(status: JobStatus): Promise<boolean> {
     const retainOnCancel = this.plan.config['execution.checkpointing.externalized-checkpoint-retention'] === 'RETAIN_ON_CANCELLATION';
-    const keep = status === 'FAILED' || (status === 'CANCELED' && retainOnCancel);
-    if (keep && !this.#ownsJobDir) return;
+    const keep =
+      status === 'FAILED' || (status === 'CANCELED' && retainOnCancel) || (status === 'FINISHED' && this.#o.retainCheckpointsOnFinish === true);
+    // Checkpoints in a temporary directory of our own are not retained: nobody could find them.
+    if (keep && (!this.#ownsJobDir || this.#o.retainCheckpointsOnFinish)) return true;
     await this.checkpoints.store.discardAll(`job ${status.toLowerCase()}`);
     if (this.#ownsJobDir) await rm(join(this.#jobDir, '..'), { recursive: true, force: true }).catch(() => {});
+    return false;
   }
 
   #setStatus(status: JobStatus): void {

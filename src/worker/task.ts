@@ -86,6 +86,8 @@ export class Task {
   #backpressureMs = 0;
   #backpressureSince = -1;
   #activity = 'starting';
+  /** Checkpoints whose asynchronous part is still writing, with their start times. */
+  readonly #writing = new Map<number, number>();
   #activitySince = Date.now();
 
   constructor(setup: TaskSetup) {
@@ -315,7 +317,9 @@ export class Task {
   #writeAsync(barrier: Barrier, captured: CapturedOperatorState[], syncMs: number, alignment: AlignmentFigures): void {
     const start = performance.now();
     const checkpointId = barrier.checkpointId;
+    this.#writing.set(checkpointId, Date.now());
     const release = () => {
+      this.#writing.delete(checkpointId);
       for (const c of captured) for (const t of c.keyed?.tables ?? []) t.snapshot.release();
     };
     this.#setup
@@ -414,7 +418,8 @@ export class Task {
     if (aligning) return aligning;
     const reading = this.#source && this.#status === 'running' ? this.#source.reader.describeActivity?.() : undefined;
     const what = reading ?? this.#activity;
-    return since >= 1 ? `${what} (for ${since} s)` : what;
+    const writing = [...this.#writing].map(([id, at]) => `; writing the state of checkpoint ${id} (for ${Math.round((Date.now() - at) / 1000)} s)`).join('');
+    return (since >= 1 ? `${what} (for ${since} s)` : what) + writing;
   }
 
   // ---- helpers ----

@@ -11,7 +11,10 @@ export class KeyedProcessOperator extends AbstractStreamOperator {
 
   constructor(fn: KeyedProcessFunction<Key, unknown, unknown>, keySelector: KeySelector<unknown>) {
     super();
-    this.#fn = fn;
+    // One function object per parallel instance: open() keeps per-subtask things (state handles,
+    // the subtask index) on `this`, and subtasks in one thread share the job graph's object. The
+    // user's object is the prototype: its methods and initial fields are inherited, writes are not.
+    this.#fn = Object.create(fn) as KeyedProcessFunction<Key, unknown, unknown>;
     this.#keySelector = keySelector;
   }
 
@@ -44,6 +47,14 @@ export class KeyedProcessOperator extends AbstractStreamOperator {
 
   override endInput(): void {
     this.#fn.endInput?.(this.output as Collector<unknown>);
+  }
+
+  override async notifyCheckpointComplete(checkpointId: number): Promise<void> {
+    await this.#fn.notifyCheckpointComplete?.(checkpointId);
+  }
+
+  override async notifyCheckpointAborted(checkpointId: number): Promise<void> {
+    await this.#fn.notifyCheckpointAborted?.(checkpointId);
   }
 
   override async close(): Promise<void> {

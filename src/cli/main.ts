@@ -1,0 +1,68 @@
+import { Command, Option } from 'commander';
+import { ConfigError } from '../config/config-error.ts';
+import { runCommand, UsageError } from './run-command.ts';
+import { verifyCommand } from './verify-command.ts';
+import { demoCommand } from './demo-command.ts';
+
+const program = new Command('weir')
+  .description('weir: stateful stream processing for TypeScript with exactly-once checkpoints')
+  .enablePositionalOptions()
+  .showHelpAfterError();
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+program
+  .command('run')
+  .description('run a job module in the foreground (TypeScript or JavaScript; no build step)')
+  .argument('<job>', 'path of the job module (its default export is made with defineJob)')
+  .argument('[jobArgs...]', 'the job\'s own arguments, after --')
+  .option('-p, --parallelism <n>', 'default parallelism (parallelism.default)')
+  .option('--task-managers <n>', 'worker-thread TaskManagers; 0 runs every subtask in this thread', '0')
+  .option('--checkpoint-dir <dir>', 'checkpoint storage (execution.checkpointing.dir)')
+  .addOption(new Option('--mode <mode>', 'consistency level').choices(['exactly-once', 'at-least-once', 'at-most-once']))
+  .option('-D, --define <key=value>', 'set any configuration key (repeatable)', collect)
+  .option('--config <file>', 'YAML or JSON configuration file')
+  .option('-s, --from-savepoint <path>', 'start from a savepoint or a retained checkpoint (chk-N directory)')
+  .option('-n, --allow-non-restored-state', 'skip state of operators that are no longer in the job')
+  .option('--inject-failures <n>', 'make N task failures at seeded random points (testing exactly-once)')
+  .option('--seed <n>', 'seed for --inject-failures', '1')
+  .option('--verbose', 'debug logging')
+  .passThroughOptions()
+  .action(async (job: string, jobArgs: string[], options) => {
+    process.exitCode = await runCommand(job, jobArgs, options);
+  });
+
+program
+  .command('demo')
+  .description('the seed\'s story on its word count: checkpoints, an injected failure, restore, replay, verified output')
+  .action(async () => {
+    process.exitCode = await demoCommand();
+  });
+
+program
+  .command('verify')
+  .description('run a job without and with injected failures and compare its final state and committed output')
+  .argument('<job>', 'path of the job module')
+  .argument('[jobArgs...]', 'the job\'s own arguments, after --')
+  .option('-p, --parallelism <n>', 'default parallelism')
+  .option('--task-managers <n>', 'worker-thread TaskManagers', '0')
+  .option('--failures <n>', 'injected failures in the second run', '3')
+  .option('--seed <n>', 'seed for the failure points', '1')
+  .option('--output-arg <name>', 'the job argument naming its output directory (each run gets its own)', 'output')
+  .option('-D, --define <key=value>', 'set any configuration key (repeatable)', collect)
+  .option('--config <file>', 'YAML or JSON configuration file')
+  .option('--keep', 'keep both runs\' checkpoints and output')
+  .passThroughOptions()
+  .action(async (job: string, jobArgs: string[], options) => {
+    process.exitCode = await verifyCommand(job, jobArgs, options);
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  const err = e as Error;
+  const known = err instanceof UsageError || err instanceof ConfigError || ['JobModuleError', 'GraphValidationError', 'RestoreError', 'CheckpointCorruptedError'].includes(err.name);
+  process.stderr.write(`weir: ${err.message}\n`);
+  if (!known && process.env.WEIR_DEBUG) process.stderr.write(`${err.stack}\n`);
+  process.exitCode = known ? 2 : 1;
+}
