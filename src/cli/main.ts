@@ -27,7 +27,6 @@ program
   .option('--inject-failures <n>', 'make N task failures at seeded random points (testing exactly-once)')
   .option('--seed <n>', 'seed for --inject-failures', '1')
   .option('--verbose', 'debug logging')
-  .passThroughOptions()
   .action(async (job: string, jobArgs: string[], options) => {
     process.exitCode = await runCommand(job, jobArgs, options);
   });
@@ -52,7 +51,6 @@ program
   .option('-D, --define <key=value>', 'set any configuration key (repeatable)', collect)
   .option('--config <file>', 'YAML or JSON configuration file')
   .option('--keep', 'keep both runs\' checkpoints and output')
-  .passThroughOptions()
   .action(async (job: string, jobArgs: string[], options) => {
     process.exitCode = await verifyCommand(job, jobArgs, options);
   });

@@ -177,7 +177,7 @@ export const DEFAULT_CONFIG: Readonly<WeirConfig> = Object.freeze({
   'restart-strategy.exponential-delay.jitter-factor': 0.1,
   'restart-strategy.exponential-delay.attempts-before-reset-backoff': Number.MAX_SAFE_INTEGER,
   'taskmanager.network.buffer-records': 512,
-  'taskmanager.network.credits-per-channel': 4,
+  'taskmanager.network.credits-per-channel': 16,
   'rest.port': 8081,
   'rest.bind-address': '127.0.0.1',
   'rest.token': null,

@@ -32,6 +32,7 @@ import { assignState } from './state-assignment.ts';
 import type { TaskManagerGateway } from './task-manager-gateway.ts';
 import { verifyCheckpointFiles } from './verify-checkpoint.ts';
 import { WorkerThreadGateway } from './worker-thread-gateway.ts';
+import { bundleForWorkers, type WorkerBundle } from './worker-bundle.ts';
 
 export type Deployment =
   | { readonly kind: 'in-thread' }
@@ -120,6 +121,8 @@ export class JobMaster {
   #done!: (result: JobResult) => void;
   readonly #result: Promise<JobResult>;
   #error: Error | undefined;
+  readonly #lost = new Set<number>();
+  #bundle: Promise<WorkerBundle | undefined> | undefined;
   #describeRequests = new Map<number, (tasks: TaskMetrics[]) => void>();
   #nextRequest = 1;
 
@@ -167,9 +170,18 @@ export class JobMaster {
   async run(): Promise<JobResult> {
     try {
       await this.#prepareStorage();
+      // cancel() while starting: start nothing more (what was started, #finish has stopped).
+      if (isTerminal(this.#status)) return this.#result;
       await this.#startTaskManagers();
+      // TaskManagers that came up after a cancel(): #finish did not see them, stop them here.
+      if (isTerminal(this.#status)) {
+        await Promise.all(this.#gateways.map((g) => g.terminate().catch(() => {})));
+    await (await this.#bundle)?.dispose();
+        return this.#result;
+      }
       let restore: Map<string, TaskRestoreState> | undefined;
       if (this.#o.restoreFrom) restore = await this.#restoreFromPath(resolve(this.#o.restoreFrom));
+      if (isTerminal(this.#status)) return this.#result;
       this.#deploy(restore);
     } catch (e) {
       await this.#finish('FAILED', e as Error);
@@ -249,20 +261,38 @@ export class JobMaster {
 
   async #startTaskManagers(): Promise<void> {
     const d = this.#o.deployment;
-    if (d.kind === 'in-thread') {
-      this.#gateways = [new InThreadGateway(0, 1, this.graph, this.plan.config, fileTaskStateStorage)];
-    } else {
-      const gateways = Array.from(
-        { length: d.taskManagers },
-        (_, index) =>
-          new WorkerThreadGateway({ type: 'init', index, taskManagers: d.taskManagers, modulePath: d.modulePath, args: d.args, layers: d.layers as never }),
-      );
-      this.#gateways = gateways;
-      await Promise.all(gateways.map((g) => g.ready));
-    }
-    for (const g of this.#gateways) {
-      g.onMessage((m) => this.#onMessage(m));
-      g.onLost((e) => this.#onFailure(serializeError(e)));
+    this.#gateways =
+      d.kind === 'in-thread'
+        ? [this.#connect(new InThreadGateway(0, 1, this.graph, this.plan.config, fileTaskStateStorage))]
+        : await Promise.all(Array.from({ length: d.taskManagers }, (_, index) => this.#startWorker(index)));
+  }
+
+  async #startWorker(index: number): Promise<TaskManagerGateway> {
+    const d = this.#o.deployment as Extract<Deployment, { kind: 'worker-threads' }>;
+    if (this.#bundle === undefined) this.#bundle = bundleForWorkers(d.modulePath);
+    const bundle = await this.#bundle;
+    const modulePath = bundle?.jobModule ?? d.modulePath;
+    const g = new WorkerThreadGateway({ type: 'init', index, taskManagers: d.taskManagers, modulePath, args: d.args, layers: d.layers as never }, bundle?.entry);
+    await g.ready;
+    return this.#connect(g);
+  }
+
+  #connect(g: TaskManagerGateway): TaskManagerGateway {
+    g.onMessage((m) => this.#onMessage(m));
+    g.onLost((e) => {
+      this.#lost.add(g.index);
+      this.#onFailure(serializeError(e));
+    });
+    return g;
+  }
+
+  /** A TaskManager thread that died is replaced before the next attempt is deployed. */
+  async #replaceLostTaskManagers(): Promise<void> {
+    for (const index of [...this.#lost]) {
+      await this.#gateways[index]!.terminate().catch(() => {});
+      this.#gateways[index] = await this.#startWorker(index);
+      this.#lost.delete(index);
+      this.#log.warn(`started a new TaskManager ${index} in place of the lost one`);
     }
   }
 
@@ -278,8 +308,12 @@ export class JobMaster {
 
   /** The latest completed checkpoint that reads back whole; corrupt ones are skipped, loudly. */
   async #latestRestore(): Promise<Map<string, TaskRestoreState> | undefined> {
+    let skipped: Error | undefined;
     for (;;) {
       const latest = this.checkpoints.store.latest();
+      // Every retained checkpoint is unreadable: starting over (or from the original savepoint)
+      // would repeat what the completed checkpoints committed, so the job fails instead.
+      if (!latest && skipped) throw skipped;
       if (!latest) return this.#o.restoreFrom ? this.#restoreFromPath(resolve(this.#o.restoreFrom)) : undefined;
       try {
         const { metadata, directory } = await readMetadata(latest.directory);
@@ -289,10 +323,12 @@ export class JobMaster {
         this.#announceRestore(latest.id, directory, false, assigned);
         return assigned;
       } catch (e) {
-        this.#log.error(`checkpoint ${latest.id} cannot be restored, falling back to the previous one: ${(e as Error).message}`, {
+        const fallback = this.checkpoints.store.all().length > 1 ? 'falling back to the previous one' : 'no older checkpoint is retained';
+        this.#log.error(`checkpoint ${latest.id} cannot be restored, ${fallback}: ${(e as Error).message}`, {
           checkpointId: latest.id,
         });
         this.checkpoints.store.remove(latest.id);
+        skipped = e as Error;
       }
     }
   }
@@ -376,6 +412,7 @@ export class JobMaster {
         }
       }
     }
+    if (isTerminal(this.#status)) return;
     this.#setStatus('RUNNING');
     this.#gateways.forEach((g, i) => {
       g.send(
@@ -495,6 +532,7 @@ export class JobMaster {
     try {
       // Give cancelled subtasks a moment to report where their readers stood (at-most-once).
       await this.#awaitCancelled(1000);
+      await this.#replaceLostTaskManagers();
       const restore = this.checkpoints.periodic ? await this.#latestRestore() : undefined;
       if (isTerminal(this.#status)) return;
       this.#deploy(restore);
@@ -515,6 +553,7 @@ export class JobMaster {
     this.checkpoints.stop(`job ${status.toLowerCase()}`);
     this.#setStatus(status);
     await Promise.all(this.#gateways.map((g) => g.terminate().catch(() => {})));
+    await (await this.#bundle)?.dispose();
     const kept = await this.#cleanupCheckpoints(status);
     this.#done({
       latestCheckpoint: kept ? this.checkpoints.store.latest()?.directory : undefined,

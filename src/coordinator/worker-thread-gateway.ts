@@ -13,9 +13,12 @@ export class WorkerThreadGateway implements TaskManagerGateway {
   #lost: (error: Error) => void = () => {};
   #terminating = false;
 
-  constructor(init: TaskManagerThreadInit) {
+  /** `entry`: a bundled TaskManager entry (plain JavaScript); otherwise the TypeScript bootstrap. */
+  constructor(init: TaskManagerThreadInit, entry?: string) {
     this.index = init.index;
-    this.#worker = new Worker(BOOTSTRAP, { workerData: init, stdout: false, stderr: false });
+    this.#worker = entry
+      ? new Worker(entry, { workerData: init, stdout: false, stderr: false, execArgv: ['--enable-source-maps'] })
+      : new Worker(BOOTSTRAP, { workerData: init, stdout: false, stderr: false });
     this.ready = new Promise((resolve, reject) => {
       const first = (m: FromTaskManager) => {
         if (m.type === 'ready') resolve();
@@ -23,6 +26,8 @@ export class WorkerThreadGateway implements TaskManagerGateway {
       };
       this.#worker.once('message', first);
       this.#worker.once('error', reject);
+      // Terminated (or crashed) before it was ready: nobody would wait for it forever.
+      this.#worker.once('exit', (code) => reject(new Error(`TaskManager ${this.index} (worker thread) exited with code ${code} before it was ready`)));
     });
     this.#worker.on('message', (m: FromTaskManager) => this.#handler(m));
     this.#worker.on('error', (e) => {

@@ -34,6 +34,8 @@ export interface StoredStateInfo {
   readonly version: number;
 }
 
+const KEY_GROUP_CACHE = 65_536;
+
 /** Keeps restored values in their stored form until the operator asks for the state. */
 function passthroughSerializer(info: StoredStateInfo): TypeSerializer<unknown> {
   return {
@@ -55,6 +57,7 @@ export class HeapKeyedStateBackend {
   readonly states = new Map<string, RegisteredState>();
   #currentKey: Key = undefined;
   #currentIndex = -1;
+  readonly #keyGroups = new Map<string, number>();
   readonly uid: string;
   readonly #describe: () => string;
 
@@ -78,7 +81,18 @@ export class HeapKeyedStateBackend {
   }
 
   setCurrentKey(key: Key): void {
-    const kg = keyGroupFor(key, this.maxParallelism);
+    let kg: number | undefined;
+    if (typeof key === 'string') {
+      // Hashing a string costs more than finding it in a map: remember the key groups of recent keys.
+      kg = this.#keyGroups.get(key);
+      if (kg === undefined) {
+        kg = keyGroupFor(key, this.maxParallelism);
+        if (this.#keyGroups.size >= KEY_GROUP_CACHE) this.#keyGroups.clear();
+        this.#keyGroups.set(key, kg);
+      }
+    } else {
+      kg = keyGroupFor(key, this.maxParallelism);
+    }
     const index = kg - this.keyGroupRange.start;
     if (index < 0 || kg > this.keyGroupRange.end) {
       throw new KeyedStateError(
@@ -91,6 +105,16 @@ export class HeapKeyedStateBackend {
 
   get currentKey(): Key {
     return this.#currentKey;
+  }
+
+  /** Index of the current key's key group within this backend's range (for built-in operators). */
+  get currentKeyGroupIndex(): number {
+    return this.#currentIndex;
+  }
+
+  /** The table behind a state, for built-in operators that need more than the public handles. */
+  tableFor(descriptor: StateDescriptor): StateTable<unknown> {
+    return this.#register(descriptor);
   }
 
   #register(descriptor: StateDescriptor): StateTable<unknown> {
@@ -155,7 +179,9 @@ export class HeapKeyedStateBackend {
     return {
       value: () => {
         const v = table.get(this.#checkKey(d.name), this.#currentKey);
-        return v === undefined ? d.defaultValue : v;
+        if (v !== undefined) return v;
+        // A copy, as Flink hands out: a caller that mutates it must not change every key's default.
+        return d.defaultValue === undefined ? undefined : d.serializer.copy(d.defaultValue);
       },
       update: (value) => {
         if (value === undefined) table.remove(this.#checkKey(d.name), this.#currentKey);

@@ -53,6 +53,29 @@ export class StateTable<V> {
     return entry.value;
   }
 
+  /**
+   * Folds a value into a key's entry with one lookup: the entry becomes `value` when absent, else
+   * `fn(current, value)`. `fn` may return a new object or change `current` in place.
+   */
+  reduce(kg: number, key: Key, value: V, fn: (current: V, value: V) => V): V {
+    const map = this.maps[kg]!;
+    const entry = map.get(key);
+    if (entry === undefined) {
+      map.set(key, { value, version: this.#version, written: 0 });
+      return value;
+    }
+    const snap = this.#active;
+    let current = entry.value;
+    if (snap !== undefined && entry.version <= snap.version && entry.written !== snap.version) {
+      snap.saveOld(kg, key, current);
+      if (typeof current === 'object' && current !== null) current = this.#copy(current);
+    }
+    const next = fn(current, value);
+    entry.value = next;
+    entry.version = this.#version;
+    return next;
+  }
+
   put(kg: number, key: Key, value: V): void {
     const map = this.maps[kg]!;
     const entry = map.get(key);
@@ -110,7 +133,13 @@ export class StateTable<V> {
           }
         }
         // Entries deleted since the snapshot, and not re-created.
-        for (const [key, value] of snap.remainingOld(kg)) slice.push([key, value]);
+        for (const [key, value] of snap.remainingOld(kg)) {
+          slice.push([key, value]);
+          if (slice.length >= sliceSize) {
+            yield slice;
+            slice = [];
+          }
+        }
         if (slice.length > 0) yield slice;
       },
       release: () => snap.release(),
@@ -120,8 +149,9 @@ export class StateTable<V> {
   #eagerSnapshot(): TableSnapshot<V> {
     const copies = this.maps.map((m) => Array.from(m, ([k, e]) => [k, this.#copy(e.value)] as [Key, V]));
     return {
-      *keyGroupSlices(kg: number) {
-        if (copies[kg]!.length > 0) yield copies[kg]!;
+      *keyGroupSlices(kg: number, sliceSize: number) {
+        const all = copies[kg]!;
+        for (let i = 0; i < all.length; i += sliceSize) yield all.slice(i, i + sliceSize);
       },
       release: () => {},
     };

@@ -439,6 +439,9 @@ export class Task {
   }
 
   #setStatus(status: TaskStatus): void {
+    // Work that was in flight when the task was cancelled or failed (the end of input, closing)
+    // must not bring it back to life or report a status over 'canceled'.
+    if (this.#isTerminal()) return;
     this.#status = status;
     this.#report({ type: 'task-status', status });
   }
@@ -472,8 +475,11 @@ export class Task {
   #outputsWritable(): boolean {
     for (let i = 0; i < this.#writers.length; i++) {
       if (!this.#writers[i]!.writable) {
-        if (this.#backpressureSince < 0) this.#backpressureSince = performance.now();
-        for (const w of this.#writers) w.flushAll();
+        if (this.#backpressureSince < 0) {
+          // On becoming blocked, ship partial buffers: downstream must not wait on records held here.
+          this.#backpressureSince = performance.now();
+          for (const w of this.#writers) w.flushAll();
+        }
         return false;
       }
     }

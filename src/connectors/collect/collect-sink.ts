@@ -72,16 +72,20 @@ export class CollectedRecords<T> {
 
   /** Resolves once every writer of one attempt has reported the end of its input, then stops listening. */
   async close(timeoutMs = 10_000): Promise<T[]> {
-    if (!this.#isComplete) {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`collect: not every writer reported the end of its input within ${timeoutMs} ms`)), timeoutMs);
-        this.#complete = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+    try {
+      if (!this.#isComplete) {
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`collect: not every writer reported the end of its input within ${timeoutMs} ms`)), timeoutMs);
+          this.#complete = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    } finally {
+      // Also on a timeout: an open channel would keep the process alive.
+      this.#channel.close();
     }
-    this.#channel.close();
     return this.records;
   }
 }

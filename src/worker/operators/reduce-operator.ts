@@ -1,7 +1,8 @@
 import type { KeySelector, ReduceFunction } from '../../api/functions.ts';
 import { ValueStateDescriptor } from '../../api/state-descriptors.ts';
-import type { ValueState } from '../../api/state.ts';
 import type { HeapKeyedStateBackend } from '../../state/heap-keyed-state-backend.ts';
+import type { Key } from '../../state/key-group.ts';
+import type { StateTable } from '../../state/state-table.ts';
 import { AbstractStreamOperator, type OperatorContext } from './stream-operator.ts';
 
 /** Rolling reduce per key (sum, min, max are reductions): emits the new aggregate after each record. */
@@ -10,7 +11,7 @@ export class ReduceOperator extends AbstractStreamOperator {
   readonly #fn: ReduceFunction<unknown>;
   readonly #keySelector: KeySelector<unknown>;
   #backend!: HeapKeyedStateBackend;
-  #state!: ValueState<unknown>;
+  #table!: StateTable<unknown>;
 
   constructor(fn: ReduceFunction<unknown>, keySelector: KeySelector<unknown>) {
     super();
@@ -21,14 +22,13 @@ export class ReduceOperator extends AbstractStreamOperator {
   override open(ctx: OperatorContext): void {
     super.open(ctx);
     this.#backend = ctx.keyedState!;
-    this.#state = this.#backend.getValueState(new ValueStateDescriptor<unknown>(ReduceOperator.STATE_NAME));
+    this.#table = this.#backend.tableFor(new ValueStateDescriptor<unknown>(ReduceOperator.STATE_NAME));
   }
 
   processElement(value: unknown): void {
-    this.#backend.setCurrentKey(this.#keySelector(value) as never);
-    const current = this.#state.value();
-    const next = current === undefined ? value : this.#fn(current, value);
-    this.#state.update(next);
-    this.output.collect(next);
+    const backend = this.#backend;
+    const key = this.#keySelector(value) as Key;
+    backend.setCurrentKey(key);
+    this.output.collect(this.#table.reduce(backend.currentKeyGroupIndex, key, value, this.#fn));
   }
 }
