@@ -41,6 +41,8 @@ export interface CheckpointMetadata {
   readonly triggeredAt: number;
   readonly completedAt: number;
   readonly operators: OperatorStateMetadata[];
+  /** The job's connections, which in-flight data of unaligned checkpoints is tied to. */
+  readonly edges?: ReadonlyArray<{ readonly id: number; readonly source: string; readonly target: string; readonly partitioner: string }>;
 }
 
 const packr = new Packr({ useRecords: false, moreTypes: true });

@@ -1,8 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import type { OperatorStateMap, OperatorSubtaskState } from '../network/control-messages.ts';
+import type { ChannelStateHandle, OperatorStateMap, OperatorSubtaskState } from '../network/control-messages.ts';
 import type { TaskStateStorage } from '../worker/task-manager.ts';
 import { readKeyedStateFile, writeKeyedStateFile } from './keyed-state-file.ts';
+import { readChannelState, writeChannelStateFile } from './channel-state-file.ts';
 import { stateFileName } from './state-file-name.ts';
 
 /**
@@ -26,6 +27,26 @@ export const fileTaskStateStorage: TaskStateStorage = {
       operators.push({ operatorId: op.operatorId, uid: op.uid, keyed, operator });
     }
     return { operators, inputChannels: {}, outputChannels: {} };
+  },
+
+  async writeChannelState(barrier, task, channels) {
+    const dir = barrier.options.targetDir;
+    await mkdir(dir, { recursive: true });
+    const name = stateFileName(task.headUid, task.subtask, 1);
+    const entries = [...channels.inputs.map(([k, v]) => [`in/${k}`, v] as const), ...channels.outputs.map(([k, v]) => [`out/${k}`, v] as const)];
+    const handles = await writeChannelStateFile(join(dir, name), entries);
+    const inputChannels: Record<string, ChannelStateHandle> = {};
+    const outputChannels: Record<string, ChannelStateHandle> = {};
+    for (const [key, handle] of Object.entries(handles)) {
+      const relocatable = { ...handle, file: name };
+      if (key.startsWith('in/')) inputChannels[key.slice(3)] = relocatable;
+      else outputChannels[key.slice(4)] = relocatable;
+    }
+    return { inputChannels, outputChannels };
+  },
+
+  readChannelState(handle) {
+    return readChannelState(handle, handle.file);
   },
 
   restoreKeyed(backend, state, directory) {

@@ -20,6 +20,8 @@ program
   .option('--task-managers <n>', 'worker-thread TaskManagers; 0 runs every subtask in this thread', '0')
   .option('--checkpoint-dir <dir>', 'checkpoint storage (execution.checkpointing.dir)')
   .addOption(new Option('--mode <mode>', 'consistency level').choices(['exactly-once', 'at-least-once', 'at-most-once']))
+  .option('--unaligned', 'unaligned checkpoints (execution.checkpointing.unaligned.enabled)')
+  .option('--aligned-timeout <ms>', 'start aligned, switch to unaligned after this long (execution.checkpointing.aligned-checkpoint-timeout)')
   .option('-D, --define <key=value>', 'set any configuration key (repeatable)', collect)
   .option('--config <file>', 'YAML or JSON configuration file')
   .option('-s, --from-savepoint <path>', 'start from a savepoint or a retained checkpoint (chk-N directory)')

@@ -18,6 +18,8 @@ export interface RunOptions {
   readonly injectFailures?: string;
   readonly seed?: string;
   readonly verbose?: boolean;
+  readonly unaligned?: boolean;
+  readonly alignedTimeout?: string;
 }
 
 /** The settings layer the command line makes: its flags and -D properties win over the job's own. */
@@ -26,6 +28,8 @@ export function commandLineConfig(o: RunOptions): Record<string, unknown> {
   if (o.parallelism !== undefined) layer['parallelism.default'] = o.parallelism;
   if (o.checkpointDir !== undefined) layer['execution.checkpointing.dir'] = resolve(o.checkpointDir);
   if (o.mode !== undefined) layer['execution.checkpointing.mode'] = o.mode;
+  if (o.unaligned || o.alignedTimeout !== undefined) layer['execution.checkpointing.unaligned.enabled'] = true;
+  if (o.alignedTimeout !== undefined) layer['execution.checkpointing.aligned-checkpoint-timeout'] = o.alignedTimeout;
   return layer;
 }
 

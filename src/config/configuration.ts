@@ -251,9 +251,6 @@ function validateConfig(c: WeirConfig): void {
     );
   }
   if (c['execution.checkpointing.unaligned.enabled']) {
-    throw new ConfigError('execution.checkpointing.unaligned.enabled', true, 'unaligned checkpoints are not available in this version of weir yet');
-  }
-  if (c['execution.checkpointing.unaligned.enabled']) {
     if (c['execution.checkpointing.mode'] !== 'exactly-once') {
       throw new ConfigError('execution.checkpointing.unaligned.enabled', true, 'unaligned checkpoints need mode exactly-once');
     }

@@ -84,6 +84,14 @@ export class CheckpointCoordinator {
     return this.#pending.size;
   }
 
+  /**
+   * Resolves once every checkpoint that was fully acknowledged has been finalized: stop() aborts
+   * only the ones still waiting for acknowledgements, so one may still be writing its _metadata.
+   */
+  settled(): Promise<void> {
+    return this.#completions.catch(() => {});
+  }
+
   /** Tasks are all running: periodic checkpoints may be triggered. */
   start(): void {
     this.#running = true;
@@ -261,6 +269,7 @@ export class CheckpointCoordinator {
       triggeredAt: p.timestamp,
       completedAt: Date.now(),
       operators,
+      edges: this.#d.jobGraph.edges.map((e) => ({ id: e.id, source: e.source.id, target: e.target.id, partitioner: e.partitioner.kind })),
     };
   }
 

@@ -533,6 +533,9 @@ export class JobMaster {
       // Give cancelled subtasks a moment to report where their readers stood (at-most-once).
       await this.#awaitCancelled(1000);
       await this.#replaceLostTaskManagers();
+      // A checkpoint of the failed attempt may still be completing: it must not subsume (delete)
+      // the checkpoint chosen for the restore while the new attempt reads it.
+      await this.checkpoints.settled();
       const restore = this.checkpoints.periodic ? await this.#latestRestore() : undefined;
       if (isTerminal(this.#status)) return;
       this.#deploy(restore);

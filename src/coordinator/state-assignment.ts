@@ -1,6 +1,14 @@
 import type { CheckpointMetadata, OperatorStateMetadata } from '../checkpoint/checkpoint-metadata.ts';
-import type { JobGraph } from '../graph/job-graph.ts';
-import type { KeyedStateHandle, OperatorRestoreState, OperatorStateMap, TaskRestoreState } from '../network/control-messages.ts';
+import { isAbsolute, join } from 'node:path';
+import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
+import type {
+  ChannelStateHandle,
+  KeyedStateHandle,
+  OperatorRestoreState,
+  OperatorStateMap,
+  RestoredChannelState,
+  TaskRestoreState,
+} from '../network/control-messages.ts';
 import { keyGroupRangeForSubtask } from '../state/key-group.ts';
 import { RestoreError } from './restore-error.ts';
 
@@ -49,10 +57,62 @@ export function assignState(
           operator: operatorStateFor(stored, subtask, vertex.parallelism),
         };
       }
-      result.set(`${vertex.id}:${subtask}`, { checkpointId: metadata.checkpointId, directory, operators, inputChannels: {}, outputChannels: {} });
+      const channels = channelStateFor(metadata, directory, jobGraph, vertex, subtask, byUid);
+      result.set(`${vertex.id}:${subtask}`, { checkpointId: metadata.checkpointId, directory, operators, channels });
     }
   }
   return result;
+}
+
+/**
+ * The in-flight data of an unaligned checkpoint for one subtask. It is tied to the channels it
+ * was taken from: the job's connections must be the same; with another parallelism, keyed and
+ * rebalanced edges are redistributed, forward and broadcast edges cannot be.
+ */
+function channelStateFor(
+  metadata: CheckpointMetadata,
+  directory: string,
+  jobGraph: JobGraph,
+  vertex: JobVertex,
+  subtask: number,
+  byUid: ReadonlyMap<string, OperatorStateMetadata>,
+): RestoredChannelState | null {
+  const head = byUid.get(vertex.operators[0]!.uid);
+  if (!head || !head.subtasks.some((s) => hasChannels(s.inputChannels) || hasChannels(s.outputChannels))) return null;
+  const parallelismOf = (v: JobVertex) => byUid.get(v.operators[0]!.uid)?.parallelism;
+  const edges = [...vertex.inputs, ...vertex.outputs];
+  const rescaled = head.parallelism !== vertex.parallelism || edges.some((e) => parallelismOf(e.source) !== e.source.parallelism || parallelismOf(e.target) !== e.target.parallelism);
+  const pick = (entries: Record<string, ChannelStateHandle> | undefined) => Object.entries(entries ?? {}).map(([key, handle]) => ({ key, handle }));
+  const sources = rescaled ? [...head.subtasks].sort((a, b) => a.subtask - b.subtask) : head.subtasks.filter((s) => s.subtask === subtask);
+  const inputs = sources.flatMap((s) => pick(s.inputChannels));
+  const outputs = sources.flatMap((s) => pick(s.outputChannels));
+  for (const { key } of [...inputs, ...outputs]) {
+    const edgeId = Number(key.split(':')[0]);
+    const edge = jobGraph.edges.find((e) => e.id === edgeId);
+    const recorded = metadata.edges?.find((e) => e.id === edgeId);
+    if (!edge || !recorded || recorded.source !== edge.source.id || recorded.target !== edge.target.id) {
+      throw new RestoreError(
+        directory,
+        `the in-flight data of unaligned checkpoint ${metadata.checkpointId} belongs to channels the job no longer has (vertex '${vertex.name}'); restore from a savepoint, which is always aligned`,
+      );
+    }
+    if (rescaled && (edge.partitioner.kind === 'forward' || edge.partitioner.kind === 'broadcast')) {
+      throw new RestoreError(
+        directory,
+        `unaligned checkpoint ${metadata.checkpointId} has in-flight data on a ${edge.partitioner.kind} connection into '${edge.target.name}', which cannot be redistributed to another parallelism; restore at the old parallelism, or from a savepoint`,
+      );
+    }
+  }
+  const resolve = (h: ChannelStateHandle) => ({ ...h, file: isAbsolute(h.file) ? h.file : join(directory, h.file) });
+  return {
+    rescaled,
+    inputs: inputs.map((i) => ({ key: i.key, handle: resolve(i.handle) })),
+    outputs: outputs.map((o) => ({ key: o.key, handle: resolve(o.handle) })),
+  };
+}
+
+function hasChannels(entries: Record<string, ChannelStateHandle> | undefined): boolean {
+  return entries !== undefined && Object.keys(entries).length > 0;
 }
 
 function hasState(op: OperatorStateMetadata): boolean {

@@ -67,8 +67,19 @@ export interface TaskRestoreState {
   readonly directory: string;
   /** By operator uid. */
   readonly operators: Record<string, OperatorRestoreState>;
-  readonly inputChannels: Record<string, ChannelStateHandle>;
-  readonly outputChannels: Record<string, ChannelStateHandle>;
+  /** In-flight data of an unaligned checkpoint, replayed before any new input or output. */
+  readonly channels: RestoredChannelState | null;
+}
+
+/**
+ * Keys are `<edgeId>:<producer>` for input channels and `<edgeId>:<channel>` for output channels.
+ * When the parallelism changed, a subtask gets every old subtask's channel state of its vertex and
+ * keeps the records that are now its own (by key group, or an even share for rebalance edges).
+ */
+export interface RestoredChannelState {
+  readonly rescaled: boolean;
+  readonly inputs: ReadonlyArray<{ readonly key: string; readonly handle: ChannelStateHandle }>;
+  readonly outputs: ReadonlyArray<{ readonly key: string; readonly handle: ChannelStateHandle }>;
 }
 
 export interface TaskDeployment {

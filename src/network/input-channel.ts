@@ -8,14 +8,19 @@ export class InputChannel {
   readonly index: number;
   /** Which producer this channel comes from, for error messages and checkpoint reasons. */
   readonly description: string;
+  /** `<edgeId>:<producer>`: names the channel's in-flight data in an unaligned checkpoint. */
+  readonly key: string;
   readonly #queue: ChannelItem[] = [];
   #head = 0;
   #returnCredit: (n: number) => void = () => {};
   #onData: (() => void) | undefined;
+  /** Unaligned checkpoints: records that arrive before this checkpoint's barrier are copied here. */
+  #recording: { checkpointId: number; buffers: unknown[][] } | undefined;
 
-  constructor(index: number, description: string) {
+  constructor(index: number, description: string, key: string = String(index)) {
     this.index = index;
     this.description = description;
+    this.key = key;
   }
 
   set creditReturn(fn: (n: number) => void) {
@@ -31,14 +36,51 @@ export class InputChannel {
   }
 
   deliver(item: ChannelItem): void {
+    const rec = this.#recording;
+    if (rec !== undefined) {
+      if (item.kind === 'records') rec.buffers.push(item.records);
+      else if (item.kind === 'barrier' && item.checkpointId >= rec.checkpointId) this.#recording = undefined;
+    }
     this.#queue.push(item);
     this.#onData?.();
   }
 
   /** Puts a priority event in front of everything queued. */
   deliverPriority(item: ChannelItem): void {
+    const rec = this.#recording;
+    if (rec !== undefined && item.kind === 'barrier' && item.checkpointId >= rec.checkpointId) this.#recording = undefined;
     this.#queue.splice(this.#head, 0, item);
     this.#onData?.();
+  }
+
+  /**
+   * Starts capturing the in-flight data of an unaligned checkpoint: the records queued now that
+   * came before the checkpoint's barrier, and every record delivered until that barrier arrives.
+   * A priority (unaligned) barrier already queued has overtaken every record in the queue; an
+   * in-order one only those behind it are after it. Returns the list that fills up.
+   */
+  startRecording(checkpointId: number): unknown[][] {
+    const buffers: unknown[][] = [];
+    let barrierQueued = false;
+    for (let i = this.#head; i < this.#queue.length; i++) {
+      const item = this.#queue[i]!;
+      if (item.kind === 'barrier' && item.checkpointId >= checkpointId) {
+        barrierQueued = true;
+        if (!item.options.unaligned) break;
+      } else if (item.kind === 'records') {
+        buffers.push(item.records);
+      }
+    }
+    this.#recording = barrierQueued ? undefined : { checkpointId, buffers };
+    return buffers;
+  }
+
+  stopRecording(): void {
+    this.#recording = undefined;
+  }
+
+  get isRecording(): boolean {
+    return this.#recording !== undefined;
   }
 
   peek(): ChannelItem | undefined {

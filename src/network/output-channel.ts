@@ -48,8 +48,8 @@ export abstract class OutputChannel {
     this.transmit(event, true);
   }
 
-  /** Takes the backlog out of the channel (an unaligned snapshot moves it into channel state). */
-  drainBacklogRecords(): unknown[][] {
+  /** The record buffers waiting for credit, oldest first (an unaligned snapshot persists a copy). */
+  backlogRecords(): unknown[][] {
     const taken: unknown[][] = [];
     for (let i = 0; i < this.#backlog.length; i++) {
       const item = this.#backlog[i]!;

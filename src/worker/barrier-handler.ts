@@ -3,8 +3,11 @@ import type { InputGate } from './input-gate.ts';
 
 /** What the barrier handler asks of its task. */
 export interface BarrierController {
-  /** All barriers of a checkpoint are in (aligned) or counted (at-least-once): snapshot now. */
-  triggerSnapshot(barrier: Barrier, alignment: AlignmentFigures): void;
+  /**
+   * Snapshot now. Aligned and at-least-once: every barrier is in. Unaligned: the first barrier is
+   * in; `inFlight` fills with the overtaken records and settles when the last barrier arrives.
+   */
+  triggerSnapshot(barrier: Barrier, alignment: AlignmentFigures, inFlight?: InFlightInput): void;
   /** The checkpoint cannot complete in this task (a newer barrier overtook it, or it was cancelled). */
   abortCheckpoint(checkpointId: number, reason: string): void;
 }
@@ -16,35 +19,50 @@ export interface AlignmentFigures {
   readonly processedBytes: number;
 }
 
-interface PendingAlignment {
+/** Input channel state of an unaligned checkpoint: per gate channel, the records its barrier overtook. */
+export interface InFlightInput {
+  readonly buffers: ReadonlyArray<unknown[][]>;
+  /** Resolves with the alignment duration when every channel's barrier has arrived. */
+  readonly complete: Promise<number>;
+}
+
+export type BarrierMode = 'aligned' | 'at-least-once';
+
+interface PendingCheckpoint {
   readonly barrier: Barrier;
   count: number;
   readonly firstAt: number;
   readonly startDelayMs: number;
   processedBytes: number;
+  /** Set once this checkpoint runs unaligned (from the start, or after the aligned timeout). */
+  unaligned: { readonly buffers: unknown[][][]; resolve: (alignmentMs: number) => void; reject: (e: Error) => void } | undefined;
+  timer: NodeJS.Timeout | undefined;
 }
 
-export type BarrierMode = 'aligned' | 'at-least-once';
-
 /**
- * Barrier handling for one input gate, as one state machine: waiting for the first barrier of a
- * checkpoint, or collecting the rest. Aligned mode holds back every channel whose barrier has
- * arrived (the seed's Sum1/Sum2 walk-through); at-least-once mode only counts.
+ * Barrier handling for one input gate, one checkpoint at a time. Aligned: a channel whose barrier
+ * has arrived is held back until all have (the seed's Sum1/Sum2 walk-through); at-least-once: only
+ * counted. Unaligned: the first barrier triggers the snapshot at once and every record that the
+ * barriers overtook is captured as channel state. An aligned checkpoint with a timeout switches to
+ * unaligned when it has waited too long.
  */
 export class BarrierHandler {
   readonly #gate: InputGate;
   readonly #mode: BarrierMode;
   readonly #controller: BarrierController;
   readonly #seen: Uint8Array;
-  #pending: PendingAlignment | undefined;
+  readonly #onTimeout: () => void;
+  #pending: PendingCheckpoint | undefined;
   /** The newest checkpoint this gate has finished with (snapshotted or aborted). */
   #lastHandled = 0;
 
-  constructor(gate: InputGate, mode: BarrierMode, controller: BarrierController) {
+  /** `wake` is called when the aligned timeout fires, so the task runs the switch in its loop. */
+  constructor(gate: InputGate, mode: BarrierMode, controller: BarrierController, wake: () => void = () => {}) {
     this.#gate = gate;
     this.#mode = mode;
     this.#controller = controller;
     this.#seen = new Uint8Array(gate.channels.length);
+    this.#onTimeout = wake;
   }
 
   /** Which checkpoint is aligning, and which channels it still waits for (for checkpoint reasons). */
@@ -52,7 +70,7 @@ export class BarrierHandler {
     const p = this.#pending;
     if (!p) return undefined;
     const waiting = this.#gate.channels.filter((_, i) => !this.#seen[i]).map((c) => c.description);
-    const verb = this.#mode === 'aligned' ? 'aligning' : 'collecting barriers of';
+    const verb = p.unaligned ? 'collecting in-flight data of unaligned' : this.#mode === 'aligned' ? 'aligning' : 'collecting barriers of';
     return `${verb} checkpoint ${p.barrier.checkpointId} for ${Math.round(performance.now() - p.firstAt)} ms, waiting for the barrier on ${waiting.join(', ')}`;
   }
 
@@ -62,7 +80,7 @@ export class BarrierHandler {
 
   /** Counts bytes taken from open channels during alignment (Flink's "processed in-flight data"). */
   noteProcessed(bytes: number): void {
-    if (this.#pending) this.#pending.processedBytes += bytes;
+    if (this.#pending && !this.#pending.unaligned) this.#pending.processedBytes += bytes;
   }
 
   onBarrier(channel: number, barrier: Barrier): void {
@@ -73,16 +91,78 @@ export class BarrierHandler {
       this.#abortPending(`barrier of checkpoint ${id} arrived before checkpoint ${p.barrier.checkpointId} was aligned`);
       p = undefined;
     }
-    if (!p) {
-      const now = performance.now();
-      p = { barrier, count: 0, firstAt: now, startDelayMs: Math.max(0, Date.now() - barrier.timestamp), processedBytes: 0 };
-      this.#pending = p;
-    }
     if (this.#seen[channel]) return;
     this.#seen[channel] = 1;
+    if (!p) {
+      p = {
+        barrier,
+        count: 0,
+        firstAt: performance.now(),
+        startDelayMs: Math.max(0, Date.now() - barrier.timestamp),
+        processedBytes: 0,
+        unaligned: undefined,
+        timer: undefined,
+      };
+      this.#pending = p;
+      if (barrier.options.unaligned) {
+        this.#goUnaligned(p, channel);
+      } else if (this.#mode === 'aligned' && barrier.options.alignedTimeout > 0 && this.#seen.length > 1) {
+        const wait = Math.max(0, barrier.timestamp + barrier.options.alignedTimeout - Date.now());
+        p.timer = setTimeout(this.#onTimeout, wait);
+      }
+    }
+    else if (!p.unaligned && barrier.options.unaligned) {
+      // An upstream task switched this checkpoint to unaligned: its barrier overtook what this channel queued.
+      this.#goUnaligned(p, channel);
+    }
     p.count++;
-    if (this.#mode === 'aligned') this.#gate.block(channel);
+    if (p.unaligned) {
+      this.#gate.channels[channel]!.stopRecording();
+    } else if (this.#mode === 'aligned') {
+      this.#gate.block(channel);
+    }
     if (p.count === this.#seen.length) this.#complete(p);
+  }
+
+  /** Run by the task when the aligned timeout may have passed: switch this checkpoint to unaligned. */
+  checkTimeout(): void {
+    const p = this.#pending;
+    if (!p || p.unaligned || p.barrier.options.alignedTimeout <= 0) return;
+    if (Date.now() - p.barrier.timestamp < p.barrier.options.alignedTimeout) return;
+    this.#goUnaligned(p, undefined);
+  }
+
+  /**
+   * Takes the snapshot now and records the in-flight data: channels whose (in-order) barrier is
+   * already in carry nothing of this checkpoint; the channel of a priority barrier carries all it
+   * queued; the others carry what they queued and what arrives until their barrier.
+   */
+  #goUnaligned(p: PendingCheckpoint, priorityChannel: number | undefined): void {
+    if (p.timer) clearTimeout(p.timer);
+    const id = p.barrier.checkpointId;
+    const buffers = this.#gate.channels.map((ch, i) => {
+      if (i === priorityChannel) {
+        const queued = ch.startRecording(id);
+        ch.stopRecording();
+        return queued;
+      }
+      return this.#seen[i] ? [] : ch.startRecording(id);
+    });
+    this.#gate.unblockAll();
+    let resolve!: (alignmentMs: number) => void;
+    let reject!: (e: Error) => void;
+    const complete = new Promise<number>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    complete.catch(() => {});
+    p.unaligned = { buffers, resolve, reject };
+    const barrier: Barrier = { ...p.barrier, options: { ...p.barrier.options, unaligned: true } };
+    this.#controller.triggerSnapshot(
+      barrier,
+      { alignmentMs: 0, startDelayMs: p.startDelayMs, processedBytes: p.processedBytes },
+      { buffers, complete },
+    );
   }
 
   onCancelBarrier(checkpointId: number): void {
@@ -95,24 +175,28 @@ export class BarrierHandler {
     if (this.#pending?.barrier.checkpointId === checkpointId) this.#abortPending(reason);
   }
 
-  #complete(p: PendingAlignment): void {
-    this.#reset(p.barrier.checkpointId);
-    this.#controller.triggerSnapshot(p.barrier, {
-      alignmentMs: performance.now() - p.firstAt,
-      startDelayMs: p.startDelayMs,
-      processedBytes: p.processedBytes,
-    });
+  #complete(p: PendingCheckpoint): void {
+    this.#reset(p);
+    const alignmentMs = performance.now() - p.firstAt;
+    if (p.unaligned) {
+      p.unaligned.resolve(alignmentMs);
+      return;
+    }
+    this.#controller.triggerSnapshot(p.barrier, { alignmentMs, startDelayMs: p.startDelayMs, processedBytes: p.processedBytes });
   }
 
   #abortPending(reason: string): void {
-    const id = this.#pending!.barrier.checkpointId;
-    this.#reset(id);
-    this.#controller.abortCheckpoint(id, reason);
+    const p = this.#pending!;
+    this.#reset(p);
+    p.unaligned?.reject(new Error(reason));
+    this.#controller.abortCheckpoint(p.barrier.checkpointId, reason);
   }
 
-  #reset(handled: number): void {
+  #reset(p: PendingCheckpoint): void {
+    if (p.timer) clearTimeout(p.timer);
+    for (const ch of this.#gate.channels) ch.stopRecording();
     this.#pending = undefined;
-    this.#lastHandled = handled;
+    this.#lastHandled = p.barrier.checkpointId;
     this.#seen.fill(0);
     this.#gate.unblockAll();
   }

@@ -52,11 +52,23 @@ export class RecordWriter {
     for (const ch of this.channels) ch.send(event);
   }
 
-  /** Records not yet handed to a channel, per channel (unaligned snapshots persist them). */
-  takePending(): unknown[][] {
-    const taken = this.#pending.map((p) => p);
-    for (let c = 0; c < this.#pending.length; c++) this.#pending[c] = [];
-    return taken;
+  /** Sends an event ahead of everything queued in every channel (unaligned barriers). */
+  broadcastPriorityEvent(event: StreamEvent): void {
+    for (const ch of this.channels) ch.sendPriority(event);
+  }
+
+  /**
+   * The records this writer holds that downstream has not received, per channel, oldest first:
+   * waiting for credit, then not yet batched. An unaligned checkpoint persists a copy; they are
+   * still sent as usual.
+   */
+  inFlight(): unknown[][] {
+    return this.channels.map((ch, c) => [...ch.backlogRecords().flat(), ...this.#pending[c]!]);
+  }
+
+  /** Restore of an unaligned checkpoint: the persisted output of one channel goes out first, to that channel. */
+  emitToChannel(channel: number, records: readonly unknown[]): void {
+    for (const r of records) this.#add(channel, r);
   }
 
   get writable(): boolean {

@@ -1,6 +1,6 @@
 import type { WeirConfig } from '../config/configuration.ts';
 import type { JobEdge, JobGraph } from '../graph/job-graph.ts';
-import type { FromTaskManager, OperatorRestoreState, RemoteChannelEndpoint, TaskDeployment, ToTaskManager } from '../network/control-messages.ts';
+import type { ChannelStateHandle, FromTaskManager, OperatorRestoreState, RemoteChannelEndpoint, TaskDeployment, ToTaskManager } from '../network/control-messages.ts';
 import { serializeError } from '../network/control-messages.ts';
 import { InputChannel } from '../network/input-channel.ts';
 import { connectLocal } from '../network/local-channel.ts';
@@ -11,11 +11,14 @@ import { InputGate } from './input-gate.ts';
 import { createChannelSelector } from './partitioner.ts';
 import { consumersOf, producersOf, taskManagerFor } from './placement.ts';
 import { RecordWriter } from './record-writer.ts';
-import { type SnapshotWriter, Task } from './task.ts';
+import { type ChannelStateWriter, type SnapshotWriter, Task } from './task.ts';
 
 /** Where snapshots go and how keyed state comes back: provided by the checkpoint storage. */
 export interface TaskStateStorage {
   readonly writeSnapshot: SnapshotWriter;
+  /** Unaligned checkpoints: persists in-flight records per channel key; returns the handles. */
+  readonly writeChannelState: ChannelStateWriter;
+  readonly readChannelState: (handle: ChannelStateHandle) => unknown[];
   readonly restoreKeyed: (backend: HeapKeyedStateBackend, state: OperatorRestoreState, directory: string) => void;
 }
 
@@ -128,7 +131,7 @@ export class TaskManager {
       const channels: InputChannel[] = [];
       for (const edge of vertex.inputs) {
         for (const producer of producersOf(pointwise(edge), edge.source.parallelism, d.subtask)) {
-          const ch = new InputChannel(channels.length, `input ${channels.length} (from '${edge.source.name}' subtask ${producer + 1})`);
+          const ch = new InputChannel(channels.length, `input ${channels.length} (from '${edge.source.name}' subtask ${producer + 1})`, `${edge.id}:${producer}`);
           channels.push(ch);
           const k = key(edge.id, producer, d.subtask);
           if (here(producer)) {
@@ -178,6 +181,8 @@ export class TaskManager {
         report: (m) => this.#o.send(m),
         wake: () => this.#markReady(task),
         writeSnapshot: storage.writeSnapshot,
+        writeChannelState: storage.writeChannelState,
+        readChannelState: storage.readChannelState,
         restoreKeyed: storage.restoreKeyed,
         failAfterRecords: d.failAfterRecords,
       });

@@ -1,4 +1,5 @@
 import type {
+  ChannelStateHandle,
   FromTaskManager,
   TaskFigures,
   TaskMetrics,
@@ -13,12 +14,20 @@ import type { CapturedOperatorState } from '../state/captured-state.ts';
 import type { HeapKeyedStateBackend } from '../state/heap-keyed-state-backend.ts';
 import { keyGroupRangeForSubtask } from '../state/key-group.ts';
 import type { OperatorRestoreState } from '../network/control-messages.ts';
-import { type AlignmentFigures, BarrierHandler, type BarrierMode } from './barrier-handler.ts';
+import { type AlignmentFigures, BarrierHandler, type BarrierMode, type InFlightInput } from './barrier-handler.ts';
+import { keyGroupFor, operatorIndexForKeyGroup, type Key } from '../state/key-group.ts';
 import type { InputGate } from './input-gate.ts';
 import { Mailbox } from './mailbox.ts';
 import { OperatorChain } from './operator-chain.ts';
 import { SourceOperator } from './operators/source-operator.ts';
 import type { RecordWriter } from './record-writer.ts';
+
+/** Unaligned checkpoints: persists the in-flight records of each channel (by channel key). */
+export type ChannelStateWriter = (
+  barrier: Barrier,
+  task: { readonly vertexId: string; readonly subtask: number; readonly headUid: string },
+  channels: { readonly inputs: ReadonlyArray<readonly [string, unknown[]]>; readonly outputs: ReadonlyArray<readonly [string, unknown[]]> },
+) => Promise<{ inputChannels: Record<string, ChannelStateHandle>; outputChannels: Record<string, ChannelStateHandle> }>;
 
 /** The async part of a snapshot: serialize what the sync part captured and write it to storage. */
 export type SnapshotWriter = (
@@ -40,6 +49,8 @@ export interface TaskSetup {
   readonly report: (message: FromTaskManager) => void;
   readonly wake: () => void;
   readonly writeSnapshot: SnapshotWriter;
+  readonly writeChannelState: ChannelStateWriter;
+  readonly readChannelState: (handle: ChannelStateHandle) => unknown[];
   readonly restoreKeyed: (backend: HeapKeyedStateBackend, state: OperatorRestoreState, directory: string) => void;
   readonly failAfterRecords?: number | undefined;
 }
@@ -50,6 +61,12 @@ export class InjectedFailure extends Error {
     super(`injected failure in ${task} after ${records} records`);
     this.name = 'InjectedFailure';
   }
+}
+
+/** What an unaligned snapshot persists besides operator state: the in-flight records. */
+interface ChannelCapture {
+  readonly outputs: ReadonlyArray<readonly [string, unknown[]]>;
+  readonly inputs: InFlightInput | undefined;
 }
 
 /** A task's message before the task stamps it with its attempt, vertex and subtask. */
@@ -86,6 +103,8 @@ export class Task {
   #backpressureMs = 0;
   #backpressureSince = -1;
   #activity = 'starting';
+  /** In-flight input restored from an unaligned checkpoint, processed before the gate's input. */
+  readonly #replay: unknown[][] = [];
   /** Checkpoints whose asynchronous part is still writing, with their start times. */
   readonly #writing = new Map<number, number>();
   #activitySince = Date.now();
@@ -116,10 +135,15 @@ export class Task {
     this.#endedChannels = new Uint8Array(setup.gate?.channels.length ?? 0);
     if (setup.gate) {
       setup.gate.onData = setup.wake;
-      this.#barriers = new BarrierHandler(setup.gate, setup.barrierMode, {
-        triggerSnapshot: (barrier, figures) => this.#snapshot(barrier, figures),
-        abortCheckpoint: (id, reason) => this.#decline(id, reason),
-      });
+      this.#barriers = new BarrierHandler(
+        setup.gate,
+        setup.barrierMode,
+        {
+          triggerSnapshot: (barrier, figures, inFlight) => void this.#snapshot(barrier, figures, inFlight),
+          abortCheckpoint: (id, reason) => this.#decline(id, reason),
+        },
+        () => this.mailbox.put({ description: 'aligned checkpoint timeout', run: () => this.#barriers!.checkTimeout() }),
+      );
     }
     for (const w of this.#writers) for (const ch of w.channels) ch.onWritable = setup.wake;
     this.mailbox.onMail = setup.wake;
@@ -141,8 +165,44 @@ export class Task {
       maxParallelism: this.vertex.maxParallelism,
       attemptNumber: this.#setup.attempt,
     });
+    this.#restoreChannelState();
     this.#setStatus('running');
     this.#setActivity(this.#source ? 'reading' : 'processing');
+  }
+
+  /**
+   * An unaligned checkpoint's in-flight data comes back first: persisted output goes out ahead of
+   * any new output, persisted input is processed ahead of any new input. After a rescale each
+   * subtask keeps the records that are now its own.
+   */
+  #restoreChannelState(): void {
+    const channels = this.#setup.restore?.channels;
+    if (!channels) return;
+    const read = (handle: ChannelStateHandle) => this.#setup.readChannelState(handle);
+    const edgeOf = (key: string) => Number(key.split(':')[0]);
+    let rebalanced = 0;
+    for (const { key, handle } of channels.inputs) {
+      let records = read(handle);
+      if (channels.rescaled) {
+        const edge = this.vertex.inputs.find((e) => e.id === edgeOf(key))!;
+        const p = this.vertex.parallelism;
+        const maxP = this.vertex.maxParallelism;
+        if (edge.partitioner.kind === 'hash') {
+          const select = edge.partitioner.keySelector;
+          records = records.filter((r) => operatorIndexForKeyGroup(keyGroupFor(select(r) as Key, maxP), p, maxP) === this.subtask);
+        } else {
+          records = records.filter(() => rebalanced++ % p === this.subtask);
+        }
+      }
+      if (records.length > 0) this.#replay.push(records);
+    }
+    for (const { key, handle } of channels.outputs) {
+      const writer = this.#setup.writers.get(edgeOf(key));
+      if (!writer) continue;
+      const records = read(handle);
+      if (channels.rescaled) for (const r of records) writer.emit(r);
+      else writer.emitToChannel(Number(key.split(':')[1]), records);
+    }
   }
 
   // ---- the mailbox loop, one bounded step at a time ----
@@ -207,6 +267,13 @@ export class Task {
     const gate = this.#gate!;
     const head = this.#chain.input;
     for (let i = 0; i < BUFFERS_PER_STEP; i++) {
+      const replayed = this.#replay.shift();
+      if (replayed !== undefined) {
+        this.#recordsIn += replayed.length;
+        for (let r = 0; r < replayed.length; r++) head.collect(replayed[r]);
+        if (!this.#outputsWritable()) return 'idle';
+        continue;
+      }
       const next = gate.pollNext();
       if (next === undefined) {
         this.#flushIfIdle();
@@ -283,17 +350,27 @@ export class Task {
     });
   }
 
-  #snapshot(barrier: Barrier, alignment: AlignmentFigures): Promise<void> {
+  #snapshot(barrier: Barrier, alignment: AlignmentFigures, inFlight?: InFlightInput): Promise<void> {
     const id = barrier.checkpointId;
     const start = performance.now();
     this.#setActivity(`taking the synchronous snapshot of checkpoint ${id}`);
+    const unaligned = barrier.options.unaligned;
     const work = (async () => {
       await this.#chain.prepareSnapshot(id);
       const captured = this.#capture();
-      for (const w of this.#writers) w.broadcastEvent(barrier);
+      let channels: ChannelCapture | undefined;
+      if (unaligned) {
+        // The barrier overtakes what this task has not sent yet; a copy of it is persisted.
+        const outputs: Array<[string, unknown[]]> = [];
+        for (const [edgeId, w] of this.#setup.writers) w.inFlight().forEach((records, c) => outputs.push([`${edgeId}:${c}`, records]));
+        for (const w of this.#writers) w.broadcastPriorityEvent(barrier);
+        channels = { outputs, inputs: inFlight };
+      } else {
+        for (const w of this.#writers) w.broadcastEvent(barrier);
+      }
       const syncMs = performance.now() - start;
       this.#setActivity(this.#source ? 'reading' : 'processing');
-      this.#writeAsync(barrier, captured, syncMs, alignment);
+      this.#writeAsync(barrier, captured, syncMs, alignment, channels);
     })();
     if (this.#gate) this.#blockUntil(work, `synchronous snapshot of checkpoint ${id}`);
     return work;
@@ -314,7 +391,7 @@ export class Task {
     }));
   }
 
-  #writeAsync(barrier: Barrier, captured: CapturedOperatorState[], syncMs: number, alignment: AlignmentFigures): void {
+  #writeAsync(barrier: Barrier, captured: CapturedOperatorState[], syncMs: number, alignment: AlignmentFigures, channels?: ChannelCapture): void {
     const start = performance.now();
     const checkpointId = barrier.checkpointId;
     this.#writing.set(checkpointId, Date.now());
@@ -322,20 +399,29 @@ export class Task {
       this.#writing.delete(checkpointId);
       for (const c of captured) for (const t of c.keyed?.tables ?? []) t.snapshot.release();
     };
-    this.#setup
-      .writeSnapshot(barrier, captured, { vertexId: this.vertex.id, subtask: this.subtask })
+    const task = { vertexId: this.vertex.id, subtask: this.subtask, headUid: this.vertex.operators[0]!.uid };
+    const writeChannels = async () => {
+      if (!channels) return { alignmentMs: alignment.alignmentMs, handles: { inputChannels: {}, outputChannels: {} } };
+      // The input side is complete when the last barrier has arrived.
+      const alignmentMs = channels.inputs ? await channels.inputs.complete : 0;
+      const inputs = (channels.inputs?.buffers ?? []).map((buffers, i) => [this.#gate!.channels[i]!.key, buffers.flat()] as const);
+      return { alignmentMs, handles: await this.#setup.writeChannelState(barrier, task, { inputs, outputs: channels.outputs }) };
+    };
+    Promise.all([this.#setup.writeSnapshot(barrier, captured, task), writeChannels()])
       .then(
-        (state) => {
+        ([operators, { alignmentMs, handles }]) => {
           release();
+          const state: TaskStateSnapshot = { ...operators, ...handles };
+          const persisted = [...Object.values(handles.inputChannels), ...Object.values(handles.outputChannels)].reduce((n, h) => n + h.length, 0);
           const figures: TaskFigures = {
             syncMs,
             asyncMs: performance.now() - start,
-            alignmentMs: alignment.alignmentMs,
+            alignmentMs,
             startDelayMs: alignment.startDelayMs,
             processedBytes: alignment.processedBytes,
-            persistedBytes: 0,
-            stateBytes: state.operators.reduce((n, o) => n + (o.keyed?.bytes ?? 0), 0),
-            unaligned: false,
+            persistedBytes: persisted,
+            stateBytes: operators.operators.reduce((n, o) => n + (o.keyed?.bytes ?? 0), 0) + persisted,
+            unaligned: channels !== undefined,
           };
           this.#report({ type: 'ack-checkpoint', checkpointId, state, figures });
         },

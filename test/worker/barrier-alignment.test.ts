@@ -89,6 +89,8 @@ test('Sum1 aligns like the seed: records behind an early barrier wait, records b
       processedAtSnapshot.push(drain(downstream));
       return { operators: [], inputChannels: {}, outputChannels: {} };
     },
+    writeChannelState: async () => ({ inputChannels: {}, outputChannels: {} }),
+    readChannelState: () => [],
     restoreKeyed: () => {},
   });
   await task.initialize();

@@ -40,6 +40,12 @@ export class CollectSink<T> implements Sink<T> {
         send();
         channel.close();
       },
+      // A failed or cancelled attempt: an open channel would keep the process alive.
+      abort: () => {
+        if (closed) return;
+        closed = true;
+        channel.close();
+      },
     };
   }
 }

@@ -1,0 +1,162 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { defineJob, keyGroupFor, operatorIndexForKeyGroup } from '../../src/index.ts';
+import { CollectSink } from '../../src/connectors/collect/index.ts';
+import type { ChannelStateHandle, TaskRestoreState } from '../../src/network/control-messages.ts';
+import { InputChannel } from '../../src/network/input-channel.ts';
+import { connectLocal } from '../../src/network/local-channel.ts';
+import type { Barrier, ChannelItem } from '../../src/network/stream-event.ts';
+import type { JobVertex } from '../../src/graph/job-graph.ts';
+import { InputGate } from '../../src/worker/input-gate.ts';
+import { RecordWriter } from '../../src/worker/record-writer.ts';
+import { Task } from '../../src/worker/task.ts';
+
+interface WordCount {
+  word: string;
+  count: number;
+}
+
+const job = defineJob((env) => {
+  env.setParallelism(2);
+  env
+    .fromSource({ boundedness: 'bounded', createSplits: () => [], createReader: () => { throw new Error('unused'); } }, { uid: 'source' })
+    .map((word: string): WordCount => ({ word, count: 1 }), { name: 'Map', chaining: false })
+    .keyBy((r) => r.word)
+    .sum('count', { name: 'Sum', uid: 'sum' })
+    .rebalance()
+    .sinkTo(new CollectSink<WordCount>('unaligned-unused'), { uid: 'sink' });
+});
+
+const unalignedBarrier = (checkpointId: number): Barrier => ({
+  kind: 'barrier',
+  checkpointId,
+  timestamp: Date.now(),
+  options: { type: 'checkpoint', unaligned: true, alignedTimeout: 0, targetDir: '/nonexistent' },
+});
+const records = (...words: string[]): ChannelItem => ({ kind: 'records', records: words.map((word) => ({ word, count: 1 })), bytes: 0 });
+
+interface Harness {
+  task: Task;
+  inputs: InputChannel[];
+  downstream: InputChannel;
+  written: Array<{ inputs: Array<readonly [string, unknown[]]>; outputs: Array<readonly [string, unknown[]]> }>;
+  acks: number;
+  snapshots: number;
+  run(): Promise<void>;
+}
+
+async function sumTask(sum: JobVertex, subtask: number, credits: number, restore: TaskRestoreState | null, stored: Map<string, unknown[]>): Promise<Harness> {
+  const inputs = [new InputChannel(0, 'input 0 (from Map 1)', `${sum.inputs[0]!.id}:0`), new InputChannel(1, 'input 1 (from Map 2)', `${sum.inputs[0]!.id}:1`)];
+  const downstream = new InputChannel(0, 'sink');
+  const writer = new RecordWriter([connectLocal(downstream, credits, 1000)], () => 0, 1);
+  const h: Harness = {
+    inputs,
+    downstream,
+    written: [],
+    acks: 0,
+    snapshots: 0,
+    task: undefined as unknown as Task,
+    async run() {
+      for (let round = 0; round < 3; round++) {
+        for (let i = 0; i < 100 && h.task.step() === 'busy'; i++);
+        await new Promise((r) => setImmediate(r));
+      }
+    },
+  };
+  h.task = new Task({
+    jobId: 'b'.repeat(32),
+    attempt: 0,
+    vertex: sum,
+    subtask,
+    gate: new InputGate(inputs),
+    writers: new Map([[sum.outputs[0]!.id, writer]]),
+    splits: [],
+    restore,
+    barrierMode: 'aligned',
+    report: (m) => {
+      if (m.type === 'ack-checkpoint') h.acks++;
+    },
+    wake: () => {},
+    writeSnapshot: async () => {
+      h.snapshots++;
+      return { operators: [], inputChannels: {}, outputChannels: {} };
+    },
+    writeChannelState: async (_b, _t, channels) => {
+      h.written.push({ inputs: [...channels.inputs], outputs: [...channels.outputs] });
+      return { inputChannels: {}, outputChannels: {} };
+    },
+    readChannelState: (handle: ChannelStateHandle) => stored.get(handle.file) ?? [],
+    restoreKeyed: () => {},
+  });
+  await h.task.initialize();
+  return h;
+}
+
+function drain(channel: InputChannel): unknown[] {
+  const out: unknown[] = [];
+  for (let item = channel.poll(); item; item = channel.poll()) {
+    if (item.kind === 'records') out.push(...item.records.map((r) => `${(r as WordCount).word}=${(r as WordCount).count}`));
+    else if (item.kind === 'barrier') out.push(`barrier-${item.checkpointId}${item.options.unaligned ? ' (unaligned)' : ''}`);
+  }
+  return out;
+}
+
+test('unaligned: the snapshot is taken at the first barrier; queued and pre-barrier records become channel state and come back first', async () => {
+  const { jobGraph } = await job.plan([]);
+  const sum = jobGraph.vertices.find((v) => v.name.startsWith('Sum'))!;
+  const owner = (w: string) => operatorIndexForKeyGroup(keyGroupFor(w, 128), 2, 128);
+  const subtask = owner('hello');
+  const world = ['world', 'flink', 'weir', 'barrier', 'state', 'stream'].find((w) => owner(w) === subtask)!;
+  // No credit downstream: everything Sum emits waits in its output channel, as under backpressure.
+  const h = await sumTask(sum, subtask, 0, null, new Map());
+  const [fromMap1, fromMap2] = h.inputs as [InputChannel, InputChannel];
+
+  fromMap1.deliver(records('hello', world));
+  fromMap2.deliver(records('hello'));
+  await h.run();
+  // Map2 queued another (hello), then its barrier overtook it.
+  fromMap2.deliver(records('hello'));
+  fromMap2.deliverPriority(unalignedBarrier(1));
+  await h.run();
+  assert.equal(h.snapshots, 1, 'the operator state is snapshotted at the first barrier');
+  assert.equal(h.written.length, 0, 'the channel state is written only once every barrier is in');
+  const downstream = drain(h.downstream);
+  assert.deepEqual(downstream, ['barrier-1 (unaligned)'], 'the barrier overtook the output waiting for credit');
+  // Map1 sends a record before its own barrier: it is in flight for checkpoint 1.
+  fromMap1.deliver(records(world));
+  fromMap1.deliverPriority(unalignedBarrier(1));
+  await h.run();
+  assert.equal(h.written.length, 1);
+  assert.equal(h.acks, 1, 'the checkpoint is acknowledged once the in-flight data is persisted');
+  const { inputs, outputs } = h.written[0]!;
+  const asWords = (rs: unknown[]) => rs.map((r) => `${(r as WordCount).word}=${(r as WordCount).count}`);
+  assert.deepEqual(Object.fromEntries(inputs.map(([k, rs]) => [k, asWords(rs)])), {
+    [fromMap1.key]: [`${world}=1`],
+    [fromMap2.key]: ['hello=1'],
+  });
+  assert.deepEqual(asWords(outputs[0]![1]), ['hello=1', `${world}=1`, 'hello=2'], 'the output waiting at snapshot time is persisted');
+
+  // Restore from that channel state into a fresh Sum subtask (its keyed state is empty here), with credit.
+  const stored = new Map<string, unknown[]>();
+  const handle = (name: string, rs: unknown[]): { key: string; handle: ChannelStateHandle } => {
+    stored.set(name, rs);
+    return { key: name.split('|')[1]!, handle: { file: name, offset: 0, length: 1, records: rs.length, crc32: 0 } };
+  };
+  const restore: TaskRestoreState = {
+    checkpointId: 1,
+    directory: '/nonexistent',
+    operators: {},
+    channels: {
+      rescaled: false,
+      inputs: inputs.map(([k, rs]) => handle(`in|${k}`, rs)),
+      outputs: outputs.map(([k, rs]) => handle(`out|${k}`, rs)),
+    },
+  };
+  const r = await sumTask(sum, subtask, 100, restore, stored);
+  r.inputs[0]!.deliver(records(world));
+  await r.run();
+  const replayed = drain(r.downstream);
+  assert.deepEqual(replayed.slice(0, 3), ['hello=1', `${world}=1`, 'hello=2'], 'persisted output goes out before anything new');
+  assert.deepEqual(replayed.slice(3, 5).sort(), ['hello=1', `${world}=1`].sort(), 'persisted input is processed next');
+  assert.deepEqual(replayed.slice(5), [`${world}=2`], 'then the new input');
+});
