@@ -19,7 +19,7 @@ interface WordCount {
 const job = defineJob((env) => {
   env.setParallelism(2);
   env
-    .fromSource({ boundedness: 'bounded', createSplits: () => [], createReader: () => { throw new Error('unused'); } }, { uid: 'source' })
+    .fromSource<string>({ boundedness: 'bounded', createSplits: () => [], createReader: () => { throw new Error('unused'); } }, { uid: 'source' })
     .map((word: string): WordCount => ({ word, count: 1 }), { name: 'Map', chaining: false })
     .keyBy((r) => r.word)
     .sum('count', { name: 'Sum', uid: 'sum' })
