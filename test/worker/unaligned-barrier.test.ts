@@ -160,3 +160,49 @@ test('unaligned: the snapshot is taken at the first barrier; queued and pre-barr
   assert.deepEqual(replayed.slice(3, 5).sort(), ['hello=1', `${world}=1`].sort(), 'persisted input is processed next');
   assert.deepEqual(replayed.slice(5), [`${world}=2`], 'then the new input');
 });
+
+const alignedBarrier = (checkpointId: number, alignedTimeout: number, timestamp = Date.now()): Barrier => ({
+  kind: 'barrier',
+  checkpointId,
+  timestamp,
+  options: { type: 'checkpoint', unaligned: false, alignedTimeout, targetDir: '/nonexistent' },
+});
+
+async function alignedTimeoutRun(timeoutMs: number, lateMs: number) {
+  const { jobGraph } = await job.plan([]);
+  const sum = jobGraph.vertices.find((v) => v.name.startsWith('Sum'))!;
+  const owner = (w: string) => operatorIndexForKeyGroup(keyGroupFor(w, 128), 2, 128);
+  const subtask = owner('hello');
+  const h = await sumTask(sum, subtask, 100, null, new Map());
+  const [fromMap1, fromMap2] = h.inputs as [InputChannel, InputChannel];
+  const triggered = Date.now();
+  // Map2's barrier arrives in order, then a record for checkpoint 2 behind it.
+  fromMap2.deliver(alignedBarrier(1, timeoutMs, triggered));
+  fromMap2.deliver(records('hello'));
+  await h.run();
+  // Map1 is slow: its record for checkpoint 1 and its barrier come `lateMs` later (the timeout is about time passing).
+  await new Promise((resolve) => setTimeout(resolve, lateMs));
+  await h.run();
+  const switchedBeforeLastBarrier = h.snapshots;
+  fromMap1.deliver(records('hello'));
+  fromMap1.deliver(alignedBarrier(1, timeoutMs, triggered));
+  await h.run();
+  return { h, switchedBeforeLastBarrier, fromMap1, fromMap2 };
+}
+
+test('aligned timeout: an alignment that waits longer than the timeout completes as unaligned', async () => {
+  const { h, switchedBeforeLastBarrier, fromMap1 } = await alignedTimeoutRun(30, 120);
+  assert.equal(switchedBeforeLastBarrier, 1, 'the snapshot was taken when the timeout passed, before the last barrier');
+  assert.equal(h.written.length, 1, 'channel state was written: the checkpoint is unaligned');
+  const input = Object.fromEntries(h.written[0]!.inputs.map(([k, rs]) => [k, rs.map((r) => (r as WordCount).word)]));
+  assert.deepEqual(input[fromMap1.key], ['hello'], "Map1's record before its barrier is in the channel state");
+  assert.equal(h.acks, 1);
+});
+
+test('aligned timeout: an alignment within the timeout stays aligned', async () => {
+  const { h, switchedBeforeLastBarrier } = await alignedTimeoutRun(5_000, 20);
+  assert.equal(switchedBeforeLastBarrier, 0, 'no snapshot until the last barrier');
+  assert.equal(h.snapshots, 1);
+  assert.equal(h.written.length, 0, 'no channel state: the checkpoint stayed aligned');
+  assert.equal(h.acks, 1);
+});
