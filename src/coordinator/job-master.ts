@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { MessageChannel } from 'node:worker_threads';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -25,6 +26,7 @@ import type { CompletedCheckpoint } from './completed-checkpoint.ts';
 import { FaultInjector, type FaultInjectionOptions, type PlannedFailure } from './fault-injector.ts';
 import { InThreadGateway } from './in-thread-gateway.ts';
 import { JobFailure } from './job-failure.ts';
+import { SavepointError } from './savepoint-error.ts';
 import { newJobId } from './job-id.ts';
 import { isTerminal, type JobStatus } from './job-status.ts';
 import { createRestartStrategy, type RestartStrategy } from './restart-strategy.ts';
@@ -118,6 +120,9 @@ export class JobMaster {
   #jobDir = '';
   #ownsJobDir = false;
   #finalCheckpoint = false;
+  /** A stop-with-savepoint is under way: drained sources' end of data must not start a final checkpoint. */
+  #stopping = false;
+  #runningWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
   #done!: (result: JobResult) => void;
   readonly #result: Promise<JobResult>;
   #error: Error | undefined;
@@ -187,6 +192,58 @@ export class JobMaster {
       await this.#finish('FAILED', e as Error);
     }
     return this.#result;
+  }
+
+  /**
+   * Takes a savepoint of the running job: the checkpoint mechanism, triggered by a person, written
+   * self-contained to `<dir>/sp-<job-id-6>-<random>`. Savepoints are never deleted by weir.
+   */
+  async triggerSavepoint(dir?: string): Promise<CompletedCheckpoint> {
+    const targetDir = this.#savepointTarget(dir);
+    if (this.#status !== 'RUNNING') throw new SavepointError(this.jobId, `the job is ${this.#status}, not RUNNING`);
+    try {
+      return await this.checkpoints.trigger({ type: 'savepoint', targetDir });
+    } catch (e) {
+      throw new SavepointError(this.jobId, (e as Error).message);
+    }
+  }
+
+  /**
+   * Stop with savepoint: the sources stop (with drain, they end their input so every operator
+   * flushes), a final aligned savepoint is taken, sinks commit, and the job ends FINISHED. If the
+   * savepoint fails, stopped sources read on and the job keeps running.
+   */
+  async stopWithSavepoint(dir: string | undefined, drain = false): Promise<CompletedCheckpoint> {
+    const targetDir = this.#savepointTarget(dir);
+    if (this.#status !== 'RUNNING') throw new SavepointError(this.jobId, `the job is ${this.#status}, not RUNNING`);
+    const attempt = this.#attempt;
+    this.#stopping = true;
+    this.checkpoints.stopPeriodic();
+    this.#broadcast({ type: 'stop-sources', attempt, drain });
+    try {
+      const savepoint = await this.checkpoints.trigger({ type: 'savepoint', targetDir, force: true });
+      // A synchronous savepoint commits side effects, as the last checkpoint of the job does.
+      this.#broadcast({ type: 'checkpoint-complete', attempt, checkpointId: savepoint.id });
+      this.#finalCheckpoint = true;
+      this.#broadcast({ type: 'finish', attempt });
+      return savepoint;
+    } catch (e) {
+      this.#stopping = false;
+      if (this.#attempt === attempt && this.#status === 'RUNNING') {
+        if (drain) this.#onFailure(serializeError(new Error(`stop-with-savepoint with drain failed: ${(e as Error).message}`)));
+        else {
+          this.#broadcast({ type: 'resume-sources', attempt });
+          this.checkpoints.start();
+        }
+      }
+      throw new SavepointError(this.jobId, (e as Error).message);
+    }
+  }
+
+  #savepointTarget(dir: string | undefined): string {
+    const base = dir ?? this.plan.config['execution.checkpointing.savepoint-dir'];
+    if (!base) throw new SavepointError(this.jobId, 'no savepoint directory: give one, or set execution.checkpointing.savepoint-dir');
+    return join(resolve(base), `sp-${this.jobId.slice(0, 6)}-${randomBytes(6).toString('hex')}`);
   }
 
   /** Cancels the job (ungraceful, like `flink cancel`). */
@@ -479,6 +536,7 @@ export class JobMaster {
     const all = [...this.#tasks.values()];
     if (m.status === 'running' && all.every((t) => t.status !== 'initializing')) {
       this.checkpoints.start();
+      for (const w of this.#runningWaiters.splice(0)) w.resolve();
     } else if (m.status === 'end-of-data' && all.every((t) => t.status === 'end-of-data' || t.status === 'finished')) {
       this.#endOfData();
     } else if (m.status === 'finished' && all.every((t) => t.status === 'finished')) {
@@ -488,7 +546,7 @@ export class JobMaster {
 
   /** Every subtask has consumed all its input: take a final checkpoint so sinks commit the rest, then finish. */
   #endOfData(): void {
-    if (this.#finalCheckpoint) return;
+    if (this.#finalCheckpoint || this.#stopping) return;
     this.#finalCheckpoint = true;
     if (!this.checkpoints.periodic) {
       this.#broadcast({ type: 'finish', attempt: this.#attempt });
@@ -581,9 +639,21 @@ export class JobMaster {
     return false;
   }
 
+  /** Resolves when every subtask of the current attempt is running (rejects if the job ends first). */
+  whenRunning(): Promise<void> {
+    if (this.#allTasksRunning()) return Promise.resolve();
+    if (isTerminal(this.#status)) return Promise.reject(new Error(`job ${this.jobId} is ${this.#status}`));
+    return new Promise((resolve, reject) => this.#runningWaiters.push({ resolve, reject }));
+  }
+
+  #allTasksRunning(): boolean {
+    return this.#status === 'RUNNING' && this.#tasks.size > 0 && [...this.#tasks.values()].every((t) => t.status !== 'initializing');
+  }
+
   #setStatus(status: JobStatus): void {
     if (this.#status === status) return;
     this.#status = status;
+    if (isTerminal(status)) for (const w of this.#runningWaiters.splice(0)) w.reject(new Error(`job ${this.jobId} is ${status}`));
     this.#log.info(`job ${status}`, { status });
     this.#o.listener?.onStatus?.(status);
   }

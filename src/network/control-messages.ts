@@ -135,6 +135,10 @@ export type ToTaskManager =
   | { readonly type: 'checkpoint-complete'; readonly attempt: number; readonly checkpointId: number }
   | { readonly type: 'checkpoint-aborted'; readonly attempt: number; readonly checkpointId: number; readonly reason: string }
   | { readonly type: 'finish'; readonly attempt: number }
+  /** Stop with savepoint: sources stop reading (drain: and end their input, so operators flush). */
+  | { readonly type: 'stop-sources'; readonly attempt: number; readonly drain: boolean }
+  /** The stop-with-savepoint failed: sources that were stopped (not drained) read on. */
+  | { readonly type: 'resume-sources'; readonly attempt: number }
   | { readonly type: 'cancel'; readonly attempt: number }
   | { readonly type: 'describe'; readonly attempt: number; readonly requestId: number }
   | { readonly type: 'shutdown' };

@@ -118,7 +118,8 @@ export class BarrierHandler {
     p.count++;
     if (p.unaligned) {
       this.#gate.channels[channel]!.stopRecording();
-    } else if (this.#mode === 'aligned') {
+    } else if (this.#mode === 'aligned' || p.barrier.options.type === 'savepoint') {
+      // Savepoints are always aligned, whatever the job's checkpointing mode.
       this.#gate.block(channel);
     }
     if (p.count === this.#seen.length) this.#complete(p);

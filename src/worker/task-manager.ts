@@ -71,6 +71,12 @@ export class TaskManager {
       case 'finish':
         for (const t of this.#tasks) t.finish();
         return;
+      case 'stop-sources':
+        for (const t of this.#tasks) if (t.vertex.isSource) t.stopSource(message.drain);
+        return;
+      case 'resume-sources':
+        for (const t of this.#tasks) if (t.vertex.isSource) t.resumeSource();
+        return;
       case 'cancel':
         void this.#cancelAll();
         return;

@@ -96,6 +96,8 @@ export class Task {
   #status: TaskStatus = 'initializing';
   #blockedOn: Promise<unknown> | undefined;
   #waitingForSource = false;
+  /** Stop with savepoint: the source reads no more (until resumed, if the savepoint fails). */
+  #sourceStopped = false;
   #endedChannels: Uint8Array;
   #endedCount = 0;
   #lastFlush = 0;
@@ -236,7 +238,7 @@ export class Task {
   }
 
   #stepSource(): StepResult {
-    if (this.#status !== 'running' || this.#waitingForSource) return 'idle';
+    if (this.#status !== 'running' || this.#waitingForSource || this.#sourceStopped) return 'idle';
     const source = this.#source!;
     for (let i = 0; i < POLLS_PER_STEP; i++) {
       const status = source.pollNext();
@@ -452,6 +454,30 @@ export class Task {
   }
 
   // ---- lifecycle ----
+
+  /** Stop with savepoint, as mail so it lands between two polls and before the savepoint's trigger. */
+  stopSource(drain: boolean): void {
+    this.mailbox.put({
+      description: drain ? 'draining for stop-with-savepoint' : 'stopping for stop-with-savepoint',
+      run: () => {
+        if (this.#sourceStopped || this.#status !== 'running') return;
+        this.#sourceStopped = true;
+        this.#flushIfIdle();
+        if (drain) this.#endOfInput();
+        else this.#setActivity('stopped for a savepoint');
+      },
+    });
+  }
+
+  resumeSource(): void {
+    this.mailbox.put({
+      description: 'resuming after a failed stop-with-savepoint',
+      run: () => {
+        this.#sourceStopped = false;
+        this.#setActivity('reading');
+      },
+    });
+  }
 
   /** The JobMaster saw every task reach the end of its data (and the final checkpoint): close. */
   finish(): void {
