@@ -5,6 +5,8 @@ import { formatDuration } from '../config/duration.ts';
 import { createLogger, type LogLevel } from '../log/logger.ts';
 import { parseDynamicProperties, readConfigFile } from './config-file.ts';
 import { ProgressLine } from './progress-line.ts';
+import { registerJob } from './job-registry.ts';
+import { startRestServer } from '../rest/rest-server.ts';
 
 export interface RunOptions {
   readonly parallelism?: string;
@@ -78,6 +80,10 @@ export async function runCommand(job: string, jobArgs: readonly string[], o: Run
     listener,
   });
   process.stdout.write(`Job ID: ${master.jobId}\n`);
+  const config = master.plan.config;
+  const rest = await startRestServer({ master, host: config['rest.bind-address'], port: config['rest.port'], token: config['rest.token'], log });
+  const unregister = registerJob({ jobId: master.jobId, url: rest.url, pid: process.pid, startedAt: Date.now() });
+  say(`REST: ${rest.url}`);
   for (const w of master.graph.warnings) say(`warning: ${w}`);
   progress.line = new ProgressLine(master);
   progress.line.start();
@@ -87,7 +93,10 @@ export async function runCommand(job: string, jobArgs: readonly string[], o: Run
     void master.cancel();
   };
   process.on('SIGINT', onSigint);
-  const result = await master.run();
+  const result = await master.run().finally(async () => {
+    unregister();
+    await rest.close();
+  });
   process.off('SIGINT', onSigint);
   progress.line.stop();
   printResult(result);

@@ -1,0 +1,59 @@
+import type { JobMaster } from '../coordinator/job-master.ts';
+
+/** GET /overview: how many jobs are in which state. */
+export function jobOverview(masters: readonly JobMaster[]) {
+  const count = (s: string) => masters.filter((m) => m.status === s).length;
+  return {
+    'jobs-running': masters.filter((m) => m.status === 'RUNNING' || m.status === 'RESTARTING' || m.status === 'CREATED').length,
+    'jobs-finished': count('FINISHED'),
+    'jobs-cancelled': count('CANCELED'),
+    'jobs-failed': count('FAILED'),
+  };
+}
+
+/** GET /jobs/:id (Flink's JobDetailsInfo, in the fields that apply). */
+export function jobDetails(m: JobMaster, withVertices: boolean) {
+  const now = Date.now();
+  const metrics = m.taskMetrics();
+  const statuses = m.taskStatuses();
+  const base = {
+    jid: m.jobId,
+    name: m.graph.vertices.find((v) => v.isSource)?.name ?? 'job',
+    state: m.status,
+    'start-time': m.startedAt,
+    'end-time': -1,
+    duration: now - m.startedAt,
+    now,
+    restarts: m.restarts,
+  };
+  if (!withVertices) return base;
+  return {
+    ...base,
+    vertices: m.graph.vertices.map((v) => {
+      const subtasks = Array.from({ length: v.parallelism }, (_, i) => {
+        const t = metrics.find((x) => x.vertexId === v.id && x.subtask === i);
+        return {
+          subtask: i,
+          status: statuses.find((s) => s.vertexId === v.id && s.subtask === i)?.status ?? 'initializing',
+          'read-records': t?.recordsIn ?? 0,
+          'write-records': t?.recordsOut ?? 0,
+          'backpressured-ms': Math.round(t?.backpressure ?? 0),
+          activity: t?.activity ?? '',
+        };
+      });
+      return {
+        id: v.id,
+        name: v.name,
+        parallelism: v.parallelism,
+        maxParallelism: v.maxParallelism,
+        operators: v.operators.map((o) => ({ id: o.operatorId, uid: o.uid, name: o.name, kind: o.spec.kind })),
+        inputs: v.inputs.map((e) => ({ id: e.source.id, ship_strategy: e.partitioner.kind.toUpperCase() })),
+        metrics: {
+          'read-records': subtasks.reduce((n, s) => n + s['read-records'], 0),
+          'write-records': subtasks.reduce((n, s) => n + s['write-records'], 0),
+        },
+        subtasks,
+      };
+    }),
+  };
+}

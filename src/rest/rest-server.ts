@@ -1,0 +1,167 @@
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { JobMaster } from '../coordinator/job-master.ts';
+import type { Logger } from '../log/logger.ts';
+import { jobDetails, jobOverview } from './job-views.ts';
+import { checkpointConfig, checkpointDetails, checkpointSubtasks, checkpointsOverview } from './checkpoint-views.ts';
+
+export interface RestServerOptions {
+  readonly master: JobMaster;
+  readonly host: string;
+  /** The first port to try; the next free one is taken if it is in use. 0: any free port. */
+  readonly port: number;
+  readonly token: string | null;
+  readonly log: Logger;
+}
+
+export interface RestServer {
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** The operations started by POST and polled by GET (savepoints and stops), as Flink's trigger ids. */
+interface AsyncOperation {
+  status: 'IN_PROGRESS' | 'COMPLETED';
+  location?: string;
+  failure?: string;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+const PORT_ATTEMPTS = 50;
+
+/**
+ * The JobManager's REST API, on Flink's paths and field names where they correspond. Mutating
+ * calls need `Authorization: Bearer <rest.token>` when the server listens beyond loopback.
+ */
+export async function startRestServer(o: RestServerOptions): Promise<RestServer> {
+  const loopback = LOOPBACK.has(o.host);
+  if (!loopback && !o.token) throw new Error(`rest.bind-address is ${o.host}: set rest.token, which every mutating call must then present`);
+  const app = Fastify({ logger: false, ajv: { customOptions: { removeAdditional: false } } });
+  const operations = new Map<string, AsyncOperation>();
+  const { master } = o;
+
+  app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown }, _req, reply) => {
+    const status = error.statusCode && error.statusCode < 500 ? error.statusCode : error.validation ? 400 : 500;
+    void reply.code(status).send({ errors: [error.message] });
+  });
+  app.setNotFoundHandler((req, reply) => void reply.code(404).send({ errors: [`no such resource: ${req.method} ${req.url}`] }));
+
+  const requireToken = async (req: FastifyRequest, reply: FastifyReply) => {
+    if (loopback && !o.token) return;
+    if (req.headers.authorization !== `Bearer ${o.token}`) await reply.code(401).send({ errors: ['this call needs Authorization: Bearer <rest.token>'] });
+  };
+  const job = (req: FastifyRequest): JobMaster => {
+    const id = (req.params as { jobid: string }).jobid;
+    if (id !== master.jobId) throw Object.assign(new Error(`job ${id} not found`), { statusCode: 404 });
+    return master;
+  };
+  const track = (work: Promise<{ directory: string }>): string => {
+    const id = randomBytes(16).toString('hex');
+    const op: AsyncOperation = { status: 'IN_PROGRESS' };
+    operations.set(id, op);
+    work.then(
+      (sp) => Object.assign(op, { status: 'COMPLETED', location: sp.directory }),
+      (e: Error) => Object.assign(op, { status: 'COMPLETED', failure: e.message }),
+    );
+    return id;
+  };
+  const jobIdParam = { type: 'object', properties: { jobid: { type: 'string', pattern: '^[0-9a-f]{32}$' } }, required: ['jobid'] } as const;
+
+  app.get('/overview', async () => jobOverview([master]));
+  app.get('/jobs', async () => ({ jobs: [{ id: master.jobId, status: master.status }] }));
+  app.get('/jobs/overview', async () => ({ jobs: [jobDetails(master, false)] }));
+  app.get('/jobs/:jobid', { schema: { params: jobIdParam } }, async (req) => jobDetails(job(req), true));
+  app.get('/jobs/:jobid/exceptions', { schema: { params: jobIdParam } }, async (req) => {
+    const m = job(req);
+    return {
+      'exceptionHistory': {
+        entries: m.exceptions.map((e) => ({ exceptionName: e.error.name, stacktrace: e.error.stack ?? e.error.message, timestamp: e.timestamp, taskName: e.error.vertex ?? null, attempt: e.attempt, restarted: e.restarted })),
+        truncated: false,
+      },
+      restarts: m.restarts,
+    };
+  });
+  app.get('/jobs/:jobid/checkpoints', { schema: { params: jobIdParam } }, async (req) => checkpointsOverview(job(req)));
+  app.get('/jobs/:jobid/checkpoints/config', { schema: { params: jobIdParam } }, async (req) => checkpointConfig(job(req)));
+  const cidParams = { type: 'object', properties: { jobid: { type: 'string', pattern: '^[0-9a-f]{32}$' }, checkpointid: { type: 'integer', minimum: 1 } }, required: ['jobid', 'checkpointid'] } as const;
+  app.get('/jobs/:jobid/checkpoints/details/:checkpointid', { schema: { params: cidParams } }, async (req) =>
+    checkpointDetails(job(req), (req.params as { checkpointid: number }).checkpointid),
+  );
+  app.get('/jobs/:jobid/checkpoints/details/:checkpointid/subtasks/:vertexid', { schema: { params: { ...cidParams, properties: { ...cidParams.properties, vertexid: { type: 'string' } } } } }, async (req) => {
+    const p = req.params as { checkpointid: number; vertexid: string };
+    return checkpointSubtasks(job(req), p.checkpointid, p.vertexid);
+  });
+
+  app.post(
+    '/jobs/:jobid/savepoints',
+    {
+      preHandler: requireToken,
+      schema: {
+        params: jobIdParam,
+        body: { type: 'object', properties: { 'target-directory': { type: 'string', minLength: 1 }, 'cancel-job': { type: 'boolean' } }, additionalProperties: false },
+      },
+    },
+    async (req, reply) => {
+      const m = job(req);
+      const body = (req.body ?? {}) as { 'target-directory'?: string; 'cancel-job'?: boolean };
+      const work = m.triggerSavepoint(body['target-directory']).then(async (sp) => {
+        if (body['cancel-job']) await m.cancel();
+        return sp;
+      });
+      return reply.code(202).send({ 'request-id': track(work) });
+    },
+  );
+  app.get('/jobs/:jobid/savepoints/:triggerid', { schema: { params: { type: 'object', properties: { jobid: jobIdParam.properties.jobid, triggerid: { type: 'string' } } } } }, async (req) => {
+    job(req);
+    const op = operations.get((req.params as { triggerid: string }).triggerid);
+    if (!op) throw Object.assign(new Error('unknown trigger id'), { statusCode: 404 });
+    return {
+      status: { id: op.status },
+      ...(op.status === 'COMPLETED' ? { operation: op.failure ? { 'failure-cause': { class: 'SavepointError', 'stack-trace': op.failure } } : { location: op.location } } : {}),
+    };
+  });
+  app.post(
+    '/jobs/:jobid/stop',
+    {
+      preHandler: requireToken,
+      schema: {
+        params: jobIdParam,
+        body: { type: 'object', properties: { targetDirectory: { type: 'string', minLength: 1 }, drain: { type: 'boolean' } }, additionalProperties: false },
+      },
+    },
+    async (req, reply) => {
+      const m = job(req);
+      const body = (req.body ?? {}) as { targetDirectory?: string; drain?: boolean };
+      return reply.code(202).send({ 'request-id': track(m.stopWithSavepoint(body.targetDirectory, body.drain ?? false)) });
+    },
+  );
+  app.patch(
+    '/jobs/:jobid',
+    {
+      preHandler: requireToken,
+      schema: { params: jobIdParam, querystring: { type: 'object', properties: { mode: { type: 'string', enum: ['cancel'] } }, required: ['mode'] } },
+    },
+    async (req, reply) => {
+      void job(req).cancel();
+      return reply.code(202).send({});
+    },
+  );
+
+  const port = await listen(app, o.host, o.port);
+  const url = `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}`;
+  o.log.info(`REST API listening on ${url}`);
+  return { url, port, close: () => app.close() };
+}
+
+async function listen(app: FastifyInstance, host: string, first: number): Promise<number> {
+  for (let port = first, i = 0; ; port++, i++) {
+    try {
+      await app.listen({ host, port });
+      const address = app.server.address();
+      return typeof address === 'object' && address ? address.port : port;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || first === 0 || i >= PORT_ATTEMPTS) throw e;
+    }
+  }
+}

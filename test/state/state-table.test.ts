@@ -1,0 +1,255 @@
+// StateTable's copy-on-write snapshots: whatever happens to the table after snapshot(), the
+// snapshot reads back the entries exactly as they were when it was taken.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Key } from '../../src/index.ts';
+import { StateTable, type TableSnapshot } from '../../src/state/state-table.ts';
+import { mulberry32 } from '../fixtures/helpers.ts';
+
+interface Doc {
+  n: number;
+  tags: string[];
+}
+
+const copyDoc = (v: Doc): Doc => structuredClone(v);
+
+/** Everything a snapshot yields, per key group, as plain sorted data (deep-copied as it is read). */
+function readAll<V>(snap: TableSnapshot<V>, keyGroups: number, slice = 3): Map<number, Array<[Key, V]>> {
+  const out = new Map<number, Array<[Key, V]>>();
+  for (let kg = 0; kg < keyGroups; kg++) {
+    const entries: Array<[Key, V]> = [];
+    for (const s of snap.keyGroupSlices(kg, slice)) {
+      assert.ok(s.length > 0 && s.length <= slice, `a slice of ${s.length} entries, at most ${slice} asked for`);
+      for (const [k, v] of s) entries.push([k, structuredClone(v)]);
+    }
+    entries.sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    if (entries.length > 0) out.set(kg, entries);
+  }
+  return out;
+}
+
+/** A plain model: key group -> key -> value, deep-copied on every write. */
+type Model<V> = Map<number, Map<Key, V>>;
+
+function modelView<V>(model: Model<V>): Map<number, Array<[Key, V]>> {
+  const out = new Map<number, Array<[Key, V]>>();
+  for (const [kg, m] of model) {
+    if (m.size === 0) continue;
+    out.set(kg, [...m].map(([k, v]) => [k, structuredClone(v)] as [Key, V]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))));
+  }
+  return out;
+}
+
+function cloneModel<V>(model: Model<V>): Model<V> {
+  return new Map([...model].map(([kg, m]) => [kg, new Map([...m].map(([k, v]) => [k, structuredClone(v)]))]));
+}
+
+describe('StateTable copy-on-write snapshots', () => {
+  test('a snapshot sees the values at snapshot time despite puts, removes and in-place mutation', () => {
+    const table = new StateTable<Doc>(4, copyDoc);
+    const model: Model<Doc> = new Map([0, 1, 2, 3].map((kg) => [kg, new Map()]));
+    const put = (kg: number, key: string, v: Doc) => {
+      table.put(kg, key, v);
+      model.get(kg)!.set(key, structuredClone(v));
+    };
+    for (let kg = 0; kg < 4; kg++) for (let i = 0; i < 7; i++) put(kg, `k${kg}-${i}`, { n: kg * 100 + i, tags: [`t${i}`] });
+    const atSnapshot = modelView(model);
+
+    const snap = table.snapshot();
+    // Overwrite, delete, mutate what get() returns, add, delete and re-create.
+    table.put(0, 'k0-0', { n: -1, tags: ['overwritten'] });
+    table.remove(0, 'k0-1');
+    const doc = table.get(1, 'k1-2')!;
+    doc.n = 999_999;
+    doc.tags.push('mutated in place');
+    table.get(1, 'k1-3')!.tags.length = 0;
+    table.put(2, 'new-after-snapshot', { n: 5, tags: [] });
+    table.remove(3, 'k3-4');
+    table.put(3, 'k3-4', { n: 4444, tags: ['re-created'] });
+    table.remove(2, 'k2-6');
+    table.put(2, 'k2-6', { n: 2626, tags: [] });
+    table.remove(2, 'k2-6');
+
+    // The table itself shows the changes...
+    assert.deepEqual(table.get(1, 'k1-2'), { n: 999_999, tags: ['t2', 'mutated in place'] });
+    assert.deepEqual(table.get(1, 'k1-3'), { n: 103, tags: [] });
+    assert.equal(table.get(0, 'k0-1'), undefined);
+    assert.equal(table.get(2, 'k2-6'), undefined);
+    assert.deepEqual(table.get(2, 'new-after-snapshot'), { n: 5, tags: [] });
+    // ...the snapshot does not: deleted entries are in it, entries added afterwards are not.
+    assert.deepEqual(readAll(snap, 4), atSnapshot);
+    snap.release();
+  });
+
+  test('changes between the slices of a running snapshot do not leak into it', () => {
+    const table = new StateTable<Doc>(1, copyDoc);
+    for (let i = 0; i < 20; i++) table.put(0, `k${i}`, { n: i, tags: [] });
+    const expected = [...Array(20).keys()].map((i) => [`k${i}`, { n: i, tags: [] }] as [Key, Doc]);
+    const snap = table.snapshot();
+    const seen: Array<[Key, Doc]> = [];
+    let round = 0;
+    for (const slice of snap.keyGroupSlices(0, 4)) {
+      for (const [k, v] of slice) seen.push([k, structuredClone(v)]);
+      // Entries keep being added below: a snapshot that visited them would never end.
+      if (seen.length > 100) break;
+      // Between slices the task goes on processing records.
+      round++;
+      for (let i = 0; i < 20; i++) {
+        const key = `k${i}`;
+        if ((i + round) % 3 === 0) table.get(0, key)?.tags.push(`r${round}`);
+        else if ((i + round) % 3 === 1) table.put(0, key, { n: -round, tags: [] });
+        else table.remove(0, key);
+      }
+      table.put(0, `late-${round}`, { n: round, tags: [] });
+    }
+    snap.release();
+    const sort = (a: Array<[Key, Doc]>) => [...a].sort((x, y) => String(x[0]).localeCompare(String(y[0])));
+    assert.deepEqual(sort(seen), sort(expected));
+  });
+
+  test('slices have at most the requested size and together hold every entry once', () => {
+    const table = new StateTable<number>(2, (v) => v);
+    for (let i = 0; i < 23; i++) table.put(i % 2, `k${i}`, i);
+    const snap = table.snapshot();
+    for (let kg = 0; kg < 2; kg++) {
+      const slices = [...snap.keyGroupSlices(kg, 5)];
+      assert.ok(slices.every((s) => s.length >= 1 && s.length <= 5), `sizes ${slices.map((s) => s.length)}`);
+      const keys = slices.flat().map(([k]) => k as string).sort();
+      const want = [...Array(23).keys()].filter((i) => i % 2 === kg).map((i) => `k${i}`).sort();
+      assert.deepEqual(keys, want);
+    }
+    snap.release();
+  });
+
+  test('entries deleted after the snapshot also come in slices of the requested size', () => {
+    const table = new StateTable<number>(1, (v) => v);
+    for (let i = 0; i < 30; i++) table.put(0, `k${i}`, i);
+    const snap = table.snapshot();
+    for (let i = 0; i < 30; i += 2) table.remove(0, `k${i}`);
+    const slices = [...snap.keyGroupSlices(0, 4)];
+    assert.ok(slices.every((s) => s.length >= 1 && s.length <= 4), `sizes ${slices.map((s) => s.length)}`);
+    assert.deepEqual(slices.flat().map(([, v]) => v).sort((a, b) => a - b), [...Array(30).keys()]);
+    snap.release();
+  });
+
+  test('a released snapshot stops saving old values; the next snapshot sees the newer values', () => {
+    const table = new StateTable<Doc>(1, copyDoc);
+    table.put(0, 'a', { n: 1, tags: [] });
+    const first = table.snapshot();
+    table.put(0, 'a', { n: 2, tags: [] });
+    assert.deepEqual(readAll(first, 1).get(0), [['a', { n: 1, tags: [] }]]);
+    first.release();
+    table.get(0, 'a')!.n = 3;
+    const second = table.snapshot();
+    table.remove(0, 'a');
+    assert.deepEqual(readAll(second, 1).get(0), [['a', { n: 3, tags: [] }]]);
+    second.release();
+    assert.equal(table.size, 0);
+  });
+
+  test('a snapshot taken while another is still being written copies eagerly and both stay right', () => {
+    const table = new StateTable<Doc>(2, copyDoc);
+    table.put(0, 'a', { n: 1, tags: [] });
+    table.put(1, 'b', { n: 10, tags: [] });
+    const first = table.snapshot();
+    table.get(0, 'a')!.n = 2;
+    table.put(1, 'c', { n: 20, tags: [] });
+    const second = table.snapshot();
+    // Slices of the eager copy keep the requested size too.
+    const big = new StateTable<number>(1, (v) => v);
+    for (let i = 0; i < 10; i++) big.put(0, i, i);
+    const bigFirst = big.snapshot();
+    const bigSecond = big.snapshot();
+    big.remove(0, 3);
+    for (const snap of [bigFirst, bigSecond]) {
+      const slices = [...snap.keyGroupSlices(0, 3)];
+      assert.ok(slices.every((x) => x.length >= 1 && x.length <= 3), `sizes ${slices.map((x) => x.length)}`);
+      assert.deepEqual(slices.flat().map(([, v]) => v).sort((a, b) => a - b), [...Array(10).keys()]);
+    }
+    bigFirst.release();
+    bigSecond.release();
+    table.get(0, 'a')!.n = 3;
+    table.remove(1, 'b');
+    table.get(1, 'c')!.tags.push('later');
+    assert.deepEqual(readAll(first, 2), new Map([[0, [['a', { n: 1, tags: [] }]]], [1, [['b', { n: 10, tags: [] }]]]]));
+    assert.deepEqual(
+      readAll(second, 2),
+      new Map([
+        [0, [['a', { n: 2, tags: [] }]]],
+        [1, [['b', { n: 10, tags: [] }], ['c', { n: 20, tags: [] }]]],
+      ]),
+    );
+    first.release();
+    second.release();
+  });
+
+  test('random operations against a plain model, several snapshots in turn', () => {
+    const rnd = mulberry32(4242);
+    const KG = 5;
+    const table = new StateTable<Doc>(KG, copyDoc);
+    const model: Model<Doc> = new Map(Array.from({ length: KG }, (_, kg) => [kg, new Map()]));
+    const randomKey = () => `key-${Math.floor(rnd() * 60)}`;
+    const mutate = (steps: number) => {
+      for (let s = 0; s < steps; s++) {
+        const kg = Math.floor(rnd() * KG);
+        const key = randomKey();
+        const op = rnd();
+        const m = model.get(kg)!;
+        if (op < 0.35) {
+          const v = { n: Math.floor(rnd() * 1000), tags: [String(s)] };
+          table.put(kg, key, v);
+          m.set(key, structuredClone(v));
+        } else if (op < 0.55) {
+          table.remove(kg, key);
+          m.delete(key);
+        } else if (op < 0.85) {
+          const v = table.get(kg, key);
+          assert.deepEqual(v, m.get(key), `get(${kg}, ${key}) agrees with the model`);
+          if (v) {
+            v.n += 1;
+            v.tags.push('m');
+            m.set(key, structuredClone(v));
+          }
+        } else {
+          // Write back the object that was read, as ValueState users do.
+          const v = table.get(kg, key);
+          if (v) {
+            v.n *= 2;
+            table.put(kg, key, v);
+            m.set(key, structuredClone(v));
+          }
+        }
+      }
+    };
+    mutate(500);
+    for (let round = 0; round < 10; round++) {
+      const atSnapshot = modelView(cloneModel(model));
+      const snap = table.snapshot();
+      // Read part of the snapshot, change the table, read the rest.
+      const partial = new Map<number, Array<[Key, Doc]>>();
+      for (let kg = 0; kg < KG; kg++) {
+        const entries: Array<[Key, Doc]> = [];
+        for (const slice of snap.keyGroupSlices(kg, 4)) {
+          for (const [k, v] of slice) entries.push([k, structuredClone(v)]);
+          mutate(15);
+        }
+        entries.sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+        if (entries.length > 0) partial.set(kg, entries);
+      }
+      snap.release();
+      assert.deepEqual(partial, atSnapshot, `round ${round}`);
+      mutate(100);
+      assert.deepEqual(readAllCurrent(table, KG), modelView(model), `table agrees with the model after round ${round}`);
+    }
+  });
+});
+
+/** The table's current contents, read through a snapshot that is released at once. */
+function readAllCurrent(table: StateTable<Doc>, keyGroups: number): Map<number, Array<[Key, Doc]>> {
+  const snap = table.snapshot();
+  try {
+    return readAll(snap, keyGroups);
+  } finally {
+    snap.release();
+  }
+}
