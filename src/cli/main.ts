@@ -3,6 +3,14 @@ import { ConfigError } from '../config/config-error.ts';
 import { runCommand, UsageError } from './run-command.ts';
 import { verifyCommand } from './verify-command.ts';
 import { demoCommand } from './demo-command.ts';
+import { cancelCommand, disposeCommand, listCommand, savepointCommand, stopCommand } from './job-commands.ts';
+import { inspectCommand } from './inspect-command.ts';
+
+// `weir inspect ... | head` closes the pipe early: that is not an error.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
 
 const program = new Command('weir')
   .description('weir: stateful stream processing for TypeScript with exactly-once checkpoints')
@@ -57,11 +65,63 @@ program
     process.exitCode = await verifyCommand(job, jobArgs, options);
   });
 
+const remote = (cmd: Command) =>
+  cmd
+    .option('--jobmanager <host:port>', "the job's REST address (default: found from the job id, else 127.0.0.1:8081)")
+    .option('--token <token>', 'rest.token of a JobManager listening beyond loopback')
+    .option('--json', 'JSON output for scripts');
+
+remote(program.command('list').description('list running jobs')).action(async (o) => {
+  process.exitCode = await listCommand(o);
+});
+
+remote(
+  program
+    .command('savepoint')
+    .description('trigger a savepoint of a running job, or remove one with --dispose')
+    .argument('[job-id]', 'the job')
+    .argument('[dir]', 'target directory (default: execution.checkpointing.savepoint-dir)')
+    .option('--dispose <path>', 'remove a savepoint'),
+).action(async (jobId: string | undefined, dir: string | undefined, o) => {
+  if (o.dispose) process.exitCode = await disposeCommand(o.dispose, o);
+  else if (!jobId) throw new UsageError('weir savepoint needs a job id (or --dispose PATH)');
+  else process.exitCode = await savepointCommand(jobId, dir, o);
+});
+
+remote(
+  program
+    .command('stop')
+    .description('stop a job with a savepoint: sources stop, a final savepoint is taken, sinks commit, the job finishes')
+    .argument('<job-id>', 'the job')
+    .option('--savepoint <dir>', 'savepoint directory')
+    .option('--drain', 'end the input first, so every operator flushes (for a permanent stop)'),
+).action(async (jobId: string, o) => {
+  process.exitCode = await stopCommand(jobId, o);
+});
+
+remote(program.command('cancel').description('cancel a job (no savepoint)').argument('<job-id>', 'the job')).action(async (jobId: string, o) => {
+  process.exitCode = await cancelCommand(jobId, o);
+});
+
+program
+  .command('inspect')
+  .description('read a savepoint or checkpoint: operators, states, key groups, sizes; or dump one state')
+  .argument('<path>', 'savepoint or checkpoint directory (or its _metadata)')
+  .option('--uid <uid>', 'an operator uid')
+  .option('--state <name>', 'dump this state of --uid as JSON lines (key, value)')
+  .option('--json', 'the listing as JSON')
+  .action(async (path: string, o) => {
+    process.exitCode = await inspectCommand(path, o);
+  });
+
 try {
   await program.parseAsync(process.argv);
 } catch (e) {
   const err = e as Error;
-  const known = err instanceof UsageError || err instanceof ConfigError || ['JobModuleError', 'GraphValidationError', 'RestoreError', 'CheckpointCorruptedError'].includes(err.name);
+  const known =
+    err instanceof UsageError ||
+    err instanceof ConfigError ||
+    ['JobModuleError', 'GraphValidationError', 'RestoreError', 'CheckpointCorruptedError', 'JobManagerError', 'SavepointError'].includes(err.name);
   process.stderr.write(`weir: ${err.message}\n`);
   if (!known && process.env.WEIR_DEBUG) process.stderr.write(`${err.stack}\n`);
   process.exitCode = known ? 2 : 1;

@@ -17,7 +17,8 @@ export interface RestServerOptions {
 export interface RestServer {
   readonly url: string;
   readonly port: number;
-  close(): Promise<void>;
+  /** Closes once every triggered operation's result was read (or after graceMs). */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** The operations started by POST and polled by GET (savepoints and stops), as Flink's trigger ids. */
@@ -25,6 +26,8 @@ interface AsyncOperation {
   status: 'IN_PROGRESS' | 'COMPLETED';
   location?: string;
   failure?: string;
+  /** Whether a client has read the completed result (a stop's client polls after the job ended). */
+  fetched: boolean;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -58,7 +61,7 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   };
   const track = (work: Promise<{ directory: string }>): string => {
     const id = randomBytes(16).toString('hex');
-    const op: AsyncOperation = { status: 'IN_PROGRESS' };
+    const op: AsyncOperation = { status: 'IN_PROGRESS', fetched: false };
     operations.set(id, op);
     work.then(
       (sp) => Object.assign(op, { status: 'COMPLETED', location: sp.directory }),
@@ -116,6 +119,7 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
     job(req);
     const op = operations.get((req.params as { triggerid: string }).triggerid);
     if (!op) throw Object.assign(new Error('unknown trigger id'), { statusCode: 404 });
+    if (op.status === 'COMPLETED') op.fetched = true;
     return {
       status: { id: op.status },
       ...(op.status === 'COMPLETED' ? { operation: op.failure ? { 'failure-cause': { class: 'SavepointError', 'stack-trace': op.failure } } : { location: op.location } } : {}),
@@ -151,7 +155,16 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   const port = await listen(app, o.host, o.port);
   const url = `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}`;
   o.log.info(`REST API listening on ${url}`);
-  return { url, port, close: () => app.close() };
+  return {
+    url,
+    port,
+    // A stop-with-savepoint ends the job; its client still polls for the savepoint's path.
+    close: async (graceMs = 3000) => {
+      const deadline = Date.now() + graceMs;
+      while (Date.now() < deadline && [...operations.values()].some((op) => !op.fetched)) await new Promise((r) => setTimeout(r, 25));
+      await app.close();
+    },
+  };
 }
 
 async function listen(app: FastifyInstance, host: string, first: number): Promise<number> {

@@ -1,0 +1,75 @@
+import { rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { readMetadata } from '../checkpoint/checkpoint-metadata.ts';
+import { isJobId } from '../coordinator/job-id.ts';
+import { registeredJobs } from './job-registry.ts';
+import { awaitTrigger, call, jobManagerFor } from './rest-client.ts';
+import { UsageError } from './run-command.ts';
+
+export interface RemoteOptions {
+  readonly jobmanager?: string;
+  readonly json?: boolean;
+  readonly token?: string;
+}
+
+const print = (o: RemoteOptions, human: string, json: unknown) => process.stdout.write((o.json ? JSON.stringify(json) : human) + '\n');
+
+function checkId(jobId: string): void {
+  if (!isJobId(jobId)) throw new UsageError(`'${jobId}' is not a job id (32 lowercase hex characters, as printed by weir run)`);
+}
+
+/** `weir list`: the jobs of the given JobManager, or of every `weir run` on this machine. */
+export async function listCommand(o: RemoteOptions): Promise<number> {
+  const bases = o.jobmanager ? [jobManagerFor(undefined, o.jobmanager)] : [...new Set(registeredJobs().map((j) => j.url))];
+  const jobs: Array<{ id: string; status: string; jobmanager: string; name?: string; duration?: number }> = [];
+  for (const base of bases) {
+    const r = await call<{ jobs: Array<{ jid: string; state: string; name: string; duration: number }> }>(base, 'GET', '/jobs/overview');
+    for (const j of r.jobs) jobs.push({ id: j.jid, status: j.state, name: j.name, duration: j.duration, jobmanager: base });
+  }
+  const human =
+    jobs.length === 0
+      ? 'No running jobs.'
+      : ['JOB ID                            STATUS      DURATION  JOBMANAGER               NAME', ...jobs.map((j) => `${j.id}  ${j.status.padEnd(10)}  ${`${Math.round((j.duration ?? 0) / 1000)} s`.padStart(8)}  ${j.jobmanager.padEnd(23)}  ${j.name ?? ''}`)].join('\n');
+  print(o, human, { jobs });
+  return 0;
+}
+
+/** `weir savepoint <job-id> [dir]`: triggers a savepoint and waits for it. */
+export async function savepointCommand(jobId: string, dir: string | undefined, o: RemoteOptions): Promise<number> {
+  checkId(jobId);
+  const base = jobManagerFor(jobId, o.jobmanager);
+  process.stderr.write(`Triggering savepoint for job ${jobId}.\n`);
+  const { 'request-id': trigger } = await call<{ 'request-id': string }>(base, 'POST', `/jobs/${jobId}/savepoints`, dir ? { 'target-directory': resolve(dir) } : {}, o.token);
+  const location = await awaitTrigger(base, jobId, trigger);
+  print(o, `Savepoint completed. Path: ${location}`, { jobId, location });
+  return 0;
+}
+
+/** `weir stop <job-id> --savepoint DIR [--drain]`. */
+export async function stopCommand(jobId: string, o: RemoteOptions & { savepoint?: string; drain?: boolean }): Promise<number> {
+  checkId(jobId);
+  const base = jobManagerFor(jobId, o.jobmanager);
+  process.stderr.write(`Suspending job ${jobId} with a savepoint${o.drain ? ' (draining)' : ''}.\n`);
+  const body = { ...(o.savepoint ? { targetDirectory: resolve(o.savepoint) } : {}), drain: o.drain ?? false };
+  const { 'request-id': trigger } = await call<{ 'request-id': string }>(base, 'POST', `/jobs/${jobId}/stop`, body, o.token);
+  const location = await awaitTrigger(base, jobId, trigger);
+  print(o, `Savepoint completed. Path: ${location}`, { jobId, location });
+  return 0;
+}
+
+/** `weir cancel <job-id>`. */
+export async function cancelCommand(jobId: string, o: RemoteOptions): Promise<number> {
+  checkId(jobId);
+  const base = jobManagerFor(jobId, o.jobmanager);
+  await call(base, 'PATCH', `/jobs/${jobId}?mode=cancel`, undefined, o.token);
+  print(o, `Cancelled job ${jobId}.`, { jobId, cancelled: true });
+  return 0;
+}
+
+/** `weir savepoint --dispose PATH`: removes a savepoint (only what has a weir _metadata). */
+export async function disposeCommand(path: string, o: RemoteOptions): Promise<number> {
+  const { metadata, directory } = await readMetadata(resolve(path));
+  await rm(directory, { recursive: true, force: true });
+  print(o, `Disposed ${metadata.type} ${metadata.checkpointId} of job ${metadata.jobId}: ${directory}`, { disposed: directory });
+  return 0;
+}

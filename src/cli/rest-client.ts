@@ -1,0 +1,62 @@
+import { registeredJobs } from './job-registry.ts';
+
+/** A JobManager that did not answer, or answered with an error: names the address and the cause. */
+export class JobManagerError extends Error {
+  readonly address: string;
+  readonly status: number | undefined;
+  constructor(address: string, message: string, status?: number) {
+    super(message);
+    this.name = 'JobManagerError';
+    this.address = address;
+    this.status = status;
+  }
+}
+
+/**
+ * Where the JobManager of a job answers: --jobmanager host:port if given, else the address the
+ * job's `weir run` registered on this machine, else 127.0.0.1:8081.
+ */
+export function jobManagerFor(jobId: string | undefined, flag: string | undefined): string {
+  if (flag) return flag.startsWith('http') ? flag : `http://${flag}`;
+  const registered = jobId ? registeredJobs().find((j) => j.jobId === jobId) : undefined;
+  return registered?.url ?? 'http://127.0.0.1:8081';
+}
+
+export async function call<T>(base: string, method: string, path: string, body?: unknown, token?: string): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(`${base}${path}`, {
+      method,
+      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      signal: AbortSignal.timeout(10_000),
+    });
+  } catch (e) {
+    throw new JobManagerError(base, `no JobManager answers at ${base} (${(e as Error).cause instanceof Error ? ((e as Error).cause as Error).message : (e as Error).message}); is the job running? pass --jobmanager host:port`);
+  }
+  const text = await res.text();
+  const json = text ? (JSON.parse(text) as unknown) : {};
+  if (!res.ok) {
+    const errors = (json as { errors?: string[] }).errors ?? [text];
+    throw new JobManagerError(base, `${method} ${path}: ${res.status} ${errors.join('; ')}`, res.status);
+  }
+  return json as T;
+}
+
+/** Polls a savepoint or stop trigger until it completes; returns the savepoint's location. */
+export async function awaitTrigger(base: string, jobId: string, triggerId: string, timeoutMs = 10 * 60_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (let wait = 50; Date.now() < deadline; wait = Math.min(wait * 2, 1000)) {
+    const r = await call<{ status: { id: string }; operation?: { location?: string; 'failure-cause'?: { 'stack-trace': string } } }>(
+      base,
+      'GET',
+      `/jobs/${jobId}/savepoints/${triggerId}`,
+    );
+    if (r.status.id === 'COMPLETED') {
+      if (r.operation?.location) return r.operation.location;
+      throw new JobManagerError(base, r.operation?.['failure-cause']?.['stack-trace'] ?? 'the savepoint failed');
+    }
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+  throw new JobManagerError(base, `the savepoint did not complete within ${Math.round(timeoutMs / 1000)} s (trigger ${triggerId}); it may still complete`);
+}
