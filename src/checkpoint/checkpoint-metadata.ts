@@ -11,7 +11,12 @@ import { CheckpointCorruptedError } from './checkpoint-storage-error.ts';
  * Layout: 8 bytes magic, u32 format version, u32 crc32 of the body, u32 body length, MessagePack body.
  */
 export const METADATA_FILE = '_metadata';
-export const METADATA_VERSION = 1;
+/**
+ * Format versions: 1 (the first): operators by uid with their subtasks' handles. 2: adds the
+ * job's connections (`edges`), which unaligned in-flight data is tied to. Readers accept every
+ * version up to the current one; a version-1 snapshot simply has no connections recorded.
+ */
+export const METADATA_VERSION = 2;
 const MAGIC = Buffer.from('WEIRMETA', 'ascii');
 
 export interface SubtaskStateMetadata {
@@ -47,12 +52,12 @@ export interface CheckpointMetadata {
 
 const packr = new Packr({ useRecords: false, moreTypes: true });
 
-export async function writeMetadata(dir: string, metadata: CheckpointMetadata): Promise<string> {
+export async function writeMetadata(dir: string, metadata: CheckpointMetadata, version = METADATA_VERSION): Promise<string> {
   await mkdir(dir, { recursive: true });
   const body = packr.pack(metadata);
   const header = Buffer.alloc(20);
   MAGIC.copy(header, 0);
-  header.writeUInt32BE(METADATA_VERSION, 8);
+  header.writeUInt32BE(version, 8);
   header.writeUInt32BE(crc32(body), 12);
   header.writeUInt32BE(body.length, 16);
   const path = join(dir, METADATA_FILE);
@@ -95,6 +100,12 @@ export async function readMetadata(pathOrDir: string): Promise<{ metadata: Check
   const body = bytes.subarray(20);
   if (body.length !== length) throw new CheckpointCorruptedError(path, `truncated: body has ${body.length} of ${length} bytes`);
   if (crc32(body) !== bytes.readUInt32BE(12)) throw new CheckpointCorruptedError(path, 'checksum mismatch');
-  const metadata = new Unpackr({ useRecords: false, moreTypes: true }).unpack(body) as CheckpointMetadata;
+  const metadata = upgradeMetadata(new Unpackr({ useRecords: false, moreTypes: true }).unpack(body) as CheckpointMetadata, version);
   return { metadata, directory: dirname(path) };
+}
+
+/** Brings metadata of an older format version into the current shape. */
+function upgradeMetadata(m: CheckpointMetadata, version: number): CheckpointMetadata {
+  if (version >= 2) return m;
+  return { ...m, formatVersion: version, edges: undefined };
 }

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckpointMetadata, OperatorStateMetadata } from '../checkpoint/checkpoint-metadata.ts';
-import { writeMetadata } from '../checkpoint/checkpoint-metadata.ts';
+import { METADATA_VERSION, writeMetadata } from '../checkpoint/checkpoint-metadata.ts';
 import type { WeirConfig } from '../config/configuration.ts';
 import { formatDuration } from '../config/duration.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
@@ -261,7 +261,7 @@ export class CheckpointCoordinator {
       }
     }
     return {
-      formatVersion: 1,
+      formatVersion: METADATA_VERSION,
       jobId: this.#d.jobId,
       checkpointId: p.id,
       type: p.options.type,

@@ -222,6 +222,8 @@ export class Task {
         if (this.#isTerminal()) return 'done';
       }
       if (this.#status === 'initializing') return 'idle';
+      this.#takePriorityBarriers();
+      if (this.#blockedOn !== undefined) return 'idle';
       if (!this.#outputsWritable()) return 'idle';
       const ready = this.#chain.ready();
       if (ready !== undefined) {
@@ -263,6 +265,27 @@ export class Task {
     }
     this.#maybeTimedFlush();
     return 'busy';
+  }
+
+  /**
+   * Unaligned checkpoints: a priority barrier at the head of an input channel is taken now, even
+   * when the outputs are full or the sink is not ready, as Flink processes priority events ahead
+   * of its suspended default action. Such a barrier overtakes all queued data anyway (and is sent
+   * on with priority), so waiting for output credit would only hold it back by however long
+   * downstream takes to free a buffer, at every hop. Restored input still to be replayed must
+   * come first (it belongs before any barrier).
+   */
+  #takePriorityBarriers(): void {
+    const gate = this.#gate;
+    if (gate === undefined || this.#replay.length > 0) return;
+    for (let c = 0; c < gate.channels.length && this.#blockedOn === undefined; c++) {
+      if (gate.isBlocked(c)) continue;
+      const channel = gate.channels[c]!;
+      const head = channel.peek();
+      if (head === undefined || head.kind !== 'barrier' || !head.options.unaligned) continue;
+      channel.poll();
+      this.#barriers!.onBarrier(c, head);
+    }
   }
 
   #stepGate(): StepResult {
