@@ -73,3 +73,45 @@ export async function disposeCommand(path: string, o: RemoteOptions): Promise<nu
   print(o, `Disposed ${metadata.type} ${metadata.checkpointId} of job ${metadata.jobId}: ${directory}`, { disposed: directory });
   return 0;
 }
+
+interface CheckpointRow {
+  id: number;
+  status: string;
+  is_savepoint: boolean;
+  unaligned?: boolean;
+  trigger_timestamp: number;
+  end_to_end_duration: number;
+  state_size: number;
+  persisted_data: number;
+  num_subtasks: number;
+  num_acknowledged_subtasks: number;
+  failure_message?: string;
+  failure_hint?: string | null;
+}
+
+const size = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} kB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
+
+/** `weir checkpoints <job-id>`: recent checkpoints with durations, sizes, and why failed ones failed. */
+export async function checkpointsCommand(jobId: string, o: RemoteOptions & { limit?: string }): Promise<number> {
+  checkId(jobId);
+  const base = jobManagerFor(jobId, o.jobmanager);
+  const r = await call<{ counts: Record<string, number>; history: CheckpointRow[] }>(base, 'GET', `/jobs/${jobId}/checkpoints`);
+  if (o.json) {
+    process.stdout.write(JSON.stringify(r) + '\n');
+    return 0;
+  }
+  const c = r.counts;
+  const lines = [`checkpoints of job ${jobId}: ${c.completed} completed, ${c.failed} failed, ${c.in_progress} in progress, ${c.restored} restored`, ''];
+  lines.push('  ID  STATUS       TYPE        TRIGGERED     DURATION       SIZE  PERSISTED  ACKED');
+  for (const h of r.history.slice(0, Number(o.limit ?? 20))) {
+    const type = h.is_savepoint ? 'savepoint' : h.unaligned ? 'unaligned' : 'checkpoint';
+    const time = new Date(h.trigger_timestamp).toISOString().slice(11, 23);
+    lines.push(
+      `${String(h.id).padStart(4)}  ${h.status.padEnd(11)}  ${type.padEnd(10)}  ${time}  ${`${h.end_to_end_duration} ms`.padStart(9)}  ${size(h.state_size).padStart(9)}  ${size(h.persisted_data).padStart(9)}  ${h.num_acknowledged_subtasks}/${h.num_subtasks}`,
+    );
+    if (h.failure_message) lines.push(`        reason: ${h.failure_message}`);
+    if (h.failure_hint) lines.push(`        hint: ${h.failure_hint}`);
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+  return 0;
+}

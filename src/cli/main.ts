@@ -3,7 +3,7 @@ import { ConfigError } from '../config/config-error.ts';
 import { runCommand, UsageError } from './run-command.ts';
 import { verifyCommand } from './verify-command.ts';
 import { demoCommand } from './demo-command.ts';
-import { cancelCommand, disposeCommand, listCommand, savepointCommand, stopCommand } from './job-commands.ts';
+import { cancelCommand, checkpointsCommand, disposeCommand, listCommand, savepointCommand, stopCommand } from './job-commands.ts';
 import { inspectCommand } from './inspect-command.ts';
 
 // `weir inspect ... | head` closes the pipe early: that is not an error.
@@ -101,6 +101,16 @@ remote(
 
 remote(program.command('cancel').description('cancel a job (no savepoint)').argument('<job-id>', 'the job')).action(async (jobId: string, o) => {
   process.exitCode = await cancelCommand(jobId, o);
+});
+
+remote(
+  program
+    .command('checkpoints')
+    .description('recent checkpoints of a running job: durations, sizes, and why failed ones failed (with a hint)')
+    .argument('<job-id>', 'the job')
+    .option('--limit <n>', 'how many', '20'),
+).action(async (jobId: string, o) => {
+  process.exitCode = await checkpointsCommand(jobId, o);
 });
 
 program

@@ -16,6 +16,11 @@ export class InputChannel {
   #onData: (() => void) | undefined;
   /** Unaligned checkpoints: records that arrive before this checkpoint's barrier are copied here. */
   #recording: { checkpointId: number; buffers: unknown[][] } | undefined;
+  /**
+   * The records the latest priority barrier overtook: those queued when it arrived. Records
+   * delivered after it are behind it in the queue too, but they came after the barrier.
+   */
+  #overtaken: { checkpointId: number; buffers: unknown[][] } | undefined;
 
   constructor(index: number, description: string, key: string = String(index)) {
     this.index = index;
@@ -49,6 +54,14 @@ export class InputChannel {
   deliverPriority(item: ChannelItem): void {
     const rec = this.#recording;
     if (rec !== undefined && item.kind === 'barrier' && item.checkpointId >= rec.checkpointId) this.#recording = undefined;
+    if (item.kind === 'barrier') {
+      const buffers: unknown[][] = [];
+      for (let i = this.#head; i < this.#queue.length; i++) {
+        const queued = this.#queue[i]!;
+        if (queued.kind === 'records') buffers.push(queued.records);
+      }
+      this.#overtaken = { checkpointId: item.checkpointId, buffers };
+    }
     this.#queue.splice(this.#head, 0, item);
     this.#onData?.();
   }
@@ -56,10 +69,17 @@ export class InputChannel {
   /**
    * Starts capturing the in-flight data of an unaligned checkpoint: the records queued now that
    * came before the checkpoint's barrier, and every record delivered until that barrier arrives.
-   * A priority (unaligned) barrier already queued has overtaken every record in the queue; an
-   * in-order one only those behind it are after it. Returns the list that fills up.
+   * A priority (unaligned) barrier that has arrived (queued, or just taken) overtook the records
+   * queued when it arrived, and only those; an in-order one only those behind it are after it.
+   * Returns the list that fills up.
    */
   startRecording(checkpointId: number): unknown[][] {
+    const overtaken = this.#overtaken;
+    if (overtaken !== undefined && overtaken.checkpointId >= checkpointId) {
+      this.#overtaken = undefined;
+      this.#recording = undefined;
+      return overtaken.buffers;
+    }
     const buffers: unknown[][] = [];
     let barrierQueued = false;
     for (let i = this.#head; i < this.#queue.length; i++) {

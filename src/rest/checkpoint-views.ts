@@ -1,5 +1,6 @@
 import type { CheckpointStats } from '../coordinator/checkpoint-stats.ts';
 import type { JobMaster } from '../coordinator/job-master.ts';
+import { checkpointHint } from '../coordinator/checkpoint-doctor.ts';
 
 function statistics(values: readonly number[]) {
   if (values.length === 0) return { min: 0, max: 0, avg: 0, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 };
@@ -36,7 +37,7 @@ function checkpointView(s: CheckpointStats) {
     num_acknowledged_subtasks: s.numAcknowledged,
     unaligned: s.unaligned,
     ...(s.externalPath ? { external_path: s.externalPath, discarded: false } : {}),
-    ...(s.failureMessage ? { failure_timestamp: s.failureTimestamp, failure_message: s.failureMessage } : {}),
+    ...(s.failureMessage ? { failure_timestamp: s.failureTimestamp, failure_message: s.failureMessage, failure_hint: checkpointHint(s.failureMessage) ?? null } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { JobMaster } from '../coordinator/job-master.ts';
 import type { Logger } from '../log/logger.ts';
 import { jobDetails, jobOverview } from './job-views.ts';
+import { prometheusMetrics } from './prometheus.ts';
 import { checkpointConfig, checkpointDetails, checkpointSubtasks, checkpointsOverview } from './checkpoint-views.ts';
 
 export interface RestServerOptions {
@@ -72,6 +73,7 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   const jobIdParam = { type: 'object', properties: { jobid: { type: 'string', pattern: '^[0-9a-f]{32}$' } }, required: ['jobid'] } as const;
 
   app.get('/overview', async () => jobOverview([master]));
+  app.get('/metrics', async (_req, reply) => reply.type('text/plain; version=0.0.4').send(prometheusMetrics([master])));
   app.get('/jobs', async () => ({ jobs: [{ id: master.jobId, status: master.status }] }));
   app.get('/jobs/overview', async () => ({ jobs: [jobDetails(master, false)] }));
   app.get('/jobs/:jobid', { schema: { params: jobIdParam } }, async (req) => jobDetails(job(req), true));

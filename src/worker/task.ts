@@ -269,15 +269,15 @@ export class Task {
 
   /**
    * Unaligned checkpoints: a priority barrier at the head of an input channel is taken now, even
-   * when the outputs are full or the sink is not ready, as Flink processes priority events ahead
-   * of its suspended default action. Such a barrier overtakes all queued data anyway (and is sent
-   * on with priority), so waiting for output credit would only hold it back by however long
-   * downstream takes to free a buffer, at every hop. Restored input still to be replayed must
-   * come first (it belongs before any barrier).
+   * when the outputs are full, and before a sink is asked whether it is ready, as Flink processes
+   * priority events ahead of its suspended default action. Such a barrier overtakes all queued
+   * data anyway (and is sent on with priority), so waiting for output credit would only hold it
+   * back by however long downstream takes to free a buffer, at every hop. Restored input still to
+   * be replayed must come first (it belongs before any barrier).
    */
   #takePriorityBarriers(): void {
     const gate = this.#gate;
-    if (gate === undefined || this.#replay.length > 0) return;
+    if (gate === undefined || this.#replay.length > 0 || process.env.WEIR_NO_PRIO) return;
     for (let c = 0; c < gate.channels.length && this.#blockedOn === undefined; c++) {
       if (gate.isBlocked(c)) continue;
       const channel = gate.channels[c]!;
