@@ -109,8 +109,14 @@ export class KeyedStream<T, K extends Key> extends DataStream<T> {
     this.keySelector = keySelector;
   }
 
-  process<O>(fn: KeyedProcessFunction<K, T, O>, settings?: OperatorSettings): DataStream<O> {
-    if (typeof fn?.processElement !== 'function') throw new TypeError('process() needs an object with a processElement(value, ctx, out) method');
+  /**
+   * A KeyedProcessFunction with keyed state. Pass the function object, or a factory
+   * (`() => new MyFunction()`) when each parallel instance needs an object of its own.
+   */
+  process<O>(fn: KeyedProcessFunction<K, T, O> | (() => KeyedProcessFunction<K, T, O>), settings?: OperatorSettings): DataStream<O> {
+    if (typeof fn !== 'function' && typeof fn?.processElement !== 'function') {
+      throw new TypeError('process() needs an object with a processElement(value, ctx, out) method, or a function that makes one');
+    }
     return this.then({ kind: 'keyed-process', fn: fn as unknown as KeyedProcessFunction<Key, unknown, unknown>, keySelector: this.selector() }, settings);
   }
 

@@ -21,7 +21,8 @@ export type OperatorSpec =
   | { readonly kind: 'filter'; readonly fn: FilterFunction<unknown> }
   | {
       readonly kind: 'keyed-process';
-      readonly fn: KeyedProcessFunction<Key, unknown, unknown>;
+      /** The function, or a factory that makes one per parallel instance. */
+      readonly fn: KeyedProcessFunction<Key, unknown, unknown> | (() => KeyedProcessFunction<Key, unknown, unknown>);
       readonly keySelector: KeySelector<unknown>;
     }
   | { readonly kind: 'reduce'; readonly fn: ReduceFunction<unknown>; readonly keySelector: KeySelector<unknown> }

@@ -116,7 +116,7 @@ export interface TaskMetrics {
   readonly subtask: number;
   readonly recordsIn: number;
   readonly recordsOut: number;
-  /** Share of the last interval the task spent blocked on output (0..1). */
+  /** Milliseconds the task has spent blocked on its outputs (backpressure) in this attempt. */
   readonly backpressure: number;
   readonly activity: string;
 }

@@ -9,12 +9,13 @@ export class KeyedProcessOperator extends AbstractStreamOperator {
   #backend!: HeapKeyedStateBackend;
   #keyedContext!: KeyedContext<Key>;
 
-  constructor(fn: KeyedProcessFunction<Key, unknown, unknown>, keySelector: KeySelector<unknown>) {
+  constructor(fn: KeyedProcessFunction<Key, unknown, unknown> | (() => KeyedProcessFunction<Key, unknown, unknown>), keySelector: KeySelector<unknown>) {
     super();
     // One function object per parallel instance: open() keeps per-subtask things (state handles,
-    // the subtask index) on `this`, and subtasks in one thread share the job graph's object. The
-    // user's object is the prototype: its methods and initial fields are inherited, writes are not.
-    this.#fn = Object.create(fn) as KeyedProcessFunction<Key, unknown, unknown>;
+    // the subtask index) on `this`, and subtasks in one thread share the job graph's object. A
+    // factory makes a fresh one (class instances with #private fields need that); otherwise the
+    // user's object is the prototype: its methods and fields are inherited, writes are not.
+    this.#fn = typeof fn === 'function' ? fn() : (Object.create(fn) as KeyedProcessFunction<Key, unknown, unknown>);
     this.#keySelector = keySelector;
   }
 
