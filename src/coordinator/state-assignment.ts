@@ -104,10 +104,14 @@ function channelStateFor(
     }
   }
   const resolve = (h: ChannelStateHandle) => ({ ...h, file: isAbsolute(h.file) ? h.file : join(directory, h.file) });
+  // After a rescale every subtask reads all input channel state and keeps what is now its own,
+  // but persisted output is sent again by whoever replays it (the writer picks the channel anew):
+  // each old output channel goes to one subtask only, so its records go out once and in order.
+  const mine = rescaled ? outputs.filter((_, i) => i % vertex.parallelism === subtask) : outputs;
   return {
     rescaled,
     inputs: inputs.map((i) => ({ key: i.key, handle: resolve(i.handle) })),
-    outputs: outputs.map((o) => ({ key: o.key, handle: resolve(o.handle) })),
+    outputs: mine.map((o) => ({ key: o.key, handle: resolve(o.handle) })),
   };
 }
 

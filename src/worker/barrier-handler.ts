@@ -107,8 +107,12 @@ export class BarrierHandler {
       if (barrier.options.unaligned) {
         this.#goUnaligned(p, channel);
       } else if (this.#mode === 'aligned' && barrier.options.alignedTimeout > 0 && this.#seen.length > 1) {
-        const wait = Math.max(0, barrier.timestamp + barrier.options.alignedTimeout - Date.now());
-        p.timer = setTimeout(this.#onTimeout, wait);
+        const wait = barrier.timestamp + barrier.options.alignedTimeout - Date.now();
+        // The timeout counts from the trigger (Flink: the checkpoint start delay). If it has
+        // passed already, switch now: a timer could only fire after the alignment that queued
+        // data delayed has completed within this same step.
+        if (wait <= 0) this.#goUnaligned(p, undefined);
+        else p.timer = setTimeout(this.#onTimeout, wait);
       }
     }
     else if (!p.unaligned && barrier.options.unaligned) {
