@@ -91,6 +91,8 @@ export function checkpointConfig(m: JobMaster) {
     checkpoints_after_tasks_finish: true,
     interval_during_backlog: c['execution.checkpointing.interval-during-backlog'],
     checkpoint_directory: m.checkpointDirectory,
+    /** Where savepoints go when no target directory is given (execution.checkpointing.savepoint-dir). */
+    savepoint_directory: c['execution.checkpointing.savepoint-dir'] ?? null,
   };
 }
 

@@ -5,6 +5,7 @@ import type { Logger } from '../log/logger.ts';
 import { jobDetails, jobOverview } from './job-views.ts';
 import { prometheusMetrics } from './prometheus.ts';
 import { checkpointConfig, checkpointDetails, checkpointSubtasks, checkpointsOverview } from './checkpoint-views.ts';
+import { registerDashboard } from './dashboard-files.ts';
 
 export interface RestServerOptions {
   readonly master: JobMaster;
@@ -41,7 +42,9 @@ const PORT_ATTEMPTS = 50;
 export async function startRestServer(o: RestServerOptions): Promise<RestServer> {
   const loopback = LOOPBACK.has(o.host);
   if (!loopback && !o.token) throw new Error(`rest.bind-address is ${o.host}: set rest.token, which every mutating call must then present`);
-  const app = Fastify({ logger: false, ajv: { customOptions: { removeAdditional: false } } });
+  // No type coercion: a body of the wrong type (`"drain": "yes"`, `"target-directory": 5`) is a 400,
+  // not a guess (Fastify's default would take 5 for the directory "5"). Path parameters are strings.
+  const app = Fastify({ logger: false, ajv: { customOptions: { removeAdditional: false, coerceTypes: false } } });
   const operations = new Map<string, AsyncOperation>();
   const { master } = o;
 
@@ -72,6 +75,8 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   };
   const jobIdParam = { type: 'object', properties: { jobid: { type: 'string', pattern: '^[0-9a-f]{32}$' } }, required: ['jobid'] } as const;
 
+  // The web dashboard (web/index.html and its files under /web/).
+  registerDashboard(app);
   app.get('/overview', async () => jobOverview([master]));
   app.get('/metrics', async (_req, reply) => reply.type('text/plain; version=0.0.4').send(prometheusMetrics([master])));
   app.get('/jobs', async () => ({ jobs: [{ id: master.jobId, status: master.status }] }));
@@ -89,13 +94,13 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   });
   app.get('/jobs/:jobid/checkpoints', { schema: { params: jobIdParam } }, async (req) => checkpointsOverview(job(req)));
   app.get('/jobs/:jobid/checkpoints/config', { schema: { params: jobIdParam } }, async (req) => checkpointConfig(job(req)));
-  const cidParams = { type: 'object', properties: { jobid: { type: 'string', pattern: '^[0-9a-f]{32}$' }, checkpointid: { type: 'integer', minimum: 1 } }, required: ['jobid', 'checkpointid'] } as const;
+  const cidParams = { type: 'object', properties: { jobid: { type: 'string', pattern: '^[0-9a-f]{32}$' }, checkpointid: { type: 'string', pattern: '^[1-9][0-9]{0,15}$' } }, required: ['jobid', 'checkpointid'] } as const;
   app.get('/jobs/:jobid/checkpoints/details/:checkpointid', { schema: { params: cidParams } }, async (req) =>
-    checkpointDetails(job(req), (req.params as { checkpointid: number }).checkpointid),
+    checkpointDetails(job(req), Number((req.params as { checkpointid: string }).checkpointid)),
   );
   app.get('/jobs/:jobid/checkpoints/details/:checkpointid/subtasks/:vertexid', { schema: { params: { ...cidParams, properties: { ...cidParams.properties, vertexid: { type: 'string' } } } } }, async (req) => {
-    const p = req.params as { checkpointid: number; vertexid: string };
-    return checkpointSubtasks(job(req), p.checkpointid, p.vertexid);
+    const p = req.params as { checkpointid: string; vertexid: string };
+    return checkpointSubtasks(job(req), Number(p.checkpointid), p.vertexid);
   });
 
   app.post(

@@ -1,0 +1,228 @@
+// The web dashboard in a real browser (headless Chromium from Debian's packages, driven by
+// playwright-core) against a real running job: the jobs list, the job graph with its vertices,
+// checkpoints arriving live in the table and the plot, an expired checkpoint with its reason, a
+// savepoint and a stop-with-savepoint triggered from the buttons, and a cancel. Screenshots of the
+// job page and the checkpoints page go to test-output/.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { REPO_ROOT } from '../fixtures/recovery-helpers.ts';
+import { startDashboardJob, type DashboardJob } from './dashboard-job.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const OUT = join(REPO_ROOT, 'test-output');
+const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing (apt-get install chromium): the dashboard's browser tests need it`;
+
+/** Polls `probe` until it returns something truthy; the timeout names what was awaited. */
+async function until<T>(what: string, probe: () => Promise<T | false | null | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A number as the dashboard writes it (`12,345`). */
+const numberIn = (text: string | null) => Number((text ?? '').replace(/[^0-9.]/g, ''));
+
+/** Opens a page and records its script errors (failed fetches after the server closed are expected, and not errors). */
+async function openPage(browser: Browser): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/Failed to load resource|ERR_CONNECTION_REFUSED|Failed to fetch/.test(m.text())) errors.push(`console: ${m.text()}`);
+  });
+  return { page, errors };
+}
+
+/** Runs the body; on failure saves a screenshot of the page next to the others, then fails with the page's errors. */
+async function withDiagnostics(page: Page, errors: string[], name: string, body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (e) {
+    await page.screenshot({ path: join(OUT, `${name}-failure.png`), fullPage: true }).catch(() => {});
+    (e as Error).message += `\npage errors: ${JSON.stringify(errors)}\nscreenshot: test-output/${name}-failure.png`;
+    throw e;
+  }
+  assert.deepEqual(errors, [], 'the page had script errors');
+}
+
+describe('web dashboard', () => {
+  let browser: Browser | undefined;
+
+  before(async () => {
+    if (skip) return;
+    mkdirSync(OUT, { recursive: true });
+    // Imported here so that the suite skips cleanly (rather than fails to load) where Chromium is missing.
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  });
+
+  after(async () => {
+    await browser?.close();
+  });
+
+  test('shows a running job live: graph, checkpoints, an expired checkpoint, a savepoint and a stop from the buttons', { skip, timeout: 60_000 }, async () => {
+    const job: DashboardJob = await startDashboardJob();
+    const { page, errors } = await openPage(browser!);
+    try {
+      await withDiagnostics(page, errors, 'dashboard', async () => {
+        await job.master.whenRunning();
+        await page.goto(`${job.rest.url}/`);
+
+        // ---- the jobs list ----
+        const link = page.locator('a.job-link', { hasText: 'Source: events' });
+        await link.waitFor();
+        assert.equal(await page.locator('tr.job-row .badge').first().textContent(), 'RUNNING');
+        await link.click();
+        await until('the job page', async () => (await page.evaluate('location.hash')) === `#/jobs/${job.master.jobId}`);
+
+        // ---- the job graph: one box per vertex, with name and parallelism, and arrows between them ----
+        const vertices = page.locator('svg.job-graph g.vertex');
+        await until('three vertex boxes', async () => (await vertices.count()) === 3);
+        assert.deepEqual(await page.locator('svg.job-graph .vertex-name').allTextContents(), ['Source: events', 'Sum per key', 'Sink: holdable']);
+        const lines = await vertices.allTextContents();
+        assert.match(lines[0]!, /Parallelism 2/);
+        assert.match(lines[2]!, /Parallelism 1/);
+        assert.deepEqual(await page.locator('svg.job-graph .edge-label').allTextContents(), ['HASH', 'REBALANCE']);
+        // Record counts grow as the page polls.
+        const sinkIn = async () => numberIn(await page.locator('.facts div', { hasText: 'Records into sinks' }).locator('dd').textContent());
+        const first = await until('records reaching the sink', async () => (await sinkIn()) > 0 && sinkIn());
+        await until('the record counts to update', async () => (await sinkIn()) > first);
+        await until('backpressure measured for every vertex', async () => (await page.locator('svg.job-graph g.vertex.bp-idle').count()) === 0);
+
+        // The sink hangs: the operators before it back up (and checkpoints expire meanwhile).
+        job.sink.hold(4000);
+        await until('a vertex coloured as backpressured', async () => (await page.locator('svg.job-graph g.vertex.bp-high, svg.job-graph g.vertex.bp-low').count()) > 0, 8000);
+        await page.screenshot({ path: join(OUT, 'dashboard-job.png'), fullPage: true });
+
+        // ---- checkpoints, live ----
+        await page.locator('a.tab-link[data-tab="checkpoints"]').click();
+        const rows = page.locator('table.history tr.cp-row');
+        await rows.first().waitFor();
+        const newestId = async () => Number(await rows.first().getAttribute('data-checkpoint'));
+        const completedMarks = page.locator('svg.duration-chart .series .mark.completed');
+        const seenId = await newestId();
+        const seenMarks = await completedMarks.count();
+        await until('new checkpoints in the table', async () => (await newestId()) >= seenId + 2, 10_000);
+        await until('new points in the plot', async () => (await completedMarks.count()) > seenMarks, 10_000);
+
+        // ---- the expired checkpoint, with its reason (in the table, the failures list and the plot) ----
+        const failedRow = rows.filter({ has: page.locator('td.reason', { hasText: 'expired after 600 ms' }) }).first();
+        await failedRow.waitFor({ timeout: 15_000 });
+        assert.equal(await failedRow.getAttribute('data-status'), 'FAILED');
+        const failedId = Number(await failedRow.getAttribute('data-checkpoint'));
+        const stats = job.master.checkpoints.stats.get(failedId);
+        assert.ok(stats && stats.status === 'FAILED', `checkpoint ${failedId} is ${stats?.status} on the JobManager`);
+        assert.equal(await failedRow.locator('td.reason').getAttribute('title'), stats.failureMessage);
+        // The reason names the subtasks that held the checkpoint up (the sink, or the operators backed up behind it).
+        assert.match(stats.failureMessage ?? '', /had not acknowledged — '(Sink: holdable|Sum per key)' subtask \d\/\d/);
+        const listed = page.locator(`.failure-list li[data-checkpoint="${failedId}"] .reason`);
+        await listed.waitFor();
+        assert.equal(await listed.textContent(), stats.failureMessage);
+        assert.ok((await page.locator('svg.duration-chart .series .mark.failed').count()) >= 1, 'no failed checkpoint in the plot');
+        assert.ok(numberIn(await page.locator('.tile.failed .tile-value').textContent()) >= 1);
+
+        // ---- a savepoint from the button ----
+        await page.locator('button[data-action="savepoint"]').click();
+        const dialog = page.locator('dialog.confirm[open]');
+        await dialog.waitFor();
+        // The target directory defaults to the job's execution.checkpointing.savepoint-dir.
+        assert.equal(await dialog.locator('input[name="dir"]').inputValue(), job.savepointDir);
+        await dialog.locator('button[data-role="confirm"]').click();
+        const done = page.locator('.notice.done[data-kind="savepoint"]');
+        await done.waitFor({ timeout: 15_000 });
+        const location = (await done.locator('.location').textContent()) ?? '';
+        assert.ok(location.startsWith(job.savepointDir), `savepoint at ${location}`);
+        assert.ok(existsSync(join(location, '_metadata')), `no _metadata in ${location}`);
+        const savepointRow = rows.filter({ has: page.locator('.sp-marker', { hasText: 'Savepoint' }) }).first();
+        await savepointRow.waitFor({ timeout: 5000 });
+        assert.equal(await savepointRow.getAttribute('data-status'), 'COMPLETED');
+        assert.equal(await savepointRow.getAttribute('data-savepoint'), 'true');
+        await until('the savepoint in the plot', async () => (await page.locator('svg.duration-chart .series .mark.savepoint').count()) >= 1);
+        assert.match((await page.locator('table.latest tr[data-key="Latest savepoint"]').textContent()) ?? '', new RegExp(location.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+
+        // ---- one checkpoint's figures per subtask ----
+        const completedRow = page.locator('table.history tr.cp-row[data-status="COMPLETED"][data-savepoint="false"]').first();
+        const cid = Number(await completedRow.getAttribute('data-checkpoint'));
+        await completedRow.click();
+        const detail = page.locator(`section.detail[data-checkpoint="${cid}"]`);
+        await detail.waitFor();
+        await until('per-subtask rows for 2 + 2 + 1 subtasks', async () => (await detail.locator('table.subtask-figures tbody tr').count()) === 5);
+        const heads = await detail.locator('table.subtask-figures').first().locator('thead th').allTextContents();
+        for (const h of ['Sync', 'Async', 'Alignment', 'Start delay']) assert.ok(heads.includes(h), `no ${h} column: ${heads.join(', ')}`);
+        assert.equal(await page.evaluate('location.hash'), `#/jobs/${job.master.jobId}/checkpoints/${cid}`);
+        // The configuration is shown.
+        assert.match((await page.locator('section.config').textContent()) ?? '', /Tolerable failed checkpoints\s*1000/);
+        await page.screenshot({ path: join(OUT, 'dashboard-checkpoints.png'), fullPage: true });
+
+        // ---- exceptions: none ----
+        await page.locator('a.tab-link[data-tab="exceptions"]').click();
+        await page.locator('.empty-exceptions').waitFor();
+        assert.equal(numberIn(await page.locator('p.restarts').textContent()), 0);
+
+        // ---- cancel asks first: dismissing it leaves the job running ----
+        await page.locator('button[data-action="cancel"]').click();
+        await dialog.waitFor();
+        await dialog.locator('button[data-role="dismiss"]').click();
+        await dialog.waitFor({ state: 'detached' });
+        await new Promise((r) => setTimeout(r, 300));
+        assert.equal(job.master.status, 'RUNNING');
+
+        // ---- stop with savepoint from the button: the job finishes ----
+        await page.locator('button[data-action="stop"]').click();
+        await dialog.waitFor();
+        await dialog.locator('button[data-role="confirm"]').click();
+        const stopped = page.locator('.notice.done[data-kind="stop"]');
+        await stopped.waitFor({ timeout: 15_000 });
+        const stopLocation = (await stopped.locator('.location').textContent()) ?? '';
+        assert.ok(existsSync(join(stopLocation, '_metadata')), `no _metadata in ${stopLocation}`);
+        assert.equal((await job.result).status, 'FINISHED');
+        await until('the FINISHED badge', async () => (await page.locator('.job-title .badge').textContent()) === 'FINISHED');
+        assert.ok(await page.locator('button[data-action="savepoint"]').isDisabled(), 'the buttons stay enabled after the job ended');
+        // The REST API goes away with the job: the page says so and keeps what it showed.
+        await job.rest.close(0);
+        await page.locator('.conn.offline').waitFor({ timeout: 5000 });
+        assert.equal(await page.locator('.job-title h1').textContent(), 'Source: events');
+      });
+    } finally {
+      await page.close();
+      await job.stop();
+    }
+  });
+
+  test('cancels a job from the button, after confirmation', { skip, timeout: 30_000 }, async () => {
+    const job = await startDashboardJob();
+    const { page, errors } = await openPage(browser!);
+    try {
+      await withDiagnostics(page, errors, 'dashboard-cancel', async () => {
+        await job.master.whenRunning();
+        await page.goto(`${job.rest.url}/#/jobs/${job.master.jobId}`);
+        const cancel = page.locator('button[data-action="cancel"]');
+        await until('the cancel button enabled', async () => cancel.isEnabled());
+        await cancel.click();
+        const dialog = page.locator('dialog.confirm[open]');
+        await dialog.waitFor();
+        assert.match((await dialog.textContent()) ?? '', /without a savepoint/);
+        await dialog.locator('button[data-role="confirm"]').click();
+        assert.equal((await job.result).status, 'CANCELED');
+        await until('the CANCELED badge', async () => (await page.locator('.job-title .badge').textContent()) === 'CANCELED');
+        await until('the top bar count', async () => numberIn(await page.locator('#overview .count', { hasText: 'Cancelled' }).textContent()) === 1);
+      });
+    } finally {
+      await page.close();
+      await job.stop();
+    }
+  });
+});

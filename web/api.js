@@ -1,0 +1,82 @@
+// @ts-check
+// The JobManager's REST API (Flink's paths and field names), as the dashboard calls it.
+
+const TOKEN_KEY = 'weir.rest-token';
+
+export class ApiError extends Error {
+  /** @param {string} message @param {number} status */
+  constructor(message, status) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+  }
+}
+
+/** The bearer token for mutating calls (needed when the REST API listens beyond loopback). */
+export const token = {
+  get() {
+    return sessionStorage.getItem(TOKEN_KEY) ?? '';
+  },
+  /** @param {string} value */
+  set(value) {
+    if (value) sessionStorage.setItem(TOKEN_KEY, value);
+    else sessionStorage.removeItem(TOKEN_KEY);
+  },
+};
+
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @returns {Promise<any>}
+ */
+async function call(method, path, body) {
+  /** @type {Record<string, string>} */
+  const headers = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET' && token.get()) headers.authorization = `Bearer ${token.get()}`;
+  let res;
+  try {
+    res = await fetch(path, { method, headers, cache: 'no-store', signal: AbortSignal.timeout(5000), ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  } catch (e) {
+    throw new ApiError(`the REST API did not answer (${e instanceof Error ? e.message : String(e)})`, 0);
+  }
+  const text = await res.text();
+  /** @type {any} */
+  let json = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  if (!res.ok) throw new ApiError(json?.errors?.join('; ') || `${res.status} ${res.statusText}`, res.status);
+  return json;
+}
+
+/** @param {string} id */
+const job = (id) => `/jobs/${encodeURIComponent(id)}`;
+
+export const api = {
+  overview: () => call('GET', '/overview'),
+  jobs: () => call('GET', '/jobs/overview'),
+  /** @param {string} id */
+  job: (id) => call('GET', job(id)),
+  /** @param {string} id */
+  exceptions: (id) => call('GET', `${job(id)}/exceptions`),
+  /** @param {string} id */
+  checkpoints: (id) => call('GET', `${job(id)}/checkpoints`),
+  /** @param {string} id */
+  checkpointConfig: (id) => call('GET', `${job(id)}/checkpoints/config`),
+  /** @param {string} id @param {number} cid */
+  checkpoint: (id, cid) => call('GET', `${job(id)}/checkpoints/details/${cid}`),
+  /** @param {string} id @param {number} cid @param {string} vertex */
+  checkpointSubtasks: (id, cid, vertex) => call('GET', `${job(id)}/checkpoints/details/${cid}/subtasks/${encodeURIComponent(vertex)}`),
+  /** @param {string} id @param {string} dir */
+  triggerSavepoint: (id, dir) => call('POST', `${job(id)}/savepoints`, dir ? { 'target-directory': dir } : {}),
+  /** @param {string} id @param {string} dir @param {boolean} drain */
+  stop: (id, dir, drain) => call('POST', `${job(id)}/stop`, { ...(dir ? { targetDirectory: dir } : {}), drain }),
+  /** @param {string} id @param {string} trigger */
+  operation: (id, trigger) => call('GET', `${job(id)}/savepoints/${encodeURIComponent(trigger)}`),
+  /** @param {string} id */
+  cancel: (id) => call('PATCH', `${job(id)}?mode=cancel`),
+};

@@ -1,0 +1,106 @@
+// @ts-check
+// The weir dashboard: a jobs list and, per job, its graph, checkpoints and exceptions. It polls
+// the JobManager's REST API about once a second and updates the page in place.
+//
+// Routes (the part after #):  /jobs  ·  /jobs/<id>  ·  /jobs/<id>/checkpoints[/<checkpoint id>]  ·  /jobs/<id>/exceptions
+import { api } from './api.js';
+import { byId, h, morphChildren } from './dom.js';
+import { time } from './format.js';
+import { jobsPage } from './pages/jobs.js';
+import { jobPage } from './pages/job.js';
+import * as actions from './actions.js';
+
+const POLL_MS = 1000;
+/** Polling slows down while the browser tab is hidden. */
+const HIDDEN_POLL_MS = 5000;
+
+/**
+ * A page on screen: refresh() fetches and redraws it; action() handles a click on an element
+ * with `data-action` inside it.
+ * @typedef {{ refresh(): Promise<void>, action?(name: string, el: HTMLElement): void, dispose?(): void }} View
+ */
+
+/** @type {View | null} */
+let view = null;
+let round = 0;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let timer;
+
+function route() {
+  const parts = location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === 'jobs' && parts[1]) {
+    const tab = parts[2] === 'checkpoints' || parts[2] === 'exceptions' ? parts[2] : 'overview';
+    const checkpoint = tab === 'checkpoints' && parts[3] ? Number(parts[3]) : null;
+    return { page: 'job', jobId: parts[1], tab, checkpoint: Number.isInteger(checkpoint) ? checkpoint : null };
+  }
+  return { page: 'jobs' };
+}
+
+function show() {
+  view?.dispose?.();
+  const main = byId('main');
+  main.replaceChildren();
+  const r = route();
+  view = r.page === 'job' ? jobPage(main, /** @type {any} */ (r)) : jobsPage(main);
+  void tick();
+}
+
+async function refreshTopbar() {
+  const o = await api.overview();
+  morphChildren(byId('overview'), [
+    h('span', { class: 'count' }, 'Running ', h('b', null, o['jobs-running'])),
+    h('span', { class: 'count' }, 'Finished ', h('b', null, o['jobs-finished'])),
+    h('span', { class: 'count' }, 'Cancelled ', h('b', null, o['jobs-cancelled'])),
+    h('span', { class: 'count' }, 'Failed ', h('b', null, o['jobs-failed'])),
+  ]);
+}
+
+/** @param {unknown} error */
+function setConnection(error) {
+  const el = byId('conn');
+  if (error === null) {
+    el.className = 'conn live';
+    el.textContent = `Live · updated ${time(Date.now())}`;
+    el.title = 'The dashboard polls the REST API every second.';
+  } else {
+    const offline = /** @type {{ status?: number }} */ (error).status === 0;
+    el.className = 'conn offline';
+    el.textContent = offline ? 'Offline · the REST API does not answer (the job may have ended)' : `Error · ${/** @type {Error} */ (error).message}`;
+    el.title = /** @type {Error} */ (error).message;
+  }
+}
+
+async function tick() {
+  clearTimeout(timer);
+  const mine = ++round;
+  const current = view;
+  try {
+    await Promise.all([refreshTopbar(), current?.refresh()]);
+    if (mine === round) setConnection(null);
+  } catch (e) {
+    if (mine === round) setConnection(e);
+  }
+  if (mine === round) timer = setTimeout(tick, document.hidden ? HIDDEN_POLL_MS : POLL_MS);
+}
+
+document.addEventListener('click', (event) => {
+  const target = /** @type {Element | null} */ (event.target);
+  const el = /** @type {HTMLElement | null} */ (target?.closest('[data-action]'));
+  if (!el) return;
+  const name = el.dataset.action ?? '';
+  event.preventDefault();
+  if (actions.handles(name)) void actions.run(name, el);
+  else view?.action?.(name, el);
+  void tick();
+});
+document.addEventListener('keydown', (event) => {
+  // Vertex boxes and table rows with an action react to Enter like buttons do.
+  const el = /** @type {HTMLElement | null} */ (event.target);
+  if (event.key === 'Enter' && el?.dataset?.action && el.tagName !== 'BUTTON') el.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+});
+document.addEventListener('visibilitychange', () => {
+  if (!document.hidden) void tick();
+});
+actions.onChange(() => void tick());
+window.addEventListener('hashchange', show);
+show();
