@@ -5,7 +5,7 @@
 export function checkpointHint(reason: string | undefined): string | undefined {
   if (!reason) return undefined;
   const hints: string[] = [];
-  const read = /'([^']+)' subtask (\d+)\/\d+: (?:reading|inside)[^(;]*?(?:table (\S+))?[^(;]*\(for (\d+) s\)/.exec(reason);
+  const read = /'([^']+)' subtask (\d+)\/\d+: (?:reading|inside)(?:[^(;]*?table (\S+))?[^(;]*\(for (\d+) s\)/.exec(reason);
   if (read) {
     const [, vertex, subtask, table, secs] = read;
     hints.push(
@@ -15,7 +15,7 @@ export function checkpointHint(reason: string | undefined): string | undefined {
   if (/waiting for the sink/.test(reason)) {
     hints.push('a sink did not take more input for longer than the checkpoint timeout: the barrier waits behind it; make the sink faster, or raise execution.checkpointing.timeout');
   }
-  if (/aligning checkpoint \d+/.test(reason)) {
+  if (/aligning checkpoint \d+|backpressure from downstream/.test(reason)) {
     hints.push(
       'barriers were stuck behind buffered records (backpressure): enable unaligned checkpoints (--unaligned, or execution.checkpointing.aligned-checkpoint-timeout to switch after a while), or remove the backpressure',
     );
