@@ -277,7 +277,7 @@ export class Task {
    */
   #takePriorityBarriers(): void {
     const gate = this.#gate;
-    if (gate === undefined || this.#replay.length > 0 || process.env.WEIR_NO_PRIO) return;
+    if (gate === undefined || this.#replay.length > 0) return;
     for (let c = 0; c < gate.channels.length && this.#blockedOn === undefined; c++) {
       if (gate.isBlocked(c)) continue;
       const channel = gate.channels[c]!;
@@ -551,9 +551,14 @@ export class Task {
     const since = Math.round((Date.now() - this.#activitySince) / 1000);
     const aligning = this.#barriers?.describe();
     if (aligning) return aligning;
+    const writing = [...this.#writing].map(([id, at]) => `; writing the state of checkpoint ${id} (for ${Math.round((Date.now() - at) / 1000)} s)`).join('');
+    if (this.#backpressureSince >= 0 && this.#blockedOn === undefined) {
+      // Blocked on a full output: the barrier waits behind the records this task cannot send.
+      const secs = Math.round((performance.now() - this.#backpressureSince) / 1000);
+      return `blocked on a full output channel (backpressure from downstream) for ${secs} s${writing}`;
+    }
     const reading = this.#source && this.#status === 'running' ? this.#source.reader.describeActivity?.() : undefined;
     const what = reading ?? this.#activity;
-    const writing = [...this.#writing].map(([id, at]) => `; writing the state of checkpoint ${id} (for ${Math.round((Date.now() - at) / 1000)} s)`).join('');
     return (since >= 1 ? `${what} (for ${since} s)` : what) + writing;
   }
 
