@@ -2,10 +2,14 @@
 // Prints a table and writes bench/results/<scenario>-<timestamp>.json. No scenario: lists them.
 import { relative } from 'node:path';
 import { renderTable, writeResult, type Scenario, type ScenarioOptions } from './harness.ts';
+import { backpressure } from './scenarios/backpressure.ts';
+import { checkpoint } from './scenarios/checkpoint.ts';
+import { recovery } from './scenarios/recovery.ts';
+import { savepoint } from './scenarios/savepoint.ts';
 import { wordcount } from './scenarios/wordcount.ts';
 
 /** Every scenario by name; add new ones here (checkpoint, recovery, backpressure, savepoint, cdc, ...). */
-const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([wordcount].map((s) => [s.name, s]));
+const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([wordcount, checkpoint, recovery, backpressure, savepoint].map((s) => [s.name, s]));
 
 function usage(): string {
   const lines = ['usage: npm run bench -- <scenario> [--runs N] [--records N] [scenario flags]', '', 'scenarios:'];

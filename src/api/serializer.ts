@@ -15,8 +15,28 @@ export interface TypeSerializer<T> {
 
 const packr = new Packr({ useRecords: false, moreTypes: true, int64AsType: 'bigint' as const });
 
+/**
+ * What structuredClone makes of a value. Copy-on-write snapshots copy a value on its first update
+ * after a checkpoint, for every key, so the common case takes a short cut: a plain object whose
+ * properties are all primitives is copied with a spread (the same own properties in the same
+ * order, at a small fraction of structuredClone's cost).
+ */
 function deepCopy<T>(value: T): T {
-  return typeof value === 'object' && value !== null ? structuredClone(value) : value;
+  if (typeof value !== 'object' || value === null) return value;
+  const proto = Object.getPrototypeOf(value);
+  if (proto === Object.prototype || proto === null) {
+    let flat = true;
+    for (const k in value) {
+      const v = (value as Record<string, unknown>)[k];
+      const t = typeof v;
+      if ((t === 'object' && v !== null) || t === 'function' || t === 'symbol') {
+        flat = false;
+        break;
+      }
+    }
+    if (flat) return { ...value };
+  }
+  return structuredClone(value);
 }
 
 /** The default serializer: MessagePack, which keeps bigints, Maps, Sets, Dates and typed arrays. */

@@ -52,7 +52,7 @@ export const fileTaskStateStorage: TaskStateStorage = {
   restoreKeyed(backend, state, directory) {
     const resolve = (file: string) => (isAbsolute(file) ? file : join(directory, file));
     for (const handle of state.keyed) {
-      readKeyedStateFile(handle, resolve, backend.keyGroupRange).forEach((info, kg, entries) => backend.restoreEntries(info, kg, entries));
+      readKeyedStateFile(handle, resolve, backend.keyGroupRange).forEachPairs((info, kg, pairs, from) => backend.restorePairs(info, kg, pairs, from));
     }
   },
 };

@@ -92,6 +92,11 @@ export class CheckpointCoordinator {
     return this.#completions.catch(() => {});
   }
 
+  /** Resolves once no checkpoint triggered so far is in flight any more (completed, failed or aborted). */
+  inFlightSettled(): Promise<void> {
+    return Promise.allSettled([...this.#pending.values()].map((p) => p.done)).then(() => this.settled());
+  }
+
   /** Tasks are all running: periodic checkpoints may be triggered. */
   start(): void {
     this.#running = true;

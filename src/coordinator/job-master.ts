@@ -554,14 +554,20 @@ export class JobMaster {
     }
     const attempt = this.#attempt;
     this.checkpoints.stopPeriodic();
-    this.checkpoints.trigger({ type: 'checkpoint', force: true }).then(
-      () => {
-        if (this.#attempt === attempt) this.#broadcast({ type: 'finish', attempt });
-      },
-      (e: Error) => {
-        if (this.#attempt === attempt) this.#onFailure(serializeError(new Error(`the final checkpoint failed: ${e.message}`)));
-      },
-    );
+    // A periodic checkpoint may still be writing its state: let it end first. A second one
+    // started beside it would make every keyed state copy all its entries in its synchronous
+    // part (copy-on-write serves one snapshot at a time), a long pause with a large state.
+    void this.checkpoints.inFlightSettled().then(() => {
+      if (this.#attempt !== attempt || this.#status !== 'RUNNING' || this.#stopping) return;
+      this.checkpoints.trigger({ type: 'checkpoint', force: true }).then(
+        () => {
+          if (this.#attempt === attempt) this.#broadcast({ type: 'finish', attempt });
+        },
+        (e: Error) => {
+          if (this.#attempt === attempt) this.#onFailure(serializeError(new Error(`the final checkpoint failed: ${e.message}`)));
+        },
+      );
+    });
   }
 
   // ---- failure and restart ----

@@ -70,14 +70,26 @@ export class HeapKeyedStateBackend {
 
   /** Puts restored entries of one key group back; they stay in stored form until the state is registered. */
   restoreEntries(info: StoredStateInfo, keyGroup: number, entries: ReadonlyArray<readonly [Key, unknown]>): void {
+    const table = this.#restoredTable(info);
+    const index = keyGroup - this.keyGroupRange.start;
+    for (const [key, value] of entries) table.put(index, key, value);
+  }
+
+  /** restoreEntries for entries laid out key, value, key, value, ... from `pairs[from]` on (as a state file's frames are). */
+  restorePairs(info: StoredStateInfo, keyGroup: number, pairs: readonly unknown[], from: number): void {
+    const table = this.#restoredTable(info);
+    const index = keyGroup - this.keyGroupRange.start;
+    for (let i = from; i + 1 < pairs.length; i += 2) table.put(index, pairs[i] as Key, pairs[i + 1]);
+  }
+
+  #restoredTable(info: StoredStateInfo): StateTable<unknown> {
     let state = this.states.get(info.name);
     if (!state) {
       const descriptor = { kind: info.kind, name: info.name, serializer: passthroughSerializer(info), upgrade: undefined } as unknown as StateDescriptor;
       state = { descriptor, table: new StateTable<unknown>(this.keyGroupRange.end - this.keyGroupRange.start + 1, (v) => v), restoredAs: info };
       this.states.set(info.name, state);
     }
-    const index = keyGroup - this.keyGroupRange.start;
-    for (const [key, value] of entries) state.table.put(index, key, value);
+    return state.table;
   }
 
   setCurrentKey(key: Key): void {

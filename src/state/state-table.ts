@@ -6,7 +6,8 @@ import type { Key } from './key-group.ts';
  * Snapshots are copy-on-write: the synchronous part only records a version number, so its cost
  * does not grow with the state. Until the asynchronous writer has passed an entry, the first
  * write to it (or the first read of a mutable value, which the caller might mutate in place)
- * saves the old value aside for the snapshot. Entries created after the snapshot carry a newer
+ * saves the old value aside for the snapshot: in the entry itself, or, when the entry is removed,
+ * in the snapshot's map of removed entries. Entries created after the snapshot carry a newer
  * version and are skipped by it.
  */
 export interface Entry<V> {
@@ -14,13 +15,25 @@ export interface Entry<V> {
   version: number;
   /** The version of the snapshot that has already written this entry out. */
   written: number;
+  /**
+   * The value the active snapshot is to write for this entry, saved by the entry's first change
+   * after the snapshot was taken; NO_OLD otherwise. Only ever the active snapshot's: its writer
+   * takes the value as it passes the entry, and its release clears what the writer left.
+   */
+  old: unknown;
 }
 
-const ABSENT = Symbol('absent');
+/** Entry.old when the entry holds no value for a snapshot. */
+const NO_OLD: unique symbol = Symbol('no old value');
 
 export interface TableSnapshot<V> {
   /** Entries of one key group as they were when the snapshot was taken, in slices of at most `slice` entries. */
   keyGroupSlices(keyGroupIndex: number, slice: number): Generator<Array<[Key, V]>>;
+  /**
+   * The same entries laid out flat, each slice a fresh array that starts with `prefix`:
+   * [...prefix, key, value, key, value, ...], as a state file's frame is, with no array per entry.
+   */
+  keyGroupFrames(keyGroupIndex: number, slice: number, prefix: readonly unknown[]): Generator<unknown[]>;
   release(): void;
 }
 
@@ -46,7 +59,7 @@ export class StateTable<V> {
     const snap = this.#active;
     if (snap !== undefined && entry.version <= snap.version && entry.written !== snap.version && typeof entry.value === 'object' && entry.value !== null) {
       // The caller may mutate what it reads: keep the snapshot's object, hand out a copy.
-      snap.saveOld(kg, key, entry.value);
+      snap.saveOld(entry, entry.value);
       entry.value = this.#copy(entry.value);
       entry.version = this.#version;
     }
@@ -61,13 +74,13 @@ export class StateTable<V> {
     const map = this.maps[kg]!;
     const entry = map.get(key);
     if (entry === undefined) {
-      map.set(key, { value, version: this.#version, written: 0 });
+      map.set(key, { value, version: this.#version, written: 0, old: NO_OLD });
       return value;
     }
     const snap = this.#active;
     let current = entry.value;
     if (snap !== undefined && entry.version <= snap.version && entry.written !== snap.version) {
-      snap.saveOld(kg, key, current);
+      snap.saveOld(entry, current);
       if (typeof current === 'object' && current !== null) current = this.#copy(current);
     }
     const next = fn(current, value);
@@ -80,11 +93,11 @@ export class StateTable<V> {
     const map = this.maps[kg]!;
     const entry = map.get(key);
     if (entry === undefined) {
-      map.set(key, { value, version: this.#version, written: 0 });
+      map.set(key, { value, version: this.#version, written: 0, old: NO_OLD });
       return;
     }
     const snap = this.#active;
-    if (snap !== undefined && entry.version <= snap.version && entry.written !== snap.version) snap.saveOld(kg, key, entry.value);
+    if (snap !== undefined && entry.version <= snap.version && entry.written !== snap.version) snap.saveOld(entry, entry.value);
     entry.value = value;
     entry.version = this.#version;
   }
@@ -94,7 +107,11 @@ export class StateTable<V> {
     const entry = map.get(key);
     if (entry === undefined) return;
     const snap = this.#active;
-    if (snap !== undefined && entry.version <= snap.version && entry.written !== snap.version) snap.saveOld(kg, key, entry.value);
+    if (snap !== undefined) {
+      // What the snapshot still has to write moves to its map of removed entries.
+      if (entry.old !== NO_OLD) snap.saveRemoved(kg, key, snap.takeOld(entry) as V);
+      else if (entry.version <= snap.version && entry.written !== snap.version) snap.saveRemoved(kg, key, entry.value);
+    }
     map.delete(key);
   }
 
@@ -110,81 +127,107 @@ export class StateTable<V> {
    */
   snapshot(): TableSnapshot<V> {
     if (this.#active !== undefined) return this.#eagerSnapshot();
+    const maps = this.maps;
     const snap = new ActiveSnapshot<V>(this.#version, this.maps.length, () => {
       if (this.#active === snap) this.#active = undefined;
+      // Values saved for entries the writer never reached (it stopped early) must not linger.
+      if (snap.held > 0) for (const m of maps) for (const entry of m.values()) if (entry.old !== NO_OLD) entry.old = NO_OLD;
     });
     this.#active = snap;
     this.#version++;
-    const maps = this.maps;
+    function* keyGroupFrames(kg: number, sliceSize: number, prefix: readonly unknown[]): Generator<unknown[]> {
+      const full = prefix.length + 2 * sliceSize;
+      let frame = prefix.slice();
+      for (const [key, entry] of maps[kg]!) {
+        let value: V;
+        if (entry.old !== NO_OLD) value = snap.takeOld(entry) as V;
+        else if (entry.version <= snap.version) value = entry.value;
+        else continue;
+        entry.written = snap.version;
+        frame.push(key, value);
+        if (frame.length >= full) {
+          yield frame;
+          frame = prefix.slice();
+        }
+      }
+      // Entries removed since the snapshot (some may have been created again since).
+      for (const [key, value] of snap.remainingRemoved(kg)) {
+        frame.push(key, value);
+        if (frame.length >= full) {
+          yield frame;
+          frame = prefix.slice();
+        }
+      }
+      if (frame.length > prefix.length) yield frame;
+    }
     return {
-      *keyGroupSlices(kg: number, sliceSize: number) {
-        let slice: Array<[Key, V]> = [];
-        for (const [key, entry] of maps[kg]!) {
-          let value: V;
-          const old = snap.takeOld(kg, key);
-          if (old !== ABSENT) value = old as V;
-          else if (entry.version <= snap.version) value = entry.value;
-          else continue;
-          entry.written = snap.version;
-          slice.push([key, value]);
-          if (slice.length >= sliceSize) {
-            yield slice;
-            slice = [];
-          }
-        }
-        // Entries deleted since the snapshot, and not re-created.
-        for (const [key, value] of snap.remainingOld(kg)) {
-          slice.push([key, value]);
-          if (slice.length >= sliceSize) {
-            yield slice;
-            slice = [];
-          }
-        }
-        if (slice.length > 0) yield slice;
-      },
+      keyGroupFrames,
+      keyGroupSlices: (kg, sliceSize) => framesToSlices<V>(keyGroupFrames(kg, sliceSize, [])),
       release: () => snap.release(),
     };
   }
 
   #eagerSnapshot(): TableSnapshot<V> {
-    const copies = this.maps.map((m) => Array.from(m, ([k, e]) => [k, this.#copy(e.value)] as [Key, V]));
+    const copies = this.maps.map((m) => {
+      const flat: unknown[] = [];
+      for (const [k, e] of m) flat.push(k, this.#copy(e.value));
+      return flat;
+    });
+    function* keyGroupFrames(kg: number, sliceSize: number, prefix: readonly unknown[]): Generator<unknown[]> {
+      const all = copies[kg]!;
+      for (let i = 0; i < all.length; i += 2 * sliceSize) yield prefix.concat(all.slice(i, i + 2 * sliceSize));
+    }
     return {
-      *keyGroupSlices(kg: number, sliceSize: number) {
-        const all = copies[kg]!;
-        for (let i = 0; i < all.length; i += sliceSize) yield all.slice(i, i + sliceSize);
-      },
+      keyGroupFrames,
+      keyGroupSlices: (kg, sliceSize) => framesToSlices<V>(keyGroupFrames(kg, sliceSize, [])),
       release: () => {},
     };
   }
 }
 
+function* framesToSlices<V>(frames: Generator<unknown[]>): Generator<Array<[Key, V]>> {
+  for (const frame of frames) {
+    const slice: Array<[Key, V]> = [];
+    for (let i = 0; i + 1 < frame.length; i += 2) slice.push([frame[i] as Key, frame[i + 1] as V]);
+    yield slice;
+  }
+}
+
 class ActiveSnapshot<V> {
   readonly version: number;
-  readonly #old: Array<Map<Key, V> | undefined>;
+  /** Entries holding a saved value (Entry.old) that the writer has not taken yet. */
+  held = 0;
+  readonly #removed: Array<Map<Key, V> | undefined>;
   readonly #onRelease: () => void;
 
   constructor(version: number, keyGroups: number, onRelease: () => void) {
     this.version = version;
-    this.#old = new Array(keyGroups);
+    this.#removed = new Array(keyGroups);
     this.#onRelease = onRelease;
   }
 
-  saveOld(kg: number, key: Key, value: V): void {
-    let m = this.#old[kg];
-    if (m === undefined) this.#old[kg] = m = new Map();
-    if (!m.has(key)) m.set(key, value);
+  /** Called once per entry and snapshot: afterwards the entry's version is newer than the snapshot's. */
+  saveOld(entry: Entry<V>, value: V): void {
+    entry.old = value;
+    this.held++;
   }
 
-  takeOld(kg: number, key: Key): V | typeof ABSENT {
-    const m = this.#old[kg];
-    if (m === undefined || !m.has(key)) return ABSENT;
-    const v = m.get(key) as V;
-    m.delete(key);
+  takeOld(entry: Entry<V>): unknown {
+    const v = entry.old;
+    entry.old = NO_OLD;
+    this.held--;
     return v;
   }
 
-  remainingOld(kg: number): Array<[Key, V]> {
-    const m = this.#old[kg];
+  /** An entry removed before the writer reached it: the first value saved for the key is the snapshot's. */
+  saveRemoved(kg: number, key: Key, value: V): void {
+    let m = this.#removed[kg];
+    if (m === undefined) this.#removed[kg] = m = new Map();
+    if (!m.has(key)) m.set(key, value);
+  }
+
+  remainingRemoved(kg: number): Array<[Key, V]> {
+    const m = this.#removed[kg];
     if (m === undefined) return [];
     const rest = [...m];
     m.clear();
@@ -192,7 +235,7 @@ class ActiveSnapshot<V> {
   }
 
   release(): void {
-    this.#old.fill(undefined);
+    this.#removed.fill(undefined);
     this.#onRelease();
   }
 }

@@ -213,20 +213,29 @@ export class TaskManager {
   /** The scheduler: run ready tasks in rounds; yield to the event loop every few milliseconds. */
   async #run(): Promise<void> {
     for (;;) {
-      const sliceEnd = performance.now() + SLICE_MS;
-      while (this.#ready.size > 0 && performance.now() < sliceEnd) {
-        const round = [...this.#ready];
-        this.#ready.clear();
-        for (const task of round) {
-          if (task.step() === 'busy') this.#ready.add(task);
-        }
-      }
+      this.#runSlice();
       if (this.#ready.size > 0) {
         await new Promise<void>((resolve) => setImmediate(resolve));
       } else {
         await new Promise<void>((resolve) => {
           this.#wakeup = resolve;
         });
+      }
+    }
+  }
+
+  /**
+   * One slice of rounds. A function of its own so that the suspended #run keeps no reference to
+   * the last round's tasks: after a failover those (and all their state) would otherwise stay
+   * reachable while the next attempt restores its state, until the loop ran again.
+   */
+  #runSlice(): void {
+    const sliceEnd = performance.now() + SLICE_MS;
+    while (this.#ready.size > 0 && performance.now() < sliceEnd) {
+      const round = [...this.#ready];
+      this.#ready.clear();
+      for (const task of round) {
+        if (task.step() === 'busy') this.#ready.add(task);
       }
     }
   }
