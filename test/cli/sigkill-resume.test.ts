@@ -3,9 +3,8 @@
 // the word count must be exactly what one failure-free run commits.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawnWeir, type WeirProcess } from '../fixtures/weir-process.ts';
 import { mkdirSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { WordGenerator } from '../../src/connectors/datagen/index.ts';
 import {
@@ -23,16 +22,7 @@ const WORDS = 30_000;
 const RATE = 8_000;
 const SEED = 7;
 
-interface Run {
-  readonly child: ChildProcess;
-  /** Log lines (parsed JSON) and plain lines of stderr, as they come. */
-  readonly log: Array<Record<string, unknown>>;
-  readonly plain: string[];
-  stdout: string;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Resolves when a stderr line satisfies the predicate (checked for every line so far and every new one). */
-  waitFor(what: string, predicate: (run: Run) => boolean, timeoutMs: number): Promise<void>;
-}
+type Run = WeirProcess;
 
 function startRun(checkpointDir: string, output: string, fromSavepoint?: string): Run {
   // A killed process cannot remove its temporary files (the worker bundle): keep them under root.
@@ -61,54 +51,7 @@ function startRun(checkpointDir: string, output: string, fromSavepoint?: string)
     '--checkpoint-interval',
     '100',
   ];
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: tmp } });
-  const waiters = new Set<() => void>();
-  const run: Run = {
-    child,
-    log: [],
-    plain: [],
-    stdout: '',
-    exited: new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal }))),
-    waitFor(what, predicate, timeoutMs) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          if (!predicate(run)) return;
-          cleanup();
-          resolve();
-        };
-        const onExit = () => {
-          cleanup();
-          reject(new Error(`weir run exited while waiting for ${what}; stderr:\n${run.plain.slice(-20).join('\n')}`));
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`timed out waiting for ${what}; stderr:\n${run.plain.slice(-20).join('\n')}`));
-        }, timeoutMs);
-        const cleanup = () => {
-          clearTimeout(timer);
-          waiters.delete(check);
-          child.off('exit', onExit);
-        };
-        waiters.add(check);
-        child.once('exit', onExit);
-        check();
-      });
-    },
-  };
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (d: string) => (run.stdout += d));
-  createInterface({ input: child.stderr! }).on('line', (line) => {
-    run.plain.push(line);
-    if (line.startsWith('{')) {
-      try {
-        run.log.push(JSON.parse(line) as Record<string, unknown>);
-      } catch {
-        // Not a log line after all.
-      }
-    }
-    for (const w of [...waiters]) w();
-  });
-  return run;
+  return spawnWeir(args, { TMPDIR: tmp });
 }
 
 function completedIn(run: Run): Array<{ id: number; path: string }> {

@@ -5,9 +5,8 @@
 // must be exactly what one failure-free run commits.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawnWeir, type WeirProcess } from '../fixtures/weir-process.ts';
 import { mkdirSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { readMetadata } from '../../src/checkpoint/checkpoint-metadata.ts';
 import {
@@ -26,14 +25,7 @@ const JOB = join(REPO_ROOT, 'test', 'fixtures', 'jobs', 'wordcount-unaligned.ts'
 /** Records per second each of the two sink subtasks takes while the job is to be killed. */
 const SLOW_SINK = 2500;
 
-interface Run {
-  readonly child: ChildProcess;
-  readonly log: Array<Record<string, unknown>>;
-  readonly plain: string[];
-  stdout: string;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  waitFor(what: string, predicate: (run: Run) => boolean, timeoutMs: number): Promise<void>;
-}
+type Run = WeirProcess;
 
 let root: string;
 before(() => {
@@ -73,58 +65,7 @@ function startRun(input: string, output: string, checkpointDir: string, sinkRate
     '--checkpoint-interval',
     '100',
   ];
-  const child = spawn(process.execPath, args, {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, TMPDIR: tmp, WEIR_HOME: join(root, 'weir-home') },
-  });
-  const waiters = new Set<() => void>();
-  const run: Run = {
-    child,
-    log: [],
-    plain: [],
-    stdout: '',
-    exited: new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal }))),
-    waitFor(what, predicate, timeoutMs) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          if (!predicate(run)) return;
-          cleanup();
-          resolve();
-        };
-        const onExit = () => {
-          cleanup();
-          reject(new Error(`weir run exited while waiting for ${what}; stderr:\n${run.plain.slice(-20).join('\n')}`));
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`timed out waiting for ${what}; stderr:\n${run.plain.slice(-20).join('\n')}`));
-        }, timeoutMs);
-        const cleanup = () => {
-          clearTimeout(timer);
-          waiters.delete(check);
-          child.off('exit', onExit);
-        };
-        waiters.add(check);
-        child.once('exit', onExit);
-        check();
-      });
-    },
-  };
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (d: string) => (run.stdout += d));
-  createInterface({ input: child.stderr! }).on('line', (line) => {
-    run.plain.push(line);
-    if (line.startsWith('{')) {
-      try {
-        run.log.push(JSON.parse(line) as Record<string, unknown>);
-      } catch {
-        // Not a log line after all.
-      }
-    }
-    for (const w of [...waiters]) w();
-  });
-  return run;
+  return spawnWeir(args, { TMPDIR: tmp, WEIR_HOME: join(root, 'weir-home') });
 }
 
 function completedIn(run: Run): number[] {
