@@ -203,6 +203,15 @@ export class CheckpointCoordinator {
 
   async #complete(p: PendingCheckpoint): Promise<void> {
     p.discard();
+    const newer = this.store.latest();
+    if (p.options.type === 'checkpoint' && newer && newer.id > p.id) {
+      // Fully acknowledged after a newer checkpoint completed: it could never be restored from.
+      const reason = `subsumed by checkpoint ${newer.id}, which completed first`;
+      this.#failed(p, reason, false);
+      this.#d.notifyAborted(p.id, reason);
+      await rm(p.options.targetDir, { recursive: true, force: true }).catch(() => {});
+      return;
+    }
     const metadata = this.#metadata(p);
     try {
       await writeMetadata(p.options.targetDir, metadata);

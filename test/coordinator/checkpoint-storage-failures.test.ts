@@ -7,9 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createJobMaster, createLogger, defineJob } from '../../src/index.ts';
+import { createJobMaster, createLogger } from '../../src/index.ts';
 import { DataGen } from '../../src/connectors/datagen/index.ts';
-import { FileSink } from '../../src/connectors/file/index.ts';
 import {
   ControlledSource,
   diffSortedLines,
@@ -19,6 +18,7 @@ import {
   readCommittedLines,
   removeDir,
   seeded,
+  wordCountToFiles,
 } from '../fixtures/recovery-helpers.ts';
 
 let root: string;
@@ -41,17 +41,7 @@ async function startJob(name: string, tolerable: number) {
   const source = new ControlledSource(DataGen.of((i) => words[i]!, { count: words.length }), {
     ratePerSecond: () => (control.fast ? Infinity : 3000),
   });
-  const job = defineJob((env) => {
-    env.enableCheckpointing({ interval: 100, tolerableFailures: tolerable });
-    env.setParallelism(2);
-    env
-      .fromSource(source, { name: 'Source: words', uid: 'source' })
-      .map((word: string) => ({ word, count: 1 }), { name: 'One' })
-      .keyBy((r) => r.word)
-      .sum('count', { name: 'Sum', uid: 'counts' })
-      .map((r) => `${r.word}\t${r.count}`, { name: 'Format' })
-      .sinkTo(new FileSink<string>(output), { name: 'Sink: files', uid: 'sink' });
-  });
+  const job = wordCountToFiles(source, output, { interval: 100, tolerableFailures: tolerable });
   const events = new JobEvents();
   const master = await createJobMaster({
     job,

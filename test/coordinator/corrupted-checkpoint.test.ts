@@ -6,9 +6,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, truncateSync, writeFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { CheckpointCorruptedError, createJobMaster, createLogger, defineJob, executeJob } from '../../src/index.ts';
+import { CheckpointCorruptedError, createJobMaster, createLogger, executeJob } from '../../src/index.ts';
 import { DataGen } from '../../src/connectors/datagen/index.ts';
-import { FileSink } from '../../src/connectors/file/index.ts';
 import {
   ControlledSource,
   diffSortedLines,
@@ -20,6 +19,7 @@ import {
   REPO_ROOT,
   seeded,
   writeWordsFile,
+  wordCountToFiles,
 } from '../fixtures/recovery-helpers.ts';
 
 let root: string;
@@ -63,17 +63,7 @@ describe('a corrupted latest checkpoint', () => {
         throw new Error('planned source failure');
       },
     });
-    const job = defineJob((env) => {
-      env.enableCheckpointing(100);
-      env.setParallelism(2);
-      env
-        .fromSource(source, { name: 'Source: words', uid: 'source' })
-        .map((word: string) => ({ word, count: 1 }), { name: 'One' })
-        .keyBy((r) => r.word)
-        .sum('count', { name: 'Sum', uid: 'counts' })
-        .map((r) => `${r.word}\t${r.count}`, { name: 'Format' })
-        .sinkTo(new FileSink<string>(output), { name: 'Sink: files', uid: 'sink' });
-    });
+    const job = wordCountToFiles(source, output, 100);
     const logged: string[] = [];
     const events = new JobEvents();
     const master = await createJobMaster({
@@ -138,17 +128,7 @@ describe('no readable checkpoint is left', () => {
         throw new Error('planned source failure');
       },
     });
-    const job = defineJob((env) => {
-      env.enableCheckpointing(100);
-      env.setParallelism(2);
-      env
-        .fromSource(source, { name: 'Source: words', uid: 'source' })
-        .map((word: string) => ({ word, count: 1 }), { name: 'One' })
-        .keyBy((r) => r.word)
-        .sum('count', { name: 'Sum', uid: 'counts' })
-        .map((r) => `${r.word}\t${r.count}`, { name: 'Format' })
-        .sinkTo(new FileSink<string>(output), { name: 'Sink: files', uid: 'sink' });
-    });
+    const job = wordCountToFiles(source, output, 100);
     const events = new JobEvents();
     const master = await createJobMaster({
       job,
