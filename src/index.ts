@@ -45,7 +45,17 @@ export type {
 export type { ValueState, ListState, MapState, ReducingState, AggregatingState, OperatorListState } from './api/state.ts';
 export type { TypeSerializer } from './api/serializer.ts';
 export type { AggregateFunction, StateDescriptor } from './api/state-descriptors.ts';
-export type { Source, SourceReader, SourceOutput, SourceReaderContext, InputStatus, Boundedness } from './api/source.ts';
+export type {
+  Source,
+  SourceReader,
+  SourceOutput,
+  SourceReaderContext,
+  InputStatus,
+  Boundedness,
+  SplitEnumerator,
+  EnumeratorContext,
+  SplitEnumeratorContext,
+} from './api/source.ts';
 export type { Sink, SinkWriter, SinkContext } from './api/sink.ts';
 export type { OperatorSettings } from './api/transformation.ts';
 export type { WeirConfig, ConfigKey, ConsistencyMode } from './config/configuration.ts';

@@ -18,15 +18,50 @@ export interface SplitEnumeratorContext {
   readonly parallelism: number;
 }
 
+/** What a split enumerator (on the coordinator) can do to the source's readers. */
+export interface EnumeratorContext<Split> extends SplitEnumeratorContext {
+  readonly jobId: string;
+  /** Hands splits to a reader. Delivered in order with checkpoint triggers, so a split is either in the enumerator's snapshot or in the reader's, never in both or neither. */
+  assignSplits(subtask: number, splits: Split[]): void;
+  /** This reader will get no more splits; once its splits are finished it ends (bounded sources). */
+  signalNoMoreSplits(subtask: number): void;
+  sendEventToReader(subtask: number, event: unknown): void;
+  /** An enumerator's own background failure: fails the job over (it restarts from the last checkpoint). */
+  failJob(error: Error): void;
+}
+
+/**
+ * Dynamic split assignment (FLIP-27's SplitEnumerator): lives on the coordinator, hands out splits
+ * when readers ask, and is checkpointed with the job. Its snapshot is taken synchronously right
+ * before the checkpoint's trigger messages go out, so handlers that await must change their state
+ * only after the await, all at once.
+ */
+export interface SplitEnumerator<Split, State> {
+  start?(): void | Promise<void>;
+  /** A reader has nothing to read and asks for more. */
+  handleSplitRequest(subtask: number): void | Promise<void>;
+  handleSourceEvent?(subtask: number, event: unknown): void | Promise<void>;
+  snapshotState(checkpointId: number): State;
+  notifyCheckpointComplete?(checkpointId: number): void;
+  /** Progress figures for metrics and the dashboard (name -> number). */
+  metrics?(): Record<string, number>;
+  close?(): void | Promise<void>;
+}
+
 export interface SourceReaderContext extends TaskInfo {
   /** Tells the coordinator whether this reader is catching up on a backlog (e.g. a table snapshot). */
   setProcessingBacklog(backlog: boolean): void;
+  /** Sources with an enumerator: ask it for splits (answered through addSplits or notifyNoMoreSplits). */
+  sendSplitRequest(): void;
+  sendSourceEvent(event: unknown): void;
 }
 
-export interface Source<T, Split = unknown> {
+export interface Source<T, Split = unknown, EnumState = unknown> {
   readonly boundedness: Boundedness;
-  /** The splits of a fresh start; split i goes to subtask i mod parallelism. Runs on the coordinator. */
+  /** The splits of a fresh start; split i goes to subtask i mod parallelism. Runs on the coordinator. Unused when createEnumerator is given. */
   createSplits(ctx: SplitEnumeratorContext): Split[] | Promise<Split[]>;
+  /** Dynamic assignment instead of createSplits: restored is the enumerator's state at the checkpoint restored from. */
+  createEnumerator?(ctx: EnumeratorContext<Split>, restored: EnumState | undefined): SplitEnumerator<Split, EnumState>;
   createReader(ctx: SourceReaderContext): SourceReader<T, Split>;
 }
 
@@ -42,6 +77,10 @@ export interface SourceReader<T, Split> {
   snapshotState(checkpointId: number): Split[];
   notifyCheckpointComplete?(checkpointId: number): void | Promise<void>;
   notifyCheckpointAborted?(checkpointId: number): void;
+  /** An event from the source's enumerator. */
+  handleSourceEvent?(event: unknown): void;
+  /** Progress figures for metrics (name -> number), summed over subtasks by the coordinator. */
+  metrics?(): Record<string, number>;
   /** A short description of what the reader is doing now, for progress and checkpoint reasons. */
   describeActivity?(): string;
   close?(): void | Promise<void>;

@@ -48,6 +48,8 @@ export interface CheckpointMetadata {
   readonly operators: OperatorStateMetadata[];
   /** The job's connections, which in-flight data of unaligned checkpoints is tied to. */
   readonly edges?: ReadonlyArray<{ readonly id: number; readonly source: string; readonly target: string; readonly partitioner: string }>;
+  /** Split enumerator states by source operator uid, taken when the checkpoint was triggered. */
+  readonly coordinators?: Record<string, unknown>;
 }
 
 const packr = new Packr({ useRecords: false, moreTypes: true });

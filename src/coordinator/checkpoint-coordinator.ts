@@ -20,6 +20,8 @@ export interface CheckpointCoordinatorDeps {
   readonly jobGraph: JobGraph;
   readonly log: Logger;
   readonly triggerSources: (checkpointId: number, timestamp: number, options: CheckpointOptions) => void;
+  /** The sources' split enumerator states, by uid; called synchronously just before triggerSources. */
+  readonly snapshotCoordinators?: (checkpointId: number) => Record<string, unknown>;
   readonly notifyComplete: (checkpointId: number) => void;
   readonly notifyAborted: (checkpointId: number, reason: string) => void;
   /** What each subtask is doing right now (for the reason of an expired checkpoint). */
@@ -169,6 +171,8 @@ export class CheckpointCoordinator {
     pending.timer = setTimeout(() => void this.#expire(pending, timeout), timeout);
     pending.timer.unref();
     this.#d.log.info(`triggering ${request.type} ${id}`, { checkpointId: id });
+    // No await between the two: an enumerator's assignment is either in its snapshot or after the trigger.
+    pending.coordinators = this.#d.snapshotCoordinators?.(id) ?? {};
     this.#d.triggerSources(id, timestamp, options);
     return pending.done.then(() => this.#completedById(id));
   }
@@ -284,6 +288,7 @@ export class CheckpointCoordinator {
       completedAt: Date.now(),
       operators,
       edges: this.#d.jobGraph.edges.map((e) => ({ id: e.id, source: e.source.id, target: e.target.id, partitioner: e.partitioner.kind })),
+      coordinators: p.coordinators,
     };
   }
 

@@ -21,6 +21,7 @@ import type {
 } from '../network/control-messages.ts';
 import { serializeError } from '../network/control-messages.ts';
 import { consumersOf, taskManagerFor } from '../worker/placement.ts';
+import { SourceCoordinator } from './source-coordinator.ts';
 import { CheckpointCoordinator } from './checkpoint-coordinator.ts';
 import type { CompletedCheckpoint } from './completed-checkpoint.ts';
 import { FaultInjector, type FaultInjectionOptions, type PlannedFailure } from './fault-injector.ts';
@@ -129,6 +130,10 @@ export class JobMaster {
   readonly #lost = new Set<number>();
   #bundle: Promise<WorkerBundle | undefined> | undefined;
   #describeRequests = new Map<number, (tasks: TaskMetrics[]) => void>();
+  /** Split enumerators of the current attempt, by source vertex id. */
+  readonly #sourceCoordinators = new Map<string, SourceCoordinator>();
+  /** Enumerator states of the checkpoint the next attempt restores from (undefined: a fresh start). */
+  #restoredCoordinators: Record<string, unknown> | undefined;
   #nextRequest = 1;
 
   constructor(options: JobMasterOptions) {
@@ -146,7 +151,11 @@ export class JobMaster {
       jobGraph: this.graph,
       log: this.#log,
       triggerSources: (id, timestamp, opts) => this.#broadcast({ type: 'trigger-checkpoint', attempt: this.#attempt, checkpointId: id, timestamp, options: opts }),
-      notifyComplete: (id) => this.#broadcast({ type: 'checkpoint-complete', attempt: this.#attempt, checkpointId: id }),
+      snapshotCoordinators: (id) => Object.fromEntries([...this.#sourceCoordinators.values()].map((c) => [c.uid, c.snapshotState(id)])),
+      notifyComplete: (id) => {
+        for (const c of this.#sourceCoordinators.values()) c.notifyCheckpointComplete(id);
+        this.#broadcast({ type: 'checkpoint-complete', attempt: this.#attempt, checkpointId: id });
+      },
       notifyAborted: (id, reason) => this.#broadcast({ type: 'checkpoint-aborted', attempt: this.#attempt, checkpointId: id, reason }),
       describeTasks: () => this.describeTasks(),
       failJob: (e) => this.#onFailure(serializeError(e)),
@@ -357,6 +366,7 @@ export class JobMaster {
     const { metadata, directory } = await readMetadata(path);
     await verifyCheckpointFiles(metadata, directory);
     const assigned = assignState(metadata, directory, this.graph, this.#o.allowNonRestoredState ?? false);
+    this.#restoredCoordinators = metadata.coordinators ?? {};
     this.checkpoints.setNextId(metadata.checkpointId + 1);
     this.checkpoints.stats.restored(metadata.checkpointId, directory, metadata.type === 'savepoint');
     this.#announceRestore(metadata.checkpointId, directory, metadata.type === 'savepoint', assigned);
@@ -365,6 +375,7 @@ export class JobMaster {
 
   /** The latest completed checkpoint that reads back whole; corrupt ones are skipped, loudly. */
   async #latestRestore(): Promise<Map<string, TaskRestoreState> | undefined> {
+    this.#restoredCoordinators = undefined;
     let skipped: Error | undefined;
     for (;;) {
       const latest = this.checkpoints.store.latest();
@@ -376,6 +387,7 @@ export class JobMaster {
         const { metadata, directory } = await readMetadata(latest.directory);
         await verifyCheckpointFiles(metadata, directory);
         const assigned = assignState(metadata, directory, this.graph, true);
+        this.#restoredCoordinators = metadata.coordinators ?? {};
         this.checkpoints.stats.restored(latest.id, directory, false);
         this.#announceRestore(latest.id, directory, false, assigned);
         return assigned;
@@ -408,9 +420,11 @@ export class JobMaster {
     const perSubtask: unknown[][] = Array.from({ length: vertex.parallelism }, () => []);
     const reported = this.#positionsFor(vertex);
     if (reported) return reported;
+    const spec = vertex.operators[0]!.spec as { source: Source<unknown, unknown> };
+    // Sources with an enumerator get their splits when their readers ask.
+    if (spec.source.createEnumerator) return perSubtask;
     let splits = this.#initialSplits.get(vertex.id);
     if (!splits) {
-      const spec = vertex.operators[0]!.spec as { source: Source<unknown, unknown> };
       splits = await spec.source.createSplits({ parallelism: vertex.parallelism });
       this.#initialSplits.set(vertex.id, splits);
     }
@@ -470,6 +484,8 @@ export class JobMaster {
       }
     }
     if (isTerminal(this.#status)) return;
+    await this.#startSourceCoordinators(attempt);
+    if (isTerminal(this.#status) || attempt !== this.#attempt) return;
     this.#setStatus('RUNNING');
     this.#gateways.forEach((g, i) => {
       g.send(
@@ -478,6 +494,38 @@ export class JobMaster {
       );
     });
     this.#log.info(`deployed attempt ${attempt}`, { attempt, tasks: this.#tasks.size, taskManagers: n });
+  }
+
+  /** One split enumerator per source that has one, from the restored checkpoint's state or fresh. */
+  async #startSourceCoordinators(attempt: number): Promise<void> {
+    await this.#closeSourceCoordinators();
+    const n = this.#gateways.length;
+    for (const vertex of this.graph.vertices.filter((v) => v.isSource)) {
+      const source = (vertex.operators[0]!.spec as { source: Source<unknown, unknown> }).source;
+      if (!source.createEnumerator) continue;
+      const coordinator = new SourceCoordinator(vertex, source, this.#restoredCoordinators?.[vertex.operators[0]!.uid], {
+        jobId: this.jobId,
+        attempt,
+        log: this.#log,
+        send: (subtask, message) => this.#gateways[taskManagerFor(subtask, n)]?.send(message),
+        failJob: (e) => {
+          if (attempt === this.#attempt) this.#onFailure(serializeError(e));
+        },
+      });
+      this.#sourceCoordinators.set(vertex.id, coordinator);
+      coordinator.start();
+    }
+  }
+
+  async #closeSourceCoordinators(): Promise<void> {
+    const open = [...this.#sourceCoordinators.values()];
+    this.#sourceCoordinators.clear();
+    await Promise.all(open.map((c) => c.close().catch((e: Error) => this.#log.warn(`closing the split enumerator of '${c.vertex.name}': ${e.message}`))));
+  }
+
+  /** The split enumerators' progress figures, by source vertex id. */
+  sourceCoordinatorMetrics(): Record<string, Record<string, number>> {
+    return Object.fromEntries([...this.#sourceCoordinators].map(([id, c]) => [id, c.metrics()]));
   }
 
   #broadcast(message: Parameters<TaskManagerGateway['send']>[0]): void {
@@ -517,6 +565,12 @@ export class JobMaster {
         return;
       case 'backlog':
         this.checkpoints.setBacklog(`${m.vertexId}:${m.subtask}`, m.backlog);
+        return;
+      case 'split-request':
+        this.#sourceCoordinators.get(m.vertexId)?.handleSplitRequest(m.subtask);
+        return;
+      case 'reader-event':
+        this.#sourceCoordinators.get(m.vertexId)?.handleReaderEvent(m.subtask, m.event);
         return;
     }
   }
@@ -578,6 +632,7 @@ export class JobMaster {
     this.checkpoints.stop('job failover');
     const attempt = this.#attempt;
     this.#broadcast({ type: 'cancel', attempt });
+    void this.#closeSourceCoordinators();
     const decision = this.#restart.onFailure(Date.now());
     this.exceptions.push({ timestamp: Date.now(), attempt, error: cause, restarted: decision.restart });
     if (!decision.restart) {
@@ -619,6 +674,7 @@ export class JobMaster {
     this.#error = error;
     this.checkpoints.stop(`job ${status.toLowerCase()}`);
     this.#setStatus(status);
+    await this.#closeSourceCoordinators();
     await Promise.all(this.#gateways.map((g) => g.terminate().catch(() => {})));
     await (await this.#bundle)?.dispose();
     const kept = await this.#cleanupCheckpoints(status);

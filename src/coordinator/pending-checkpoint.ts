@@ -14,6 +14,8 @@ export class PendingCheckpoint {
   readonly #waiting: Set<string>;
   #discarded = false;
   timer: NodeJS.Timeout | undefined;
+  /** The split enumerators' states at the trigger, by source uid. */
+  coordinators: Record<string, unknown> = {};
   readonly done: Promise<void>;
   resolve!: () => void;
   reject!: (e: Error) => void;

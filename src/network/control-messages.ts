@@ -119,6 +119,8 @@ export interface TaskMetrics {
   /** Milliseconds the task has spent blocked on its outputs (backpressure) in this attempt. */
   readonly backpressure: number;
   readonly activity: string;
+  /** Source subtasks: their reader's own figures (e.g. CDC snapshot rows read, binlog lag). */
+  readonly source?: Record<string, number>;
 }
 
 // JobMaster -> TaskManager
@@ -141,6 +143,9 @@ export type ToTaskManager =
   | { readonly type: 'resume-sources'; readonly attempt: number }
   | { readonly type: 'cancel'; readonly attempt: number }
   | { readonly type: 'describe'; readonly attempt: number; readonly requestId: number }
+  /** From a source's split enumerator to one of its readers; ordered with the checkpoint triggers. */
+  | { readonly type: 'source-splits'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly splits: unknown[]; readonly noMoreSplits: boolean }
+  | { readonly type: 'source-event'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly event: unknown }
   | { readonly type: 'shutdown' };
 
 // TaskManager -> JobMaster
@@ -178,7 +183,10 @@ export type FromTaskManager =
     }
   | { readonly type: 'metrics'; readonly attempt: number; readonly tasks: TaskMetrics[] }
   | { readonly type: 'described'; readonly requestId: number; readonly tasks: TaskMetrics[] }
-  | { readonly type: 'backlog'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly backlog: boolean };
+  | { readonly type: 'backlog'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly backlog: boolean }
+  /** From a source reader to its split enumerator. */
+  | { readonly type: 'split-request'; readonly attempt: number; readonly vertexId: string; readonly subtask: number }
+  | { readonly type: 'reader-event'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly event: unknown };
 
 export function serializeError(error: unknown, extra: Partial<SerializedError> = {}): SerializedError {
   if (error instanceof Error) {

@@ -80,6 +80,12 @@ export class TaskManager {
       case 'cancel':
         void this.#cancelAll();
         return;
+      case 'source-splits':
+        this.#task(message.vertexId, message.subtask)?.addSplits(message.splits, message.noMoreSplits);
+        return;
+      case 'source-event':
+        this.#task(message.vertexId, message.subtask)?.handleSourceEvent(message.event);
+        return;
       case 'describe':
         this.#o.send({ type: 'described', requestId: message.requestId, tasks: this.#tasks.map((t) => t.metrics()) });
         return;
@@ -87,6 +93,10 @@ export class TaskManager {
         void this.#cancelAll();
         return;
     }
+  }
+
+  #task(vertexId: string, subtask: number): Task | undefined {
+    return this.#tasks.find((t) => t.vertex.id === vertexId && t.subtask === subtask);
   }
 
   async #deploy(message: Extract<ToTaskManager, { type: 'deploy' }>): Promise<void> {

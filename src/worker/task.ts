@@ -133,6 +133,9 @@ export class Task {
       head.assignInitialSplits(setup.splits);
       head.onBacklog = (backlog) =>
         setup.report({ type: 'backlog', attempt: setup.attempt, vertexId: setup.vertex.id, subtask: setup.subtask, backlog });
+      head.onSplitRequest = () => setup.report({ type: 'split-request', attempt: setup.attempt, vertexId: setup.vertex.id, subtask: setup.subtask });
+      head.onReaderEvent = (event) =>
+        setup.report({ type: 'reader-event', attempt: setup.attempt, vertexId: setup.vertex.id, subtask: setup.subtask, event });
     }
     this.#endedChannels = new Uint8Array(setup.gate?.channels.length ?? 0);
     if (setup.gate) {
@@ -476,6 +479,23 @@ export class Task {
     });
   }
 
+  // ---- split enumerator -> reader ----
+
+  /** Mail, so splits land between two polls and in the order the enumerator sent them relative to triggers. */
+  addSplits(splits: unknown[], noMoreSplits: boolean): void {
+    this.mailbox.put({
+      description: `adding ${splits.length} split(s)`,
+      run: () => {
+        if (this.#isTerminal()) return;
+        this.#source?.addSplits(splits, noMoreSplits);
+      },
+    });
+  }
+
+  handleSourceEvent(event: unknown): void {
+    this.mailbox.put({ description: 'event from the split enumerator', run: () => void this.#source?.handleSourceEvent(event) });
+  }
+
   // ---- lifecycle ----
 
   /** Stop with savepoint, as mail so it lands between two polls and before the savepoint's trigger. */
@@ -544,6 +564,7 @@ export class Task {
       recordsOut: this.#writers.reduce((n, w) => n + w.recordsOut, 0),
       backpressure: bp,
       activity: this.describeActivity(),
+      ...(this.#source?.reader?.metrics ? { source: this.#source.reader.metrics() } : {}),
     };
   }
 

@@ -307,9 +307,9 @@ describe('restoring into a changed job', { timeout: 60_000 }, () => {
     const v1 = join(root, 'savepoint-v1');
     cpSync(base.directory, v1, { recursive: true });
     const { metadata } = await readMetadata(base.directory);
-    assert.equal(metadata.formatVersion, 2);
+    assert.equal(metadata.formatVersion, 3);
     // What the first format held: no connections.
-    const { edges: _edges, ...old } = { ...metadata, formatVersion: 1 };
+    const { edges: _edges, coordinators: _coordinators, ...old } = { ...metadata, formatVersion: 1 };
     await writeMetadata(v1, old as CheckpointMetadata, 1);
     assert.equal(readFileSync(join(v1, METADATA_FILE)).readUInt32BE(8), 1, 'the file says format 1');
     const read = await readMetadata(v1);

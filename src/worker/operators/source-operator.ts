@@ -13,6 +13,9 @@ export class SourceOperator extends AbstractStreamOperator {
   #initialSplits: unknown[] = [];
   #output!: SourceOutput<unknown>;
   onBacklog: (backlog: boolean) => void = () => {};
+  /** Sources with a split enumerator: how the reader talks to it. */
+  onSplitRequest: () => void = () => {};
+  onReaderEvent: (event: unknown) => void = () => {};
   /** Records the reader has emitted in this attempt. */
   emitted = 0;
 
@@ -39,13 +42,33 @@ export class SourceOperator extends AbstractStreamOperator {
         out.collect(value);
       },
     };
-    this.#reader = this.#source.createReader({ ...ctx, setProcessingBacklog: (b) => this.onBacklog(b) });
+    this.#reader = this.#source.createReader({
+      ...ctx,
+      setProcessingBacklog: (b) => this.onBacklog(b),
+      sendSplitRequest: () => this.onSplitRequest(),
+      sendSourceEvent: (event) => this.onReaderEvent(event),
+    });
     await this.#reader.start?.();
     const restored = ctx.operatorState.restoredValues<unknown>(SourceOperator.STATE_NAME);
     // A restore brings the splits with their positions; a fresh start takes the enumerated ones.
     const splits = ctx.operatorState.isRestored ? restored : this.#initialSplits;
     if (splits.length > 0) this.#reader.addSplits([...splits]);
-    this.#reader.notifyNoMoreSplits();
+    // An enumerator decides when there are no more splits; static splits are all there is.
+    if (!this.hasEnumerator) this.#reader.notifyNoMoreSplits();
+  }
+
+  get hasEnumerator(): boolean {
+    return this.#source.createEnumerator !== undefined;
+  }
+
+  /** Splits from the enumerator, delivered as mail (between two polls, in order with triggers). */
+  addSplits(splits: unknown[], noMoreSplits: boolean): void {
+    if (splits.length > 0) this.#reader.addSplits(splits);
+    if (noMoreSplits) this.#reader.notifyNoMoreSplits();
+  }
+
+  handleSourceEvent(event: unknown): void {
+    this.#reader.handleSourceEvent?.(event);
   }
 
   pollNext(): InputStatus {

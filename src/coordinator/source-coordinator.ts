@@ -1,0 +1,113 @@
+import type { EnumeratorContext, Source, SplitEnumerator } from '../api/source.ts';
+import type { JobVertex } from '../graph/job-graph.ts';
+import type { Logger } from '../log/logger.ts';
+import type { ToTaskManager } from '../network/control-messages.ts';
+
+export interface SourceCoordinatorDeps {
+  readonly jobId: string;
+  readonly attempt: number;
+  readonly log: Logger;
+  /** Sends to the TaskManager that runs the subtask. */
+  readonly send: (subtask: number, message: ToTaskManager) => void;
+  readonly failJob: (error: Error) => void;
+}
+
+/** An enumerator's handler failed: the job fails over to its last checkpoint. */
+export class SplitEnumeratorError extends Error {
+  readonly vertex: string;
+  readonly uid: string;
+  constructor(vertex: string, uid: string, what: string, cause: unknown) {
+    super(`split enumerator of source '${vertex}' (uid ${uid}) failed while ${what}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'SplitEnumeratorError';
+    this.vertex = vertex;
+    this.uid = uid;
+  }
+}
+
+/**
+ * Runs one source's split enumerator on the JobMaster for one attempt (Flink's SourceCoordinator).
+ * Handlers run one at a time, in arrival order; the snapshot is synchronous and taken right before
+ * the checkpoint's trigger messages are sent, so every split it assigned before the snapshot
+ * reaches its reader before that checkpoint's trigger does.
+ */
+export class SourceCoordinator {
+  readonly vertex: JobVertex;
+  readonly uid: string;
+  readonly #enumerator: SplitEnumerator<unknown, unknown>;
+  readonly #d: SourceCoordinatorDeps;
+  #queue: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  constructor(vertex: JobVertex, source: Source<unknown, unknown, unknown>, restored: unknown, deps: SourceCoordinatorDeps) {
+    this.vertex = vertex;
+    this.uid = vertex.operators[0]!.uid;
+    this.#d = deps;
+    const base = { attempt: deps.attempt, vertexId: vertex.id };
+    const ctx: EnumeratorContext<unknown> = {
+      jobId: deps.jobId,
+      parallelism: vertex.parallelism,
+      assignSplits: (subtask, splits) => this.#send(subtask, { type: 'source-splits', ...base, subtask, splits, noMoreSplits: false }),
+      signalNoMoreSplits: (subtask) => this.#send(subtask, { type: 'source-splits', ...base, subtask, splits: [], noMoreSplits: true }),
+      sendEventToReader: (subtask, event) => this.#send(subtask, { type: 'source-event', ...base, subtask, event }),
+      failJob: (e) => this.#fail('running', e),
+    };
+    this.#enumerator = source.createEnumerator!(ctx, restored);
+  }
+
+  start(): void {
+    this.#run('starting', () => this.#enumerator.start?.());
+  }
+
+  handleSplitRequest(subtask: number): void {
+    this.#run(`answering a split request of subtask ${subtask + 1}`, () => this.#enumerator.handleSplitRequest(subtask));
+  }
+
+  handleReaderEvent(subtask: number, event: unknown): void {
+    this.#run(`handling an event of subtask ${subtask + 1}`, () => this.#enumerator.handleSourceEvent?.(subtask, event));
+  }
+
+  snapshotState(checkpointId: number): unknown {
+    return this.#enumerator.snapshotState(checkpointId);
+  }
+
+  notifyCheckpointComplete(checkpointId: number): void {
+    if (!this.#closed) this.#enumerator.notifyCheckpointComplete?.(checkpointId);
+  }
+
+  metrics(): Record<string, number> {
+    return this.#enumerator.metrics?.() ?? {};
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#queue;
+    await this.#enumerator.close?.();
+  }
+
+  #send(subtask: number, message: ToTaskManager): void {
+    if (this.#closed) return;
+    if (subtask < 0 || subtask >= this.vertex.parallelism) {
+      throw new RangeError(`source '${this.vertex.name}' has ${this.vertex.parallelism} subtask(s); the enumerator addressed subtask index ${subtask}`);
+    }
+    this.#d.send(subtask, message);
+  }
+
+  #run(what: string, fn: () => void | Promise<void>): void {
+    this.#queue = this.#queue.then(async () => {
+      if (this.#closed) return;
+      try {
+        await fn();
+      } catch (e) {
+        this.#fail(what, e);
+      }
+    });
+  }
+
+  #fail(what: string, e: unknown): void {
+    if (this.#closed) return;
+    const error = new SplitEnumeratorError(this.vertex.name, this.uid, what, e);
+    this.#d.log.error(error.message, { vertex: this.vertex.name });
+    this.#d.failJob(error);
+  }
+}
