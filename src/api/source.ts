@@ -21,6 +21,8 @@ export interface SplitEnumeratorContext {
 /** What a split enumerator (on the coordinator) can do to the source's readers. */
 export interface EnumeratorContext<Split> extends SplitEnumeratorContext {
   readonly jobId: string;
+  /** Whether the job takes periodic checkpoints (notifyCheckpointComplete will come). */
+  readonly checkpointing: boolean;
   /** Hands splits to a reader. Delivered in order with checkpoint triggers, so a split is either in the enumerator's snapshot or in the reader's, never in both or neither. */
   assignSplits(subtask: number, splits: Split[]): void;
   /** This reader will get no more splits; once its splits are finished it ends (bounded sources). */
@@ -42,7 +44,7 @@ export interface SplitEnumerator<Split, State> {
   handleSplitRequest(subtask: number): void | Promise<void>;
   handleSourceEvent?(subtask: number, event: unknown): void | Promise<void>;
   snapshotState(checkpointId: number): State;
-  notifyCheckpointComplete?(checkpointId: number): void;
+  notifyCheckpointComplete?(checkpointId: number): void | Promise<void>;
   /** Progress figures for metrics and the dashboard (name -> number). */
   metrics?(): Record<string, number>;
   close?(): void | Promise<void>;

@@ -5,7 +5,7 @@
 export function checkpointHint(reason: string | undefined): string | undefined {
   if (!reason) return undefined;
   const hints: string[] = [];
-  const read = /'([^']+)' subtask (\d+)\/\d+: (?:reading|inside)(?:[^(;]*?table (\S+))?[^(;]*\(for (\d+) s\)/.exec(reason);
+  const read = /'([^']+)' subtask (\d+)\/\d+: (?:reading|inside)(?:[^(;]*?table (\S+))?[^(;]*\(for (\d+) s[),]/.exec(reason);
   if (read) {
     const [, vertex, subtask, table, secs] = read;
     hints.push(

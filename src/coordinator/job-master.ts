@@ -306,10 +306,16 @@ export class JobMaster {
           }),
       ),
     );
-    return {
-      tasks: answers.flatMap((a) => a ?? []),
-      silent: answers.flatMap((a, i) => (a === undefined ? [i] : [])),
-    };
+    const silent = answers.flatMap((a, i) => (a === undefined ? [i] : []));
+    const n = this.#gateways.length;
+    // A TaskManager whose thread is blocked cannot answer: its subtasks are described by their last report.
+    const lastKnown = [...this.#metrics.values()]
+      .filter((m) => silent.includes(taskManagerFor(m.subtask, n)) && m.activityBase !== undefined && m.activitySince !== undefined)
+      .map((m) => ({
+        ...m,
+        activity: `${m.activityBase} (for ${Math.round((Date.now() - m.activitySince!) / 1000)} s, as last reported: its TaskManager no longer answers, its thread is blocked)`,
+      }));
+    return { tasks: [...answers.flatMap((a) => a ?? []), ...lastKnown], silent };
   }
 
   // ---- setup ----
@@ -506,6 +512,7 @@ export class JobMaster {
       const coordinator = new SourceCoordinator(vertex, source, this.#restoredCoordinators?.[vertex.operators[0]!.uid], {
         jobId: this.jobId,
         attempt,
+        checkpointing: this.checkpoints.periodic,
         log: this.#log,
         send: (subtask, message) => this.#gateways[taskManagerFor(subtask, n)]?.send(message),
         failJob: (e) => {

@@ -6,6 +6,7 @@ import type { ToTaskManager } from '../network/control-messages.ts';
 export interface SourceCoordinatorDeps {
   readonly jobId: string;
   readonly attempt: number;
+  readonly checkpointing: boolean;
   readonly log: Logger;
   /** Sends to the TaskManager that runs the subtask. */
   readonly send: (subtask: number, message: ToTaskManager) => void;
@@ -46,6 +47,7 @@ export class SourceCoordinator {
     const ctx: EnumeratorContext<unknown> = {
       jobId: deps.jobId,
       parallelism: vertex.parallelism,
+      checkpointing: deps.checkpointing,
       assignSplits: (subtask, splits) => this.#send(subtask, { type: 'source-splits', ...base, subtask, splits, noMoreSplits: false }),
       signalNoMoreSplits: (subtask) => this.#send(subtask, { type: 'source-splits', ...base, subtask, splits: [], noMoreSplits: true }),
       sendEventToReader: (subtask, event) => this.#send(subtask, { type: 'source-event', ...base, subtask, event }),
@@ -71,7 +73,7 @@ export class SourceCoordinator {
   }
 
   notifyCheckpointComplete(checkpointId: number): void {
-    if (!this.#closed) this.#enumerator.notifyCheckpointComplete?.(checkpointId);
+    this.#run(`handling the completion of checkpoint ${checkpointId}`, () => this.#enumerator.notifyCheckpointComplete?.(checkpointId));
   }
 
   metrics(): Record<string, number> {

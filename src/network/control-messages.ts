@@ -119,6 +119,9 @@ export interface TaskMetrics {
   /** Milliseconds the task has spent blocked on its outputs (backpressure) in this attempt. */
   readonly backpressure: number;
   readonly activity: string;
+  /** The activity without its duration, and since when (ms since the epoch): a TaskManager that stops answering is described from its last report. */
+  readonly activityBase?: string;
+  readonly activitySince?: number;
   /** Source subtasks: their reader's own figures (e.g. CDC snapshot rows read, binlog lag). */
   readonly source?: Record<string, number>;
 }

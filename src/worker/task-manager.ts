@@ -122,6 +122,8 @@ export class TaskManager {
       );
       if (this.#attempt !== attempt) return;
       for (const t of tasks) this.#ready.add(t);
+      // Report once before the first step: a task whose first step blocks its thread is still described.
+      this.#o.send({ type: 'metrics', attempt, tasks: tasks.map((t) => t.metrics()) });
       this.#startMetrics();
       this.#loop ??= this.#run();
       this.#wake();

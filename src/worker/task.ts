@@ -564,6 +564,8 @@ export class Task {
       recordsOut: this.#writers.reduce((n, w) => n + w.recordsOut, 0),
       backpressure: bp,
       activity: this.describeActivity(),
+      activityBase: this.#currentActivity(),
+      activitySince: this.#activitySince,
       ...(this.#source?.reader?.metrics ? { source: this.#source.reader.metrics() } : {}),
     };
   }
@@ -578,9 +580,13 @@ export class Task {
       const secs = Math.round((performance.now() - this.#backpressureSince) / 1000);
       return `blocked on a full output channel (backpressure from downstream) for ${secs} s${writing}`;
     }
-    const reading = this.#source && this.#status === 'running' ? this.#source.reader.describeActivity?.() : undefined;
-    const what = reading ?? this.#activity;
+    const what = this.#currentActivity();
     return (since >= 1 ? `${what} (for ${since} s)` : what) + writing;
+  }
+
+  #currentActivity(): string {
+    const reading = this.#source && this.#status === 'running' ? this.#source.reader.describeActivity?.() : undefined;
+    return reading ?? this.#activity;
   }
 
   // ---- helpers ----

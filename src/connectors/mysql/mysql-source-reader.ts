@@ -1,0 +1,214 @@
+import type { InputStatus, SourceOutput, SourceReader, SourceReaderContext } from '../../api/source.ts';
+import { BinlogFollower } from './binlog-follower.ts';
+import { formatBinlogPosition } from './binlog-position.ts';
+import type { BinlogSplit, CdcSourceEvent, CdcSplit, FinishedReport, SnapshotSplit } from './cdc-split.ts';
+import type { ChangeRecord } from './change-record.ts';
+import type { ChunkReadDeps, ChunkResult } from './snapshot-chunk-reader.ts';
+import { readChunk } from './snapshot-chunk-reader.ts';
+import type { BinlogClient } from './binlog-client.ts';
+
+export interface ReaderDeps {
+  /** Connects and gives what chunk reads need (called once, at start). */
+  readonly chunkReads: () => Promise<ChunkReadDeps & { close(): Promise<void> }>;
+  readonly openBinlog: (split: BinlogSplit) => Promise<BinlogClient>;
+}
+
+interface ChunkRead {
+  readonly split: SnapshotSplit;
+  readonly startedAt: number;
+  result?: ChunkResult;
+  error?: unknown;
+}
+
+/**
+ * One parallel reader of the CDC source. Snapshot chunks are read asynchronously, so barriers pass
+ * while a chunk is being fetched; a fetched chunk is emitted whole in one poll, so a checkpoint
+ * holds a chunk either not at all (re-read after a restore) or completely (reported finished).
+ */
+export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
+  readonly #ctx: SourceReaderContext;
+  readonly #deps: ReaderDeps;
+  #reads: (ChunkReadDeps & { close(): Promise<void> }) | undefined;
+  readonly #queue: SnapshotSplit[] = [];
+  #current: ChunkRead | undefined;
+  readonly #unacked = new Map<string, FinishedReport>();
+  #binlogSplit: BinlogSplit | undefined;
+  #binlog: BinlogFollower | undefined;
+  #binlogOpening: Promise<void> | undefined;
+  #binlogError: unknown;
+  #requested = false;
+  #backlog = false;
+  #wake: (() => void) | undefined;
+  #rows = 0;
+  #chunks = 0;
+  #merged = 0;
+  #closed = false;
+
+  constructor(ctx: SourceReaderContext, deps: ReaderDeps) {
+    this.#ctx = ctx;
+    this.#deps = deps;
+  }
+
+  async start(): Promise<void> {
+    this.#reads = await this.#deps.chunkReads();
+  }
+
+  addSplits(splits: CdcSplit[]): void {
+    this.#requested = false;
+    for (const s of splits) {
+      if (s.kind === 'snapshot') {
+        this.#queue.push(s);
+        this.#setBacklog(true);
+      } else if (s.kind === 'finished') {
+        // Restored: the enumerator may not have had this report in its own snapshot.
+        this.#unacked.set(s.id, s);
+        this.#ctx.sendSourceEvent({ kind: 'chunks-finished', chunks: [s.chunk] } satisfies CdcSourceEvent);
+      } else {
+        this.#binlogSplit = s;
+        this.#setBacklog(false);
+      }
+    }
+    this.#signal();
+  }
+
+  notifyNoMoreSplits(): void {}
+
+  handleSourceEvent(event: unknown): void {
+    const e = event as CdcSourceEvent;
+    if (e.kind === 'chunks-acknowledged') for (const id of e.ids) this.#unacked.delete(id);
+    else if (e.kind === 'snapshot-done') this.#setBacklog(false);
+  }
+
+  pollNext(output: SourceOutput<ChangeRecord>): InputStatus {
+    const current = this.#current;
+    if (current?.error !== undefined) throw current.error;
+    if (this.#binlogError !== undefined) throw this.#binlogError;
+    if (current?.result) {
+      this.#emitChunk(current.split, current.result, output);
+      this.#current = undefined;
+      this.#startNextRead();
+      return 'more';
+    }
+    if (!current) this.#startNextRead();
+    if (this.#binlog) return this.#binlog.poll(output);
+    if (this.#binlogSplit && !this.#binlogOpening && !this.#current) this.#openBinlog();
+    if (!this.#current && this.#queue.length === 0 && !this.#binlogSplit) this.#request();
+    return 'nothing';
+  }
+
+  #emitChunk(split: SnapshotSplit, r: ChunkResult, output: SourceOutput<ChangeRecord>): void {
+    const source = { db: split.db, table: split.table, file: r.high.file, pos: r.high.pos, ...(r.high.gtid !== undefined ? { gtid: r.high.gtid } : {}), ts: r.readAt, snapshot: true };
+    for (let i = 0; i < r.rows.length; i++) output.collect({ op: 'r', before: null, after: r.rows[i]!, source: { ...source, row: i } });
+    const report: FinishedReport = {
+      kind: 'finished',
+      id: split.id,
+      chunk: { id: split.id, db: split.db, table: split.table, index: split.index, start: split.start, end: split.end, high: r.high, rows: r.rows.length },
+    };
+    this.#unacked.set(split.id, report);
+    this.#rows += r.rows.length;
+    this.#chunks++;
+    this.#merged += r.merged;
+    this.#ctx.sendSourceEvent({ kind: 'chunks-finished', chunks: [report.chunk] } satisfies CdcSourceEvent);
+  }
+
+  #startNextRead(): void {
+    const split = this.#queue.shift();
+    if (!split) return;
+    const read: ChunkRead = { split, startedAt: Date.now() };
+    this.#current = read;
+    readChunk(this.#reads!, split).then(
+      (result) => {
+        read.result = result;
+        this.#signal();
+      },
+      (error: unknown) => {
+        read.error = error;
+        this.#signal();
+      },
+    );
+    // Ask for the next chunk while this one is read, so the reader never waits for the enumerator.
+    if (this.#queue.length === 0) this.#request();
+  }
+
+  #openBinlog(): void {
+    const split = this.#binlogSplit!;
+    this.#binlogOpening = this.#deps.openBinlog(split).then(
+      (client) => {
+        this.#binlog = new BinlogFollower(client, split);
+        this.#binlog.available().then(() => this.#signal(), () => {});
+        this.#signal();
+      },
+      (error: unknown) => {
+        this.#binlogError = error;
+        this.#signal();
+      },
+    );
+  }
+
+  #request(): void {
+    if (this.#requested) return;
+    this.#requested = true;
+    this.#ctx.sendSplitRequest();
+  }
+
+  #setBacklog(backlog: boolean): void {
+    if (this.#backlog === backlog) return;
+    this.#backlog = backlog;
+    this.#ctx.setProcessingBacklog(backlog);
+  }
+
+  isAvailable(): Promise<void> {
+    if (this.#binlog) return this.#binlog.available();
+    return new Promise((resolve) => (this.#wake = resolve));
+  }
+
+  #signal(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  snapshotState(): CdcSplit[] {
+    const splits: CdcSplit[] = [...this.#unacked.values()];
+    if (this.#current) splits.push(this.#current.split);
+    splits.push(...this.#queue);
+    if (this.#binlog) splits.push(this.#binlog.snapshot());
+    else if (this.#binlogSplit) splits.push(this.#binlogSplit);
+    return splits;
+  }
+
+  metrics(): Record<string, number> {
+    const b = this.#binlog;
+    return {
+      snapshot_rows_emitted: this.#rows,
+      snapshot_chunks_emitted: this.#chunks,
+      snapshot_changes_merged: this.#merged,
+      binlog_events: b?.events ?? 0,
+      binlog_changes: b?.changes ?? 0,
+      binlog_lag_ms: b && b.lastEventTs > 0 ? Math.max(0, Date.now() - b.lastEventTs) : 0,
+    };
+  }
+
+  describeActivity(): string {
+    const c = this.#current;
+    if (c) {
+      const secs = Math.round((Date.now() - c.startedAt) / 1000);
+      const phase = c.result ? 'emitting' : 'fetching';
+      return `snapshot: ${phase} chunk ${c.split.index + 1} of table ${c.split.db}.${c.split.table} [${String(c.split.start ?? '-inf')}, ${String(c.split.end ?? '+inf')}) for ${secs} s (checkpoints pass meanwhile); ${this.#chunks} chunk(s), ${this.#rows.toLocaleString('en-US')} rows emitted`;
+    }
+    if (this.#binlog) {
+      const p = this.#binlog.position;
+      return `following the binlog at ${'file' in p && p.file ? formatBinlogPosition(p as never) : `gtid ${p.gtid}`}; ${this.#binlog.changes.toLocaleString('en-US')} changes`;
+    }
+    if (this.#binlogSplit) return 'opening the binlog';
+    return this.#requested ? 'waiting for a snapshot chunk from the enumerator' : 'idle';
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#binlogOpening?.catch(() => {});
+    await this.#binlog?.close();
+    await this.#reads?.close();
+  }
+}
