@@ -41,10 +41,25 @@ export class ProgressLine {
     const latest = stats.history().filter((s) => s.status === 'COMPLETED').at(-1);
     const cp = latest ? `  checkpoints ${stats.counts.completed} ok / ${stats.counts.failed} failed (last #${latest.id}, ${Math.round(latest.endToEndDuration)} ms)` : '';
     const restarts = this.#master.restarts > 0 ? `  restarts ${this.#master.restarts}` : '';
-    const line = `${this.#master.status}  in ${fmt(inRate)} rec/s  out ${fmt(outRate)} rec/s  total in ${fmt(counts.readIn)}${cp}${restarts}`;
+    const line = `${this.#master.status}  in ${fmt(inRate)} rec/s  out ${fmt(outRate)} rec/s  total in ${fmt(counts.readIn)}${sourceProgress(this.#master)}${cp}${restarts}`;
     this.#out.write(`\r\x1b[2K${line.slice(0, (this.#out.columns ?? 120) - 1)}`);
     this.#shown = true;
   }
+}
+
+/** A CDC source's snapshot progress while it runs, then how far its binlog reader is behind. */
+export function sourceProgress(master: Pick<JobMaster, 'sourceCoordinatorMetrics' | 'taskMetrics'>): string {
+  const parts: string[] = [];
+  for (const m of Object.values(master.sourceCoordinatorMetrics())) {
+    if (m['snapshot_done'] !== 0 || m['snapshot_chunks_total'] === undefined) continue;
+    const left = m['snapshot_seconds_left'] ?? -1;
+    parts.push(
+      `snapshot ${fmt(m['snapshot_chunks_finished'] ?? 0)}/${fmt(m['snapshot_chunks_total'])} chunks, ${fmt(m['snapshot_rows_read'] ?? 0)} rows, ${fmt(m['snapshot_rows_per_second'] ?? 0)} rows/s${left >= 0 ? `, ~${fmt(left)} s left` : ''}`,
+    );
+  }
+  const lags = master.taskMetrics().flatMap((t) => (t.source?.['binlog_events'] !== undefined && t.source['binlog_events'] > 0 ? [t.source['binlog_lag_seconds'] ?? 0] : []));
+  if (parts.length === 0 && lags.length > 0) parts.push(`binlog lag ${Math.max(...lags).toFixed(1)} s`);
+  return parts.map((p) => `  ${p}`).join('');
 }
 
 function fmt(n: number): string {

@@ -159,7 +159,10 @@ export class JobMaster {
       notifyAborted: (id, reason) => this.#broadcast({ type: 'checkpoint-aborted', attempt: this.#attempt, checkpointId: id, reason }),
       describeTasks: () => this.describeTasks(),
       failJob: (e) => this.#onFailure(serializeError(e)),
-      onCompleted: (c) => options.listener?.onCheckpointCompleted?.(c),
+      onCompleted: (c) => {
+        this.#logSourceProgress(c.id);
+        options.listener?.onCheckpointCompleted?.(c);
+      },
       onFailed: (id, reason) => options.listener?.onCheckpointFailed?.(id, reason),
     });
   }
@@ -529,6 +532,21 @@ export class JobMaster {
     this.#sourceCoordinators.clear();
     await Promise.all(open.map((c) => c.close().catch((e: Error) => this.#log.warn(`closing the split enumerator of '${c.vertex.name}': ${e.message}`))));
   }
+
+  /** Progress of sources that report it (a CDC snapshot), with each checkpoint: logs show it when no terminal does. */
+  #logSourceProgress(checkpointId: number): void {
+    for (const [vertexId, figures] of Object.entries(this.sourceCoordinatorMetrics())) {
+      if (figures['snapshot_done'] === undefined || this.#snapshotsLogged.has(vertexId)) continue;
+      const vertex = this.graph.vertices.find((v) => v.id === vertexId)?.name ?? vertexId;
+      if (figures['snapshot_done'] === 0) {
+        this.#log.info(`snapshot progress of '${vertex}'`, { checkpointId, vertex, ...figures });
+        continue;
+      }
+      this.#snapshotsLogged.add(vertexId);
+      this.#log.info(`snapshot of '${vertex}' finished: ${figures['snapshot_chunks_finished']} chunks, ${figures['snapshot_rows_read']} rows`, { checkpointId, vertex, ...figures });
+    }
+  }
+  readonly #snapshotsLogged = new Set<string>();
 
   /** The split enumerators' progress figures, by source vertex id. */
   sourceCoordinatorMetrics(): Record<string, Record<string, number>> {

@@ -39,8 +39,10 @@ export function jobDetails(m: JobMaster, withVertices: boolean) {
           'write-records': t?.recordsOut ?? 0,
           'backpressured-ms': Math.round(t?.backpressure ?? 0),
           activity: t?.activity ?? '',
+          ...(t?.source ? { source: t.source } : {}),
         };
       });
+      const progress = v.isSource ? m.sourceCoordinatorMetrics()[v.id] : undefined;
       return {
         id: v.id,
         name: v.name,
@@ -53,6 +55,8 @@ export function jobDetails(m: JobMaster, withVertices: boolean) {
           'write-records': subtasks.reduce((n, s) => n + s['write-records'], 0),
         },
         subtasks,
+        // The split enumerator's figures (e.g. CDC snapshot progress), when the source has one.
+        ...(progress && Object.keys(progress).length > 0 ? { 'source-progress': progress } : {}),
       };
     }),
   };

@@ -35,5 +35,28 @@ export function prometheusMetrics(masters: readonly JobMaster[]): string {
   family('weir_task_records_in_total', 'counter', 'Records taken in by a subtask (for sources: read).', tasks.map((x) => [x.labels, x.t.recordsIn]));
   family('weir_task_records_out_total', 'counter', 'Records sent downstream by a subtask.', tasks.map((x) => [x.labels, x.t.recordsOut]));
   family('weir_task_backpressured_seconds_total', 'counter', 'Time a subtask was blocked on its outputs (backpressure).', tasks.map((x) => [x.labels, x.t.backpressure / 1000]));
+  // Figures of sources with a split enumerator (e.g. CDC snapshot progress) and of their readers.
+  const sourceFamily = (samples: Array<[Record<string, string>, string, number]>, help: string) => {
+    const byName = new Map<string, Array<[Record<string, string>, number]>>();
+    for (const [labels, name, value] of samples) {
+      const family = `weir_source_${name.replace(/[^a-zA-Z0-9_]/g, '_')}`;
+      if (!byName.has(family)) byName.set(family, []);
+      byName.get(family)!.push([labels, value]);
+    }
+    for (const [name, s] of byName) family(name, 'gauge', help, s);
+  };
+  sourceFamily(
+    masters.flatMap((m) =>
+      Object.entries(m.sourceCoordinatorMetrics()).flatMap(([vertexId, figures]) => {
+        const vertex = m.graph.vertices.find((v) => v.id === vertexId)?.name ?? vertexId;
+        return Object.entries(figures).map(([name, value]) => [{ job_id: m.jobId, vertex }, name, value] as [Record<string, string>, string, number]);
+      }),
+    ),
+    "Reported by a source's split enumerator (for CDC: snapshot progress).",
+  );
+  sourceFamily(
+    tasks.flatMap((x) => Object.entries(x.t.source ?? {}).map(([name, value]) => [x.labels, `reader_${name}`, value] as [Record<string, string>, string, number])),
+    "Reported by a source's reader subtask (for CDC: rows emitted, binlog lag).",
+  );
   return lines.join('\n') + '\n';
 }

@@ -25,6 +25,8 @@ export class BinlogFollower {
   changes = 0;
   dropped = 0;
   lastEventTs = 0;
+  /** Nothing buffered at the last poll: the reader has read all the server has written. */
+  caughtUp = false;
 
   constructor(client: BinlogClient, split: BinlogSplit) {
     this.#client = client;
@@ -41,6 +43,7 @@ export class BinlogFollower {
   poll(out: SourceOutput<ChangeRecord>): 'more' | 'nothing' {
     for (;;) {
       const ev = this.#client.next();
+      this.caughtUp = ev === undefined;
       if (!ev) return 'nothing';
       if (ev.type === 'commit') {
         this.#commit({ file: ev.file, pos: ev.nextPos, ...(ev.gtid !== undefined ? { gtid: ev.gtid } : {}) });

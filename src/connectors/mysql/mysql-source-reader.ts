@@ -185,7 +185,8 @@ export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
       snapshot_changes_merged: this.#merged,
       binlog_events: b?.events ?? 0,
       binlog_changes: b?.changes ?? 0,
-      binlog_lag_ms: b && b.lastEventTs > 0 ? Math.max(0, Date.now() - b.lastEventTs) : 0,
+      // From the commit time of the last change read: grows while the source falls behind (second resolution).
+      binlog_lag_seconds: b && b.lastEventTs > 0 && !b.caughtUp ? Math.max(0, (Date.now() - b.lastEventTs) / 1000) : 0,
     };
   }
 
