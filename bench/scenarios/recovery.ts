@@ -67,6 +67,8 @@ function recordingLogger(lines: Array<{ at: number; level: string; message: stri
     warn: (message) => void lines.push({ at: performance.now(), level: 'warn', message }),
     error: (message) => void lines.push({ at: performance.now(), level: 'error', message }),
     child: () => log,
+    // Only the JobMaster's own lines are timed: TaskManagers send none.
+    enabled: () => false,
   };
   return log;
 }

@@ -1,3 +1,4 @@
+import type { Logger } from '../log/logger.ts';
 import type { Key } from '../state/key-group.ts';
 import type {
   AggregatingState,
@@ -28,6 +29,8 @@ export interface TaskInfo {
   readonly parallelism: number;
   readonly maxParallelism: number;
   readonly attemptNumber: number;
+  /** Lines go to the job's log with job id, vertex, subtask and operator uid. */
+  readonly log: Logger;
 }
 
 export interface RuntimeContext extends TaskInfo {

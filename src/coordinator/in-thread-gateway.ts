@@ -1,4 +1,5 @@
 import type { WeirConfig } from '../config/configuration.ts';
+import type { LogLevel } from '../log/logger.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
 import type { FromTaskManager, ToTaskManager } from '../network/control-messages.ts';
 import { TaskManager, type TaskStateStorage } from '../worker/task-manager.ts';
@@ -13,7 +14,7 @@ export class InThreadGateway implements TaskManagerGateway {
   readonly #tm: TaskManager;
   #handler: (message: FromTaskManager) => void = () => {};
 
-  constructor(index: number, taskManagers: number, jobGraph: JobGraph, config: WeirConfig, storage: TaskStateStorage) {
+  constructor(index: number, taskManagers: number, jobGraph: JobGraph, config: WeirConfig, storage: TaskStateStorage, logLevel?: LogLevel) {
     this.index = index;
     this.#tm = new TaskManager({
       index,
@@ -21,6 +22,7 @@ export class InThreadGateway implements TaskManagerGateway {
       jobGraph,
       config,
       storage,
+      logLevel,
       send: (m) => queueMicrotask(() => this.#handler(m)),
     });
   }

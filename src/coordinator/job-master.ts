@@ -9,7 +9,7 @@ import { fileTaskStateStorage } from '../checkpoint/file-task-state-storage.ts';
 import { readMetadata } from '../checkpoint/checkpoint-metadata.ts';
 import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
 import type { Logger } from '../log/logger.ts';
-import { silentLogger } from '../log/logger.ts';
+import { lowestLevel, silentLogger } from '../log/logger.ts';
 import type {
   FromTaskManager,
   RemoteChannelEndpoint,
@@ -338,7 +338,7 @@ export class JobMaster {
     const d = this.#o.deployment;
     this.#gateways =
       d.kind === 'in-thread'
-        ? [this.#connect(new InThreadGateway(0, 1, this.graph, this.plan.config, fileTaskStateStorage))]
+        ? [this.#connect(new InThreadGateway(0, 1, this.graph, this.plan.config, fileTaskStateStorage, lowestLevel(this.#log)))]
         : await Promise.all(Array.from({ length: d.taskManagers }, (_, index) => this.#startWorker(index)));
   }
 
@@ -347,7 +347,11 @@ export class JobMaster {
     if (this.#bundle === undefined) this.#bundle = bundleForWorkers(d.modulePath);
     const bundle = await this.#bundle;
     const modulePath = bundle?.jobModule ?? d.modulePath;
-    const g = new WorkerThreadGateway({ type: 'init', index, taskManagers: d.taskManagers, modulePath, args: d.args, layers: d.layers as never }, bundle?.entry);
+    const logLevel = lowestLevel(this.#log);
+    const g = new WorkerThreadGateway(
+      { type: 'init', index, taskManagers: d.taskManagers, modulePath, args: d.args, layers: d.layers as never, ...(logLevel ? { logLevel } : {}) },
+      bundle?.entry,
+    );
     await g.ready;
     return this.#connect(g);
   }
@@ -566,6 +570,9 @@ export class JobMaster {
         this.#describeRequests.delete(m.requestId);
         return;
       case 'ready':
+        return;
+      case 'log':
+        this.#log[m.level](m.message, m.fields);
         return;
       case 'deploy-failed':
         if (m.attempt === this.#attempt || m.attempt === -1) this.#onFailure(m.error);

@@ -14,6 +14,8 @@ export interface Logger {
   warn(message: string, fields?: LogFields): void;
   error(message: string, fields?: LogFields): void;
   child(fields: LogFields): Logger;
+  /** Whether lines of this level are written (TaskManagers do not send the others). */
+  enabled(level: LogLevel): boolean;
 }
 
 export interface LoggerOptions {
@@ -45,6 +47,7 @@ export function createLogger(options: LoggerOptions = {}, context: LogFields = {
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
     child: (fields) => createLogger({ level, json, write }, { ...context, ...fields }),
+    enabled: (lvl) => ORDER[lvl] >= ORDER[level],
   };
 }
 
@@ -58,4 +61,29 @@ export const silentLogger: Logger = {
   warn: () => {},
   error: () => {},
   child: () => silentLogger,
+  enabled: () => false,
 };
+
+/** The least level a logger writes, or undefined if it writes nothing. */
+export function lowestLevel(log: Logger): LogLevel | undefined {
+  return (['debug', 'info', 'warn', 'error'] as const).find((l) => log.enabled(l));
+}
+
+/**
+ * A logger whose lines are sent elsewhere as data (a TaskManager's lines go to the JobMaster,
+ * which writes them with its own logger, so every line of a job has one format and destination).
+ */
+export function forwardingLogger(send: (level: LogLevel, message: string, fields: LogFields) => void, level: LogLevel | undefined, context: LogFields = {}): Logger {
+  const on = (l: LogLevel) => level !== undefined && ORDER[l] >= ORDER[level];
+  const emit = (l: LogLevel) => (message: string, fields?: LogFields) => {
+    if (on(l)) send(l, message, { ...context, ...fields });
+  };
+  return {
+    debug: emit('debug'),
+    info: emit('info'),
+    warn: emit('warn'),
+    error: emit('error'),
+    child: (fields) => forwardingLogger(send, level, { ...context, ...fields }),
+    enabled: on,
+  };
+}

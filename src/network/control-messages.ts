@@ -187,6 +187,8 @@ export type FromTaskManager =
   | { readonly type: 'metrics'; readonly attempt: number; readonly tasks: TaskMetrics[] }
   | { readonly type: 'described'; readonly requestId: number; readonly tasks: TaskMetrics[] }
   | { readonly type: 'backlog'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly backlog: boolean }
+  /** A log line of a TaskManager or one of its subtasks (with job id, vertex and subtask in the fields), written by the JobMaster's logger. */
+  | { readonly type: 'log'; readonly level: 'debug' | 'info' | 'warn' | 'error'; readonly message: string; readonly fields: Record<string, unknown> }
   /** From a source reader to its split enumerator. */
   | { readonly type: 'split-request'; readonly attempt: number; readonly vertexId: string; readonly subtask: number }
   | { readonly type: 'reader-event'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly event: unknown };
@@ -221,5 +223,7 @@ export interface TaskManagerThreadInit {
   readonly taskManagers: number;
   readonly modulePath: string;
   readonly args: readonly string[];
+  /** The JobMaster's log level: lines below it are not sent. */
+  readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
   readonly layers: { readonly file?: Record<string, unknown>; readonly commandLine?: Record<string, unknown> };
 }

@@ -93,6 +93,7 @@ export class OperatorChain {
   }
 
   async open(info: Omit<TaskInfo, 'operatorName' | 'operatorUid'>): Promise<void> {
+    // Each operator's lines name it; the task's fields (vertex, subtask) come with info.log.
     // Open from the end of the chain backwards, so no operator emits into one that is not open.
     for (let i = this.members.length - 1; i >= 0; i--) {
       const m = this.members[i]!;
@@ -101,6 +102,7 @@ export class OperatorChain {
           ...info,
           operatorName: m.name,
           operatorUid: m.uid,
+          log: info.log.child({ operator: m.uid }),
           output: this.outputs[i]!,
           keyedState: m.keyedState,
           operatorState: m.operatorState,

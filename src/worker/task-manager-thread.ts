@@ -21,7 +21,7 @@ try {
   const mod = (await import(pathToFileURL(init.modulePath).href)) as JobModule;
   if (typeof mod.default?.plan !== 'function') throw new Error(`${init.modulePath} has no default export made with defineJob`);
   const { jobGraph, config } = await mod.default.plan(init.args, init.layers);
-  const tm = new TaskManager({ index: init.index, taskManagers: init.taskManagers, jobGraph, config, send, storage: fileTaskStateStorage });
+  const tm = new TaskManager({ index: init.index, taskManagers: init.taskManagers, jobGraph, config, send, storage: fileTaskStateStorage, logLevel: init.logLevel });
   port.on('message', (m: ToTaskManager) => {
     if (m.type === 'shutdown') {
       void tm.shutdown().then(() => process.exit(0));

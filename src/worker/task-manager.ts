@@ -1,4 +1,5 @@
 import type { WeirConfig } from '../config/configuration.ts';
+import { forwardingLogger, type Logger, type LogLevel } from '../log/logger.ts';
 import type { JobEdge, JobGraph } from '../graph/job-graph.ts';
 import type { ChannelStateHandle, FromTaskManager, OperatorRestoreState, RemoteChannelEndpoint, TaskDeployment, ToTaskManager } from '../network/control-messages.ts';
 import { serializeError } from '../network/control-messages.ts';
@@ -29,6 +30,8 @@ export interface TaskManagerOptions {
   readonly config: WeirConfig;
   readonly send: (message: FromTaskManager) => void;
   readonly storage: TaskStateStorage;
+  /** The JobMaster's log level; lines below it are not sent. Unset: nothing is logged. */
+  readonly logLevel?: LogLevel | undefined;
 }
 
 const SLICE_MS = 8;
@@ -49,8 +52,11 @@ export class TaskManager {
   #loop: Promise<void> | undefined;
   #metricsTimer: NodeJS.Timeout | undefined;
 
+  readonly #log: Logger;
+
   constructor(options: TaskManagerOptions) {
     this.#o = options;
+    this.#log = forwardingLogger((level, message, fields) => options.send({ type: 'log', level, message, fields }), options.logLevel, { taskManager: options.index });
   }
 
   handle(message: ToTaskManager): void {
@@ -203,6 +209,7 @@ export class TaskManager {
         readChannelState: storage.readChannelState,
         restoreKeyed: storage.restoreKeyed,
         failAfterRecords: d.failAfterRecords,
+        log: this.#log.child({ vertex: vertex.name, subtask: d.subtask, attempt }),
       });
       tasks.push(task);
     }

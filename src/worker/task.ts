@@ -7,6 +7,7 @@ import type {
   TaskStateSnapshot,
   TaskStatus,
 } from '../network/control-messages.ts';
+import type { Logger } from '../log/logger.ts';
 import { serializeError } from '../network/control-messages.ts';
 import type { Barrier, CheckpointOptions } from '../network/stream-event.ts';
 import type { JobVertex } from '../graph/job-graph.ts';
@@ -53,6 +54,8 @@ export interface TaskSetup {
   readonly readChannelState: (handle: ChannelStateHandle) => unknown[];
   readonly restoreKeyed: (backend: HeapKeyedStateBackend, state: OperatorRestoreState, directory: string) => void;
   readonly failAfterRecords?: number | undefined;
+  /** Lines carry the job id, vertex, subtask and attempt. */
+  readonly log: Logger;
 }
 
 /** A failure made on purpose (weir run --inject-failures, weir verify). */
@@ -169,8 +172,11 @@ export class Task {
       parallelism: this.vertex.parallelism,
       maxParallelism: this.vertex.maxParallelism,
       attemptNumber: this.#setup.attempt,
+      log: this.#setup.log,
     });
     this.#restoreChannelState();
+    const restore = this.#setup.restore;
+    if (restore) this.#setup.log.info(`restored the state of checkpoint ${restore.checkpointId}`, { checkpointId: restore.checkpointId });
     this.#setStatus('running');
     this.#setActivity(this.#source ? 'reading' : 'processing');
   }
@@ -451,6 +457,7 @@ export class Task {
             stateBytes: operators.operators.reduce((n, o) => n + (o.keyed?.bytes ?? 0), 0) + persisted,
             unaligned: channels !== undefined,
           };
+          this.#setup.log.debug(`acknowledged checkpoint ${checkpointId}`, { checkpointId, syncMs: Math.round(figures.syncMs), asyncMs: Math.round(figures.asyncMs), alignmentMs: Math.round(figures.alignmentMs), stateBytes: figures.stateBytes });
           this.#report({ type: 'ack-checkpoint', checkpointId, state, figures });
         },
         (e: unknown) => {
@@ -461,6 +468,7 @@ export class Task {
   }
 
   #decline(checkpointId: number, reason: string, counts = false): void {
+    this.#setup.log.warn(`declined checkpoint ${checkpointId}: ${reason}`, { checkpointId });
     for (const w of this.#writers) w.broadcastEvent({ kind: 'cancel-barrier', checkpointId });
     this.#report({ type: 'decline-checkpoint', checkpointId, reason, counts });
   }
@@ -544,6 +552,7 @@ export class Task {
   fail(error: unknown): void {
     if (this.#isTerminal()) return;
     this.#status = 'failed';
+    this.#setup.log.error(`failed: ${error instanceof Error ? error.message : String(error)}`, { error: error instanceof Error ? error.name : 'Error' });
     this.#report({
       type: 'task-status',
       status: 'failed',

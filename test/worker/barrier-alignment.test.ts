@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { silentLogger } from '../../src/log/logger.ts';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -92,6 +93,7 @@ test('Sum1 aligns like the seed: records behind an early barrier wait, records b
     writeChannelState: async () => ({ inputChannels: {}, outputChannels: {} }),
     readChannelState: () => [],
     restoreKeyed: () => {},
+    log: silentLogger,
   });
   await task.initialize();
   const run = async () => {

@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { silentLogger } from '../../src/log/logger.ts';
 import assert from 'node:assert/strict';
 import { defineJob, keyGroupFor, operatorIndexForKeyGroup } from '../../src/index.ts';
 import { CollectSink } from '../../src/connectors/collect/index.ts';
@@ -87,6 +88,7 @@ async function sumTask(sum: JobVertex, subtask: number, credits: number, restore
     },
     readChannelState: (handle: ChannelStateHandle) => stored.get(handle.file) ?? [],
     restoreKeyed: () => {},
+    log: silentLogger,
   });
   await h.task.initialize();
   return h;

@@ -109,6 +109,7 @@ export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
     this.#chunks++;
     this.#merged += r.merged;
     this.#ctx.sendSourceEvent({ kind: 'chunks-finished', chunks: [report.chunk] } satisfies CdcSourceEvent);
+    this.#ctx.log.debug(`read chunk ${split.id}: ${r.rows.length} rows, ${r.merged} changes merged`, { chunk: split.id, rows: r.rows.length, merged: r.merged });
   }
 
   #startNextRead(): void {
@@ -134,6 +135,8 @@ export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
     const split = this.#binlogSplit!;
     this.#binlogOpening = this.#deps.openBinlog(split).then(
       (client) => {
+        const at = split.start.file !== undefined ? formatBinlogPosition(split.start as never) : `gtid ${split.start.gtid}`;
+        this.#ctx.log.info(`following the binlog from ${at}${split.maxHigh ? ` (dropping changes the snapshot's chunks hold, up to ${formatBinlogPosition(split.maxHigh)})` : ''}`);
         this.#binlog = new BinlogFollower(client, split);
         this.#binlog.available().then(() => this.#signal(), () => {});
         this.#signal();

@@ -32,6 +32,7 @@ export class KeyedProcessOperator extends AbstractStreamOperator {
       parallelism: ctx.parallelism,
       maxParallelism: ctx.maxParallelism,
       attemptNumber: ctx.attemptNumber,
+      log: ctx.log,
       getState: (d) => backend.getValueState(d),
       getListState: (d) => backend.getListState(d),
       getMapState: (d) => backend.getMapState(d),
