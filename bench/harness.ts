@@ -160,7 +160,7 @@ export function environmentInfo(): Record<string, unknown> {
   };
 }
 
-/** Writes bench/results/<scenario>-<timestamp>.json and returns its path. */
+/** Writes bench/results/<scenario>-<timestamp>.json, and the same as <scenario>.json (the latest run), and returns the first path. */
 export function writeResult(scenario: string, options: ScenarioOptions, result: ScenarioResult, startedAt: Date): string {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
@@ -178,6 +178,8 @@ export function writeResult(scenario: string, options: ScenarioOptions, result: 
     notes: result.notes ?? [],
     ...result.data,
   };
-  writeFileSync(path, JSON.stringify(doc, null, 2) + '\n');
+  const text = JSON.stringify(doc, null, 2) + '\n';
+  writeFileSync(path, text);
+  writeFileSync(join(RESULTS_DIR, `${scenario}.json`), text);
   return path;
 }

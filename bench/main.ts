@@ -1,15 +1,17 @@
 // weir's benchmarks: `npm run bench -- <scenario> [--runs N] [--records N] [scenario flags]`.
-// Prints a table and writes bench/results/<scenario>-<timestamp>.json. No scenario: lists them.
-import { relative } from 'node:path';
+// Prints a table and writes bench/results/<scenario>-<timestamp>.json (and <scenario>.json, the
+// latest run). No scenario: lists them.
+import { dirname, join, relative } from 'node:path';
 import { renderTable, writeResult, type Scenario, type ScenarioOptions } from './harness.ts';
 import { backpressure } from './scenarios/backpressure.ts';
+import { cdc } from './scenarios/cdc.ts';
 import { checkpoint } from './scenarios/checkpoint.ts';
 import { recovery } from './scenarios/recovery.ts';
 import { savepoint } from './scenarios/savepoint.ts';
 import { wordcount } from './scenarios/wordcount.ts';
 
 /** Every scenario by name; add new ones here (checkpoint, recovery, backpressure, savepoint, cdc, ...). */
-const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([wordcount, checkpoint, recovery, backpressure, savepoint].map((s) => [s.name, s]));
+const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([wordcount, checkpoint, recovery, backpressure, savepoint, cdc].map((s) => [s.name, s]));
 
 function usage(): string {
   const lines = ['usage: npm run bench -- <scenario> [--runs N] [--records N] [scenario flags]', '', 'scenarios:'];
@@ -79,7 +81,7 @@ async function main(argv: string[]): Promise<number> {
   for (const extra of result.extraTables ?? []) console.log(`\n${extra.title}\n${renderTable(extra.table)}`);
   if (result.notes && result.notes.length > 0) console.log('\n' + result.notes.join('\n'));
   const path = writeResult(scenario.name, options, result, startedAt);
-  console.log(`\nresults: ${relative(process.cwd(), path)}`);
+  console.log(`\nresults: ${relative(process.cwd(), path)} (latest: ${relative(process.cwd(), join(dirname(path), `${scenario.name}.json`))})`);
   return 0;
 }
 

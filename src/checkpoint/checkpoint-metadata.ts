@@ -15,8 +15,10 @@ export const METADATA_FILE = '_metadata';
  * Format versions: 1 (the first): operators by uid with their subtasks' handles. 2: adds the
  * job's connections (`edges`), which unaligned in-flight data is tied to. Readers accept every
  * version up to the current one; a version-1 snapshot simply has no connections recorded.
+ * 3: adds the sources' split enumerator states (`coordinators`, by source uid); a source with an
+ * enumerator restored from an older snapshot starts its enumerator afresh.
  */
-export const METADATA_VERSION = 2;
+export const METADATA_VERSION = 3;
 const MAGIC = Buffer.from('WEIRMETA', 'ascii');
 
 export interface SubtaskStateMetadata {

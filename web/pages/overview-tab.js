@@ -1,10 +1,12 @@
 // @ts-check
-// A job's overview: the graph, a table of its vertices and, for the selected vertex, its subtasks.
+// A job's overview: the graph, the progress of sources that report it (a CDC snapshot), a table of
+// its vertices and, for the selected vertex, its subtasks.
 // Backpressure is the share of the last few seconds a subtask spent blocked on output (the growth
 // of its backpressured-ms between polls), as Flink shows it: OK up to 10 %, LOW up to 50 %, HIGH above.
 import { h } from '../dom.js';
 import { count, percent, rate } from '../format.js';
 import { jobGraph } from '../graph.js';
+import { sourceProgressCards } from './source-progress.js';
 
 /** Rates and ratios are taken over about this window. */
 const WINDOW_MS = 3000;
@@ -79,6 +81,7 @@ export function overviewTab(jobId) {
       const vertex = job.vertices.find((/** @type {any} */ v) => v.id === selected);
       return [
         h('section', { class: 'card graph-card' }, h('h2', null, 'Job graph'), h('div', { class: 'graph-wrap' }, jobGraph(job.vertices, pressure, selected)), legend()),
+        ...sourceProgressCards(job),
         h('section', { class: 'card' }, h('h2', null, 'Vertices'), verticesTable(job, pressure, rates, selected)),
         vertex ? h('section', { class: 'card' }, h('h2', null, `Subtasks of ${vertex.name}`), subtasksTable(vertex, (t) => subtaskRatio(vertex, t))) : null,
       ];
