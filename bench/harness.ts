@@ -35,6 +35,8 @@ export interface Scenario {
   readonly description: string;
   /** Extra flags the scenario understands, for the listing. */
   readonly flags?: Readonly<Record<string, string>>;
+  /** Runs per variant when --runs is not given (default 5). */
+  readonly defaultRuns?: number;
   run(options: ScenarioOptions): Promise<ScenarioResult>;
 }
 

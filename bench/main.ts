@@ -19,7 +19,7 @@ function usage(): string {
     lines.push(`  ${s.name.padEnd(14)} ${s.description}`);
     for (const [flag, doc] of Object.entries(s.flags ?? {})) lines.push(`  ${''.padEnd(14)}   --${flag}: ${doc}`);
   }
-  lines.push('', 'common options:', '  --runs N       measured runs per variant (default 5)', '  --records N    input size (each scenario has its own default)');
+  lines.push('', 'common options:', '  --runs N       measured runs per variant (default 5, or the scenario\'s own)', '  --records N    input size (each scenario has its own default)');
   return lines.join('\n');
 }
 
@@ -69,7 +69,7 @@ async function main(argv: string[]): Promise<number> {
   const flags: Record<string, string> = {};
   for (const [k, v] of Object.entries(values)) if (k !== 'runs' && k !== 'records') flags[k] = v;
   const options: ScenarioOptions = {
-    runs: positiveInt('runs', values.runs) ?? 5,
+    runs: positiveInt('runs', values.runs) ?? scenario.defaultRuns ?? 5,
     records: positiveInt('records', values.records),
     flags,
     log: (line) => process.stderr.write(`[${scenario.name}] ${line}\n`),

@@ -17,12 +17,25 @@ export class MariaDbGtidStrategy implements GtidStrategy {
 
   /** File and offset from SHOW MASTER STATUS, and the GTID state at exactly that offset. */
   async currentPosition(conn: QueryRunner): Promise<BinlogPosition> {
+    // The GTID state read before and after the offset: equal means no commit came in between, so
+    // they belong together. BINLOG_GTID_POS(file, pos) would be exact too, but it scans the binlog
+    // file from its start (tens of ms per 100 MB), and chunk reads ask twice per chunk.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const before = await this.#gtidState(conn);
+      const [status] = await queryRecords(conn, 'SHOW MASTER STATUS');
+      const { file, pos } = statusPosition(status, 'SHOW MASTER STATUS');
+      if ((await this.#gtidState(conn)) === before) return before ? { file, pos, gtid: before } : { file, pos };
+    }
     const [status] = await queryRecords(conn, 'SHOW MASTER STATUS');
     const { file, pos } = statusPosition(status, 'SHOW MASTER STATUS');
-    // Asking @@gtid_binlog_pos separately could see a later commit than the offset.
     const [row] = await queryRecords(conn, 'SELECT BINLOG_GTID_POS(?, ?) AS gtid', [file, pos]);
     const gtid = row?.gtid === null || row?.gtid === undefined ? '' : String(row.gtid);
     return gtid ? { file, pos, gtid } : { file, pos };
+  }
+
+  async #gtidState(conn: QueryRunner): Promise<string> {
+    const [row] = await queryRecords(conn, 'SELECT @@global.gtid_binlog_pos AS gtid');
+    return row?.gtid === null || row?.gtid === undefined ? '' : String(row.gtid);
   }
 
   dumpSessionStatements(start: BinlogStart, heartbeatMs: number): string[] {
