@@ -1,0 +1,198 @@
+// @ts-check
+// Progress of sources whose split enumerator reports it (`source-progress` of a vertex in
+// GET /jobs/:id), with their readers' figures per subtask (`source` of each subtask). A CDC
+// source's initial snapshot shows as a bar of chunks finished out of the total, with rows read,
+// rows per second and the time left; once the snapshot is done, its totals and what each subtask
+// reads from the binlog. Figures the page does not know are listed as `name: value`.
+import { h } from '../dom.js';
+import { count, duration } from '../format.js';
+
+/** The snapshot figures of the split enumerator that this view writes in words. */
+const SNAPSHOT_FIGURES = new Set([
+  'snapshot_tables',
+  'snapshot_chunks_total',
+  'snapshot_chunks_finished',
+  'snapshot_chunks_in_flight',
+  'snapshot_rows_read',
+  'snapshot_rows_per_second',
+  'snapshot_seconds_left',
+  'snapshot_done',
+]);
+
+/**
+ * A reader's figures as columns of the subtasks table, per phase.
+ * @type {Record<'snapshot' | 'done', Array<{ name: string, label: string, title: string, format: (v: number) => string }>>}
+ */
+const READER_COLUMNS = {
+  snapshot: [
+    { name: 'snapshot_chunks_emitted', label: 'Chunks emitted', title: 'snapshot chunks this subtask read and sent on', format: count },
+    { name: 'snapshot_rows_emitted', label: 'Rows emitted', title: 'snapshot rows this subtask sent on', format: count },
+    { name: 'snapshot_changes_merged', label: 'Changes merged', title: 'binlog changes merged into chunks while they were read', format: count },
+  ],
+  done: [
+    { name: 'snapshot_rows_emitted', label: 'Snapshot rows', title: 'snapshot rows this subtask sent on', format: count },
+    { name: 'binlog_changes', label: 'Changes read', title: 'row changes read from the binlog', format: count },
+    { name: 'binlog_events', label: 'Binlog events', title: 'binlog events read (changes, transactions, rotations…)', format: count },
+    { name: 'binlog_lag_seconds', label: 'Lag', title: 'how far behind the commit time of the last change read this subtask is', format: (v) => seconds(v) },
+  ],
+};
+const KNOWN_READER_FIGURES = new Set([...READER_COLUMNS.snapshot, ...READER_COLUMNS.done].map((c) => c.name));
+
+/** A figure of unknown meaning: integers as counts, others with up to two decimals. @param {unknown} v */
+function plain(v) {
+  if (typeof v !== 'number') return String(v);
+  return Number.isInteger(v) ? count(v) : v.toLocaleString('en-US', { maximumFractionDigits: 2 });
+}
+
+/** Seconds, `0.4 s`, `12 s`, `3m 05s`. @param {number} s */
+function seconds(s) {
+  if (!Number.isFinite(s) || s < 0) return '–';
+  if (s < 10) return `${s.toFixed(1)} s`;
+  if (s < 60) return `${Math.round(s)} s`;
+  return duration(s * 1000);
+}
+
+/** The estimated time left, `~42 s left`, or null while unknown. @param {number | undefined} s */
+function timeLeft(s) {
+  if (s === undefined || !Number.isFinite(s) || s < 0) return null;
+  if (s < 60) return `~${Math.max(1, Math.ceil(s))} s left`;
+  return `~${duration(s * 1000)} left`;
+}
+
+/** `name: value` for each figure not in `known`. @param {Record<string, unknown> | undefined} figures @param {Set<string>} known */
+function others(figures, known) {
+  return Object.entries(figures ?? {})
+    .filter(([name]) => !known.has(name))
+    .map(([name, value]) => h('span', { class: 'figure', 'data-figure': name }, `${name}: ${plain(value)}`));
+}
+
+/**
+ * One card per source vertex that reports progress, in the order of the graph.
+ * @param {any} job
+ * @returns {HTMLElement[]}
+ */
+export function sourceProgressCards(job) {
+  return job.vertices.filter((/** @type {any} */ v) => v['source-progress']).map((/** @type {any} */ v) => sourceProgressCard(v));
+}
+
+/** @param {any} v a vertex with `source-progress` */
+function sourceProgressCard(v) {
+  /** @type {Record<string, number>} */
+  const p = v['source-progress'];
+  const isSnapshot = p['snapshot_done'] !== undefined;
+  const done = p['snapshot_done'] === 1;
+  const phase = !isSnapshot ? 'other' : done ? 'done' : 'snapshot';
+  const badge = phase === 'snapshot' ? h('span', { class: 'badge phase-snapshot' }, 'SNAPSHOT') : phase === 'done' ? h('span', { class: 'badge phase-binlog' }, 'SNAPSHOT DONE · BINLOG') : null;
+  const extra = others(p, isSnapshot ? SNAPSHOT_FIGURES : new Set());
+  return h(
+    'section',
+    { class: 'card source-progress', 'data-key': `progress:${v.id}`, 'data-vertex': v.id, 'data-phase': phase, 'aria-label': `Progress of ${v.name}` },
+    h('h2', null, v.name, ' ', badge),
+    phase === 'snapshot' ? snapshotRunning(v, p) : phase === 'done' ? snapshotDone(v, p) : null,
+    extra.length ? h('p', { class: 'figures muted' }, extra.flatMap((e, i) => (i ? [' · ', e] : [e]))) : null,
+    readersTable(v, phase === 'snapshot' ? 'snapshot' : 'done'),
+  );
+}
+
+/** @param {any} v @param {Record<string, number>} p */
+function snapshotRunning(v, p) {
+  const finished = p['snapshot_chunks_finished'] ?? 0;
+  // The total is an estimate from the key range until the last chunk is cut: never below what is done.
+  const total = Math.max(p['snapshot_chunks_total'] ?? 0, finished);
+  const max = Math.max(1, total);
+  // Floored, so that 100% means every chunk.
+  const pct = total > 0 ? Math.floor((finished / total) * 100) : 0;
+  const left = timeLeft(p['snapshot_seconds_left']);
+  const tables = p['snapshot_tables'];
+  const inFlight = p['snapshot_chunks_in_flight'];
+  const parts = [
+    h('span', { class: 'chunks' }, `${count(finished)} of ${count(total)} chunks`),
+    inFlight ? h('span', { class: 'in-flight' }, `${count(inFlight)} in flight`) : null,
+    h('span', { class: 'rows' }, `${count(p['snapshot_rows_read'] ?? 0)} rows read`),
+    p['snapshot_rows_per_second'] !== undefined ? h('span', { class: 'rate' }, `${count(p['snapshot_rows_per_second'])} rows/s`) : null,
+    h('span', { class: left ? 'left' : 'left muted' }, left ?? 'time left not known yet'),
+    tables !== undefined ? h('span', { class: 'tables muted' }, `${count(tables)} ${tables === 1 ? 'table' : 'tables'}`) : null,
+  ].filter((x) => x !== null);
+  return h(
+    'div',
+    { class: 'snapshot-running' },
+    h(
+      'div',
+      { class: 'progress-row' },
+      h('progress', {
+        class: 'snapshot-bar',
+        max,
+        value: Math.min(finished, max),
+        'aria-label': `Snapshot of ${v.name}: chunks finished`,
+        'aria-valuetext': `${finished} of ${total} chunks (${pct}%)`,
+      }),
+      h('span', { class: 'progress-percent' }, `${pct}%`),
+    ),
+    h('p', { class: 'progress-text' }, parts.flatMap((e, i) => (i ? [' · ', e] : [e]))),
+  );
+}
+
+/** @param {any} v @param {Record<string, number>} p */
+function snapshotDone(v, p) {
+  const readers = v.subtasks.map((/** @type {any} */ t) => t.source).filter(Boolean);
+  const changes = readers.reduce((/** @type {number} */ n, /** @type {Record<string, number>} */ r) => n + (r['binlog_changes'] ?? 0), 0);
+  const lags = readers.map((/** @type {Record<string, number>} */ r) => r['binlog_lag_seconds']).filter((/** @type {unknown} */ x) => typeof x === 'number');
+  const rate = p['snapshot_rows_per_second'];
+  return h(
+    'div',
+    { class: 'snapshot-finished' },
+    h(
+      'p',
+      { class: 'snapshot-done' },
+      h('span', { class: 'done-mark', 'aria-hidden': 'true' }, '✓ '),
+      `snapshot done: ${count(p['snapshot_chunks_finished'] ?? 0)} chunks, ${count(p['snapshot_rows_read'] ?? 0)} rows`,
+      rate !== undefined ? h('span', { class: 'muted' }, ` (${count(rate)} rows/s on average)`) : null,
+    ),
+    readers.length
+      ? h('p', { class: 'binlog-summary' }, `Binlog: ${count(changes)} ${changes === 1 ? 'change' : 'changes'} read`, lags.length ? `, lag ${seconds(Math.max(...lags))}` : '')
+      : null,
+  );
+}
+
+/**
+ * The readers' figures per subtask: the known ones of the phase as columns, any others as `name: value`.
+ * @param {any} v @param {'snapshot' | 'done'} phase
+ */
+function readersTable(v, phase) {
+  if (!v.subtasks.some((/** @type {any} */ t) => t.source)) return null;
+  const columns = READER_COLUMNS[phase].filter((c) => v.subtasks.some((/** @type {any} */ t) => t.source?.[c.name] !== undefined));
+  const hasOthers = v.subtasks.some((/** @type {any} */ t) => others(t.source, KNOWN_READER_FIGURES).length > 0);
+  return h(
+    'table',
+    { class: 'table source-subtasks' },
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        h('th', null, 'Subtask'),
+        h('th', null, 'Status'),
+        columns.map((c) => h('th', { class: 'num', title: c.title }, c.label)),
+        hasOthers ? h('th', null, 'Other figures') : null,
+      ),
+    ),
+    h(
+      'tbody',
+      null,
+      v.subtasks.map((/** @type {any} */ t) =>
+        h(
+          'tr',
+          { 'data-key': String(t.subtask), 'data-subtask': t.subtask },
+          h('td', null, `${t.subtask + 1}/${v.parallelism}`),
+          h('td', null, t.status),
+          columns.map((c) => {
+            const value = t.source?.[c.name];
+            return h('td', { class: 'num', 'data-figure': c.name }, typeof value === 'number' ? c.format(value) : '–');
+          }),
+          hasOthers ? h('td', { class: 'figures' }, others(t.source, KNOWN_READER_FIGURES).flatMap((e, i) => (i ? [', ', e] : [e]))) : null,
+        ),
+      ),
+    ),
+  );
+}
