@@ -664,6 +664,10 @@ export class JobMaster {
     this.checkpoints.stop('job failover');
     const attempt = this.#attempt;
     this.#broadcast({ type: 'cancel', attempt });
+    // At-most-once restarts go on from where the readers were, and so from where the enumerators were.
+    if (this.plan.config['execution.checkpointing.mode'] === 'at-most-once') {
+      this.#restoredCoordinators = Object.fromEntries([...this.#sourceCoordinators.values()].map((c) => [c.uid, c.snapshotState(-1)]));
+    }
     void this.#closeSourceCoordinators();
     const decision = this.#restart.onFailure(Date.now());
     this.exceptions.push({ timestamp: Date.now(), attempt, error: cause, restarted: decision.restart });
@@ -688,6 +692,8 @@ export class JobMaster {
       // the checkpoint chosen for the restore while the new attempt reads it.
       await this.checkpoints.settled();
       const restore = this.checkpoints.periodic ? await this.#latestRestore() : undefined;
+      // No checkpoints and not at-most-once: everything starts over, the enumerators too.
+      if (!this.checkpoints.periodic && this.plan.config['execution.checkpointing.mode'] !== 'at-most-once') this.#restoredCoordinators = undefined;
       if (isTerminal(this.#status)) return;
       this.#deploy(restore);
     } catch (e) {

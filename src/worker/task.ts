@@ -590,7 +590,9 @@ export class Task {
       return `blocked on a full output channel (backpressure from downstream) for ${secs} s${writing}`;
     }
     const what = this.#currentActivity();
-    return (since >= 1 ? `${what} (for ${since} s)` : what) + writing;
+    // A reader that times its own work (e.g. one chunk read) says so; the task's time would mislead.
+    const timed = since >= 1 && !/\bfor \d+ s\b/.test(what);
+    return (timed ? `${what} (for ${since} s)` : what) + writing;
   }
 
   #currentActivity(): string {
