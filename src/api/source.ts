@@ -28,6 +28,12 @@ export interface EnumeratorContext<Split> extends SplitEnumeratorContext {
   /** This reader will get no more splits; once its splits are finished it ends (bounded sources). */
   signalNoMoreSplits(subtask: number): void;
   sendEventToReader(subtask: number, event: unknown): void;
+  /**
+   * The source as a whole is catching up on a backlog (e.g. a CDC snapshot), so checkpoints follow
+   * execution.checkpointing.interval-during-backlog (FLIP-309). Callable from the constructor, so
+   * that it holds from the job's first checkpoint on.
+   */
+  setProcessingBacklog(backlog: boolean): void;
   /** An enumerator's own background failure: fails the job over (it restarts from the last checkpoint). */
   failJob(error: Error): void;
 }

@@ -525,6 +525,7 @@ export class JobMaster {
         failJob: (e) => {
           if (attempt === this.#attempt) this.#onFailure(serializeError(e));
         },
+        setBacklog: (backlog) => this.checkpoints.setBacklog(`enumerator:${vertex.id}`, backlog),
       });
       this.#sourceCoordinators.set(vertex.id, coordinator);
       coordinator.start();

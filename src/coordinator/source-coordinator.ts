@@ -11,6 +11,7 @@ export interface SourceCoordinatorDeps {
   /** Sends to the TaskManager that runs the subtask. */
   readonly send: (subtask: number, message: ToTaskManager) => void;
   readonly failJob: (error: Error) => void;
+  readonly setBacklog: (backlog: boolean) => void;
 }
 
 /** An enumerator's handler failed: the job fails over to its last checkpoint. */
@@ -52,6 +53,9 @@ export class SourceCoordinator {
       signalNoMoreSplits: (subtask) => this.#send(subtask, { type: 'source-splits', ...base, subtask, splits: [], noMoreSplits: true }),
       sendEventToReader: (subtask, event) => this.#send(subtask, { type: 'source-event', ...base, subtask, event }),
       failJob: (e) => this.#fail('running', e),
+      setProcessingBacklog: (backlog) => {
+        if (!this.#closed) deps.setBacklog(backlog);
+      },
     };
     this.#enumerator = source.createEnumerator!(ctx, restored);
   }
@@ -83,6 +87,7 @@ export class SourceCoordinator {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#d.setBacklog(false);
     await this.#queue;
     await this.#enumerator.close?.();
   }

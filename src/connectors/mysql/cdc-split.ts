@@ -67,5 +67,4 @@ export type CdcSplit = SnapshotSplit | BinlogSplit | FinishedReport;
 /** Reader -> enumerator: these chunks are done. Enumerator -> reader: acknowledged (in its state now). */
 export type CdcSourceEvent =
   | { readonly kind: 'chunks-finished'; readonly chunks: FinishedChunk[] }
-  | { readonly kind: 'chunks-acknowledged'; readonly ids: string[] }
-  | { readonly kind: 'snapshot-done' };
+  | { readonly kind: 'chunks-acknowledged'; readonly ids: string[] };

@@ -37,7 +37,6 @@ export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
   #binlogOpening: Promise<void> | undefined;
   #binlogError: unknown;
   #requested = false;
-  #backlog = false;
   #wake: (() => void) | undefined;
   #rows = 0;
   #chunks = 0;
@@ -58,14 +57,12 @@ export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
     for (const s of splits) {
       if (s.kind === 'snapshot') {
         this.#queue.push(s);
-        this.#setBacklog(true);
       } else if (s.kind === 'finished') {
         // Restored: the enumerator may not have had this report in its own snapshot.
         this.#unacked.set(s.id, s);
         this.#ctx.sendSourceEvent({ kind: 'chunks-finished', chunks: [s.chunk] } satisfies CdcSourceEvent);
       } else {
         this.#binlogSplit = s;
-        this.#setBacklog(false);
       }
     }
     this.#signal();
@@ -75,8 +72,8 @@ export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
 
   handleSourceEvent(event: unknown): void {
     const e = event as CdcSourceEvent;
+    // The enumerator tells the coordinator about the backlog (it knows when the snapshot ends).
     if (e.kind === 'chunks-acknowledged') for (const id of e.ids) this.#unacked.delete(id);
-    else if (e.kind === 'snapshot-done') this.#setBacklog(false);
   }
 
   pollNext(output: SourceOutput<ChangeRecord>): InputStatus {
@@ -152,12 +149,6 @@ export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
     if (this.#requested) return;
     this.#requested = true;
     this.#ctx.sendSplitRequest();
-  }
-
-  #setBacklog(backlog: boolean): void {
-    if (this.#backlog === backlog) return;
-    this.#backlog = backlog;
-    this.#ctx.setProcessingBacklog(backlog);
   }
 
   isAvailable(): Promise<void> {

@@ -68,6 +68,8 @@ export class MySqlSplitEnumerator implements SplitEnumerator<CdcSplit, MySqlEnum
     this.#o = options;
     this.#deps = deps;
     this.#state = restored;
+    // The snapshot is a backlog from the first checkpoint on, before start() has looked at anything.
+    if (restored ? restored.phase === 'snapshot' : options.startup.mode === 'initial') ctx.setProcessingBacklog(true);
   }
 
   async start(): Promise<void> {
@@ -175,7 +177,7 @@ export class MySqlSplitEnumerator implements SplitEnumerator<CdcSplit, MySqlEnum
     const s = this.#state!;
     if (s.phase !== 'snapshot' || s.tables.some((t) => !t.done) || Object.keys(s.assigned).length > 0) return;
     this.#state = { ...s, phase: this.#ctx.checkpointing ? 'snapshot-finished' : 'binlog', snapshotFinishedAt: Date.now() };
-    for (let r = 0; r < this.#ctx.parallelism; r++) this.#ctx.sendEventToReader(r, { kind: 'snapshot-done' } satisfies CdcSourceEvent);
+    this.#ctx.setProcessingBacklog(false);
     if (!this.#ctx.checkpointing) this.#assignBinlog(this.#readerForBinlog());
   }
 
