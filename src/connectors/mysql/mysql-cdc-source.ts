@@ -76,7 +76,7 @@ export class MySqlCdcSource implements Source<ChangeRecord, CdcSplit, MySqlEnume
           identity: (split: SnapshotSplit) => {
             const key = `${split.db}.${split.table}`;
             let id = identities.get(key);
-            if (!id) identities.set(key, (id = primaryKeyOrChunkKey(sql!, split)));
+            if (!id) identities.set(key, (id = primaryKey(sql!, split)));
             return id;
           },
           close: () => sql!.close(),
@@ -88,13 +88,13 @@ export class MySqlCdcSource implements Source<ChangeRecord, CdcSplit, MySqlEnume
   }
 }
 
-async function primaryKeyOrChunkKey(sql: SqlClient, split: SnapshotSplit): Promise<string[]> {
+async function primaryKey(sql: SqlClient, split: SnapshotSplit): Promise<string[]> {
   const rows = await sql.query<{ COLUMN_NAME: string }>(
     `SELECT COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE
       WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND CONSTRAINT_NAME = 'PRIMARY' ORDER BY ORDINAL_POSITION`,
     [split.db, split.table],
   );
-  return rows.length > 0 ? rows.map((r) => r.COLUMN_NAME) : [split.keyColumn];
+  return rows.map((r) => r.COLUMN_NAME);
 }
 
 /** The oldest binlog file the server still has, from its start. */

@@ -9,9 +9,28 @@ export interface ChunkReadDeps {
   readonly sql: SqlClient;
   readonly currentPosition: () => Promise<LogPosition>;
   readonly openBinlog: (start: LogPosition, include: (db: string, table: string) => boolean) => Promise<BinlogClient>;
-  /** The columns that identify a row (the primary key, or the chunk key when there is none). */
+  /** The primary key's columns; empty for a table without one. */
   readonly identity: (split: SnapshotSplit) => Promise<readonly string[]>;
+  /** A LOW watermark already known (the previous chunk's HIGH on this connection): any position before the SELECT will do. */
+  readonly low?: LogPosition;
 }
+
+/** A chunk of a table without a primary key kept changing while it was read. */
+export class ChunkNotStableError extends Error {
+  readonly table: string;
+  readonly chunk: string;
+  constructor(split: SnapshotSplit, attempts: number) {
+    super(
+      `table ${split.db}.${split.table} has no primary key, and chunk ${split.index + 1} (${split.keyColumn} in [${String(split.start ?? '-inf')}, ${String(split.end ?? '+inf')})) ` +
+        `changed during each of ${attempts} reads: without a key its rows cannot be matched with the binlog's changes. Give the table a primary key, or use a smaller chunk size.`,
+    );
+    this.name = 'ChunkNotStableError';
+    this.table = `${split.db}.${split.table}`;
+    this.chunk = split.id;
+  }
+}
+
+const UNSTABLE_RETRIES = 5;
 
 export interface ChunkResult {
   readonly rows: RowImage[];
@@ -29,19 +48,38 @@ export interface ChunkResult {
  * onto it (upserts and deletes are idempotent with full row images) gives the range as of HIGH.
  */
 export async function readChunk(deps: ChunkReadDeps, split: SnapshotSplit): Promise<ChunkResult> {
-  const low = await deps.currentPosition();
-  const rows = await selectChunk(deps.sql, split);
-  const high = await deps.currentPosition();
-  const readAt = Date.now();
-  if (compareBinlogPositions(low, high) === 0) return { rows, low, high, merged: 0, readAt };
   const identity = await deps.identity(split);
+  let low = deps.low ?? (await deps.currentPosition());
+  for (let attempt = 1; ; attempt++) {
+    const rows = await selectChunk(deps.sql, split);
+    const high = await deps.currentPosition();
+    const readAt = Date.now();
+    if (compareBinlogPositions(low, high) === 0) return { rows, low, high, merged: 0, readAt };
+    if (identity.length > 0) return { ...(await merge(deps, split, identity, rows, low, high)), low, high, readAt };
+    // Without a key, a change cannot be matched with the row it changed; a read during which the
+    // range did not change is exact as it is.
+    const changes = await replay(deps, split, low, high, () => {});
+    if (changes === 0) return { rows, low, high, merged: 0, readAt };
+    if (attempt >= UNSTABLE_RETRIES) throw new ChunkNotStableError(split, attempt);
+    low = high;
+  }
+}
+
+async function merge(
+  deps: ChunkReadDeps,
+  split: SnapshotSplit,
+  identity: readonly string[],
+  rows: RowImage[],
+  low: LogPosition,
+  high: LogPosition,
+): Promise<{ rows: RowImage[]; merged: number }> {
   const byId = new Map<string, RowImage>();
   for (const r of rows) byId.set(rowId(r, identity), r);
   const merged = await replay(deps, split, low, high, (before, after) => {
     if (before && inChunk(split.keyKind, before[split.keyColumn], split.start, split.end)) byId.delete(rowId(before, identity));
     if (after && inChunk(split.keyKind, after[split.keyColumn], split.start, split.end)) byId.set(rowId(after, identity), after);
   });
-  return { rows: [...byId.values()], low, high, merged, readAt };
+  return { rows: [...byId.values()], merged };
 }
 
 export async function selectChunk(sql: SqlClient, split: SnapshotSplit): Promise<RowImage[]> {
@@ -80,8 +118,14 @@ async function replay(
         continue;
       }
       if (ev.type === 'rows' && ev.db === split.db && ev.table === split.table) {
-        for (const r of ev.rows) apply(r.before as RowImage | null, r.after as RowImage | null);
-        changes += ev.rows.length;
+        for (const r of ev.rows) {
+          const before = r.before as RowImage | null;
+          const after = r.after as RowImage | null;
+          const inRange = (image: RowImage | null) => image !== null && inChunk(split.keyKind, image[split.keyColumn], split.start, split.end);
+          if (!inRange(before) && !inRange(after)) continue;
+          apply(before, after);
+          changes++;
+        }
       }
     }
     return changes;
