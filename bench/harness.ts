@@ -185,3 +185,12 @@ export function writeResult(scenario: string, options: ScenarioOptions, result: 
   writeFileSync(join(RESULTS_DIR, `${scenario}.json`), text);
   return path;
 }
+
+/** A whole-number command-line flag of a scenario (`--records 1_000_000`), at least `min`. */
+export function intFlag(options: ScenarioOptions, name: string, fallback: number, min = 1): number {
+  const text = options.flags[name];
+  if (text === undefined) return fallback;
+  const n = Number(text.replace(/_/g, ''));
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be a whole number >= ${min}, got '${text}'`);
+  return n;
+}

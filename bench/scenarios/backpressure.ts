@@ -36,6 +36,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createJobMaster, type JobMaster } from '../../src/index.ts';
 import type { CheckpointStats } from '../../src/coordinator/checkpoint-stats.ts';
 import {
+  intFlag,
   BENCH_DIR,
   fmtMs,
   fmtNumber,
@@ -126,13 +127,6 @@ interface RunSample {
   readonly inProgressAtEnd: number;
 }
 
-function intFlag(options: ScenarioOptions, name: string, fallback: number): number {
-  const text = options.flags[name];
-  if (text === undefined) return fallback;
-  const n = Number(text.replace(/_/g, ''));
-  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number >= 0, got '${text}'`);
-  return n;
-}
 
 function numberFlag(options: ScenarioOptions, name: string, fallback: number): number {
   const text = options.flags[name];
@@ -320,16 +314,16 @@ export const backpressure: Scenario = {
     const { log, runs } = options;
     if (options.records !== undefined) log('--records is not used: runs are timed (--seconds)');
     const settings: Settings = {
-      parallelism: Math.max(1, intFlag(options, 'parallelism', DEFAULT_PARALLELISM)),
-      taskManagers: intFlag(options, 'task-managers', DEFAULT_TASK_MANAGERS),
-      intervalMs: intFlag(options, 'interval', DEFAULT_INTERVAL_MS),
+      parallelism: Math.max(1, intFlag(options, 'parallelism', DEFAULT_PARALLELISM, 0)),
+      taskManagers: intFlag(options, 'task-managers', DEFAULT_TASK_MANAGERS, 0),
+      intervalMs: intFlag(options, 'interval', DEFAULT_INTERVAL_MS, 0),
       seconds: numberFlag(options, 'seconds', DEFAULT_SECONDS),
       warmupSeconds: options.flags['warmup-seconds'] === '0' ? 0 : numberFlag(options, 'warmup-seconds', DEFAULT_WARMUP_SECONDS),
-      keys: Math.max(1, intFlag(options, 'keys', DEFAULT_KEYS)),
-      payload: intFlag(options, 'payload', DEFAULT_PAYLOAD),
-      sinkWaitMs: intFlag(options, 'sink-wait-ms', DEFAULT_SINK_WAIT_MS),
-      bufferRecords: options.flags['buffer-records'] !== undefined ? intFlag(options, 'buffer-records', 512) : undefined,
-      credits: options.flags.credits !== undefined ? intFlag(options, 'credits', 16) : undefined,
+      keys: Math.max(1, intFlag(options, 'keys', DEFAULT_KEYS, 0)),
+      payload: intFlag(options, 'payload', DEFAULT_PAYLOAD, 0),
+      sinkWaitMs: intFlag(options, 'sink-wait-ms', DEFAULT_SINK_WAIT_MS, 0),
+      bufferRecords: options.flags['buffer-records'] !== undefined ? intFlag(options, 'buffer-records', 512, 0) : undefined,
+      credits: options.flags.credits !== undefined ? intFlag(options, 'credits', 16, 0) : undefined,
       checkpointParent: options.flags['checkpoint-dir'] ?? tmpdir(),
     };
     const only = options.flags.only;

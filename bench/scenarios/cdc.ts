@@ -41,6 +41,7 @@ import type { JobMaster } from '../../src/coordinator/job-master.ts';
 import { startMariaDb, type MariaDbServer } from '../../test/fixtures/mariadb-server.ts';
 import { connect, createOrders, type Sql } from '../../test/fixtures/cdc-workload.ts';
 import {
+  intFlag,
   BENCH_DIR,
   cpuMs,
   fmtMs,
@@ -117,13 +118,6 @@ interface Bench {
   readonly p1ChangesAt: Map<number, { file: string; pos: number }>;
 }
 
-function intFlag(options: ScenarioOptions, name: string, fallback: number): number {
-  const text = options.flags[name];
-  if (text === undefined) return fallback;
-  const n = Number(text.replace(/_/g, ''));
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number >= 1, got '${text}'`);
-  return n;
-}
 
 /** CPU time (user + system) of a process by pid, in milliseconds (Linux /proc). */
 function processCpuMs(pid: number): number {

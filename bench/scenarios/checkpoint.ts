@@ -28,6 +28,7 @@ import { join } from 'node:path';
 import { createJobMaster, type JobMaster, type JobResult } from '../../src/index.ts';
 import type { CheckpointStats } from '../../src/coordinator/checkpoint-stats.ts';
 import {
+  intFlag,
   cpuMs,
   fmtMs,
   fmtNumber,
@@ -61,13 +62,6 @@ const MARK_EVERY = 65_536;
 
 // ---- common ----
 
-function intFlag(options: ScenarioOptions, name: string, fallback: number): number {
-  const text = options.flags[name];
-  if (text === undefined) return fallback;
-  const n = Number(text.replace(/_/g, ''));
-  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number >= 0, got '${text}'`);
-  return n;
-}
 
 function numberFlag(options: ScenarioOptions, name: string, fallback: number): number {
   const text = options.flags[name];

@@ -34,20 +34,15 @@ import { verifyCheckpointFiles } from '../../src/coordinator/verify-checkpoint.t
 import type { OperatorRestoreState } from '../../src/network/control-messages.ts';
 import { HeapKeyedStateBackend } from '../../src/state/heap-keyed-state-backend.ts';
 import { keyGroupRangeForSubtask } from '../../src/state/key-group.ts';
-import { fmtMs, fmtNumber, fmtRatio, median, settle, summarize, type Scenario, type ScenarioOptions, type ScenarioResult, type Table } from '../harness.ts';
+import {
+  intFlag, fmtMs, fmtNumber, fmtRatio, median, settle, summarize, type Scenario, type ScenarioOptions, type ScenarioResult, type Table
+} from '../harness.ts';
 import { keyedSumJob, Probe, type KeyedRecord } from '../jobs/keyed-state-bench.ts';
 
 const DEFAULT_KEYS = 1_000_000;
 const GOAL_RATIO = 1.5;
 const TIMEOUT_MS = 120_000;
 
-function intFlag(options: ScenarioOptions, name: string, fallback: number): number {
-  const text = options.flags[name];
-  if (text === undefined) return fallback;
-  const n = Number(text.replace(/_/g, ''));
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number >= 1, got '${text}'`);
-  return n;
-}
 
 async function waitFor(what: string, ready: () => boolean, failed: () => Error | undefined, everyMs = 2): Promise<void> {
   const deadline = performance.now() + TIMEOUT_MS;

@@ -40,7 +40,9 @@ import { Packr, Unpackr } from 'msgpackr';
 import { createJobMaster, defineJob, type InputStatus, type JobDefinition, type Sink, type Source, type SourceOutput, type SourceReader } from '../../src/index.ts';
 import { fileTaskStateStorage } from '../../src/checkpoint/file-task-state-storage.ts';
 import { readMetadata } from '../../src/checkpoint/checkpoint-metadata.ts';
-import { fmtMs, fmtNumber, fmtRatio, max, median, settle, summarize, type Scenario, type ScenarioOptions, type ScenarioResult, type Table } from '../harness.ts';
+import {
+  intFlag, fmtMs, fmtNumber, fmtRatio, max, median, settle, summarize, type Scenario, type ScenarioOptions, type ScenarioResult, type Table
+} from '../harness.ts';
 
 const DEFAULT_KEYS = 1_000_000;
 const GOAL_RATIO = 2;
@@ -109,13 +111,6 @@ function job(keys: number, sink: CountingSink): JobDefinition {
 
 // ---- helpers ----
 
-function intFlag(options: ScenarioOptions, name: string, fallback: number): number {
-  const text = options.flags[name];
-  if (text === undefined) return fallback;
-  const n = Number(text.replace(/_/g, ''));
-  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number >= 0, got '${text}'`);
-  return n;
-}
 
 async function waitFor(what: string, ready: () => boolean, everyMs = 2): Promise<void> {
   const deadline = performance.now() + TIMEOUT_MS;

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { executeJob } from '../../src/index.ts';
 import { WordGenerator } from '../../src/connectors/datagen/index.ts';
 import {
+  intFlag,
   BENCH_DIR,
   cpuMs,
   fmtMs,
@@ -148,13 +149,6 @@ const BREAKDOWN: ReadonlyArray<{ variant: Variant; stage: string }> = [
   { variant: P1, stage: "+ sum('count') instead of the literal reduce: the field aggregator copies each record with {...acc}" },
 ];
 
-function intFlag(options: ScenarioOptions, name: string, fallback: number): number {
-  const text = options.flags[name];
-  if (text === undefined) return fallback;
-  const n = Number(text.replace(/_/g, ''));
-  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number >= 0, got '${text}'`);
-  return n;
-}
 
 /** One measured execution of one variant. */
 async function measure(variant: Variant, run: number, records: number, seed: number): Promise<Sample> {
