@@ -552,7 +552,7 @@ export class Task {
   fail(error: unknown): void {
     if (this.#isTerminal()) return;
     this.#status = 'failed';
-    this.#setup.log.error(`failed: ${error instanceof Error ? error.message : String(error)}`, { error: error instanceof Error ? error.name : 'Error' });
+    this.#setup.log.warn(`failed: ${error instanceof Error ? error.message : String(error)}`, { error: error instanceof Error ? error.name : 'Error' });
     this.#report({
       type: 'task-status',
       status: 'failed',

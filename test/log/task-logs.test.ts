@@ -43,7 +43,8 @@ describe('task log lines', () => {
       }
       const failed = fromTasks.find((l) => String(l['msg']).startsWith('failed: injected failure'));
       assert.ok(failed, 'the failing subtask logged its failure');
-      assert.equal(failed['level'], 'error');
+      // A subtask failure the job restarts from is a warning; the job's own failure is an error.
+      assert.equal(failed['level'], 'warn');
       assert.match(String(failed['vertex']), /Sum/);
       // The restart restores a checkpoint if one completed before the failure (at 10k records/s, ~150 ms in).
       const restored = fromTasks.filter((l) => String(l['msg']).startsWith('restored the state of checkpoint'));

@@ -45,8 +45,11 @@ export class BinlogFollower {
       const ev = this.#client.next();
       this.caughtUp = ev === undefined;
       if (!ev) return 'nothing';
-      if (ev.type === 'commit') {
-        this.#commit({ file: ev.file, pos: ev.nextPos, ...(ev.gtid !== undefined ? { gtid: ev.gtid } : {}) });
+      // A DDL statement is its own transaction (when no row event of an open one came before it): a
+      // restore must not go back before it, where rows have the old shape but would be decoded
+      // with the table's schema as it is now.
+      if (ev.type === 'commit' || (ev.type === 'ddl' && this.#txn === undefined)) {
+        this.#commit({ file: ev.file, pos: ev.nextPos, ...(ev.type === 'commit' && ev.gtid !== undefined ? { gtid: ev.gtid } : {}) });
         continue;
       }
       if (ev.type !== 'rows') continue;

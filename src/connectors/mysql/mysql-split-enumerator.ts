@@ -78,6 +78,7 @@ export class MySqlSplitEnumerator implements SplitEnumerator<CdcSplit, MySqlEnum
     await this.#deps.checkServer(sql);
     // Restored after the snapshot finished: the checkpoint holds every snapshot row, nothing is in flight.
     if (this.#state?.phase === 'snapshot-finished') this.#state = { ...this.#state, phase: 'binlog' };
+    if (this.#state?.binlogAssigned) this.#releaseConnection();
     if (this.#state) return;
     const startup = this.#o.startup;
     const base = { version: 1 as const, gateCheckpoint: null, assigned: {}, finished: [], binlogAssigned: false, snapshotStartedAt: Date.now(), rowsRead: 0, chunksFinished: 0 };
@@ -201,6 +202,14 @@ export class MySqlSplitEnumerator implements SplitEnumerator<CdcSplit, MySqlEnum
     this.#state = { ...s, binlogAssigned: true, finished: [], assigned: {} };
     this.#waiting.clear();
     this.#ctx.assignSplits(subtask, [split]);
+    this.#releaseConnection();
+  }
+
+  /** Nothing more to query once the binlog split is out (an idle connection would only time out). */
+  #releaseConnection(): void {
+    const sql = this.#sql;
+    this.#sql = undefined;
+    void sql?.close();
   }
 
   #startupBinlogSplit(s: MySqlEnumeratorState): BinlogSplit {

@@ -40,6 +40,9 @@ export async function connectSql(o: MySqlConnectionOptions, typeCast: TypeCast, 
   } catch (e) {
     throw new MySqlConnectError(o, e);
   }
+  // A connection the server closes while idle (wait_timeout) emits 'error'; unhandled, that would
+  // end the thread. The next query on it fails instead, with that error.
+  conn.on('error', () => {});
   return {
     async query<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
       // mysql2 writes a bigint as an unquoted literal, so 64-bit keys compare exactly.
