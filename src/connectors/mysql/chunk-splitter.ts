@@ -64,7 +64,8 @@ export async function planTable(sql: SqlClient, db: string, table: string, o: Sp
   return { db, table, keyColumn, keyKind, approxRows, min, max, step: evenStep(keyKind, min, max, approxRows, o), nextStart: null, nextIndex: 0, done: false };
 }
 
-async function primaryKey(sql: SqlClient, db: string, table: string): Promise<string[]> {
+/** The primary key's columns in key order; empty for a table without one. */
+export async function primaryKey(sql: SqlClient, db: string, table: string): Promise<string[]> {
   const rows = await sql.query<{ COLUMN_NAME: string }>(
     `SELECT COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE
       WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND CONSTRAINT_NAME = 'PRIMARY' ORDER BY ORDINAL_POSITION`,

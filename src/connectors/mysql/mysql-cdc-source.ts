@@ -8,6 +8,7 @@ import { resolveCdcOptions, serverIdFor, tableMatches, type MySqlCdcOptions, typ
 import { MySqlSourceReader } from './mysql-source-reader.ts';
 import { MySqlSplitEnumerator, type MySqlEnumeratorState } from './mysql-split-enumerator.ts';
 import { checkBinlogSettings } from './server-check.ts';
+import { primaryKey } from './chunk-splitter.ts';
 import type { ChunkReadDeps } from './snapshot-chunk-reader.ts';
 import { connectSql, type SqlClient } from './sql-client.ts';
 import { TableSchemaCache } from './table-schema.ts';
@@ -76,7 +77,7 @@ export class MySqlCdcSource implements Source<ChangeRecord, CdcSplit, MySqlEnume
           identity: (split: SnapshotSplit) => {
             const key = `${split.db}.${split.table}`;
             let id = identities.get(key);
-            if (!id) identities.set(key, (id = primaryKey(sql!, split)));
+            if (!id) identities.set(key, (id = primaryKey(sql!, split.db, split.table)));
             return id;
           },
           close: () => sql!.close(),
@@ -86,15 +87,6 @@ export class MySqlCdcSource implements Source<ChangeRecord, CdcSplit, MySqlEnume
       openBinlog: (split) => openBinlog(sql!, split.start, (db, table) => db === o.database && tableMatches(o, table)),
     });
   }
-}
-
-async function primaryKey(sql: SqlClient, split: SnapshotSplit): Promise<string[]> {
-  const rows = await sql.query<{ COLUMN_NAME: string }>(
-    `SELECT COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE
-      WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND CONSTRAINT_NAME = 'PRIMARY' ORDER BY ORDINAL_POSITION`,
-    [split.db, split.table],
-  );
-  return rows.map((r) => r.COLUMN_NAME);
 }
 
 /** The oldest binlog file the server still has, from its start. */
