@@ -670,7 +670,9 @@ export class JobMaster {
       this.#restoredCoordinators = Object.fromEntries([...this.#sourceCoordinators.values()].map((c) => [c.uid, c.snapshotState(-1)]));
     }
     void this.#closeSourceCoordinators();
-    const decision = this.#restart.onFailure(Date.now());
+    const decision = cause.unrecoverable
+      ? { restart: false as const, delayMs: 0, reason: 'the error says the job cannot run as defined, so it is not restarted' }
+      : this.#restart.onFailure(Date.now());
     this.exceptions.push({ timestamp: Date.now(), attempt, error: cause, restarted: decision.restart });
     if (!decision.restart) {
       this.#log.error(`job failed: ${cause.message}`, { reason: decision.reason });

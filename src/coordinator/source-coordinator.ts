@@ -18,11 +18,14 @@ export interface SourceCoordinatorDeps {
 export class SplitEnumeratorError extends Error {
   readonly vertex: string;
   readonly uid: string;
+  /** As its cause: an enumerator that cannot start as configured fails the job without restarts. */
+  readonly unrecoverable: boolean;
   constructor(vertex: string, uid: string, what: string, cause: unknown) {
     super(`split enumerator of source '${vertex}' (uid ${uid}) failed while ${what}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.name = 'SplitEnumeratorError';
     this.vertex = vertex;
     this.uid = uid;
+    this.unrecoverable = (cause as { unrecoverable?: unknown } | undefined)?.unrecoverable === true;
   }
 }
 

@@ -15,6 +15,8 @@ export interface SerializedError {
   readonly subtask?: number;
   readonly operator?: string;
   readonly uid?: string;
+  /** The error says the job cannot run as defined (Flink's SuppressRestartsException): no restart. */
+  readonly unrecoverable?: boolean;
 }
 
 export type TaskStatus = 'initializing' | 'running' | 'end-of-data' | 'finished' | 'failed' | 'canceled';
@@ -213,6 +215,7 @@ function pick(e: Partial<SerializedError>): Partial<SerializedError> {
   if (typeof e.subtask === 'number') out.subtask = e.subtask;
   if (typeof e.operator === 'string') out.operator = e.operator;
   if (typeof e.uid === 'string') out.uid = e.uid;
+  if (e.unrecoverable === true) out.unrecoverable = true;
   return out;
 }
 

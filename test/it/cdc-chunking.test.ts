@@ -103,6 +103,22 @@ describe('chunking tables', () => {
     await assert.rejects(planTable(client, 'test', 'floats', OPTIONS), (e: Error) => e instanceof UnsupportedChunkKeyError && /'f' \(double\)/.test(e.message));
   });
 
+  test('a job over a table that cannot be cut fails at once, naming the table and column, without restarts', async () => {
+    const source = new MySqlCdcSource({ ...server.connectionOptions(), database: 'test', tables: ['ci'], serverId: '5810-5811' });
+    const job = await createJobMaster({
+      job: defineJob((env) => {
+        env.enableCheckpointing(100);
+        env.fromSource(source, { uid: 'cdc' }).sinkTo({ createWriter: () => ({ write: () => {} }) }, { uid: 'sink' });
+      }),
+      config: { 'execution.checkpointing.dir': join(root, 'unsplittable'), 'restart-strategy.type': 'fixed-delay', 'restart-strategy.fixed-delay.attempts': 5 },
+      log: createLogger({ level: 'error', write: () => {} }),
+    });
+    const result = await job.run();
+    assert.equal(result.status, 'FAILED');
+    assert.equal(result.restarts, 0);
+    assert.match(result.error?.message ?? '', /cannot run as defined.*table test\.ci: cannot split it into chunks by column 'name'/s);
+  });
+
   test('interval-during-backlog 0: no checkpoint while the snapshot runs, checkpoints again after it', async () => {
     await createOrders(sql, 'backlog', 60_000);
     const records: ChangeRecord[] = [];

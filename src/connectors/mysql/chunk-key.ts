@@ -9,6 +9,8 @@ export type ChunkKeyKind = 'integer' | 'decimal' | 'temporal' | 'binary-string';
 export type ChunkBound = number | bigint | string | null;
 
 export class UnsupportedChunkKeyError extends Error {
+  /** A table's definition, not a passing condition: restarting cannot help. */
+  readonly unrecoverable = true;
   readonly table: string;
   readonly column: string;
   readonly columnType: string;

@@ -28,6 +28,8 @@ export interface SplitterOptions {
 
 /** A table the source cannot snapshot as configured, named. */
 export class TableNotSplittableError extends Error {
+  /** A table's definition, not a passing condition: restarting cannot help. */
+  readonly unrecoverable = true;
   readonly table: string;
   constructor(table: string, why: string) {
     super(`table ${table}: ${why}`);
