@@ -111,4 +111,42 @@ describe('the binlog phase, record for record', () => {
       );
     }
   });
+
+  test('the binlog connection dropped by the server mid-stream: the job restarts and commits exactly what a clean run does', async () => {
+    const from = await position();
+    const dir = join(root, 'dropped');
+    const output = join(dir, 'output');
+    const events = new JobEvents();
+    const job = await createJobMaster({
+      job: JOB,
+      args: ['--port', String(server.port), '--password', server.password, '--output', output, '--startup', `${from.file}:${from.pos}`, '--tables', 'history,markers', '--checkpoint-interval', '60'],
+      config: {
+        'parallelism.default': 2,
+        'execution.checkpointing.dir': join(dir, 'checkpoints'),
+        'restart-strategy.type': 'fixed-delay',
+        'restart-strategy.fixed-delay.attempts': 5,
+        'restart-strategy.fixed-delay.delay': '50 ms',
+      },
+      listener: events.listener,
+      log: createLogger({ level: 'error', write: () => {} }),
+    });
+    const running = job.run();
+    await runWorkload(sql, 'history', { seed: 123, operations: 800, maxKey: 3000 });
+    // What a network failure or a server restart does to a replica: its dump thread goes away.
+    const [dumps] = (await sql.query("SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'")) as unknown as [Array<{ ID: number }>];
+    assert.ok(dumps.length > 0, 'the job reads the binlog');
+    for (const d of dumps) await sql.query(`KILL ${d.ID}`);
+    await runWorkload(sql, 'history', { seed: 124, operations: 800, maxKey: 3000 });
+    await sql.query('INSERT INTO markers VALUES (3)');
+    const hasMarker = () => parseChangeLines(readCommittedLines(output)).some((l) => l.source.table === 'markers' && l.after?.['id'] === 3);
+    await new Promise<void>((resolve, reject) => {
+      events.onCompleted = () => hasMarker() && resolve();
+      void job.result().then((r) => reject(new Error(`job ended: ${r.status} ${r.error?.message}`)));
+    });
+    await job.cancel();
+    await running;
+    assert.ok(job.restarts >= 1, `the dropped connection failed the reader: ${events.describe()}`);
+    const clean = await run(`${from.file}:${from.pos}`, 3);
+    assert.deepEqual(readCommittedLines(output), clean.lines);
+  });
 });
