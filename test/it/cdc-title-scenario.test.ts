@@ -54,21 +54,26 @@ describe('the title scenario: a snapshot longer than the checkpoint timeout', ()
     removeDir(root);
   });
 
-  test('one query reads the table in longer than the checkpoint timeout', () => {
+  test('one query reads the table in longer than the checkpoint timeout', (t) => {
+    t.diagnostic(`one SELECT * of ${ROWS.toLocaleString('en-US')} rows took ${Math.round(oneQueryMs)} ms; the checkpoint timeout is ${TIMEOUT_MS} ms`);
     assert.ok(oneQueryMs > TIMEOUT_MS, `one SELECT * took ${Math.round(oneQueryMs)} ms, the timeout is ${TIMEOUT_MS} ms`);
   });
 
-  test('the chunked snapshot: every checkpoint completes, no restart, the snapshot finishes', async () => {
+  test('the chunked snapshot: every checkpoint completes, no restart, the snapshot finishes', async (t) => {
     const events = new JobEvents();
     const job = await createJobMaster({ job: JOB, args: args(), config: config('incremental'), listener: events.listener, log: createLogger({ level: 'error' }) });
     const running = job.run();
     const duringSnapshot: number[] = [];
+    let finalFigures: Record<string, number> = {};
     await new Promise<void>((resolve, reject) => {
       events.onCompleted = (c) => {
         const m = Object.values(job.sourceCoordinatorMetrics())[0] ?? {};
         if (m['snapshot_done'] !== 1) duringSnapshot.push(c.id);
         // Done, and one more checkpoint after the binlog phase began.
-        else if (m['snapshot_rows_read'] === ROWS && duringSnapshot.length > 0) resolve();
+        else if (m['snapshot_rows_read'] === ROWS && duringSnapshot.length > 0) {
+          finalFigures = m;
+          resolve();
+        }
       };
       void job.result().then((r) => reject(new Error(`job ended: ${r.status} ${r.error?.message}`)));
     });
@@ -77,9 +82,11 @@ describe('the title scenario: a snapshot longer than the checkpoint timeout', ()
     assert.deepEqual(events.failed, [], 'no checkpoint failed');
     assert.equal(job.restarts, 0);
     assert.ok(duringSnapshot.length >= 3, `checkpoints completed while the snapshot ran: ${duringSnapshot.join(', ')}`);
+    const m = finalFigures;
+    t.diagnostic(`${duringSnapshot.length} checkpoints completed during the snapshot (${m['snapshot_chunks_finished']} chunks, ${m['snapshot_rows_read']} rows), ${events.completed.length} in all, 0 failed, 0 restarts`);
   });
 
-  test('one blocking read: the checkpoint expires, the reason names the subtask and its read, the job fails over', async () => {
+  test('one blocking read: the checkpoint expires, the reason names the subtask and its read, the job fails over', async (t) => {
     const events = new JobEvents();
     const job = await createJobMaster({
       job: JOB,
@@ -100,6 +107,8 @@ describe('the title scenario: a snapshot longer than the checkpoint timeout', ()
     assert.match(failure.reason, /^checkpoint 1 expired after 2\.00 s/);
     assert.match(failure.reason, /'Source: legacy[^']*' subtask 1\/1: reading table test\.big in one query \(for \d+ s/);
     const hint = checkpointHint(failure.reason) ?? '';
+    t.diagnostic(`reason: ${failure.reason}`);
+    t.diagnostic(`hint: ${hint}`);
     assert.match(hint, /source subtask 0 of 'Source: legacy[^']*' spent \d+ s inside one read of table test\.big/);
     assert.match(hint, /smaller chunk size/);
   });
