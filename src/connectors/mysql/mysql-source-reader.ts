@@ -75,7 +75,6 @@ export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
 
   handleSourceEvent(event: unknown): void {
     const e = event as CdcSourceEvent;
-    // The enumerator tells the coordinator about the backlog (it knows when the snapshot ends).
     if (e.kind === 'chunks-acknowledged') for (const id of e.ids) this.#unacked.delete(id);
   }
 
