@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { createJobMaster, createLogger } from '../../src/index.ts';
+import type { JobMaster } from '../../src/coordinator/job-master.ts';
 import type { FaultInjectionOptions } from '../../src/coordinator/fault-injector.ts';
 import { startMariaDb, type MariaDbServer } from '../fixtures/mariadb-server.ts';
 import { connect, createOrders, runWorkload, type Sql } from '../fixtures/cdc-workload.ts';
@@ -28,14 +29,21 @@ describe('the binlog phase, record for record', () => {
     return { file: status.File, pos: Number(status.Position), gtid: g.gtid };
   }
 
-  /** Runs the job from `startup` until the marker row of `marker` is committed; returns the committed change lines. */
-  async function run(startup: string, marker: number, faults?: FaultInjectionOptions): Promise<{ lines: string[]; restarts: number }> {
+  interface Started {
+    readonly job: JobMaster;
+    readonly events: JobEvents;
+    readonly output: string;
+    readonly running: Promise<unknown>;
+  }
+
+  /** Starts the job from `startup` over `tables`; `finish` waits for a marker row and cancels it. */
+  async function startJob(startup: string, o: { faults?: FaultInjectionOptions; tables?: string; quiet?: boolean } = {}): Promise<Started> {
     const dir = join(root, `run-${++runs}`);
     const output = join(dir, 'output');
     const events = new JobEvents();
     const job = await createJobMaster({
       job: JOB,
-      args: ['--port', String(server.port), '--password', server.password, '--output', output, '--startup', startup, '--tables', 'history,markers', '--checkpoint-interval', '60'],
+      args: ['--port', String(server.port), '--password', server.password, '--output', output, '--startup', startup, '--tables', o.tables ?? 'history,markers', '--checkpoint-interval', '60'],
       config: {
         'parallelism.default': 2,
         'execution.checkpointing.dir': join(dir, 'checkpoints'),
@@ -43,19 +51,33 @@ describe('the binlog phase, record for record', () => {
         'restart-strategy.fixed-delay.attempts': 20,
         'restart-strategy.fixed-delay.delay': '20 ms',
       },
-      ...(faults ? { faults } : {}),
+      ...(o.faults ? { faults: o.faults } : {}),
       listener: events.listener,
-      log: createLogger({ level: 'error' }),
+      log: createLogger({ level: 'error', ...(o.quiet ? { write: () => {} } : {}) }),
     });
-    const running = job.run();
-    const hasMarker = () => parseChangeLines(readCommittedLines(output)).some((l) => l.source.table === 'markers' && l.after?.['id'] === marker);
-    await new Promise<void>((resolve, reject) => {
-      events.onCompleted = () => hasMarker() && resolve();
-      void job.result().then((r) => reject(new Error(`job ended: ${r.status} ${r.error?.message}`)));
+    return { job, events, output, running: job.run() };
+  }
+
+  /** Resolves once the marker row `marker` is committed (looked for after each completed checkpoint). */
+  function committed(s: Started, marker: number): Promise<void> {
+    const hasMarker = () => parseChangeLines(readCommittedLines(s.output)).some((l) => l.source.table === 'markers' && l.after?.['id'] === marker);
+    return new Promise<void>((resolve, reject) => {
+      s.events.onCompleted = () => hasMarker() && resolve();
+      void s.job.result().then((r) => reject(new Error(`job ended: ${r.status} ${r.error?.message}`)));
     });
-    await job.cancel();
-    await running;
-    return { lines: readCommittedLines(output), restarts: job.restarts };
+  }
+
+  /** Waits until the marker row `marker` is committed, then cancels the job; the committed lines. */
+  async function finish(s: Started, marker: number): Promise<{ lines: string[]; restarts: number }> {
+    await committed(s, marker);
+    await s.job.cancel();
+    await s.running;
+    return { lines: readCommittedLines(s.output), restarts: s.job.restarts };
+  }
+
+  /** Runs the job from `startup` until the marker row `marker` is committed; returns the committed change lines. */
+  async function run(startup: string, marker: number, faults?: FaultInjectionOptions): Promise<{ lines: string[]; restarts: number }> {
+    return finish(await startJob(startup, faults ? { faults } : {}), marker);
   }
 
   before(async () => {
@@ -114,23 +136,7 @@ describe('the binlog phase, record for record', () => {
 
   test('the binlog connection dropped by the server mid-stream: the job restarts and commits exactly what a clean run does', async () => {
     const from = await position();
-    const dir = join(root, 'dropped');
-    const output = join(dir, 'output');
-    const events = new JobEvents();
-    const job = await createJobMaster({
-      job: JOB,
-      args: ['--port', String(server.port), '--password', server.password, '--output', output, '--startup', `${from.file}:${from.pos}`, '--tables', 'history,markers', '--checkpoint-interval', '60'],
-      config: {
-        'parallelism.default': 2,
-        'execution.checkpointing.dir': join(dir, 'checkpoints'),
-        'restart-strategy.type': 'fixed-delay',
-        'restart-strategy.fixed-delay.attempts': 5,
-        'restart-strategy.fixed-delay.delay': '50 ms',
-      },
-      listener: events.listener,
-      log: createLogger({ level: 'error', write: () => {} }),
-    });
-    const running = job.run();
+    const started = await startJob(`${from.file}:${from.pos}`, { quiet: true });
     await runWorkload(sql, 'history', { seed: 123, operations: 800, maxKey: 3000 });
     // What a network failure or a server restart does to a replica: its dump thread goes away.
     const [dumps] = (await sql.query("SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'")) as unknown as [Array<{ ID: number }>];
@@ -138,15 +144,34 @@ describe('the binlog phase, record for record', () => {
     for (const d of dumps) await sql.query(`KILL ${d.ID}`);
     await runWorkload(sql, 'history', { seed: 124, operations: 800, maxKey: 3000 });
     await sql.query('INSERT INTO markers VALUES (3)');
-    const hasMarker = () => parseChangeLines(readCommittedLines(output)).some((l) => l.source.table === 'markers' && l.after?.['id'] === 3);
-    await new Promise<void>((resolve, reject) => {
-      events.onCompleted = () => hasMarker() && resolve();
-      void job.result().then((r) => reject(new Error(`job ended: ${r.status} ${r.error?.message}`)));
-    });
-    await job.cancel();
-    await running;
-    assert.ok(job.restarts >= 1, `the dropped connection failed the reader: ${events.describe()}`);
+    const dropped = await finish(started, 3);
+    assert.ok(dropped.restarts >= 1, `the dropped connection failed the reader: ${started.events.describe()}`);
     const clean = await run(`${from.file}:${from.pos}`, 3);
-    assert.deepEqual(readCommittedLines(output), clean.lines);
+    assert.deepEqual(dropped.lines, clean.lines);
+  });
+
+  // The binlog is decoded with the table's schema as it is now (there is no schema history): a job
+  // that has read up to an ALTER follows it; one behind it fails with BinlogSchemaError (README).
+  test('a column added while the job follows the binlog: the changes after it carry the column', async () => {
+    await sql.query('CREATE TABLE altered (id INT PRIMARY KEY, v VARCHAR(10))');
+    const now = await position();
+    const started = await startJob(`${now.file}:${now.pos}`, { tables: 'altered,markers' });
+    await sql.query("INSERT INTO altered VALUES (1, 'before')");
+    await sql.query('INSERT INTO markers VALUES (40)');
+    await committed(started, 40);
+    await sql.query('ALTER TABLE altered ADD COLUMN n DECIMAL(6,2) NOT NULL DEFAULT 1.50');
+    await sql.query("INSERT INTO altered VALUES (2, 'after', 2.25)");
+    await sql.query("UPDATE altered SET v = 'changed' WHERE id = 1");
+    await sql.query('INSERT INTO markers VALUES (4)');
+    const { lines } = await finish(started, 4);
+    const changes = parseChangeLines(lines)
+      .filter((c) => c.source.table === 'altered')
+      .sort((x, y) => x.source.pos - y.source.pos)
+      .map((c) => [c.op, c.before, c.after]);
+    assert.deepEqual(changes, [
+      ['c', null, { id: 1, v: 'before' }],
+      ['c', null, { id: 2, v: 'after', n: '2.25' }],
+      ['u', { id: 1, v: 'before', n: '1.50' }, { id: 1, v: 'changed', n: '1.50' }],
+    ]);
   });
 });
