@@ -84,7 +84,7 @@ launch() {
   # nohup: the server outlives this script and the terminal it was started from.
   nohup "$mariadbd" --no-defaults --datadir="$dir/data" --socket="$socket" --pid-file="$pidfile" \
     --log-error="$dir/error.log" --tmpdir="$dir" --port="$port" --bind-address=127.0.0.1 --skip-name-resolve \
-    --log-bin="$dir/binlog" --binlog-format=ROW --binlog-row-image=FULL --server-id=1 \
+    --log-bin="$dir/binlog" --binlog-format=ROW --binlog-row-image=FULL --binlog-row-metadata=FULL --server-id=1 \
     --character-set-server=utf8mb4 --collation-server=utf8mb4_general_ci "${user_args[@]}" \
     >>"$dir/error.log" 2>&1 &
   local i

@@ -1,3 +1,4 @@
+import type { Logger } from '../log/logger.ts';
 import type { TaskInfo } from './functions.ts';
 
 /**
@@ -23,6 +24,8 @@ export interface EnumeratorContext<Split> extends SplitEnumeratorContext {
   readonly jobId: string;
   /** Whether the job takes periodic checkpoints (notifyCheckpointComplete will come). */
   readonly checkpointing: boolean;
+  /** Lines go to the job's log with the source's vertex. */
+  readonly log: Logger;
   /** Hands splits to a reader. Delivered in order with checkpoint triggers, so a split is either in the enumerator's snapshot or in the reader's, never in both or neither. */
   assignSplits(subtask: number, splits: Split[]): void;
   /** This reader will get no more splits; once its splits are finished it ends (bounded sources). */

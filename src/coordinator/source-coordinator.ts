@@ -52,6 +52,7 @@ export class SourceCoordinator {
       jobId: deps.jobId,
       parallelism: vertex.parallelism,
       checkpointing: deps.checkpointing,
+      log: deps.log.child({ vertex: vertex.name }),
       assignSplits: (subtask, splits) => this.#send(subtask, { type: 'source-splits', ...base, subtask, splits, noMoreSplits: false }),
       signalNoMoreSplits: (subtask) => this.#send(subtask, { type: 'source-splits', ...base, subtask, splits: [], noMoreSplits: true }),
       sendEventToReader: (subtask, event) => this.#send(subtask, { type: 'source-event', ...base, subtask, event }),

@@ -74,6 +74,7 @@ export class BinlogClient {
       schemas: o.schemas,
       include: o.include,
       checksum,
+      flavor: strategy.flavor,
     });
     this.#position = this.#decoder.position;
   }

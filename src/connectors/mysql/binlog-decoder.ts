@@ -4,11 +4,12 @@ import { BinlogDecodeError, BinlogError, BinlogSchemaError, type BinlogErrorSite
 import type { BinlogEvent, Row } from './binlog-event.ts';
 import { BinlogEventType as E, FL_STANDALONE, LOG_EVENT_ARTIFICIAL_F, STMT_END_F } from './binlog-event-type.ts';
 import type { BinlogPosition, BinlogStart } from './binlog-position.ts';
+import { tableSchemaFromTableMap } from './binlog-table-schema.ts';
 import { binlogTypeFits, binlogValueDecoder, type BinlogValueDecoder } from './column-codec.ts';
 import { columnTypeName } from './column-type-code.ts';
 import type { GtidTracker } from './gtid-strategy.ts';
 import { MySqlGtidSet } from './mysql-gtid-set.ts';
-import { parseTableMap, type TableMap } from './table-map.ts';
+import { parseTableMap, type Flavor, type TableMap } from './table-map.ts';
 import type { TableSchema, TableSchemaCache } from './table-schema.ts';
 
 /** What one raw event amounts to for the reader. */
@@ -29,6 +30,8 @@ export interface BinlogDecoderOptions {
   readonly include?: ((db: string, table: string) => boolean) | undefined;
   /** Whether events carry a CRC32 trailer before the FORMAT_DESCRIPTION says so (@@binlog_checksum). */
   readonly checksum: boolean;
+  /** The server's flavor: the optional TABLE_MAP metadata differs a little between them. */
+  readonly flavor: Flavor;
 }
 
 interface MappedTable {
@@ -287,7 +290,7 @@ export class BinlogDecoder {
   }
 
   #tableMap(h: Header, r: BinaryReader): DecodeOutcome {
-    const map = parseTableMap(r, this.#postHeaderLength(E.TABLE_MAP, 8) === 6 ? 4 : 6);
+    const map = parseTableMap(r, this.#postHeaderLength(E.TABLE_MAP, 8) === 6 ? 4 : 6, this.#o.flavor);
     if (this.#o.include && !this.#o.include(map.db, map.table)) {
       this.#tables.set(map.tableId, EXCLUDED);
       return this.#skipped(h);
@@ -302,7 +305,14 @@ export class BinlogDecoder {
         this.#refreshed.add(key);
         return { kind: 'schema', db: map.db, table: map.table, refresh: true };
       }
-      throw new BinlogSchemaError(this.site, map.db, map.table, `${problem}; the binlog was written for another version of the table (an ALTER TABLE between this event and now?)`);
+      // Written before an ALTER TABLE: the event's own metadata, where the server writes it, still fits.
+      const own = tableSchemaFromTableMap(map, this.#o.flavor, (id) => this.#o.schemas.collationCharset(id));
+      if (own && mismatch(own, map) === undefined) {
+        this.#tables.set(map.tableId, this.#mapped(map, own));
+        return this.#skipped(h);
+      }
+      const hint = map.optional?.names ? '' : '; with binlog_row_metadata=FULL on the server (MariaDB 10.5+, MySQL 8) the binlog describes its own columns and such events stay readable';
+      throw new BinlogSchemaError(this.site, map.db, map.table, `${problem}; the binlog was written for another version of the table (an ALTER TABLE between this event and now?)${hint}`);
     }
     this.#refreshed.delete(key);
     this.#tables.set(map.tableId, this.#mapped(map, schema));

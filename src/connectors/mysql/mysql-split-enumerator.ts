@@ -76,6 +76,7 @@ export class MySqlSplitEnumerator implements SplitEnumerator<CdcSplit, MySqlEnum
     const sql = await this.#deps.connect();
     this.#sql = sql;
     await this.#deps.checkServer(sql);
+    await this.#warnWithoutRowMetadata(sql);
     // Restored after the snapshot finished: the checkpoint holds every snapshot row, nothing is in flight.
     if (this.#state?.phase === 'snapshot-finished') this.#state = { ...this.#state, phase: 'binlog' };
     if (this.#state?.binlogAssigned) this.#releaseConnection();
@@ -105,6 +106,18 @@ export class MySqlSplitEnumerator implements SplitEnumerator<CdcSplit, MySqlEnum
       fromTimestamp: startup.mode === 'timestamp' ? startup.timestampMs : null,
       snapshotFinishedAt: Date.now(),
     };
+  }
+
+  /** Without it, binlog events are decoded with the tables' schemas as they are now. */
+  async #warnWithoutRowMetadata(sql: SqlClient): Promise<void> {
+    const value = await sql
+      .query<{ v: string }>('SELECT @@global.binlog_row_metadata AS v')
+      .then((rows) => String(rows[0]?.v ?? ''))
+      .catch(() => 'unavailable (the server is older than MariaDB 10.5 / MySQL 8.0.1)');
+    if (value.toUpperCase() === 'FULL') return;
+    this.#ctx.log.warn(
+      `the server's binlog_row_metadata is ${value || 'unknown'}: binlog events are decoded with each table's schema as it is now, so a reader behind an ALTER TABLE (catching up, or restored from a checkpoint taken before it) fails; SET GLOBAL binlog_row_metadata = FULL (and in the server's configuration) makes the binlog describe its own columns`,
+    );
   }
 
   async #discoverTables(sql: SqlClient): Promise<string[]> {

@@ -55,6 +55,8 @@ export class TableSchemaCache {
   #runner: Promise<{ runner: QueryRunner; close(): Promise<void> }> | undefined;
   readonly #tables = new Map<string, TableSchema>();
   readonly #loading = new Map<string, Promise<TableSchema>>();
+  /** Collation id -> charset name, loaded with the first schema: TABLE_MAP metadata names collations by id. */
+  #collations: Map<number, string> | undefined;
 
   /** Either connection options (the cache opens its own connection) or a connection to use. */
   constructor(source: MySqlConnectionOptions | QueryRunner) {
@@ -100,8 +102,17 @@ export class TableSchemaCache {
     return p;
   }
 
+  /** The charset of a collation id (known once any schema was loaded). */
+  collationCharset(id: number): string | undefined {
+    return this.#collations?.get(id);
+  }
+
   async #query(db: string, table: string): Promise<TableSchema> {
     const { runner } = await this.#connection();
+    if (!this.#collations) {
+      const rows = await queryRecords(runner, 'SELECT ID AS id, CHARACTER_SET_NAME AS charset FROM information_schema.COLLATIONS WHERE ID IS NOT NULL');
+      this.#collations = new Map(rows.map((r) => [Number(num(r.id)), text(r.charset)!]));
+    }
     const cols = await queryRecords(runner, COLUMNS_SQL, [db, table]);
     if (cols.length === 0) throw new TableSchemaError(db, table, 'not found in information_schema.COLUMNS');
     const pk = await queryRecords(runner, PRIMARY_KEY_SQL, [db, table]);
