@@ -76,6 +76,8 @@ export async function inspectCommand(path: string, o: InspectOptions): Promise<n
           keyGroups: s.entries.size,
         })),
         operatorStates: Object.entries(op.operator).map(([name, e]) => ({ name, mode: e.mode, entries: e.values.length })),
+        // A source's split enumerator state, as its source stored it (e.g. a CDC snapshot's progress).
+        ...(m.coordinators?.[op.uid] !== undefined ? { enumerator: m.coordinators[op.uid] } : {}),
       };
     }),
   };
@@ -91,8 +93,20 @@ export async function inspectCommand(path: string, o: InspectOptions): Promise<n
     lines.push('', `operator '${op.name}'  uid ${op.uid}  parallelism ${op.parallelism}  maxParallelism ${op.maxParallelism}`);
     for (const s of op.keyedStates) lines.push(`  keyed state '${s.name}' (${s.kind}, ${s.serializer}): ${s.entries.toLocaleString('en-US')} entries in ${s.keyGroups} key groups`);
     for (const s of op.operatorStates) lines.push(`  operator state '${s.name}' (${s.mode}): ${s.entries} entries`);
+    if ('enumerator' in op) lines.push(`  split enumerator state: ${describeEnumerator(op.enumerator)}`);
     for (const s of op.subtasks) if (s.keyGroups) lines.push(`    subtask ${s.subtask}: key groups ${s.keyGroups}, ${s.entries.toLocaleString('en-US')} entries, ${s.bytes.toLocaleString('en-US')} bytes`);
   }
   process.stdout.write(lines.join('\n') + '\n');
   return 0;
+}
+
+/** One line for an enumerator's state: its phase and counts when it has them, else its size. */
+function describeEnumerator(state: unknown): string {
+  if (state === null || typeof state !== 'object') return String(state);
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(state)) {
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') parts.push(`${k} ${v}`);
+    else if (Array.isArray(v)) parts.push(`${k} [${v.length}]`);
+  }
+  return parts.join(', ');
 }
