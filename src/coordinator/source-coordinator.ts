@@ -92,8 +92,9 @@ export class SourceCoordinator {
     if (this.#closed) return;
     this.#closed = true;
     this.#d.setBacklog(false);
-    await this.#queue;
+    // The enumerator first: closing its connections ends a handler stuck in a query, so the queue drains.
     await this.#enumerator.close?.();
+    await this.#queue;
   }
 
   #send(subtask: number, message: ToTaskManager): void {
