@@ -5,7 +5,8 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createJobMaster, createLogger, type JobMaster, type JobResult } from '../../src/index.ts';
-import { startRestServer, type RestServer } from '../../src/rest/rest-server.ts';
+import type { RestServer } from '../../src/rest/rest-server.ts';
+import { startOnceClosableRest } from './dashboard-job.ts';
 import { startMariaDb, type MariaDbServer } from '../fixtures/mariadb-server.ts';
 import { connect, createOrders, type Sql } from '../fixtures/cdc-workload.ts';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
@@ -44,17 +45,7 @@ export async function startCdcDashboardJob(o: { rows: number; chunkSize: number;
       log,
     });
     const result = master.run();
-    const server = await startRestServer({ master, host: '127.0.0.1', port: o.port ?? 0, token: null, log });
-    let closed = false;
-    const rest: RestServer = {
-      url: server.url,
-      port: server.port,
-      close: async (graceMs) => {
-        if (closed) return;
-        closed = true;
-        await server.close(graceMs);
-      },
-    };
+    const rest = await startOnceClosableRest(master, o.port, log);
     const m = master;
     const s = sql;
     return {

@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { createJobMaster, createLogger, defineJob, type JobMaster, type JobResult, type Sink, type SinkWriter } from '../../src/index.ts';
 import { DataGen } from '../../src/connectors/datagen/index.ts';
 import { startRestServer, type RestServer } from '../../src/rest/rest-server.ts';
+import type { Logger } from '../../src/log/logger.ts';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
 
 /** A sink that takes everything, except while held: then its writers are not ready (like a hung external system). */
@@ -50,6 +51,21 @@ export class HoldableSink<T> implements Sink<T> {
   }
 }
 
+/** The job's REST server on loopback; closing it twice is harmless (tests close it in finally and in after). */
+export async function startOnceClosableRest(master: JobMaster, port: number | undefined, log: Logger): Promise<RestServer> {
+  const server = await startRestServer({ master, host: '127.0.0.1', port: port ?? 0, token: null, log });
+  let closed = false;
+  return {
+    url: server.url,
+    port: server.port,
+    close: async (graceMs) => {
+      if (closed) return;
+      closed = true;
+      await server.close(graceMs);
+    },
+  };
+}
+
 export interface DashboardJob {
   readonly master: JobMaster;
   readonly rest: RestServer;
@@ -88,17 +104,7 @@ export async function startDashboardJob(options: { port?: number; ratePerSecond?
     log,
   });
   const result = master.run();
-  const server = await startRestServer({ master, host: '127.0.0.1', port: options.port ?? 0, token: null, log });
-  let closed = false;
-  const rest: RestServer = {
-    url: server.url,
-    port: server.port,
-    close: async (graceMs) => {
-      if (closed) return;
-      closed = true;
-      await server.close(graceMs);
-    },
-  };
+  const rest = await startOnceClosableRest(master, options.port, log);
   return {
     master,
     rest,
