@@ -331,8 +331,17 @@ test('follows the log into the next file', async () => {
   ]);
   const rows = events[1] as Extract<BinlogEvent, { type: 'rows' }>;
   assert.equal(rows.file, end.file);
-  assert.deepStrictEqual(client.position, end);
+  assertAtOrPast(client.position, end);
 });
+
+/**
+ * After a new binlog file begins, MariaDB writes a binlog checkpoint event into it when it likes:
+ * the client's position is at `end`, or past it by that event.
+ */
+function assertAtOrPast(position: BinlogPosition, end: BinlogPosition): void {
+  assert.equal(position.file, end.file);
+  assert.ok(position.pos >= end.pos, `position ${position.pos} is before ${end.pos}`);
+}
 
 test('reads a binlog written without checksums', async () => {
   try {
@@ -346,7 +355,7 @@ test('reads a binlog written without checksums', async () => {
       { type: 'rows', op: 'c', table: 'test.accounts', rows: [{ before: null, after: { id: 40, name: 'hal', balance: '5.00' } }] },
       { type: 'commit' },
     ]);
-    assert.deepStrictEqual(client.position, end);
+    assertAtOrPast(client.position, end);
   } finally {
     await admin.query("SET GLOBAL binlog_checksum = 'CRC32'");
   }
