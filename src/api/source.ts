@@ -60,8 +60,6 @@ export interface SplitEnumerator<Split, State> {
 }
 
 export interface SourceReaderContext extends TaskInfo {
-  /** Tells the coordinator whether this reader is catching up on a backlog (e.g. a table snapshot). */
-  setProcessingBacklog(backlog: boolean): void;
   /** Sources with an enumerator: ask it for splits (answered through addSplits or notifyNoMoreSplits). */
   sendSplitRequest(): void;
   sendSourceEvent(event: unknown): void;

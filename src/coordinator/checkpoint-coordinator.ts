@@ -118,9 +118,10 @@ export class CheckpointCoordinator {
     this.#timer = undefined;
   }
 
-  setBacklog(task: string, backlog: boolean): void {
-    if (backlog) this.#backlog.add(task);
-    else this.#backlog.delete(task);
+  /** A source (by vertex id) is catching up on a backlog, as its split enumerator says (FLIP-309). */
+  setBacklog(sourceVertexId: string, backlog: boolean): void {
+    if (backlog) this.#backlog.add(sourceVertexId);
+    else this.#backlog.delete(sourceVertexId);
     this.#schedule();
   }
 

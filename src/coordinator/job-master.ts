@@ -525,7 +525,7 @@ export class JobMaster {
         failJob: (e) => {
           if (attempt === this.#attempt) this.#onFailure(serializeError(e));
         },
-        setBacklog: (backlog) => this.checkpoints.setBacklog(`enumerator:${vertex.id}`, backlog),
+        setBacklog: (backlog) => this.checkpoints.setBacklog(vertex.id, backlog),
       });
       this.#sourceCoordinators.set(vertex.id, coordinator);
       coordinator.start();
@@ -595,9 +595,6 @@ export class JobMaster {
         return;
       case 'metrics':
         for (const t of m.tasks) this.#metrics.set(`${t.vertexId}:${t.subtask}`, t);
-        return;
-      case 'backlog':
-        this.checkpoints.setBacklog(`${m.vertexId}:${m.subtask}`, m.backlog);
         return;
       case 'split-request':
         this.#sourceCoordinators.get(m.vertexId)?.handleSplitRequest(m.subtask);

@@ -188,7 +188,6 @@ export type FromTaskManager =
     }
   | { readonly type: 'metrics'; readonly attempt: number; readonly tasks: TaskMetrics[] }
   | { readonly type: 'described'; readonly requestId: number; readonly tasks: TaskMetrics[] }
-  | { readonly type: 'backlog'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly backlog: boolean }
   /** A log line of a TaskManager or one of its subtasks (with job id, vertex and subtask in the fields), written by the JobMaster's logger. */
   | { readonly type: 'log'; readonly level: 'debug' | 'info' | 'warn' | 'error'; readonly message: string; readonly fields: Record<string, unknown> }
   /** From a source reader to its split enumerator. */

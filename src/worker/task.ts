@@ -134,8 +134,6 @@ export class Task {
     if (head instanceof SourceOperator) {
       this.#source = head;
       head.assignInitialSplits(setup.splits);
-      head.onBacklog = (backlog) =>
-        setup.report({ type: 'backlog', attempt: setup.attempt, vertexId: setup.vertex.id, subtask: setup.subtask, backlog });
       head.onSplitRequest = () => setup.report({ type: 'split-request', attempt: setup.attempt, vertexId: setup.vertex.id, subtask: setup.subtask });
       head.onReaderEvent = (event) =>
         setup.report({ type: 'reader-event', attempt: setup.attempt, vertexId: setup.vertex.id, subtask: setup.subtask, event });

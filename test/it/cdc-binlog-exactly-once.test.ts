@@ -10,7 +10,7 @@ import { createJobMaster, createLogger } from '../../src/index.ts';
 import type { JobMaster } from '../../src/coordinator/job-master.ts';
 import type { FaultInjectionOptions } from '../../src/coordinator/fault-injector.ts';
 import { startMariaDb, type MariaDbServer } from '../fixtures/mariadb-server.ts';
-import { connect, createOrders, runWorkload, type Sql } from '../fixtures/cdc-workload.ts';
+import { committedMarker, connect, createOrders, runWorkload, type Sql } from '../fixtures/cdc-workload.ts';
 import { parseChangeLines, type ChangeLine } from '../fixtures/cdc-records.ts';
 import { JobEvents, makeTempDir, readCommittedLines, removeDir } from '../fixtures/recovery-helpers.ts';
 
@@ -58,14 +58,7 @@ describe('the binlog phase, record for record', () => {
     return { job, events, output, running: job.run() };
   }
 
-  /** Resolves once the marker row `marker` is committed (looked for after each completed checkpoint). */
-  function committed(s: Started, marker: number): Promise<void> {
-    const hasMarker = () => parseChangeLines(readCommittedLines(s.output)).some((l) => l.source.table === 'markers' && l.after?.['id'] === marker);
-    return new Promise<void>((resolve, reject) => {
-      s.events.onCompleted = () => hasMarker() && resolve();
-      void s.job.result().then((r) => reject(new Error(`job ended: ${r.status} ${r.error?.message}`)));
-    });
-  }
+  const committed = (s: Started, marker: number) => committedMarker(s.job, s.events, s.output, marker);
 
   /** Waits until the marker row `marker` is committed, then cancels the job; the committed lines. */
   async function finish(s: Started, marker: number): Promise<{ lines: string[]; restarts: number }> {

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { createJobMaster, createLogger, defineJob, type Sink } from '../../src/index.ts';
-import { MySqlCdcSource, snapshotTypeCast, type ChangeRecord } from '../../src/connectors/mysql/index.ts';
+import { MySqlCdcSource, TableSchemaCache, type ChangeRecord } from '../../src/connectors/mysql/index.ts';
 import { nextChunk, planTable, TableNotSplittableError, type SplitterOptions } from '../../src/connectors/mysql/chunk-splitter.ts';
 import { UnsupportedChunkKeyError } from '../../src/connectors/mysql/chunk-key.ts';
 import { selectChunk } from '../../src/connectors/mysql/snapshot-chunk-reader.ts';
@@ -23,12 +23,14 @@ describe('chunking tables', () => {
   let server: MariaDbServer;
   let sql: Sql;
   let client: SqlClient;
+  let schemas: TableSchemaCache;
   let root: string;
   before(async () => {
     root = makeTempDir('cdc-chunks');
     server = await startMariaDb();
     sql = await connect(server);
-    client = await connectSql(server.connectionOptions(), snapshotTypeCast);
+    client = await connectSql(server.connectionOptions());
+    schemas = new TableSchemaCache(client);
     await sql.query('CREATE TABLE skewed (id BIGINT PRIMARY KEY, v INT)');
     await sql.query('INSERT INTO skewed SELECT seq, seq FROM seq_1_to_1000');
     await sql.query('INSERT INTO skewed SELECT 9000000000000000000 + seq, seq FROM seq_1_to_250');
@@ -51,7 +53,7 @@ describe('chunking tables', () => {
 
   /** Cuts the whole table and reads every chunk. */
   async function cut(table: string, options = OPTIONS): Promise<{ splits: SnapshotSplit[]; rows: number; even: boolean }> {
-    let plan = await planTable(client, 'test', table, options);
+    let plan = await planTable(client, await schemas.get('test', table), options);
     const even = plan.step !== null;
     const splits: SnapshotSplit[] = [];
     let rows = 0;
@@ -95,12 +97,12 @@ describe('chunking tables', () => {
   });
 
   test('a table without a primary key needs a chunk key column; unsupported key types are refused by name', async () => {
-    await assert.rejects(planTable(client, 'test', 'nokey', OPTIONS), (e: Error) => e instanceof TableNotSplittableError && /test\.nokey: it has no primary key/.test(e.message));
+    await assert.rejects(planTable(client, await schemas.get('test', 'nokey'), OPTIONS), (e: Error) => e instanceof TableNotSplittableError && /test\.nokey: it has no primary key/.test(e.message));
     await sql.query('INSERT INTO nokey SELECT seq FROM seq_1_to_10');
     const withKey = await cut('nokey', { ...OPTIONS, chunkKeyColumn: { nokey: 'v' } });
     assert.equal(withKey.rows, 10);
-    await assert.rejects(planTable(client, 'test', 'ci', OPTIONS), (e: Error) => e instanceof UnsupportedChunkKeyError && /column 'name'.*utf8mb4_general_ci/.test(e.message));
-    await assert.rejects(planTable(client, 'test', 'floats', OPTIONS), (e: Error) => e instanceof UnsupportedChunkKeyError && /'f' \(double\)/.test(e.message));
+    await assert.rejects(planTable(client, await schemas.get('test', 'ci'), OPTIONS), (e: Error) => e instanceof UnsupportedChunkKeyError && /column 'name'.*utf8mb4_general_ci/.test(e.message));
+    await assert.rejects(planTable(client, await schemas.get('test', 'floats'), OPTIONS), (e: Error) => e instanceof UnsupportedChunkKeyError && /'f' \(double\)/.test(e.message));
   });
 
   test('a job over a table that cannot be cut fails at once, naming the table and column, without restarts', async () => {

@@ -7,25 +7,11 @@ import { join } from 'node:path';
 import { createJobMaster, createLogger, defineJob, type Sink } from '../../src/index.ts';
 import { MySqlCdcSource, prepareSnapshotConnection, mysql2Runner, type ChangeRecord } from '../../src/connectors/mysql/index.ts';
 import { TYPE_CASES, TYPE_COLUMNS, TYPES_TABLE } from '../fixtures/column-types.ts';
-import type { JobMaster } from '../../src/coordinator/job-master.ts';
 import { startMariaDb, type MariaDbServer } from '../fixtures/mariadb-server.ts';
-import { assertChangeStreamMatchesTable, connect, createOrders, runWorkload, type Sql } from '../fixtures/cdc-workload.ts';
-import { parseChangeLines, type ChangeLine } from '../fixtures/cdc-records.ts';
-import { JobEvents, makeTempDir, readCommittedLines, removeDir } from '../fixtures/recovery-helpers.ts';
+import { assertChangeStreamMatchesTable, committedMarker, connect, createOrders, runWorkload, type Sql } from '../fixtures/cdc-workload.ts';
+import { JobEvents, makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
 
 const JOB = join(import.meta.dirname, '..', 'fixtures', 'jobs', 'cdc-to-files.ts');
-
-/** Resolves when a committed line satisfies the predicate, checked after every completed checkpoint. */
-function committedWhen(job: JobMaster, events: JobEvents, output: string, done: (lines: ChangeLine[]) => boolean): Promise<ChangeLine[]> {
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      const lines = parseChangeLines(readCommittedLines(output));
-      if (done(lines)) resolve(lines);
-    };
-    events.onCompleted = check;
-    void job.result().then((r) => reject(new Error(`job ended (${r.status}) before the output was complete: ${r.error?.message}`)));
-  });
-}
 
 describe('MySqlCdcSource on a private MariaDB', () => {
   let server: MariaDbServer;
@@ -65,7 +51,7 @@ describe('MySqlCdcSource on a private MariaDB', () => {
     const running = job.run();
     await runWorkload(sql, 'orders', { seed: 1, operations: 1500, maxKey: 42_000 });
     await sql.query('INSERT INTO markers VALUES (1)');
-    const lines = await committedWhen(job, events, output, (ls) => ls.some((l) => l.source.table === 'markers'));
+    const lines = await committedMarker(job, events, output, 1);
     await job.cancel();
     await running;
 
@@ -152,7 +138,7 @@ describe('MySqlCdcSource on a private MariaDB', () => {
     writing = false;
     await workload;
     await sql.query('INSERT INTO markers VALUES (10)');
-    const lines = await committedWhen(second, eventsB, output, (ls) => ls.some((l) => l.source.table === 'markers' && l.after?.['id'] === 10));
+    const lines = await committedMarker(second, eventsB, output, 10);
     await second.cancel();
     await runningB;
     assert.deepEqual(eventsB.restored.map((r) => r.isSavepoint), [true]);

@@ -36,6 +36,7 @@ export function tableSchemaFromTableMap(map: TableMap, flavor: Flavor, charsetOf
       unsigned,
       nullable: true,
       charset: charset === 'binary' ? null : charset,
+      collation: null,
       octetLength: b.type === T.STRING ? b.maxLength : null,
       precision: null,
       scale: null,

@@ -1,6 +1,7 @@
 import type { SnapshotSplit } from './cdc-split.ts';
 import { chunkKeyKind, compareChunkKeys, keyPlaceholder, type ChunkBound, type ChunkKeyKind } from './chunk-key.ts';
 import { quoteName as q, type SqlClient } from './sql-client.ts';
+import type { TableSchema } from './table-schema.ts';
 
 /** How one table is cut into chunks, and how far the cutting has got (part of the enumerator's state). */
 export interface TablePlan {
@@ -40,21 +41,16 @@ export class TableNotSplittableError extends Error {
 
 
 /** Looks at a table once: its chunk key, key range and size decide between arithmetic and queried boundaries. */
-export async function planTable(sql: SqlClient, db: string, table: string, o: SplitterOptions): Promise<TablePlan> {
+export async function planTable(sql: SqlClient, schema: TableSchema, o: SplitterOptions): Promise<TablePlan> {
+  const { db, table } = schema;
   const name = `${db}.${table}`;
-  const columns = await sql.query<{ COLUMN_NAME: string; DATA_TYPE: string; COLUMN_TYPE: string; COLLATION_NAME: string | null; COLUMN_KEY: string }>(
-    `SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, COLLATION_NAME, COLUMN_KEY FROM information_schema.COLUMNS
-      WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`,
-    [db, table],
-  );
-  const pk = await primaryKey(sql, db, table);
-  const keyColumn = o.chunkKeyColumn[table] ?? o.chunkKeyColumn[name] ?? pk[0];
+  const keyColumn = o.chunkKeyColumn[table] ?? o.chunkKeyColumn[name] ?? schema.primaryKey[0];
   if (!keyColumn) {
     throw new TableNotSplittableError(name, 'it has no primary key; give a chunk key column for it in the chunkKeyColumn option (e.g. { orders: "id" })');
   }
-  const column = columns.find((c) => c.COLUMN_NAME === keyColumn);
-  if (!column) throw new TableNotSplittableError(name, `chunk key column '${keyColumn}' does not exist (columns: ${columns.map((c) => c.COLUMN_NAME).join(', ')})`);
-  const keyKind = chunkKeyKind(name, keyColumn, column.DATA_TYPE, column.COLUMN_TYPE, column.COLLATION_NAME);
+  const column = schema.columns.find((c) => c.name === keyColumn);
+  if (!column) throw new TableNotSplittableError(name, `chunk key column '${keyColumn}' does not exist (columns: ${schema.columns.map((c) => c.name).join(', ')})`);
+  const keyKind = chunkKeyKind(name, keyColumn, column.dataType, column.columnType, column.collation);
   const [range] = await sql.query<{ lo: ChunkBound; hi: ChunkBound }>(`SELECT MIN(${q(keyColumn)}) AS lo, MAX(${q(keyColumn)}) AS hi FROM ${q(db)}.${q(table)}`);
   const [stats] = await sql.query<{ TABLE_ROWS: number | bigint | null }>(
     'SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?',
@@ -64,16 +60,6 @@ export async function planTable(sql: SqlClient, db: string, table: string, o: Sp
   const min = range?.lo ?? null;
   const max = range?.hi ?? null;
   return { db, table, keyColumn, keyKind, approxRows, min, max, step: evenStep(keyKind, min, max, approxRows, o), nextStart: null, nextIndex: 0, done: false };
-}
-
-/** The primary key's columns in key order; empty for a table without one. */
-export async function primaryKey(sql: SqlClient, db: string, table: string): Promise<string[]> {
-  const rows = await sql.query<{ COLUMN_NAME: string }>(
-    `SELECT COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE
-      WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND CONSTRAINT_NAME = 'PRIMARY' ORDER BY ORDINAL_POSITION`,
-    [db, table],
-  );
-  return rows.map((r) => r.COLUMN_NAME);
 }
 
 /**

@@ -2,14 +2,11 @@ import type { EnumeratorContext, Source, SourceReader, SourceReaderContext, Spli
 import { BinlogClient } from './binlog-client.ts';
 import type { BinlogSplit, CdcSplit, LogPosition, SnapshotSplit } from './cdc-split.ts';
 import type { ChangeRecord } from './change-record.ts';
-import { snapshotTypeCast } from './column-codec.ts';
 import { detectGtidStrategy, type GtidStrategy } from './gtid-strategy.ts';
 import { resolveCdcOptions, serverIdFor, tableMatches, type MySqlCdcOptions, type ResolvedCdcOptions } from './mysql-cdc-options.ts';
 import { MySqlSourceReader } from './mysql-source-reader.ts';
 import { MySqlSplitEnumerator, type MySqlEnumeratorState } from './mysql-split-enumerator.ts';
 import { checkBinlogSettings } from './server-check.ts';
-import { primaryKey } from './chunk-splitter.ts';
-import type { ChunkReadDeps } from './snapshot-chunk-reader.ts';
 import { connectSql, type SqlClient } from './sql-client.ts';
 import { TableSchemaCache } from './table-schema.ts';
 
@@ -40,7 +37,7 @@ export class MySqlCdcSource implements Source<ChangeRecord, CdcSplit, MySqlEnume
       ctx,
       this.options,
       {
-        connect: () => connectSql(this.options, snapshotTypeCast, this.options.connectTimeoutMs),
+        connect: () => connectSql(this.options, this.options.connectTimeoutMs),
         currentPosition: async (sql) => (await gtid(sql)).currentPosition(sql),
         earliestPosition: async (sql) => earliestPosition(sql),
         checkServer: (sql) => checkBinlogSettings(sql, this.options),
@@ -52,8 +49,10 @@ export class MySqlCdcSource implements Source<ChangeRecord, CdcSplit, MySqlEnume
   createReader(ctx: SourceReaderContext): SourceReader<ChangeRecord, CdcSplit> {
     const o = this.options;
     const serverId = serverIdFor(o, ctx.subtaskIndex, ctx.parallelism);
-    let schemas: TableSchemaCache | undefined;
-    const openBinlog = (sql: SqlClient, start: BinlogSplit['start'], include?: (db: string, table: string) => boolean) =>
+    // One connection per reader: chunk SELECTs, watermarks and the tables' schemas.
+    let sql: SqlClient;
+    let schemas: TableSchemaCache;
+    const openBinlog = (start: BinlogSplit['start'], include: (db: string, table: string) => boolean) =>
       BinlogClient.open({
         host: o.host,
         port: o.port,
@@ -61,30 +60,23 @@ export class MySqlCdcSource implements Source<ChangeRecord, CdcSplit, MySqlEnume
         password: o.password,
         serverId,
         start: start.file !== undefined ? { kind: 'file', file: start.file, pos: start.pos } : { kind: 'gtid', gtid: start.gtid! },
-        schemas: (schemas ??= new TableSchemaCache(sql)),
-        ...(include ? { include } : {}),
+        schemas,
+        include,
       });
-    let sql: SqlClient | undefined;
     return new MySqlSourceReader(ctx, {
       chunkReads: async () => {
-        sql = await connectSql(o, snapshotTypeCast, o.connectTimeoutMs);
+        sql = await connectSql(o, o.connectTimeoutMs);
+        schemas = new TableSchemaCache(sql);
         const strategy = await detectGtidStrategy(sql);
-        const identities = new Map<string, Promise<string[]>>();
-        const deps: ChunkReadDeps & { close(): Promise<void> } = {
+        return {
           sql,
-          currentPosition: () => strategy.currentPosition(sql!) as Promise<LogPosition>,
-          openBinlog: (start, include) => openBinlog(sql!, start, include),
-          identity: (split: SnapshotSplit) => {
-            const key = `${split.db}.${split.table}`;
-            let id = identities.get(key);
-            if (!id) identities.set(key, (id = primaryKey(sql!, split.db, split.table)));
-            return id;
-          },
-          close: () => sql!.close(),
+          currentPosition: () => strategy.currentPosition(sql),
+          openBinlog,
+          identity: async (split: SnapshotSplit) => (await schemas.get(split.db, split.table)).primaryKey,
+          close: () => sql.close(),
         };
-        return deps;
       },
-      openBinlog: (split) => openBinlog(sql!, split.start, (db, table) => db === o.database && tableMatches(o, table)),
+      openBinlog: (split) => openBinlog(split.start, (db, table) => db === o.database && tableMatches(o, table)),
     });
   }
 }

@@ -4,6 +4,7 @@ import { estimatedChunks, nextChunk, planTable, type TablePlan } from './chunk-s
 import { compareBinlogPositions } from './binlog-position.ts';
 import { tableMatches, type ResolvedCdcOptions } from './mysql-cdc-options.ts';
 import type { SqlClient } from './sql-client.ts';
+import { TableSchemaCache } from './table-schema.ts';
 
 /**
  * The enumerator's checkpointed state. Snapshot phase: each table's cutting progress, the chunks
@@ -86,7 +87,8 @@ export class MySqlSplitEnumerator implements SplitEnumerator<CdcSplit, MySqlEnum
     if (startup.mode === 'initial') {
       const tables = await this.#discoverTables(sql);
       const plans: TablePlan[] = [];
-      for (const t of tables) plans.push(await planTable(sql, this.#o.database, t, this.#o));
+      const schemas = new TableSchemaCache(sql);
+      for (const t of tables) plans.push(await planTable(sql, await schemas.get(this.#o.database, t), this.#o));
       this.#state = { ...base, phase: 'snapshot', tables: plans, binlogStart: null, fromTimestamp: null, snapshotFinishedAt: null };
       return;
     }

@@ -34,7 +34,6 @@ const UNSTABLE_RETRIES = 5;
 
 export interface ChunkResult {
   readonly rows: RowImage[];
-  readonly low: LogPosition;
   readonly high: LogPosition;
   /** Binlog row changes of the chunk's key range between LOW and HIGH, merged into the rows. */
   readonly merged: number;
@@ -54,12 +53,12 @@ export async function readChunk(deps: ChunkReadDeps, split: SnapshotSplit): Prom
     const rows = await selectChunk(deps.sql, split);
     const high = await deps.currentPosition();
     const readAt = Date.now();
-    if (compareBinlogPositions(low, high) === 0) return { rows, low, high, merged: 0, readAt };
-    if (identity.length > 0) return { ...(await merge(deps, split, identity, rows, low, high)), low, high, readAt };
+    if (compareBinlogPositions(low, high) === 0) return { rows, high, merged: 0, readAt };
+    if (identity.length > 0) return { ...(await merge(deps, split, identity, rows, low, high)), high, readAt };
     // Without a key, a change cannot be matched with the row it changed; a read during which the
     // range did not change is exact as it is.
     const changes = await replay(deps, split, low, high, () => {});
-    if (changes === 0) return { rows, low, high, merged: 0, readAt };
+    if (changes === 0) return { rows, high, merged: 0, readAt };
     if (attempt >= UNSTABLE_RETRIES) throw new ChunkNotStableError(split, attempt);
     low = high;
   }

@@ -1,5 +1,7 @@
 import mysql from 'mysql2/promise';
+import { prepareSnapshotConnection, snapshotTypeCast } from './column-codec.ts';
 import type { MySqlConnectionOptions } from './mysql-connection-options.ts';
+import { mysql2Runner } from './query-runner.ts';
 
 /** The few queries the CDC source runs, on one connection whose values follow column-codec.ts. */
 export interface SqlClient {
@@ -19,9 +21,8 @@ export class MySqlConnectError extends Error {
   }
 }
 
-export type TypeCast = NonNullable<mysql.ConnectionOptions['typeCast']>;
-
-export async function connectSql(o: MySqlConnectionOptions, typeCast: TypeCast, connectTimeoutMs = 10_000): Promise<SqlClient> {
+/** A connection whose values follow column-codec.ts, in the session a snapshot read needs (UTC, utf8mb4). */
+export async function connectSql(o: MySqlConnectionOptions, connectTimeoutMs = 10_000): Promise<SqlClient> {
   let conn: mysql.Connection;
   try {
     conn = await mysql.createConnection({
@@ -30,13 +31,13 @@ export async function connectSql(o: MySqlConnectionOptions, typeCast: TypeCast, 
       user: o.user,
       password: o.password,
       connectTimeout: connectTimeoutMs,
-      typeCast,
+      typeCast: snapshotTypeCast,
       supportBigNumbers: true,
       dateStrings: true,
       // TIMESTAMP values are read in UTC, as the binlog holds them.
       timezone: 'Z',
     });
-    await conn.query("SET time_zone = '+00:00'");
+    await prepareSnapshotConnection(mysql2Runner(conn));
   } catch (e) {
     throw new MySqlConnectError(o, e);
   }

@@ -13,6 +13,8 @@ export interface ColumnSchema {
   readonly nullable: boolean;
   /** CHARACTER_SET_NAME; null for numbers, dates and binary strings. */
   readonly charset: string | null;
+  /** COLLATION_NAME; how the server orders the column's strings (chunk keys need a binary one). */
+  readonly collation: string | null;
   /** CHARACTER_OCTET_LENGTH: the byte length of CHAR/BINARY/VARCHAR/VARBINARY/TEXT/BLOB columns. */
   readonly octetLength: number | null;
   /** NUMERIC_PRECISION (DECIMAL digits, BIT bits, ...). */
@@ -138,7 +140,7 @@ export class TableSchemaCache {
 }
 
 const COLUMNS_SQL = `SELECT COLUMN_NAME AS name, DATA_TYPE AS dataType, COLUMN_TYPE AS columnType, IS_NULLABLE AS nullable,
-  CHARACTER_SET_NAME AS charset, CHARACTER_OCTET_LENGTH AS octetLength, NUMERIC_PRECISION AS \`precision\`,
+  CHARACTER_SET_NAME AS charset, COLLATION_NAME AS collation, CHARACTER_OCTET_LENGTH AS octetLength, NUMERIC_PRECISION AS \`precision\`,
   NUMERIC_SCALE AS scale, DATETIME_PRECISION AS fsp
   FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`;
 
@@ -159,6 +161,7 @@ function toColumn(r: Record<string, unknown>): ColumnSchema {
     unsigned: /\bunsigned\b/i.test(columnType),
     nullable: text(r.nullable) === 'YES',
     charset: text(r.charset),
+    collation: text(r.collation),
     octetLength: num(r.octetLength),
     precision: num(r.precision),
     scale: num(r.scale),

@@ -12,7 +12,6 @@ export class SourceOperator extends AbstractStreamOperator {
   #ctx!: OperatorContext;
   #initialSplits: unknown[] = [];
   #output!: SourceOutput<unknown>;
-  onBacklog: (backlog: boolean) => void = () => {};
   /** Sources with a split enumerator: how the reader talks to it. */
   onSplitRequest: () => void = () => {};
   onReaderEvent: (event: unknown) => void = () => {};
@@ -44,7 +43,6 @@ export class SourceOperator extends AbstractStreamOperator {
     };
     this.#reader = this.#source.createReader({
       ...ctx,
-      setProcessingBacklog: (b) => this.onBacklog(b),
       sendSplitRequest: () => this.onSplitRequest(),
       sendSourceEvent: (event) => this.onReaderEvent(event),
     });
