@@ -18,6 +18,8 @@ export interface GtidStrategy {
   readonly flavor: 'mariadb' | 'mysql';
   /** The server's current binlog end (SHOW MASTER STATUS or its successor) with its GTID state. */
   currentPosition(conn: QueryRunner): Promise<BinlogPosition>;
+  /** The binlog end without the GTID state, in one query (a snapshot chunk's watermarks need no more). */
+  currentOffset(conn: QueryRunner): Promise<BinlogPosition>;
   /** Session statements on the dump connection before the dump command. */
   dumpSessionStatements(start: BinlogStart, heartbeatMs: number): string[];
   /** The dump command's payload (command byte first) that starts at `start`. */

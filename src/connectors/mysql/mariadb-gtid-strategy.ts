@@ -33,6 +33,11 @@ export class MariaDbGtidStrategy implements GtidStrategy {
     return gtid ? { file, pos, gtid } : { file, pos };
   }
 
+  async currentOffset(conn: QueryRunner): Promise<BinlogPosition> {
+    const [status] = await queryRecords(conn, 'SHOW MASTER STATUS');
+    return statusPosition(status, 'SHOW MASTER STATUS');
+  }
+
   async #gtidState(conn: QueryRunner): Promise<string> {
     const [row] = await queryRecords(conn, 'SELECT @@global.gtid_binlog_pos AS gtid');
     return row?.gtid === null || row?.gtid === undefined ? '' : String(row.gtid);

@@ -70,7 +70,8 @@ export class MySqlCdcSource implements Source<ChangeRecord, CdcSplit, MySqlEnume
         const strategy = await detectGtidStrategy(sql);
         return {
           sql,
-          currentPosition: () => strategy.currentPosition(sql),
+          // Watermarks are compared by file and offset only: one query, no GTID state.
+          currentPosition: () => strategy.currentOffset(sql),
           openBinlog,
           identity: async (split: SnapshotSplit) => (await schemas.get(split.db, split.table)).primaryKey,
           close: () => sql.close(),

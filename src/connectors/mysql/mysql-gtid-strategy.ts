@@ -30,6 +30,11 @@ export class MySqlGtidStrategy implements GtidStrategy {
     return gtid ? { file, pos, gtid } : { file, pos };
   }
 
+  /** SHOW BINARY LOG STATUS has the GTID set in the same row: one query either way. */
+  currentOffset(conn: QueryRunner): Promise<BinlogPosition> {
+    return this.currentPosition(conn);
+  }
+
   dumpSessionStatements(_start: BinlogStart, heartbeatMs: number): string[] {
     // 8.0.26 renamed master_* to source_*; the server reads whichever it knows.
     return [
