@@ -3,6 +3,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { Packr, Unpackr } from 'msgpackr';
 import type { ChannelStateHandle } from '../network/control-messages.ts';
+import { writeFully } from '../fs/write-fully.ts';
 import { CheckpointCorruptedError } from './checkpoint-storage-error.ts';
 
 /**
@@ -19,7 +20,7 @@ export async function writeChannelStateFile(path: string, channels: ReadonlyArra
     for (const [key, records] of channels) {
       if (records.length === 0) continue;
       const bytes = Uint8Array.prototype.slice.call(packr.pack(records)) as Uint8Array;
-      await fh.write(bytes);
+      await writeFully(fh, bytes, { path, offset });
       handles[key] = { file: path, offset, length: bytes.length, records: records.length, crc32: crc32(bytes) };
       offset += bytes.length;
     }

@@ -1,8 +1,11 @@
-import { open, readFile, rename, mkdir } from 'node:fs/promises';
+import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { Packr, Unpackr } from 'msgpackr';
 import type { ChannelStateHandle, KeyedStateHandle, OperatorStateMap } from '../network/control-messages.ts';
+import { makeDirectories } from '../fs/make-directories.ts';
+import { syncDirectory } from '../fs/sync-directory.ts';
+import { writeFully } from '../fs/write-fully.ts';
 import { CheckpointCorruptedError } from './checkpoint-storage-error.ts';
 
 /**
@@ -56,8 +59,13 @@ export interface CheckpointMetadata {
 
 const packr = new Packr({ useRecords: false, moreTypes: true });
 
+/**
+ * Writes `_metadata` whole or throws: every byte written (short writes are continued), fsynced,
+ * renamed into place, the directory fsynced, and the file read back and verified. Only then may
+ * the checkpoint count as complete and older ones be deleted.
+ */
 export async function writeMetadata(dir: string, metadata: CheckpointMetadata, version = METADATA_VERSION): Promise<string> {
-  await mkdir(dir, { recursive: true });
+  await makeDirectories(dir);
   const body = packr.pack(metadata);
   const header = Buffer.alloc(20);
   MAGIC.copy(header, 0);
@@ -66,22 +74,22 @@ export async function writeMetadata(dir: string, metadata: CheckpointMetadata, v
   header.writeUInt32BE(body.length, 16);
   const path = join(dir, METADATA_FILE);
   const tmp = `${path}.tmp-${process.pid}`;
-  const fh = await open(tmp, 'w');
   try {
-    await fh.write(header);
-    await fh.write(body);
-    await fh.sync();
-  } finally {
-    await fh.close();
+    const fh = await open(tmp, 'w');
+    try {
+      await writeFully(fh, header, { path: tmp, offset: 0 });
+      await writeFully(fh, body, { path: tmp, offset: header.length });
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, path);
+  } catch (e) {
+    await unlink(tmp).catch(() => {});
+    throw e;
   }
-  await rename(tmp, path);
-  // The rename is durable only once the directory entry is.
-  const d = await open(dirname(path), 'r');
-  try {
-    await d.sync();
-  } finally {
-    await d.close();
-  }
+  await syncDirectory(dirname(path));
+  await readMetadata(path);
   return path;
 }
 

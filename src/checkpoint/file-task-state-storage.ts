@@ -1,25 +1,25 @@
-import { mkdir } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import type { ChannelStateHandle, OperatorStateMap, OperatorSubtaskState } from '../network/control-messages.ts';
 import type { TaskStateStorage } from '../worker/task-manager.ts';
 import { readKeyedStateFile, writeKeyedStateFile } from './keyed-state-file.ts';
 import { readChannelState, writeChannelStateFile } from './channel-state-file.ts';
 import { stateFileName } from './state-file-name.ts';
+import { makeDirectories } from '../fs/make-directories.ts';
 
 /**
  * Subtasks write their own state files straight into the checkpoint's directory (as Flink's
  * TaskManagers write to the checkpoint storage); only the handles travel to the coordinator.
  */
 export const fileTaskStateStorage: TaskStateStorage = {
-  async writeSnapshot(barrier, captured, task) {
+  async writeSnapshot(barrier, captured, task, signal) {
     const dir = barrier.options.targetDir;
-    await mkdir(dir, { recursive: true });
+    await makeDirectories(dir);
     const operators: OperatorSubtaskState[] = [];
     for (const op of captured) {
       let keyed = null;
       if (op.keyed && op.keyed.tables.length > 0) {
         const name = stateFileName(op.uid, task.subtask, 0);
-        const handle = await writeKeyedStateFile(join(dir, name), op.keyed);
+        const handle = await writeKeyedStateFile(join(dir, name), op.keyed, signal);
         keyed = { ...handle, file: name };
       }
       const operator: OperatorStateMap = {};
@@ -31,7 +31,7 @@ export const fileTaskStateStorage: TaskStateStorage = {
 
   async writeChannelState(barrier, task, channels) {
     const dir = barrier.options.targetDir;
-    await mkdir(dir, { recursive: true });
+    await makeDirectories(dir);
     const name = stateFileName(task.headUid, task.subtask, 1);
     const entries = [...channels.inputs.map(([k, v]) => [`in/${k}`, v] as const), ...channels.outputs.map(([k, v]) => [`out/${k}`, v] as const)];
     const handles = await writeChannelStateFile(join(dir, name), entries);

@@ -6,6 +6,7 @@ import type { KeyedStateHandle } from '../network/control-messages.ts';
 import type { CapturedKeyedState } from '../state/captured-state.ts';
 import type { Key, KeyGroupRange } from '../state/key-group.ts';
 import type { StoredStateInfo } from '../state/heap-keyed-state-backend.ts';
+import { writeFully } from '../fs/write-fully.ts';
 import { CheckpointCorruptedError } from './checkpoint-storage-error.ts';
 
 /**
@@ -17,7 +18,11 @@ import { CheckpointCorruptedError } from './checkpoint-storage-error.ts';
  */
 const SLICE = 2048;
 
-export async function writeKeyedStateFile(path: string, captured: CapturedKeyedState): Promise<KeyedStateHandle> {
+/**
+ * `signal` aborts the write between two slices (the checkpoint expired or was aborted): the
+ * snapshot is released at once, so the writer must not read from it any more.
+ */
+export async function writeKeyedStateFile(path: string, captured: CapturedKeyedState, signal?: AbortSignal): Promise<KeyedStateHandle> {
   const packr = new Packr({ useRecords: false, moreTypes: true });
   const fh = await open(path, 'w');
   const states = captured.tables.map((t) => ({
@@ -44,8 +49,9 @@ export async function writeKeyedStateFile(path: string, captured: CapturedKeyedS
           const bytes = packr.pack(frame);
           crc = crc32(bytes, crc);
           // The awaited write also lets the task thread process records between slices.
-          await fh.write(bytes);
+          await writeFully(fh, bytes, { path, offset });
           offset += bytes.length;
+          signal?.throwIfAborted();
         }
       }
       if (offset > start) keyGroups.push({ keyGroup: captured.keyGroupRange.start + kg, offset: start, length: offset - start });

@@ -211,17 +211,15 @@ export class CheckpointCoordinator {
     const newer = this.store.latest();
     if (p.options.type === 'checkpoint' && newer && newer.id > p.id) {
       // Fully acknowledged after a newer checkpoint completed: it could never be restored from.
-      const reason = `subsumed by checkpoint ${newer.id}, which completed first`;
-      this.#failed(p, reason, false);
-      this.#d.notifyAborted(p.id, reason);
-      await rm(p.options.targetDir, { recursive: true, force: true }).catch(() => {});
+      await this.#discardIncomplete(p, `subsumed by checkpoint ${newer.id}, which completed first`, false);
       return;
     }
     const metadata = this.#metadata(p);
     try {
       await writeMetadata(p.options.targetDir, metadata);
     } catch (e) {
-      this.#failed(p, `writing _metadata failed: ${(e as Error).message}`, true);
+      // Not complete: nothing commits, the retained checkpoints stay, and its files go.
+      await this.#discardIncomplete(p, `writing _metadata failed: ${(e as Error).message}`, true);
       return;
     }
     const completedAt = Date.now();
@@ -313,9 +311,15 @@ export class CheckpointCoordinator {
   #abort(p: PendingCheckpoint, reason: string, counts: boolean): void {
     if (!this.#pending.delete(p.id)) return;
     p.discard();
+    void this.#discardIncomplete(p, reason, counts);
+  }
+
+  /** A checkpoint or savepoint that will never complete: its failure is recorded, subtasks are told, its files go. */
+  async #discardIncomplete(p: PendingCheckpoint, reason: string, counts: boolean): Promise<void> {
     this.#failed(p, reason, counts);
     this.#d.notifyAborted(p.id, reason);
-    if (p.options.type === 'checkpoint') void rm(p.options.targetDir, { recursive: true, force: true }).catch(() => {});
+    // A savepoint's directory is always one of its own (sp-<job>-<random>), so it goes too.
+    await rm(p.options.targetDir, { recursive: true, force: true }).catch(() => {});
   }
 
   #failed(p: PendingCheckpoint, reason: string, counts: boolean): void {

@@ -7,6 +7,7 @@ import type { ConfigLayers, JobPlan } from '../api/define-job.ts';
 import type { Source } from '../api/source.ts';
 import { fileTaskStateStorage } from '../checkpoint/file-task-state-storage.ts';
 import { readMetadata } from '../checkpoint/checkpoint-metadata.ts';
+import { makeDirectories } from '../fs/make-directories.ts';
 import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
 import type { Logger } from '../log/logger.ts';
 import { lowestLevel, silentLogger } from '../log/logger.ts';
@@ -211,8 +212,8 @@ export class JobMaster {
    * self-contained to `<dir>/sp-<job-id-6>-<random>`. Savepoints are never deleted by weir.
    */
   async triggerSavepoint(dir?: string): Promise<CompletedCheckpoint> {
-    const targetDir = this.#savepointTarget(dir);
     if (this.#status !== 'RUNNING') throw new SavepointError(this.jobId, `the job is ${this.#status}, not RUNNING`);
+    const targetDir = await this.#savepointTarget(dir);
     try {
       return await this.checkpoints.trigger({ type: 'savepoint', targetDir });
     } catch (e) {
@@ -226,7 +227,8 @@ export class JobMaster {
    * savepoint fails, stopped sources read on and the job keeps running.
    */
   async stopWithSavepoint(dir: string | undefined, drain = false): Promise<CompletedCheckpoint> {
-    const targetDir = this.#savepointTarget(dir);
+    if (this.#status !== 'RUNNING') throw new SavepointError(this.jobId, `the job is ${this.#status}, not RUNNING`);
+    const targetDir = await this.#savepointTarget(dir);
     if (this.#status !== 'RUNNING') throw new SavepointError(this.jobId, `the job is ${this.#status}, not RUNNING`);
     const attempt = this.#attempt;
     this.#stopping = true;
@@ -252,10 +254,17 @@ export class JobMaster {
     }
   }
 
-  #savepointTarget(dir: string | undefined): string {
+  /** The savepoint's own directory, made now: a target that cannot hold it fails before anything stops. */
+  async #savepointTarget(dir: string | undefined): Promise<string> {
     const base = dir ?? this.plan.config['execution.checkpointing.savepoint-dir'];
     if (!base) throw new SavepointError(this.jobId, 'no savepoint directory: give one, or set execution.checkpointing.savepoint-dir');
-    return join(resolve(base), `sp-${this.jobId.slice(0, 6)}-${randomBytes(6).toString('hex')}`);
+    const target = join(resolve(base), `sp-${this.jobId.slice(0, 6)}-${randomBytes(6).toString('hex')}`);
+    try {
+      await makeDirectories(target);
+    } catch (e) {
+      throw new SavepointError(this.jobId, (e as Error).message);
+    }
+    return target;
   }
 
   /** Cancels the job (ungraceful, like `flink cancel`). */
@@ -327,6 +336,10 @@ export class JobMaster {
     const dir = this.plan.config['execution.checkpointing.dir'];
     if (dir) {
       this.#jobDir = join(resolve(dir), this.jobId);
+      // A directory that can never hold a checkpoint fails the job now, naming it, not at every trigger.
+      if (this.checkpoints.periodic) await makeDirectories(this.#jobDir).catch((e: Error) => {
+        throw new Error(`execution.checkpointing.dir: ${e.message}`, { cause: e });
+      });
     } else {
       this.#jobDir = join(await mkdtemp(join(tmpdir(), 'weir-checkpoints-')), this.jobId);
       this.#ownsJobDir = true;

@@ -234,8 +234,12 @@ class ActiveSnapshot<V> {
     return rest;
   }
 
+  /** Idempotent: an aborted write releases at once and again when its writer stops. */
   release(): void {
+    if (this.#released) return;
+    this.#released = true;
     this.#removed.fill(undefined);
     this.#onRelease();
   }
+  #released = false;
 }

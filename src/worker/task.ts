@@ -35,6 +35,8 @@ export type SnapshotWriter = (
   barrier: Barrier,
   captured: CapturedOperatorState[],
   task: { readonly vertexId: string; readonly subtask: number },
+  /** Aborted when the checkpoint expires or is aborted: the writer stops and must not read `captured` any more. */
+  signal: AbortSignal,
 ) => Promise<TaskStateSnapshot>;
 
 export interface TaskSetup {
@@ -110,8 +112,8 @@ export class Task {
   #activity = 'starting';
   /** In-flight input restored from an unaligned checkpoint, processed before the gate's input. */
   readonly #replay: unknown[][] = [];
-  /** Checkpoints whose asynchronous part is still writing, with their start times. */
-  readonly #writing = new Map<number, number>();
+  /** Checkpoints whose asynchronous part is still writing: since when, and how to stop it. */
+  readonly #writing = new Map<number, { readonly since: number; readonly abort: (reason: string) => void }>();
   #activitySince = Date.now();
 
   constructor(setup: TaskSetup) {
@@ -426,11 +428,20 @@ export class Task {
   #writeAsync(barrier: Barrier, captured: CapturedOperatorState[], syncMs: number, alignment: AlignmentFigures, channels?: ChannelCapture): void {
     const start = performance.now();
     const checkpointId = barrier.checkpointId;
-    this.#writing.set(checkpointId, Date.now());
+    const controller = new AbortController();
     const release = () => {
       this.#writing.delete(checkpointId);
       for (const c of captured) for (const t of c.keyed?.tables ?? []) t.snapshot.release();
     };
+    // An expired or aborted checkpoint must not hold its snapshot (and every later snapshot's
+    // copy-on-write) for as long as a slow or hung write takes: it is released at once.
+    this.#writing.set(checkpointId, {
+      since: Date.now(),
+      abort: (reason) => {
+        controller.abort(new Error(reason));
+        release();
+      },
+    });
     const task = { vertexId: this.vertex.id, subtask: this.subtask, headUid: this.vertex.operators[0]!.uid };
     const writeChannels = async () => {
       if (!channels) return { alignmentMs: alignment.alignmentMs, handles: { inputChannels: {}, outputChannels: {} } };
@@ -439,7 +450,7 @@ export class Task {
       const inputs = (channels.inputs?.buffers ?? []).map((buffers, i) => [this.#gate!.channels[i]!.key, buffers.flat()] as const);
       return { alignmentMs, handles: await this.#setup.writeChannelState(barrier, task, { inputs, outputs: channels.outputs }) };
     };
-    Promise.all([this.#setup.writeSnapshot(barrier, captured, task), writeChannels()])
+    Promise.all([this.#setup.writeSnapshot(barrier, captured, task, controller.signal), writeChannels()])
       .then(
         ([operators, { alignmentMs, handles }]) => {
           release();
@@ -460,6 +471,7 @@ export class Task {
         },
         (e: unknown) => {
           release();
+          if (controller.signal.aborted) return;
           this.#decline(checkpointId, `writing the snapshot failed: ${e instanceof Error ? e.message : String(e)}`, true);
         },
       );
@@ -479,6 +491,7 @@ export class Task {
     this.mailbox.put({
       description: `abort of checkpoint ${checkpointId}`,
       run: () => {
+        this.#writing.get(checkpointId)?.abort(reason);
         this.#barriers?.abort(checkpointId, reason);
         return this.#chain.notifyCheckpointAborted(checkpointId);
       },
@@ -581,7 +594,7 @@ export class Task {
     const since = Math.round((Date.now() - this.#activitySince) / 1000);
     const aligning = this.#barriers?.describe();
     if (aligning) return aligning;
-    const writing = [...this.#writing].map(([id, at]) => `; writing the state of checkpoint ${id} (for ${Math.round((Date.now() - at) / 1000)} s)`).join('');
+    const writing = [...this.#writing].map(([id, w]) => `; writing the state of checkpoint ${id} (for ${Math.round((Date.now() - w.since) / 1000)} s)`).join('');
     if (this.#backpressureSince >= 0 && this.#blockedOn === undefined) {
       // Blocked on a full output: the barrier waits behind the records this task cannot send.
       const secs = Math.round((performance.now() - this.#backpressureSince) / 1000);

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { createJobMaster, RestoreError, type ExecuteJobOptions, type JobMaster, type JobResult } from '../../src/index.ts';
 import { METADATA_FILE, readMetadata, writeMetadata, type CheckpointMetadata } from '../../src/checkpoint/checkpoint-metadata.ts';
 import { isTerminal } from '../../src/coordinator/job-status.ts';
+import { fileTaskStateStorage } from '../../src/checkpoint/file-task-state-storage.ts';
 import { diffSortedLines, expectedRunningCounts, JobEvents, makeTempDir, readCommittedLines, removeDir, sleep } from '../fixtures/recovery-helpers.ts';
 import {
   assertSameCounts,
@@ -203,18 +204,26 @@ describe('a stop-with-savepoint that fails', { timeout: 60_000 }, () => {
 });
 
 describe('a stop-with-savepoint with drain that fails', { timeout: 60_000 }, () => {
-  test('fails the job over to its latest checkpoint (the drained input cannot be undone); it goes on and finishes exactly-once', async () => {
+  test('fails the job over to its latest checkpoint (the drained input cannot be undone); it goes on and finishes exactly-once', async (t) => {
     const WORDS = 60_000;
     const out = join(root, 'failed-drain-out');
     const args = (rate?: number) => ['--words', String(WORDS), '--seed', String(SEED), '--output', out, '--checkpoint-interval', '100', ...(rate ? ['--rate', String(rate)] : [])];
     const config = { 'parallelism.default': 2, 'restart-strategy.type': 'fixed-delay', 'restart-strategy.fixed-delay.attempts': 1, 'restart-strategy.fixed-delay.delay': 0 };
-    const blocker = join(root, 'another-regular-file');
-    writeFileSync(blocker, 'not a directory\n');
+    // The savepoint's storage fails once the sources have drained (a target that is unusable from
+    // the start is refused before anything stops): the first savepoint state write is refused.
+    const storage = fileTaskStateStorage as { writeSnapshot: typeof fileTaskStateStorage.writeSnapshot };
+    const original = storage.writeSnapshot;
+    storage.writeSnapshot = (barrier, ...rest) => {
+      if (barrier.options.type !== 'savepoint') return original(barrier, ...rest);
+      storage.writeSnapshot = original;
+      return Promise.reject(new Error('the savepoint storage failed (injected)'));
+    };
+    t.after(() => void (storage.writeSnapshot = original));
 
     const a = await start({ job: WORDCOUNT, args: args(8_000), config });
     await a.master.whenRunning();
     await progress(a, 1);
-    await assert.rejects(a.master.stopWithSavepoint(join(blocker, 'savepoints'), true), { name: 'SavepointError' });
+    await assert.rejects(a.master.stopWithSavepoint(join(root, 'failing-savepoints'), true), { name: 'SavepointError', message: /savepoint storage failed \(injected\)/ });
     await a.events.waitFor('a restart from the latest checkpoint', () => a.events.restored.length === 1 && a.master.status === 'RUNNING');
     assert.equal(a.events.restarts.length, 1);
     assert.match(a.events.restarts[0]!.cause, /stop-with-savepoint with drain failed/);

@@ -1,6 +1,8 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync, existsSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readdirSync, renameSync, statSync, unlinkSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Sink, SinkContext, SinkWriter } from '../../api/sink.ts';
+import { makeDirectoriesSync } from '../../fs/make-directories.ts';
+import { writeFullySync } from '../../fs/write-fully.ts';
 import type { FileSinkOptions } from './plain-file-sink.ts';
 
 /** What a checkpoint remembers of a writer: the pending files that belong to it. */
@@ -30,7 +32,7 @@ export class FileSink<T> implements Sink<T, FileSinkState> {
   }
 
   createWriter(ctx: SinkContext, restored: readonly FileSinkState[]): SinkWriter<T, FileSinkState> {
-    mkdirSync(this.directory, { recursive: true });
+    makeDirectoriesSync(this.directory);
     return new FileSinkWriter(this.directory, this.#format, ctx, restored);
   }
 }
@@ -94,14 +96,21 @@ class FileSinkWriter<T> implements SinkWriter<T, FileSinkState> {
     if (this.#buffer.length >= FLUSH_BYTES) this.#flushBuffer();
   }
 
+  /**
+   * Every byte or an error: a short write that went unnoticed would be committed as a file with
+   * records missing. A failed write fails the task; its in-progress file is never committed and
+   * the restart discards it.
+   */
   #flushBuffer(): void {
     if (this.#buffer.length === 0) return;
     if (this.#fd < 0) {
       this.#file = `${this.#prefix}${this.#seq++}`;
       this.#fd = openSync(join(this.#dir, `${this.#file}.inprogress`), 'w');
     }
-    this.#bytes += writeSync(this.#fd, this.#buffer);
+    const bytes = Buffer.from(this.#buffer, 'utf8');
     this.#buffer = '';
+    writeFullySync(this.#fd, bytes, { path: join(this.#dir, `${this.#file}.inprogress`), offset: this.#bytes });
+    this.#bytes += bytes.length;
   }
 
   /** Pre-commit: the in-progress file becomes pending and belongs to this checkpoint. */

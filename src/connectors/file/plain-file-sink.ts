@@ -1,6 +1,8 @@
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Sink, SinkContext, SinkWriter } from '../../api/sink.ts';
+import { makeDirectoriesSync } from '../../fs/make-directories.ts';
+import { writeFullySync } from '../../fs/write-fully.ts';
 
 export interface FileSinkOptions<T> {
   /** One line of text per record; String(value) by default. */
@@ -23,13 +25,17 @@ export class PlainFileSink<T> implements Sink<T> {
   }
 
   createWriter(ctx: SinkContext): SinkWriter<T> {
-    mkdirSync(this.directory, { recursive: true });
-    const fd = openSync(join(this.directory, `part-${ctx.subtaskIndex}`), 'a');
+    makeDirectoriesSync(this.directory);
+    const path = join(this.directory, `part-${ctx.subtaskIndex}`);
+    const fd = openSync(path, 'a');
+    let offset = fstatSync(fd).size;
     let buffer = '';
     const flush = () => {
       if (buffer.length === 0) return;
-      writeSync(fd, buffer);
+      const bytes = Buffer.from(buffer, 'utf8');
       buffer = '';
+      writeFullySync(fd, bytes, { path, offset });
+      offset += bytes.length;
     };
     let open = true;
     const closeFile = () => {

@@ -1,0 +1,97 @@
+import { mkdirSync, statSync } from 'node:fs';
+import { mkdir, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { refusePseudoFileSystem, refusePseudoFileSystemSync } from './pseudo-file-system.ts';
+
+/**
+ * `mkdir -p` that cannot spin: Node's `mkdir({recursive: true})` retries forever on procfs
+ * (measured on Node 20: 100% CPU, never returns), so directories are made one path component at
+ * a time, and only after the nearest existing ancestor was found not to be a pseudo-filesystem.
+ */
+
+/** A directory that cannot be made: names it and the system's reason. */
+export class DirectoryError extends Error {
+  readonly path: string;
+  readonly code: string | undefined;
+  constructor(path: string, cause: unknown) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    super(`cannot create directory ${path}: ${describeCode(code, cause)}`, { cause });
+    this.name = 'DirectoryError';
+    this.path = path;
+    this.code = code;
+  }
+}
+
+function describeCode(code: string | undefined, cause: unknown): string {
+  switch (code) {
+    case 'EROFS':
+      return 'the filesystem is read-only (EROFS)';
+    case 'EACCES':
+    case 'EPERM':
+      return `permission denied (${code})`;
+    case 'ENOTDIR':
+      return (cause as { ours?: boolean }).ours ? (cause as Error).message : 'a part of the path is a file, not a directory (ENOTDIR)';
+    case 'ENOSPC':
+      return 'no space left on the device (ENOSPC)';
+    default:
+      return cause instanceof Error ? cause.message : String(cause);
+  }
+}
+
+type Kind = 'dir' | 'file' | 'none';
+
+function kindOf(p: string, probe: () => { isDirectory(): boolean }): Kind {
+  try {
+    return probe().isDirectory() ? 'dir' : 'file';
+  } catch (e) {
+    // ENOTDIR: a file further up; walking up finds it and names it.
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return 'none';
+    throw new DirectoryError(p, e);
+  }
+}
+
+function notADirectory(target: string, p: string): DirectoryError {
+  return new DirectoryError(target, Object.assign(new Error(`${p} is a file, not a directory (ENOTDIR)`), { code: 'ENOTDIR', ours: true }));
+}
+
+/** Makes `path` and its missing parents; refuses pseudo-filesystems (PseudoFileSystemError). */
+export function makeDirectoriesSync(path: string): void {
+  const target = resolve(path);
+  const missing: string[] = [];
+  let p = target;
+  for (let kind = kindOf(p, () => statSync(p)); kind !== 'dir' && dirname(p) !== p; kind = kindOf(p, () => statSync(p))) {
+    if (kind === 'file') throw notADirectory(target, p);
+    missing.push(p);
+    p = dirname(p);
+  }
+  refusePseudoFileSystemSync(p, target);
+  for (const dir of missing.reverse()) {
+    try {
+      mkdirSync(dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || kindOf(dir, () => statSync(dir)) !== 'dir') throw new DirectoryError(dir, e);
+    }
+  }
+}
+
+/** The same without blocking the thread (coordinator, checkpoint storage). */
+export async function makeDirectories(path: string): Promise<void> {
+  const target = resolve(path);
+  const missing: string[] = [];
+  const kindAt = async (p: string): Promise<Kind> => stat(p).then((s) => kindOf(p, () => s), (e) => kindOf(p, () => { throw e; }));
+  let p = target;
+  for (let kind = await kindAt(p); kind !== 'dir' && dirname(p) !== p; kind = await kindAt(p)) {
+    if (kind === 'file') throw notADirectory(target, p);
+    missing.push(p);
+    p = dirname(p);
+  }
+  await refusePseudoFileSystem(p, target);
+  for (const dir of missing.reverse()) {
+    try {
+      await mkdir(dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || (await kindAt(dir)) !== 'dir') throw new DirectoryError(dir, e);
+    }
+  }
+}
