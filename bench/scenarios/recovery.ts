@@ -110,10 +110,10 @@ async function runRecovery(run: number, keys: number): Promise<RecoverySample> {
   // Wrap the storage's restore of keyed state for this run, to time it inside the recovery.
   const storage = fileTaskStateStorage as { restoreKeyed: typeof fileTaskStateStorage.restoreKeyed };
   const original = storage.restoreKeyed;
-  storage.restoreKeyed = (backend, state, directory) => {
+  storage.restoreKeyed = async (backend, state, directory) => {
     const start = performance.now();
     try {
-      original(backend, state, directory);
+      await original(backend, state, directory);
     } finally {
       restoreCalls.push({ start, end: performance.now() });
     }
@@ -216,7 +216,7 @@ async function runRecovery(run: number, keys: number): Promise<RecoverySample> {
         const state: OperatorRestoreState = { keyed: op.subtasks.flatMap((s) => (s.keyed ? [s.keyed] : [])), operator: {} };
         const backend = new HeapKeyedStateBackend(keyGroupRangeForSubtask(0, op.parallelism, op.maxParallelism), op.maxParallelism, 'sum', () => 'benchmark');
         const start = performance.now();
-        original(backend, state, directory);
+        await original(backend, state, directory);
         sample.restoreKeyedMs = performance.now() - start;
         let n = 0;
         for (const s of backend.states.values()) n += s.table.size;

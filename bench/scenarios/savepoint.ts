@@ -189,9 +189,9 @@ async function runOnce(run: number, keys: number, log: (line: string) => void): 
 
     // 3: restore (and, for the fixed cost, a start without state).
     const restoreCalls: Array<{ ms: number; entries: number }> = [];
-    storage.restoreKeyed = (backend, state, directory) => {
+    storage.restoreKeyed = async (backend, state, directory) => {
       const s = performance.now();
-      original(backend, state, directory);
+      await original(backend, state, directory);
       const ms = performance.now() - s;
       let n = 0;
       for (const st of backend.states.values()) n += st.table.size;

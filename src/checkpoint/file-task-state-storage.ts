@@ -49,10 +49,23 @@ export const fileTaskStateStorage: TaskStateStorage = {
     return readChannelState(handle, handle.file);
   },
 
-  restoreKeyed(backend, state, directory) {
+  /**
+   * One key group at a time, going back to the event loop every few milliseconds: a restore of a
+   * large state may take long, but the TaskManager must go on answering heartbeats meanwhile.
+   */
+  async restoreKeyed(backend, state, directory) {
+    const RESTORE_SLICE_MS = 20;
     const resolve = (file: string) => (isAbsolute(file) ? file : join(directory, file));
+    let since = performance.now();
     for (const handle of state.keyed) {
-      readKeyedStateFile(handle, resolve, backend.keyGroupRange).forEachPairs((info, kg, pairs, from) => backend.restorePairs(info, kg, pairs, from));
+      const file = readKeyedStateFile(handle, resolve, backend.keyGroupRange);
+      for (const kg of file.keyGroups) {
+        file.forEachPairsOf(kg, (info, g, pairs, from) => backend.restorePairs(info, g, pairs, from));
+        if (performance.now() - since > RESTORE_SLICE_MS) {
+          await new Promise((r) => setImmediate(r));
+          since = performance.now();
+        }
+      }
     }
   },
 };

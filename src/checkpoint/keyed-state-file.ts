@@ -72,6 +72,9 @@ export interface KeyedStateReadResult {
    * `pairs[from]` is a key, `pairs[from + 1]` its value, and so on to the end of `pairs`.
    */
   forEachPairs(fn: (state: StoredStateInfo, keyGroup: number, pairs: readonly unknown[], from: number) => void): void;
+  /** The key groups of the range that the file holds, for callers that work one key group at a time. */
+  readonly keyGroups: readonly number[];
+  forEachPairsOf(keyGroup: number, fn: (state: StoredStateInfo, keyGroup: number, pairs: readonly unknown[], from: number) => void): void;
 }
 
 /** Reads the key groups of `range` from a handle's file, after checking the whole file's checksum. */
@@ -81,20 +84,25 @@ export function readKeyedStateFile(handle: KeyedStateHandle, resolvePath: (file:
   const actual = crc32(bytes);
   if (actual !== handle.crc32) throw new CheckpointCorruptedError(path, `checksum mismatch (expected ${handle.crc32}, found ${actual})`);
   const unpackr = new Unpackr({ useRecords: false, moreTypes: true });
-  const forEachPairs: KeyedStateReadResult['forEachPairs'] = (fn) => {
-    for (const g of handle.keyGroups) {
-      if (g.keyGroup < range.start || g.keyGroup > range.end) continue;
-      const frames = unpackr.unpackMultiple(bytes.subarray(g.offset, g.offset + g.length)) as unknown[][];
-      for (const frame of frames) {
-        const kg = frame[0] as number;
-        const state = handle.states[frame[1] as number];
-        if (kg !== g.keyGroup || !state) throw new CheckpointCorruptedError(path, `frame at key group ${g.keyGroup} is not what the handle says`);
-        fn(state, kg, frame, 2);
-      }
+  const inRange = handle.keyGroups.filter((g) => g.keyGroup >= range.start && g.keyGroup <= range.end);
+  const forEachPairsOf: KeyedStateReadResult['forEachPairsOf'] = (keyGroup, fn) => {
+    const g = inRange.find((x) => x.keyGroup === keyGroup);
+    if (!g) return;
+    const frames = unpackr.unpackMultiple(bytes.subarray(g.offset, g.offset + g.length)) as unknown[][];
+    for (const frame of frames) {
+      const kg = frame[0] as number;
+      const state = handle.states[frame[1] as number];
+      if (kg !== g.keyGroup || !state) throw new CheckpointCorruptedError(path, `frame at key group ${g.keyGroup} is not what the handle says`);
+      fn(state, kg, frame, 2);
     }
+  };
+  const forEachPairs: KeyedStateReadResult['forEachPairs'] = (fn) => {
+    for (const g of inRange) forEachPairsOf(g.keyGroup, fn);
   };
   return {
     states: handle.states,
+    keyGroups: inRange.map((g) => g.keyGroup),
+    forEachPairsOf,
     forEachPairs,
     forEach(fn) {
       forEachPairs((state, kg, pairs, from) => {

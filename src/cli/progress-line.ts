@@ -41,10 +41,19 @@ export class ProgressLine {
     const latest = stats.history().filter((s) => s.status === 'COMPLETED').at(-1);
     const cp = latest ? `  checkpoints ${stats.counts.completed} ok / ${stats.counts.failed} failed (last #${latest.id}, ${Math.round(latest.endToEndDuration)} ms)` : '';
     const restarts = this.#master.restarts > 0 ? `  restarts ${this.#master.restarts}` : '';
-    const line = `${this.#master.status}  in ${fmt(inRate)} rec/s  out ${fmt(outRate)} rec/s  total in ${fmt(counts.readIn)}${sourceProgress(this.#master)}${cp}${restarts}`;
+    const line = `${this.#master.status}${initializing(this.#master)}  in ${fmt(inRate)} rec/s  out ${fmt(outRate)} rec/s  total in ${fmt(counts.readIn)}${sourceProgress(this.#master)}${cp}${restarts}`;
     this.#out.write(`\r\x1b[2K${line.slice(0, (this.#out.columns ?? 120) - 1)}`);
     this.#shown = true;
   }
+}
+
+/** Subtasks still starting (a long restore is legitimate, but never silent): how many, and what the first is doing. */
+export function initializing(master: Pick<JobMaster, 'taskStatuses' | 'taskMetrics'>): string {
+  const starting = master.taskStatuses().filter((t) => t.status === 'initializing');
+  if (starting.length === 0) return '';
+  const first = starting[0]!;
+  const activity = master.taskMetrics().find((m) => m.vertexId === first.vertexId && m.subtask === first.subtask)?.activity;
+  return ` (${starting.length}/${master.taskStatuses().length} subtasks initializing${activity ? `: ${activity}` : ''})`;
 }
 
 /** A CDC source's snapshot progress while it runs, then how far its binlog reader is behind. */

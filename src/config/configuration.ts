@@ -35,6 +35,9 @@ export interface WeirConfig {
   'restart-strategy.exponential-delay.attempts-before-reset-backoff': number;
   'taskmanager.network.buffer-records': number;
   'taskmanager.network.credits-per-channel': number;
+  'heartbeat.interval': number;
+  'heartbeat.timeout': number;
+  'task.cancellation.timeout': number;
   'rest.port': number;
   'rest.bind-address': string;
   'rest.token': string | null;
@@ -143,6 +146,16 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
     min: 1,
     doc: 'Buffers a receiver grants each input channel: what may be in flight before the sender blocks.',
   },
+  'heartbeat.interval': { kind: 'duration', min: 1, doc: 'Time between heartbeats the JobMaster sends each TaskManager thread or process.' },
+  'heartbeat.timeout': {
+    kind: 'duration',
+    min: 1,
+    doc: 'A TaskManager that has not answered a heartbeat for this long is lost (e.g. its thread is blocked): its subtasks fail and it is replaced.',
+  },
+  'task.cancellation.timeout': {
+    kind: 'duration',
+    doc: 'Subtasks that have not stopped this long after a cancel take their TaskManager with them (it is ended and replaced); 0 waits forever.',
+  },
   'rest.port': { kind: 'int', min: 0, doc: 'REST API port; the next free one is taken if it is in use.' },
   'rest.bind-address': { kind: 'string', doc: 'REST API address. Beyond loopback, mutating calls need rest.token.' },
   'rest.token': { kind: 'string', nullable: true, doc: 'Bearer token required for mutating REST calls.' },
@@ -178,6 +191,9 @@ export const DEFAULT_CONFIG: Readonly<WeirConfig> = Object.freeze({
   'restart-strategy.exponential-delay.attempts-before-reset-backoff': Number.MAX_SAFE_INTEGER,
   'taskmanager.network.buffer-records': 512,
   'taskmanager.network.credits-per-channel': 16,
+  'heartbeat.interval': 10_000,
+  'heartbeat.timeout': 50_000,
+  'task.cancellation.timeout': 180_000,
   'rest.port': 8081,
   'rest.bind-address': '127.0.0.1',
   'rest.token': null,
@@ -249,6 +265,9 @@ function validateConfig(c: WeirConfig): void {
       backlog,
       `must be 0 or at least execution.checkpointing.interval (${interval} ms)`,
     );
+  }
+  if (c['heartbeat.timeout'] <= c['heartbeat.interval']) {
+    throw new ConfigError('heartbeat.timeout', c['heartbeat.timeout'], `must be longer than heartbeat.interval (${c['heartbeat.interval']} ms)`);
   }
   if (c['execution.checkpointing.unaligned.enabled']) {
     if (c['execution.checkpointing.mode'] !== 'exactly-once') {

@@ -4,18 +4,25 @@ import type { JobGraph } from '../graph/job-graph.ts';
 import type { FromTaskManager, ToTaskManager } from '../network/control-messages.ts';
 import { TaskManager, type TaskStateStorage } from '../worker/task-manager.ts';
 import type { TaskManagerGateway } from './task-manager-gateway.ts';
+import { registerUncaughtErrorOwner, runAsOwner, unregisterUncaughtErrorOwner, type UncaughtErrorOwner } from './uncaught-errors.ts';
 
 /**
  * A TaskManager in the JobMaster's own thread. Messages are still delivered asynchronously, in
- * order, so the protocol behaves exactly as it does across threads.
+ * order, so the protocol behaves exactly as it does across threads. Its work runs in its own
+ * async context, so that an error user code leaves uncaught fails this TaskManager (as it would
+ * end a worker thread) instead of the process.
  */
-export class InThreadGateway implements TaskManagerGateway {
+export class InThreadGateway implements TaskManagerGateway, UncaughtErrorOwner {
   readonly index: number;
+  readonly location = 'in-thread' as const;
   readonly #tm: TaskManager;
   #handler: (message: FromTaskManager) => void = () => {};
+  #lost: (error: Error) => void = () => {};
+  readonly #cancellationTimeout: number;
 
   constructor(index: number, taskManagers: number, jobGraph: JobGraph, config: WeirConfig, storage: TaskStateStorage, logLevel?: LogLevel) {
     this.index = index;
+    this.#cancellationTimeout = config['task.cancellation.timeout'];
     this.#tm = new TaskManager({
       index,
       taskManagers,
@@ -25,19 +32,38 @@ export class InThreadGateway implements TaskManagerGateway {
       logLevel,
       send: (m) => queueMicrotask(() => this.#handler(m)),
     });
+    registerUncaughtErrorOwner(this);
   }
 
   send(message: ToTaskManager): void {
-    queueMicrotask(() => this.#tm.handle(message));
+    queueMicrotask(() => runAsOwner(this, () => this.#tm.handle(message)));
   }
 
   onMessage(handler: (message: FromTaskManager) => void): void {
     this.#handler = handler;
   }
 
-  onLost(): void {}
+  onLost(handler: (error: Error) => void): void {
+    this.#lost = handler;
+  }
 
+  onUncaughtError(error: unknown, kind: 'exception' | 'rejection'): void {
+    const what = kind === 'exception' ? 'an uncaught exception' : 'an unhandled promise rejection';
+    const cause = error instanceof Error ? error : new Error(String(error));
+    const lost = new Error(`TaskManager ${this.index} (in-thread) stopped: ${what} in the job's code: ${cause.message}`, { cause });
+    lost.stack = `${lost.name}: ${lost.message}\n${cause.stack?.split('\n').slice(1).join('\n') ?? ''}`;
+    // Also after terminate(): the JobMaster logs what a replaced TaskManager's leftovers raise.
+    this.#lost(lost);
+  }
+
+  /** Bounded by task.cancellation.timeout: a subtask that never stops cannot keep the job from ending. */
   async terminate(): Promise<void> {
-    await this.#tm.shutdown();
+    unregisterUncaughtErrorOwner(this);
+    const limit = this.#cancellationTimeout;
+    const stopped = this.#tm.shutdown();
+    if (limit <= 0) return stopped;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([stopped, new Promise<void>((resolve) => (timer = setTimeout(resolve, limit)))]);
+    clearTimeout(timer);
   }
 }

@@ -27,6 +27,10 @@ import { CheckpointCoordinator } from './checkpoint-coordinator.ts';
 import type { CompletedCheckpoint } from './completed-checkpoint.ts';
 import { FaultInjector, type FaultInjectionOptions, type PlannedFailure } from './fault-injector.ts';
 import { InThreadGateway } from './in-thread-gateway.ts';
+import { systemClock } from '../clock/clock.ts';
+import { CancellationWatch } from './cancellation-watch.ts';
+import { HeartbeatMonitor } from './heartbeat-monitor.ts';
+import { TaskManagerLostError, type TaskManagerLoss } from './task-manager-lost-error.ts';
 import { JobFailure } from './job-failure.ts';
 import { SavepointError } from './savepoint-error.ts';
 import { newJobId } from './job-id.ts';
@@ -129,6 +133,9 @@ export class JobMaster {
   readonly #result: Promise<JobResult>;
   #error: Error | undefined;
   readonly #lost = new Set<number>();
+  readonly #heartbeats = new Map<number, HeartbeatMonitor>();
+  /** The failed attempt whose subtasks are being stopped before the next is deployed. */
+  #cancellation: CancellationWatch | undefined;
   #bundle: Promise<WorkerBundle | undefined> | undefined;
   #describeRequests = new Map<number, (tasks: TaskMetrics[]) => void>();
   /** Split enumerators of the current attempt, by source vertex id. */
@@ -349,10 +356,14 @@ export class JobMaster {
 
   async #startTaskManagers(): Promise<void> {
     const d = this.#o.deployment;
-    this.#gateways =
-      d.kind === 'in-thread'
-        ? [this.#connect(new InThreadGateway(0, 1, this.graph, this.plan.config, fileTaskStateStorage, lowestLevel(this.#log)))]
-        : await Promise.all(Array.from({ length: d.taskManagers }, (_, index) => this.#startWorker(index)));
+    this.#gateways = await Promise.all(Array.from({ length: d.kind === 'in-thread' ? 1 : d.taskManagers }, (_, index) => this.#startTaskManager(index)));
+  }
+
+  async #startTaskManager(index: number): Promise<TaskManagerGateway> {
+    if (this.#o.deployment.kind === 'in-thread') {
+      return this.#connect(new InThreadGateway(index, 1, this.graph, this.plan.config, fileTaskStateStorage, lowestLevel(this.#log)));
+    }
+    return this.#startWorker(index);
   }
 
   async #startWorker(index: number): Promise<TaskManagerGateway> {
@@ -370,19 +381,69 @@ export class JobMaster {
   }
 
   #connect(g: TaskManagerGateway): TaskManagerGateway {
-    g.onMessage((m) => this.#onMessage(m));
-    g.onLost((e) => {
-      this.#lost.add(g.index);
-      this.#onFailure(serializeError(e));
+    const current = () => this.#gateways[g.index] === g;
+    g.onMessage((m) => {
+      if (m.type === 'heartbeat') {
+        if (current()) this.#heartbeats.get(g.index)?.received();
+      } else this.#onMessage(m);
     });
+    g.onLost((e) => {
+      if (current()) this.#loseTaskManager(g.index, { kind: 'exited', cause: e });
+      else this.#log.warn(`after TaskManager ${g.index} was replaced, its leftovers failed: ${e.message}`);
+    });
+    if (g.location !== 'in-thread') this.#watchHeartbeats(g);
     return g;
   }
 
-  /** A TaskManager thread that died is replaced before the next attempt is deployed. */
+  #watchHeartbeats(g: TaskManagerGateway): void {
+    const c = this.plan.config;
+    const timeoutMs = c['heartbeat.timeout'];
+    const monitor = new HeartbeatMonitor({
+      intervalMs: c['heartbeat.interval'],
+      timeoutMs,
+      clock: systemClock,
+      send: (seq) => g.send({ type: 'heartbeat', seq }),
+      onTimeout: (silentMs) => this.#loseTaskManager(g.index, { kind: 'heartbeat-timeout', silentMs, timeoutMs }),
+    });
+    this.#heartbeats.get(g.index)?.stop();
+    this.#heartbeats.set(g.index, monitor);
+    // Its first answer may take a while (the thread is still starting): count from when it is connected.
+    monitor.start();
+  }
+
+  /**
+   * A TaskManager that ended, stopped answering or did not stop its subtasks: they fail with a
+   * reason naming them and what each was last doing, and it is replaced before the restart.
+   */
+  #loseTaskManager(index: number, loss: TaskManagerLoss): void {
+    if (this.#lost.has(index) || isTerminal(this.#status)) return;
+    this.#lost.add(index);
+    this.#heartbeats.get(index)?.stop();
+    this.#cancellation?.answered(index);
+    const g = this.#gateways[index]!;
+    const error = new TaskManagerLostError(index, g.location === 'in-thread' ? 'in-thread' : 'worker thread', loss, this.#lastReports(index));
+    this.#log.error(error.message, { taskManager: index, loss: loss.kind });
+    this.#onFailure(serializeError(error));
+  }
+
+  /** What each subtask on a TaskManager was last reported doing, and for how long since. */
+  #lastReports(index: number): string[] {
+    const n = this.#gateways.length;
+    return [...this.#tasks.values()]
+      .filter((t) => taskManagerFor(t.subtask, n) === index)
+      .map((t) => {
+        const m = this.#metrics.get(`${t.vertex.id}:${t.subtask}`);
+        const since = m?.activitySince !== undefined ? ` (for ${Math.round((Date.now() - m.activitySince) / 1000)} s)` : '';
+        return `'${t.vertex.name}' ${t.subtask + 1}/${t.vertex.parallelism}: ${m?.activityBase ?? t.status}${since}`;
+      });
+  }
+
+  /** Lost TaskManagers are ended (at once: they may not answer) and replaced before the next attempt. */
   async #replaceLostTaskManagers(): Promise<void> {
     for (const index of [...this.#lost]) {
-      await this.#gateways[index]!.terminate().catch(() => {});
-      this.#gateways[index] = await this.#startWorker(index);
+      this.#heartbeats.get(index)?.stop();
+      await this.#gateways[index]!.terminate(true).catch(() => {});
+      this.#gateways[index] = await this.#startTaskManager(index);
       this.#lost.delete(index);
       this.#log.warn(`started a new TaskManager ${index} in place of the lost one`);
     }
@@ -511,6 +572,8 @@ export class JobMaster {
     }
     if (isTerminal(this.#status)) return;
     await this.#startSourceCoordinators(attempt);
+    // One lost while this attempt was being prepared would never run its subtasks: replace it first.
+    while (this.#lost.size > 0 && !isTerminal(this.#status)) await this.#replaceLostTaskManagers();
     if (isTerminal(this.#status) || attempt !== this.#attempt) return;
     this.#setStatus('RUNNING');
     this.#gateways.forEach((g, i) => {
@@ -584,6 +647,10 @@ export class JobMaster {
         this.#describeRequests.delete(m.requestId);
         return;
       case 'ready':
+      case 'heartbeat':
+        return;
+      case 'canceled':
+        if (this.#cancellation?.attempt === m.attempt) this.#cancellation.answered(m.tm);
         return;
       case 'log':
         this.#log[m.level](m.message, m.fields);
@@ -674,6 +741,7 @@ export class JobMaster {
     this.#setStatus('RESTARTING');
     this.checkpoints.stop('job failover');
     const attempt = this.#attempt;
+    this.#watchCancellation(attempt);
     this.#broadcast({ type: 'cancel', attempt });
     // At-most-once restarts go on from where the readers were, and so from where the enumerators were.
     if (this.plan.config['execution.checkpointing.mode'] === 'at-most-once') {
@@ -698,8 +766,8 @@ export class JobMaster {
   async #restartJob(): Promise<void> {
     if (isTerminal(this.#status)) return;
     try {
-      // Give cancelled subtasks a moment to report where their readers stood (at-most-once).
-      await this.#awaitCancelled(1000);
+      // Their 'canceled' answers also follow the positions where their readers stood (at-most-once).
+      await this.#cancellation?.done;
       await this.#replaceLostTaskManagers();
       // A checkpoint of the failed attempt may still be completing: it must not subsume (delete)
       // the checkpoint chosen for the restore while the new attempt reads it.
@@ -714,10 +782,13 @@ export class JobMaster {
     }
   }
 
-  async #awaitCancelled(timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    const live = () => [...this.#tasks.values()].some((t) => t.status === 'running' || t.status === 'end-of-data' || t.status === 'initializing');
-    while (live() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  /** The next attempt waits until every TaskManager has stopped this one's subtasks (or is given up on). */
+  #watchCancellation(attempt: number): void {
+    const timeoutMs = this.plan.config['task.cancellation.timeout'];
+    const live = this.#gateways.map((g) => g.index).filter((i) => !this.#lost.has(i));
+    this.#cancellation = new CancellationWatch(attempt, live, timeoutMs, systemClock, (stragglers) => {
+      for (const i of stragglers) this.#loseTaskManager(i, { kind: 'cancellation-timeout', timeoutMs });
+    });
   }
 
   async #finish(status: JobStatus, error: Error | undefined): Promise<void> {
@@ -726,7 +797,8 @@ export class JobMaster {
     this.checkpoints.stop(`job ${status.toLowerCase()}`);
     this.#setStatus(status);
     await this.#closeSourceCoordinators();
-    await Promise.all(this.#gateways.map((g) => g.terminate().catch(() => {})));
+    for (const m of this.#heartbeats.values()) m.stop();
+    await Promise.all(this.#gateways.map((g) => g.terminate(this.#lost.has(g.index)).catch(() => {})));
     await (await this.#bundle)?.dispose();
     const kept = await this.#cleanupCheckpoints(status);
     this.#done({

@@ -3,11 +3,14 @@ import type { FromTaskManager, ToTaskManager } from '../network/control-messages
 /** How the JobMaster talks to one TaskManager, wherever it runs. */
 export interface TaskManagerGateway {
   readonly index: number;
+  /** Where it runs: TaskManagers outside this thread answer heartbeats. */
+  readonly location: 'in-thread' | 'worker-thread';
   send(message: ToTaskManager, transfer?: readonly Transferable[]): void;
   /** Messages from the TaskManager; a lost TaskManager is reported through onLost. */
   onMessage(handler: (message: FromTaskManager) => void): void;
   onLost(handler: (error: Error) => void): void;
-  terminate(): Promise<void>;
+  /** `force`: it no longer answers; end it without asking. */
+  terminate(force?: boolean): Promise<void>;
 }
 
 type Transferable = import('node:worker_threads').TransferListItem;

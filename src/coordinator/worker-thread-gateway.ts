@@ -7,6 +7,7 @@ const BOOTSTRAP = new URL('../worker/worker-bootstrap.mjs', import.meta.url);
 /** A TaskManager in a worker thread of its own: subtasks there run on another core. */
 export class WorkerThreadGateway implements TaskManagerGateway {
   readonly index: number;
+  readonly location = 'worker-thread' as const;
   readonly ready: Promise<void>;
   readonly #worker: Worker;
   #handler: (message: FromTaskManager) => void = () => {};
@@ -50,12 +51,18 @@ export class WorkerThreadGateway implements TaskManagerGateway {
     this.#lost = handler;
   }
 
-  async terminate(): Promise<void> {
+  /**
+   * Asks the thread to shut down, then ends it. `force`: at once, for a thread that no longer
+   * answers (terminate() stops JavaScript even in a busy loop).
+   */
+  async terminate(force = false): Promise<void> {
     this.#terminating = true;
-    this.#worker.postMessage({ type: 'shutdown' } satisfies ToTaskManager);
-    const exited = new Promise<void>((resolve) => this.#worker.once('exit', () => resolve()));
-    const timeout = new Promise<void>((resolve) => setTimeout(resolve, 2000).unref());
-    await Promise.race([exited, timeout]);
+    if (!force) {
+      this.#worker.postMessage({ type: 'shutdown' } satisfies ToTaskManager);
+      const exited = new Promise<void>((resolve) => this.#worker.once('exit', () => resolve()));
+      const timeout = new Promise<void>((resolve) => setTimeout(resolve, 2000).unref());
+      await Promise.race([exited, timeout]);
+    }
     await this.#worker.terminate();
   }
 }

@@ -151,11 +151,16 @@ export type ToTaskManager =
   /** From a source's split enumerator to one of its readers; ordered with the checkpoint triggers. */
   | { readonly type: 'source-splits'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly splits: unknown[]; readonly noMoreSplits: boolean }
   | { readonly type: 'source-event'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly event: unknown }
+  /** Liveness: the TaskManager answers from its event loop; one that stops answering is lost. */
+  | { readonly type: 'heartbeat'; readonly seq: number }
   | { readonly type: 'shutdown' };
 
 // TaskManager -> JobMaster
 export type FromTaskManager =
   | { readonly type: 'ready'; readonly tm: number }
+  | { readonly type: 'heartbeat'; readonly tm: number; readonly seq: number }
+  /** Every subtask of this attempt (or an older one) has stopped: the next attempt may be deployed. */
+  | { readonly type: 'canceled'; readonly tm: number; readonly attempt: number }
   | { readonly type: 'deploy-failed'; readonly tm: number; readonly attempt: number; readonly error: SerializedError }
   | {
       readonly type: 'task-status';

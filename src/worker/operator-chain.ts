@@ -27,7 +27,7 @@ export interface ChainSetup {
   /** Writers by job edge id. */
   readonly writers: ReadonlyMap<number, RecordWriter>;
   readonly restore: Readonly<Record<string, OperatorRestoreState>> | undefined;
-  readonly restoreKeyed: (backend: HeapKeyedStateBackend, state: OperatorRestoreState) => void;
+  readonly restoreKeyed: (backend: HeapKeyedStateBackend, state: OperatorRestoreState) => Promise<void>;
 }
 
 /**
@@ -45,7 +45,10 @@ export class OperatorChain {
   readonly #subtask: number;
   readonly #parallelism: number;
 
+  readonly #setup: ChainSetup;
+
   constructor(setup: ChainSetup) {
+    this.#setup = setup;
     const { vertex, subtask } = setup;
     this.#vertexName = vertex.name;
     this.#subtask = subtask;
@@ -59,7 +62,6 @@ export class OperatorChain {
       const keyedState = keyed
         ? new HeapKeyedStateBackend(setup.keyGroupRange, vertex.maxParallelism, op.uid, () => `subtask ${subtask} of '${op.name}'`)
         : undefined;
-      if (keyedState && restored) setup.restoreKeyed(keyedState, restored);
       const operatorState = new OperatorStateBackend(restored ? toEntries(restored.operator) : undefined);
       this.members.push({ uid: op.uid, operatorId: op.operatorId, name: op.name, operator: instances[i]!, keyedState, operatorState });
     }
@@ -92,7 +94,13 @@ export class OperatorChain {
     };
   }
 
+  /** Restores keyed state (asynchronously: it may be large), then opens the operators. */
   async open(info: Omit<TaskInfo, 'operatorName' | 'operatorUid'>): Promise<void> {
+    for (let i = 0; i < this.members.length; i++) {
+      const m = this.members[i]!;
+      const restored = this.#setup.restore?.[m.uid];
+      if (m.keyedState && restored) await this.#attempt(i, () => this.#setup.restoreKeyed(m.keyedState!, restored));
+    }
     // Each operator's lines name it; the task's fields (vertex, subtask) come with info.log.
     // Open from the end of the chain backwards, so no operator emits into one that is not open.
     for (let i = this.members.length - 1; i >= 0; i--) {

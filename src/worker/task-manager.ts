@@ -20,7 +20,7 @@ export interface TaskStateStorage {
   /** Unaligned checkpoints: persists in-flight records per channel key; returns the handles. */
   readonly writeChannelState: ChannelStateWriter;
   readonly readChannelState: (handle: ChannelStateHandle) => unknown[];
-  readonly restoreKeyed: (backend: HeapKeyedStateBackend, state: OperatorRestoreState, directory: string) => void;
+  readonly restoreKeyed: (backend: HeapKeyedStateBackend, state: OperatorRestoreState, directory: string) => Promise<void>;
 }
 
 export interface TaskManagerOptions {
@@ -60,6 +60,16 @@ export class TaskManager {
   }
 
   handle(message: ToTaskManager): void {
+    if (message.type === 'heartbeat') {
+      this.#o.send({ type: 'heartbeat', tm: this.#o.index, seq: message.seq });
+      return;
+    }
+    // A cancel is answered even for an attempt this TaskManager never saw deployed: the JobMaster waits for every answer.
+    if (message.type === 'cancel') {
+      const done = message.attempt >= this.#attempt ? this.#cancelAll() : Promise.resolve();
+      void done.then(() => this.#o.send({ type: 'canceled', tm: this.#o.index, attempt: message.attempt }));
+      return;
+    }
     if ('attempt' in message && message.type !== 'deploy' && message.attempt !== this.#attempt) return;
     switch (message.type) {
       case 'deploy':
@@ -82,9 +92,6 @@ export class TaskManager {
         return;
       case 'resume-sources':
         for (const t of this.#tasks) if (t.vertex.isSource) t.resumeSource();
-        return;
-      case 'cancel':
-        void this.#cancelAll();
         return;
       case 'source-splits':
         this.#task(message.vertexId, message.subtask)?.addSplits(message.splits, message.noMoreSplits);
@@ -117,6 +124,9 @@ export class TaskManager {
       }
       const tasks = this.#build(message.jobId, attempt, message.tasks, message.remoteChannels);
       this.#tasks = tasks;
+      // Reported while they initialize too: a long restore is legitimate, but it must be visible.
+      this.#o.send({ type: 'metrics', attempt, tasks: tasks.map((t) => t.metrics()) });
+      this.#startMetrics();
       await Promise.all(
         tasks.map(async (t) => {
           try {
@@ -130,7 +140,6 @@ export class TaskManager {
       for (const t of tasks) this.#ready.add(t);
       // Report once before the first step: a task whose first step blocks its thread is still described.
       this.#o.send({ type: 'metrics', attempt, tasks: tasks.map((t) => t.metrics()) });
-      this.#startMetrics();
       this.#loop ??= this.#run();
       this.#wake();
     } catch (e) {

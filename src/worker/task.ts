@@ -54,7 +54,7 @@ export interface TaskSetup {
   readonly writeSnapshot: SnapshotWriter;
   readonly writeChannelState: ChannelStateWriter;
   readonly readChannelState: (handle: ChannelStateHandle) => unknown[];
-  readonly restoreKeyed: (backend: HeapKeyedStateBackend, state: OperatorRestoreState, directory: string) => void;
+  readonly restoreKeyed: (backend: HeapKeyedStateBackend, state: OperatorRestoreState, directory: string) => Promise<void>;
   readonly failAfterRecords?: number | undefined;
   /** Lines carry the job id, vertex, subtask and attempt. */
   readonly log: Logger;
@@ -166,6 +166,8 @@ export class Task {
   }
 
   async initialize(): Promise<void> {
+    const restoring = this.#setup.restore;
+    this.#setActivity(restoring ? `initializing: restoring the state of checkpoint ${restoring.checkpointId}` : 'initializing: opening operators');
     await this.#chain.open({
       jobId: this.#setup.jobId,
       subtaskIndex: this.subtask,

@@ -92,7 +92,7 @@ test('Sum1 aligns like the seed: records behind an early barrier wait, records b
     },
     writeChannelState: async () => ({ inputChannels: {}, outputChannels: {} }),
     readChannelState: () => [],
-    restoreKeyed: () => {},
+    restoreKeyed: async () => {},
     log: silentLogger,
   });
   await task.initialize();

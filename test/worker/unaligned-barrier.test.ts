@@ -87,7 +87,7 @@ async function sumTask(sum: JobVertex, subtask: number, credits: number, restore
       return { inputChannels: {}, outputChannels: {} };
     },
     readChannelState: (handle: ChannelStateHandle) => stored.get(handle.file) ?? [],
-    restoreKeyed: () => {},
+    restoreKeyed: async () => {},
     log: silentLogger,
   });
   await h.task.initialize();
