@@ -39,6 +39,7 @@ program
   .option('--verbose', 'debug logging')
   .action(async (job: string, jobArgs: string[], options) => {
     process.exitCode = await runCommand(job, jobArgs, options);
+    exitSoonAfterTheJob();
   });
 
 program
@@ -123,6 +124,17 @@ program
   .action(async (path: string, o) => {
     process.exitCode = await inspectCommand(path, o);
   });
+
+/**
+ * The job has ended and everything weir started is closed; whatever user code left behind (an
+ * open socket, a timer, a stuck cancellation) must not keep the command from exiting.
+ */
+function exitSoonAfterTheJob(graceMs = 5000): void {
+  setTimeout(() => {
+    process.stderr.write(`weir: the job ended ${graceMs / 1000} s ago but something it started is still active; exiting\n`);
+    process.exit(process.exitCode ?? 0);
+  }, graceMs).unref();
+}
 
 try {
   await program.parseAsync(process.argv);
