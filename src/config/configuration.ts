@@ -90,7 +90,7 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
   'execution.checkpointing.num-retained': { kind: 'int', min: 1, doc: 'Completed checkpoints kept on storage.' },
   'execution.checkpointing.externalized-checkpoint-retention': {
     kind: { oneOf: ['DELETE_ON_CANCELLATION', 'RETAIN_ON_CANCELLATION'] },
-    doc: 'Whether retained checkpoints are deleted when the job is cancelled.',
+    doc: 'Whether retained checkpoints are deleted when the job is cancelled (a failed job always keeps them; a finished one deletes them).',
   },
   'execution.checkpointing.dir': {
     kind: 'string',
@@ -100,7 +100,7 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
   'execution.checkpointing.savepoint-dir': { kind: 'string', nullable: true, doc: 'Default savepoint directory.' },
   'execution.checkpointing.unaligned.enabled': {
     kind: 'boolean',
-    doc: 'Unaligned checkpoints: barriers overtake in-flight data, which is stored with the checkpoint.',
+    doc: 'Unaligned checkpoints: barriers overtake in-flight data, which is stored with the checkpoint (exactly-once, max-concurrent-checkpoints 1).',
   },
   'execution.checkpointing.aligned-checkpoint-timeout': {
     kind: 'duration',
@@ -109,7 +109,7 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
   'restart-strategy.type': {
     kind: { oneOf: ['none', 'fixed-delay', 'failure-rate', 'exponential-delay'] },
     nullable: true,
-    doc: 'Unset: exponential-delay when checkpointing is on, none when it is off (Flink 1.19+).',
+    doc: 'none, fixed-delay, failure-rate or exponential-delay. Unset: exponential-delay when checkpointing is on, none when it is off (Flink 1.19+).',
   },
   'restart-strategy.fixed-delay.attempts': { kind: 'int', min: 0, doc: 'Restarts before the job fails.' },
   'restart-strategy.fixed-delay.delay': { kind: 'duration', doc: 'Wait before each restart.' },
@@ -131,7 +131,7 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
   'restart-strategy.exponential-delay.attempts-before-reset-backoff': {
     kind: 'int',
     min: 1,
-    doc: 'Restarts allowed before the backoff resets; unlimited by default.',
+    doc: 'Restarts allowed before the backoff resets.',
   },
   'taskmanager.network.buffer-records': {
     kind: 'int',
@@ -143,8 +143,8 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
     min: 1,
     doc: 'Buffers a receiver grants each input channel: what may be in flight before the sender blocks.',
   },
-  'rest.port': { kind: 'int', min: 0, doc: 'REST API port; the next free one is taken if it is in use.' },
-  'rest.bind-address': { kind: 'string', doc: 'REST API address. Beyond loopback, mutating calls need rest.token.' },
+  'rest.port': { kind: 'int', min: 0, doc: 'REST API port; the next free one is taken if it is in use; 0 takes any free port.' },
+  'rest.bind-address': { kind: 'string', doc: 'REST API address. Beyond loopback, `rest.token` is required.' },
   'rest.token': { kind: 'string', nullable: true, doc: 'Bearer token required for mutating REST calls.' },
 };
 
