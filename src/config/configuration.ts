@@ -1,5 +1,6 @@
 import { ConfigError } from './config-error.ts';
 import { parseDuration } from './duration.ts';
+import { UPPER_BOUND_MAX_PARALLELISM } from '../state/key-group.ts';
 
 /**
  * All of weir's settings in one typed object, keyed like Flink's configuration where a Flink key
@@ -50,35 +51,43 @@ interface OptionSpec {
   readonly kind: Kind;
   readonly nullable?: boolean;
   readonly min?: number;
+  readonly max?: number;
   readonly doc: string;
 }
 
+/** Node's timers wait at most this long: a longer delay fires at once (with a TimeoutOverflowWarning). */
+const TIMER_MAX_MS = 2 ** 31 - 1;
+
 /** The documented options; the README's configuration table is this table. */
 export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
-  'parallelism.default': { kind: 'int', min: 1, doc: 'Parallelism of operators that set none.' },
+  'parallelism.default': { kind: 'int', min: 1, max: UPPER_BOUND_MAX_PARALLELISM, doc: 'Parallelism of operators that set none.' },
   'pipeline.max-parallelism': {
     kind: 'int',
     min: 1,
+    max: UPPER_BOUND_MAX_PARALLELISM,
     doc: 'Number of key groups: the upper bound for rescaling keyed state. Fixed once state exists.',
   },
   'execution.checkpointing.interval': {
     kind: 'duration',
     nullable: true,
     min: 10,
+    max: TIMER_MAX_MS,
     doc: 'Time between checkpoint triggers. Unset: checkpointing is off.',
   },
   'execution.checkpointing.interval-during-backlog': {
     kind: 'duration',
     nullable: true,
+    max: TIMER_MAX_MS,
     doc: 'Interval while a source reports a backlog (e.g. a CDC table snapshot); 0 means no checkpoints during backlog.',
   },
   'execution.checkpointing.mode': {
     kind: { oneOf: ['exactly-once', 'at-least-once', 'at-most-once'] },
     doc: 'Consistency level: exactly-once aligns barriers, at-least-once does not, at-most-once takes no checkpoints.',
   },
-  'execution.checkpointing.timeout': { kind: 'duration', min: 1, doc: 'A checkpoint not complete after this long expires.' },
+  'execution.checkpointing.timeout': { kind: 'duration', min: 1, max: TIMER_MAX_MS, doc: 'A checkpoint not complete after this long expires.' },
   'execution.checkpointing.min-pause': {
     kind: 'duration',
+    max: TIMER_MAX_MS,
     doc: 'Least time between the end of one checkpoint and the trigger of the next.',
   },
   'execution.checkpointing.max-concurrent-checkpoints': { kind: 'int', min: 1, doc: 'Checkpoints in flight at once.' },
@@ -104,6 +113,7 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
   },
   'execution.checkpointing.aligned-checkpoint-timeout': {
     kind: 'duration',
+    max: TIMER_MAX_MS,
     doc: 'With unaligned checkpoints on: start aligned and switch to unaligned after this long; 0 means always unaligned.',
   },
   'restart-strategy.type': {
@@ -112,22 +122,22 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
     doc: 'none, fixed-delay, failure-rate or exponential-delay. Unset: exponential-delay when checkpointing is on, none when it is off (Flink 1.19+).',
   },
   'restart-strategy.fixed-delay.attempts': { kind: 'int', min: 0, doc: 'Restarts before the job fails.' },
-  'restart-strategy.fixed-delay.delay': { kind: 'duration', doc: 'Wait before each restart.' },
+  'restart-strategy.fixed-delay.delay': { kind: 'duration', max: TIMER_MAX_MS, doc: 'Wait before each restart.' },
   'restart-strategy.failure-rate.max-failures-per-interval': {
     kind: 'int',
     min: 1,
     doc: 'Failures allowed within one interval before the job fails.',
   },
   'restart-strategy.failure-rate.failure-rate-interval': { kind: 'duration', min: 1, doc: 'The measuring interval.' },
-  'restart-strategy.failure-rate.delay': { kind: 'duration', doc: 'Wait before each restart.' },
-  'restart-strategy.exponential-delay.initial-backoff': { kind: 'duration', doc: 'First restart delay.' },
-  'restart-strategy.exponential-delay.max-backoff': { kind: 'duration', doc: 'Largest restart delay.' },
+  'restart-strategy.failure-rate.delay': { kind: 'duration', max: TIMER_MAX_MS, doc: 'Wait before each restart.' },
+  'restart-strategy.exponential-delay.initial-backoff': { kind: 'duration', max: TIMER_MAX_MS, doc: 'First restart delay.' },
+  'restart-strategy.exponential-delay.max-backoff': { kind: 'duration', max: TIMER_MAX_MS, doc: 'Largest restart delay.' },
   'restart-strategy.exponential-delay.backoff-multiplier': { kind: 'number', min: 1, doc: 'Delay growth per restart.' },
   'restart-strategy.exponential-delay.reset-backoff-threshold': {
     kind: 'duration',
     doc: 'Running this long without failure resets the delay to the initial backoff.',
   },
-  'restart-strategy.exponential-delay.jitter-factor': { kind: 'number', min: 0, doc: 'Random spread of each delay (0..1).' },
+  'restart-strategy.exponential-delay.jitter-factor': { kind: 'number', min: 0, max: 1, doc: 'Random spread of each delay (0..1).' },
   'restart-strategy.exponential-delay.attempts-before-reset-backoff': {
     kind: 'int',
     min: 1,
@@ -143,7 +153,7 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
     min: 1,
     doc: 'Buffers a receiver grants each input channel: what may be in flight before the sender blocks.',
   },
-  'rest.port': { kind: 'int', min: 0, doc: 'REST API port; the next free one is taken if it is in use; 0 takes any free port.' },
+  'rest.port': { kind: 'int', min: 0, max: 65535, doc: 'REST API port; the next free one is taken if it is in use; 0 takes any free port.' },
   'rest.bind-address': { kind: 'string', doc: 'REST API address. Beyond loopback, `rest.token` is required.' },
   'rest.token': { kind: 'string', nullable: true, doc: 'Bearer token required for mutating REST calls.' },
 };
@@ -214,7 +224,9 @@ export function parseConfigValue<K extends ConfigKey>(key: K, raw: unknown): Wei
       throw new ConfigError(key, raw, `expected ${expected}, got '${String(raw)}'`);
     }
     if (kind === 'int' && !Number.isInteger(n)) throw new ConfigError(key, raw, `expected a whole number, got '${String(raw)}'`);
-    if (spec.min !== undefined && n < spec.min) throw new ConfigError(key, raw, `must be at least ${spec.min}, got ${n}`);
+    const unit = kind === 'duration' ? ' ms' : '';
+    if (spec.min !== undefined && n < spec.min) throw new ConfigError(key, raw, `must be at least ${spec.min}${unit}, got ${n}${unit}`);
+    if (spec.max !== undefined && n > spec.max) throw new ConfigError(key, raw, `must be at most ${spec.max}${unit}, got ${n}${unit}`);
     value = n;
   }
   return value as WeirConfig[K];

@@ -1,0 +1,21 @@
+// `weir run` with bad settings on its command line or in its --config file: it stops before the job
+// starts, with exit code 2 and one line that names the key (and where it came from).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { REPO_ROOT } from '../fixtures/recovery-helpers.ts';
+
+const JOB = 'test/fixtures/jobs/failing.ts';
+
+/** Runs `weir run JOB <flags>`; a job that starts would print its Job ID on stdout. */
+function weirRun(flags: readonly string[]): { status: number | null; stderr: string; stdout: string } {
+  const r = spawnSync(process.execPath, ['bin/weir.mjs', 'run', JOB, ...flags], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 });
+  return { status: r.status, stderr: r.stderr, stdout: r.stdout };
+}
+
+test('-D rest.port=99999 is refused by the configuration check, naming the key, before the job starts', () => {
+  const r = weirRun(['-D', 'rest.port=99999']);
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /configuration key 'rest\.port': must be at most 65535, got 99999/);
+  assert.doesNotMatch(r.stdout, /Job ID/, 'the job did not start');
+});
