@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../config/config-error.ts';
+import { exampleValue } from '../config/configuration.ts';
 
 /**
  * Reads a YAML or JSON config file (flink-conf.yaml style): flat keys such as
@@ -34,13 +35,24 @@ function flatten(obj: Record<string, unknown>, prefix = ''): Record<string, unkn
   return out;
 }
 
-/** `-D key=value` flags into a settings layer. */
+/**
+ * `-D key=value` flags into a settings layer. An empty value is an error: later it would read as
+ * "unset" for the keys that may be unset, and silently undo the job's own setting.
+ */
 export function parseDynamicProperties(flags: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const flag of flags) {
     const eq = flag.indexOf('=');
     if (eq <= 0) throw new ConfigError(flag, undefined, 'expected -D key=value');
-    out[flag.slice(0, eq).trim()] = flag.slice(eq + 1).trim();
+    const key = flag.slice(0, eq).trim();
+    out[key] = nonEmpty(`-D ${key}=`, key, flag.slice(eq + 1).trim());
   }
   return out;
+}
+
+/** A command-line value for a key, refused when empty; `flag` is how the user wrote it (`-p`, `-D key=`). */
+export function nonEmpty(flag: string, key: string, value: string): string {
+  if (value !== '') return value;
+  const example = `${flag}${flag.endsWith('=') ? '' : ' '}${exampleValue(key)}`;
+  throw new ConfigError(key, value, `'${flag}' has an empty value: write one (e.g. ${example}), or leave the flag out to keep the job's own setting or the default`);
 }

@@ -8,7 +8,7 @@ import { createJobMaster } from '../coordinator/execute-job.ts';
 import type { JobResult } from '../coordinator/job-master.ts';
 import { createLogger } from '../log/logger.ts';
 import { canonical } from './canonical.ts';
-import { parseDynamicProperties, readConfigFile } from './config-file.ts';
+import { nonEmpty, parseDynamicProperties, readConfigFile } from './config-file.ts';
 import { UsageError, wholeNumber } from './run-command.ts';
 
 export interface VerifyOptions {
@@ -55,7 +55,7 @@ export async function verifyJob(job: string, jobArgs: readonly string[], o: Veri
         args,
         config: {
           ...parseDynamicProperties(o.define ?? []),
-          ...(o.parallelism !== undefined ? { 'parallelism.default': o.parallelism } : {}),
+          ...(o.parallelism !== undefined ? { 'parallelism.default': nonEmpty('-p', 'parallelism.default', o.parallelism) } : {}),
           'execution.checkpointing.dir': join(root, `${name}-checkpoints`),
           ...(withFailures ? { 'restart-strategy.type': 'fixed-delay', 'restart-strategy.fixed-delay.attempts': failures + 5, 'restart-strategy.fixed-delay.delay': '100 ms' } : {}),
         },

@@ -197,6 +197,15 @@ export function isConfigKey(key: string): key is ConfigKey {
   return Object.hasOwn(CONFIG_OPTIONS, key);
 }
 
+/** A value of the key's kind to show in an error ("write it like this"). */
+export function exampleValue(key: string): string {
+  if (!isConfigKey(key)) return 'VALUE';
+  const kind = CONFIG_OPTIONS[key].kind;
+  if (typeof kind === 'object') return kind.oneOf[0]!;
+  const examples: Record<Exclude<Kind, object>, string> = { int: '4', duration: "'10 s'", number: '0.5', boolean: 'true', string: 'VALUE' };
+  return examples[kind];
+}
+
 /** Checks and converts one value (from a -D flag, a config file or the API); throws ConfigError naming the key. */
 export function parseConfigValue<K extends ConfigKey>(key: K, raw: unknown): WeirConfig[K] {
   const spec = CONFIG_OPTIONS[key];

@@ -19,3 +19,10 @@ test('-D rest.port=99999 is refused by the configuration check, naming the key, 
   assert.match(r.stderr, /configuration key 'rest\.port': must be at most 65535, got 99999/);
   assert.doesNotMatch(r.stdout, /Job ID/, 'the job did not start');
 });
+
+test('-D key= (an empty value) is refused, naming the key and how to write a value, before the job starts', () => {
+  const r = weirRun(['-D', 'execution.checkpointing.interval=']);
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /configuration key 'execution\.checkpointing\.interval': '-D execution\.checkpointing\.interval=' has an empty value: write one \(e\.g\. -D execution\.checkpointing\.interval='10 s'\)/);
+  assert.doesNotMatch(r.stdout, /Job ID/, 'the job did not start');
+});
