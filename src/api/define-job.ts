@@ -1,4 +1,4 @@
-import { buildConfig, type WeirConfig } from '../config/configuration.ts';
+import { buildLayeredConfig, type WeirConfig } from '../config/configuration.ts';
 import { buildJobGraph, type JobGraph } from '../graph/job-graph.ts';
 import { buildStreamGraph } from '../graph/stream-graph.ts';
 import { JobArgs } from './job-args.ts';
@@ -9,6 +9,8 @@ export type JobBuilder = (env: StreamExecutionEnvironment, args: JobArgs) => voi
 /** Settings from outside the job: a config file, then the command line, which wins over the job's own. */
 export interface ConfigLayers {
   readonly file?: Readonly<Record<string, unknown>>;
+  /** Where `file` was read from: errors about its keys name it. */
+  readonly filePath?: string;
   readonly commandLine?: Readonly<Record<string, unknown>>;
 }
 
@@ -33,7 +35,11 @@ export function defineJob(build: JobBuilder): JobDefinition {
     async plan(args, layers = {}) {
       const env = new StreamExecutionEnvironment();
       await build(env, new JobArgs(args));
-      const config = buildConfig(layers.file, env.jobSettings as Record<string, unknown>, layers.commandLine);
+      const config = buildLayeredConfig([
+        { source: { kind: 'file', ...(layers.filePath ? { path: layers.filePath } : {}) }, settings: layers.file },
+        { source: { kind: 'job' }, settings: env.jobSettings as Record<string, unknown> },
+        { source: { kind: 'command-line' }, settings: layers.commandLine },
+      ]);
       const streamGraph = buildStreamGraph(env.transformations, {
         parallelism: config['parallelism.default'],
         maxParallelism: config['pipeline.max-parallelism'],

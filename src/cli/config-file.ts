@@ -1,27 +1,34 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../config/config-error.ts';
+import { ConfigFileError } from '../config/config-file-error.ts';
 import { exampleValue } from '../config/configuration.ts';
 
 /**
  * Reads a YAML or JSON config file (flink-conf.yaml style): flat keys such as
- * `execution.checkpointing.interval: 1 s`, or nested maps, which are flattened with dots.
+ * `execution.checkpointing.interval: 1 s`, or nested maps, which are flattened with dots. Its keys
+ * and values are checked where the layers are merged (buildLayeredConfig), naming this file.
  */
 export function readConfigFile(path: string): Record<string, unknown> {
+  const file = resolve(path);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ConfigError(path, undefined, `cannot read config file: ${(e as Error).message}`);
+    throw new ConfigFileError(file, `cannot read it: ${(e as Error).message}`, e);
   }
   let parsed: unknown;
+  const format = file.endsWith('.json') ? 'JSON' : 'YAML';
   try {
-    parsed = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    parsed = format === 'JSON' ? JSON.parse(text) : parseYaml(text);
   } catch (e) {
-    throw new ConfigError(path, undefined, `not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message}`);
+    throw new ConfigFileError(file, `not valid ${format}: ${(e as Error).message}`, e);
   }
   if (parsed === null || parsed === undefined) return {};
-  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(path, undefined, 'a config file must hold a map of keys to values');
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ConfigFileError(file, `it must hold a map of keys to values (such as 'execution.checkpointing.interval: 10 s'), not ${Array.isArray(parsed) ? 'a list' : `a ${typeof parsed}`}`);
+  }
   return flatten(parsed as Record<string, unknown>);
 }
 

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { ConfigError } from '../config/config-error.ts';
+import { ConfigFileError } from '../config/config-file-error.ts';
 import { runCommand, UsageError } from './run-command.ts';
 import { verifyCommand } from './verify-command.ts';
 import { demoCommand } from './demo-command.ts';
@@ -131,6 +132,7 @@ try {
   const known =
     err instanceof UsageError ||
     err instanceof ConfigError ||
+    err instanceof ConfigFileError ||
     ['JobModuleError', 'GraphValidationError', 'RestoreError', 'CheckpointCorruptedError', 'JobManagerError', 'SavepointError'].includes(err.name);
   process.stderr.write(`weir: ${err.message}\n`);
   if (!known && process.env.WEIR_DEBUG) process.stderr.write(`${err.stack}\n`);

@@ -74,7 +74,7 @@ export async function runCommand(job: string, jobArgs: readonly string[], o: Run
     job,
     args: jobArgs,
     config: commandLineConfig(o),
-    ...(o.config ? { configFile: readConfigFile(o.config) } : {}),
+    ...(o.config ? { configFile: readConfigFile(o.config), configFilePath: resolve(o.config) } : {}),
     taskManagers: wholeNumber(o.taskManagers, '--task-managers', 0),
     ...(o.fromSavepoint ? { restoreFrom: o.fromSavepoint } : {}),
     allowNonRestoredState: o.allowNonRestoredState ?? false,

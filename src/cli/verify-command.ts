@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { readSnapshot } from '../checkpoint/snapshot-reader.ts';
 import { committedFiles } from '../connectors/file/file-sink.ts';
 import { createJobMaster } from '../coordinator/execute-job.ts';
@@ -59,7 +59,7 @@ export async function verifyJob(job: string, jobArgs: readonly string[], o: Veri
           'execution.checkpointing.dir': join(root, `${name}-checkpoints`),
           ...(withFailures ? { 'restart-strategy.type': 'fixed-delay', 'restart-strategy.fixed-delay.attempts': failures + 5, 'restart-strategy.fixed-delay.delay': '100 ms' } : {}),
         },
-        ...(o.config ? { configFile: readConfigFile(o.config) } : {}),
+        ...(o.config ? { configFile: readConfigFile(o.config), configFilePath: resolve(o.config) } : {}),
         taskManagers: wholeNumber(o.taskManagers, '--task-managers', 0),
         retainCheckpointsOnFinish: true,
         log: createLogger({ level: 'error' }),

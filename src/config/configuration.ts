@@ -1,4 +1,5 @@
 import { ConfigError } from './config-error.ts';
+import type { ConfigSource } from './config-source.ts';
 import { parseDuration } from './duration.ts';
 import { UPPER_BOUND_MAX_PARALLELISM } from '../state/key-group.ts';
 
@@ -241,17 +242,38 @@ export function parseConfigValue<K extends ConfigKey>(key: K, raw: unknown): Wei
   return value as WeirConfig[K];
 }
 
+/** One layer of settings, and where it came from (named in errors about its keys). */
+export interface ConfigLayer {
+  readonly source?: ConfigSource;
+  readonly settings?: Readonly<Record<string, unknown>> | undefined;
+}
+
 /** Merges layers of settings over the defaults, later layers winning; every key and value is checked. */
 export function buildConfig(...layers: ReadonlyArray<Readonly<Record<string, unknown>> | undefined>): WeirConfig {
+  return buildLayeredConfig(layers.map((settings) => ({ settings })));
+}
+
+/** buildConfig for layers that know where they came from: an error names the layer of the bad key. */
+export function buildLayeredConfig(layers: readonly ConfigLayer[]): WeirConfig {
   const config: WeirConfig = { ...DEFAULT_CONFIG };
-  for (const layer of layers) {
-    if (!layer) continue;
-    for (const [key, raw] of Object.entries(layer)) {
-      if (!isConfigKey(key)) throw new ConfigError(key, raw, `unknown key${suggest(key)}`);
-      (config as unknown as Record<string, unknown>)[key] = parseConfigValue(key, raw);
+  const origins = new Map<ConfigKey, ConfigSource | undefined>();
+  for (const { source, settings } of layers) {
+    for (const [key, raw] of Object.entries(settings ?? {})) {
+      if (!isConfigKey(key)) throw new ConfigError(key, raw, `unknown key${suggest(key)}`, source ? { source } : {});
+      try {
+        (config as unknown as Record<string, unknown>)[key] = parseConfigValue(key, raw);
+      } catch (e) {
+        throw e instanceof ConfigError ? e.from(source) : e;
+      }
+      origins.set(key, source);
     }
   }
-  validateConfig(config);
+  try {
+    validateConfig(config);
+  } catch (e) {
+    // A rule between two keys: the layer that set the key the error names.
+    throw e instanceof ConfigError && isConfigKey(e.key) ? e.from(origins.get(e.key)) : e;
+  }
   return config;
 }
 

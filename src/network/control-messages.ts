@@ -227,5 +227,5 @@ export interface TaskManagerThreadInit {
   readonly args: readonly string[];
   /** The JobMaster's log level: lines below it are not sent. */
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
-  readonly layers: { readonly file?: Record<string, unknown>; readonly commandLine?: Record<string, unknown> };
+  readonly layers: { readonly file?: Record<string, unknown>; readonly filePath?: string; readonly commandLine?: Record<string, unknown> };
 }

@@ -3,7 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { REPO_ROOT } from '../fixtures/recovery-helpers.ts';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeTempDir, removeDir, REPO_ROOT } from '../fixtures/recovery-helpers.ts';
 
 const JOB = 'test/fixtures/jobs/failing.ts';
 
@@ -25,4 +27,22 @@ test('-D key= (an empty value) is refused, naming the key and how to write a val
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /configuration key 'execution\.checkpointing\.interval': '-D execution\.checkpointing\.interval=' has an empty value: write one \(e\.g\. -D execution\.checkpointing\.interval='10 s'\)/);
   assert.doesNotMatch(r.stdout, /Job ID/, 'the job did not start');
+});
+
+test('--config: a bad value in the file names the file and the key; a missing file names the file, not a key', () => {
+  const dir = makeTempDir('config-errors');
+  try {
+    const path = join(dir, 'conf.yaml');
+    writeFileSync(path, 'execution.checkpointing:\n  interval: soon\n');
+    const bad = weirRun(['--config', path]);
+    assert.equal(bad.status, 2, bad.stderr);
+    assert.ok(bad.stderr.includes(`weir: config file ${path}: configuration key 'execution.checkpointing.interval': expected a duration`), bad.stderr);
+    const missing = join(dir, 'missing.yaml');
+    const gone = weirRun(['--config', missing]);
+    assert.equal(gone.status, 2, gone.stderr);
+    assert.ok(gone.stderr.includes(`weir: config file ${missing}: cannot read it`), gone.stderr);
+    assert.doesNotMatch(gone.stderr, /configuration key/);
+  } finally {
+    removeDir(dir);
+  }
 });

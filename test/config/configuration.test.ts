@@ -3,7 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError } from '../../src/config/config-error.ts';
-import { buildConfig, parseConfigValue, type ConfigKey } from '../../src/config/configuration.ts';
+import { buildConfig, buildLayeredConfig, parseConfigValue, type ConfigKey } from '../../src/config/configuration.ts';
 
 /** Asserts that the value is refused with a ConfigError naming the key and matching `problem`. */
 function refused(key: ConfigKey, raw: unknown, problem: RegExp): void {
@@ -55,5 +55,38 @@ describe('upper bounds', () => {
 
   test('a bound is checked in every layer that buildConfig merges', () => {
     assert.throws(() => buildConfig({}, { 'rest.port': 99999 }), (e: unknown) => e instanceof ConfigError && e.key === 'rest.port');
+  });
+});
+
+describe('layers', () => {
+  test('an error about a key names the layer it came from: a file, the command line, the job', () => {
+    const layers = (bad: 'file' | 'job' | 'command-line') =>
+      buildLayeredConfig([
+        { source: { kind: 'file', path: '/x/conf.yaml' }, settings: bad === 'file' ? { 'rest.port': 'eighty' } : {} },
+        { source: { kind: 'job' }, settings: bad === 'job' ? { 'rest.port': 'eighty' } : {} },
+        { source: { kind: 'command-line' }, settings: bad === 'command-line' ? { 'rest.port': 'eighty' } : {} },
+      ]);
+    const expected = { file: 'config file /x/conf.yaml', job: "the job's own settings", 'command-line': 'command line' } as const;
+    for (const bad of ['file', 'job', 'command-line'] as const) {
+      assert.throws(
+        () => layers(bad),
+        (e: unknown) => e instanceof ConfigError && e.source?.kind === bad && e.message === `${expected[bad]}: configuration key 'rest.port': expected a number, got 'eighty'` && e.cause instanceof ConfigError,
+      );
+    }
+  });
+
+  test('a rule between two keys names the layer of the key it is about', () => {
+    assert.throws(
+      () =>
+        buildLayeredConfig([
+          { source: { kind: 'file', path: '/x/conf.yaml' }, settings: { 'execution.checkpointing.interval': '10 s' } },
+          { source: { kind: 'command-line' }, settings: { 'execution.checkpointing.interval-during-backlog': '1 s' } },
+        ]),
+      (e: unknown) => e instanceof ConfigError && e.message.startsWith("command line: configuration key 'execution.checkpointing.interval-during-backlog': must be 0 or at least"),
+    );
+  });
+
+  test('buildConfig, without sources, names only the key', () => {
+    assert.throws(() => buildConfig({ 'rest.port': 'eighty' }), (e: unknown) => e instanceof ConfigError && e.source === undefined && e.message.startsWith("configuration key 'rest.port'"));
   });
 });
