@@ -133,7 +133,7 @@ try {
     err instanceof UsageError ||
     err instanceof ConfigError ||
     err instanceof ConfigFileError ||
-    ['JobModuleError', 'GraphValidationError', 'RestoreError', 'CheckpointCorruptedError', 'JobManagerError', 'SavepointError'].includes(err.name);
+    ['JobModuleError', 'JobBuildError', 'GraphValidationError', 'RestoreError', 'CheckpointCorruptedError', 'JobManagerError', 'SavepointError'].includes(err.name);
   process.stderr.write(`weir: ${err.message}\n`);
   if (!known && process.env.WEIR_DEBUG) process.stderr.write(`${err.stack}\n`);
   process.exitCode = known ? 2 : 1;

@@ -44,7 +44,7 @@ export async function createJobMaster(options: ExecuteJobOptions): Promise<JobMa
   if (taskManagers > 0 && modulePath === undefined) {
     throw new TypeError('worker TaskManagers load the job in each thread: pass the job module path, not a definition');
   }
-  const plan = await definition.plan(args, layers);
+  const plan = await definition.plan(args, layers, modulePath === undefined ? {} : { modulePath });
   for (const w of plan.jobGraph.warnings) options.log?.warn(w);
   return new JobMaster({
     plan,
