@@ -84,7 +84,14 @@ export async function runCommand(job: string, jobArgs: readonly string[], o: Run
   });
   process.stdout.write(`Job ID: ${master.jobId}\n`);
   const config = master.plan.config;
-  const rest = await startRestServer({ master, host: config['rest.bind-address'], port: config['rest.port'], token: config['rest.token'], log });
+  const rest = await startRestServer({
+    master,
+    host: config['rest.bind-address'],
+    port: config['rest.port'],
+    token: config['rest.token'],
+    tokenRequiredForReads: config['rest.token-required-for-reads'],
+    log,
+  });
   const unregister = registerJob({ jobId: master.jobId, url: rest.url, pid: process.pid, startedAt: Date.now() });
   say(`REST: ${rest.url}`);
   for (const w of master.graph.warnings) say(`warning: ${w}`);

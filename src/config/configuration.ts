@@ -40,6 +40,7 @@ export interface WeirConfig {
   'rest.port': number;
   'rest.bind-address': string;
   'rest.token': string | null;
+  'rest.token-required-for-reads': boolean | null;
 }
 
 export type ConfigKey = keyof WeirConfig;
@@ -156,7 +157,16 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
   },
   'rest.port': { kind: 'int', min: 0, max: 65535, doc: 'REST API port; the next free one is taken if it is in use; 0 takes any free port.' },
   'rest.bind-address': { kind: 'string', doc: 'REST API address. Beyond loopback, `rest.token` is required.' },
-  'rest.token': { kind: 'string', nullable: true, doc: 'Bearer token required for mutating REST calls.' },
+  'rest.token': {
+    kind: 'string',
+    nullable: true,
+    doc: 'Bearer token required for mutating REST calls. Unset: only requests addressed to 127.0.0.1, localhost or [::1] are answered, and changes from other web sites (a foreign Origin) are refused.',
+  },
+  'rest.token-required-for-reads': {
+    kind: 'boolean',
+    nullable: true,
+    doc: "Whether GET calls (other than the dashboard's files) need rest.token too. Unset: when rest.bind-address is beyond loopback.",
+  },
 };
 
 export const DEFAULT_CONFIG: Readonly<WeirConfig> = Object.freeze({
@@ -192,6 +202,7 @@ export const DEFAULT_CONFIG: Readonly<WeirConfig> = Object.freeze({
   'rest.port': 8081,
   'rest.bind-address': '127.0.0.1',
   'rest.token': null,
+  'rest.token-required-for-reads': null,
 });
 
 export function isConfigKey(key: string): key is ConfigKey {
@@ -292,6 +303,9 @@ function validateConfig(c: WeirConfig): void {
       backlog,
       `must be 0 or at least execution.checkpointing.interval (${interval} ms)`,
     );
+  }
+  if (c['rest.token-required-for-reads'] === true && c['rest.token'] === null) {
+    throw new ConfigError('rest.token-required-for-reads', true, 'needs rest.token, the token reads must then present');
   }
   if (c['execution.checkpointing.unaligned.enabled']) {
     if (c['execution.checkpointing.mode'] !== 'exactly-once') {

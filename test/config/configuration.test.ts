@@ -90,3 +90,16 @@ describe('layers', () => {
     assert.throws(() => buildConfig({ 'rest.port': 'eighty' }), (e: unknown) => e instanceof ConfigError && e.source === undefined && e.message.startsWith("configuration key 'rest.port'"));
   });
 });
+
+describe('rest.token-required-for-reads', () => {
+  test('unset by default, true or false when set; true needs rest.token', () => {
+    assert.equal(buildConfig({})['rest.token-required-for-reads'], null);
+    assert.equal(buildConfig({ 'rest.token-required-for-reads': 'false' })['rest.token-required-for-reads'], false);
+    assert.equal(buildConfig({ 'rest.token': 't', 'rest.token-required-for-reads': 'true' })['rest.token-required-for-reads'], true);
+    refused('rest.token-required-for-reads', 'maybe', /expected true or false/);
+    assert.throws(
+      () => buildLayeredConfig([{ source: { kind: 'command-line' }, settings: { 'rest.token-required-for-reads': 'true' } }]),
+      (e: unknown) => e instanceof ConfigError && e.message === "command line: configuration key 'rest.token-required-for-reads': needs rest.token, the token reads must then present",
+    );
+  });
+});
