@@ -69,7 +69,7 @@ program
 const remote = (cmd: Command) =>
   cmd
     .option('--jobmanager <host:port>', "the job's REST address (default: found from the job id, else 127.0.0.1:8081)")
-    .option('--token <token>', 'rest.token of a JobManager listening beyond loopback')
+    .option('--token <token>', 'the JobManager\'s rest.token (sent with every call, reads too)')
     .option('--json', 'JSON output for scripts');
 
 remote(program.command('list').description('list running jobs')).action(async (o) => {
