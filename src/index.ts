@@ -11,13 +11,16 @@ export {
   AggregatingStateDescriptor,
 } from './api/state-descriptors.ts';
 export { msgpackSerializer } from './api/serializer.ts';
-export { DEFAULT_CONFIG, CONFIG_OPTIONS, buildConfig } from './config/configuration.ts';
+export { DEFAULT_CONFIG, CONFIG_OPTIONS, buildConfig, buildLayeredConfig } from './config/configuration.ts';
 export { ConfigError } from './config/config-error.ts';
+export { ConfigFileError } from './config/config-file-error.ts';
 export { parseDuration } from './config/duration.ts';
 export { GraphValidationError } from './graph/graph-validation-error.ts';
 export { executeJob, createJobMaster } from './coordinator/execute-job.ts';
 export { JobMaster } from './coordinator/job-master.ts';
-export { JobModuleError, loadJobModule } from './coordinator/job-module.ts';
+export { JobModuleError } from './coordinator/job-module-error.ts';
+export { JobBuildError } from './api/job-build-error.ts';
+export { loadJobModule } from './coordinator/job-module.ts';
 export { JobFailure } from './coordinator/job-failure.ts';
 export { RestoreError } from './coordinator/restore-error.ts';
 export { CheckpointFailureError } from './coordinator/checkpoint-failure.ts';
@@ -58,7 +61,8 @@ export type {
 } from './api/source.ts';
 export type { Sink, SinkWriter, SinkContext } from './api/sink.ts';
 export type { OperatorSettings } from './api/transformation.ts';
-export type { WeirConfig, ConfigKey, ConsistencyMode } from './config/configuration.ts';
+export type { WeirConfig, ConfigKey, ConsistencyMode, ConfigLayer } from './config/configuration.ts';
+export type { ConfigSource } from './config/config-source.ts';
 export type { ExecuteJobOptions } from './coordinator/execute-job.ts';
 export type { JobResult, JobListener } from './coordinator/job-master.ts';
 export type { JobStatus } from './coordinator/job-status.ts';

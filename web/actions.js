@@ -172,16 +172,33 @@ async function withToken(call) {
     return await call();
   } catch (e) {
     if (!(e instanceof ApiError) || e.status !== 401) throw e;
-    const answer = await ask({
-      title: 'REST token needed',
-      text: 'This JobManager listens beyond loopback: changes need its rest.token.',
-      fields: [{ name: 'token', label: 'rest.token', value: '', type: 'password' }],
-      confirm: 'Send',
-    });
-    if (!answer) throw new Error('no token given');
-    token.set(String(answer.token));
+    if (!(await askForToken(e.message))) throw new Error('no token given');
     return call();
   }
+}
+
+/** @type {Promise<boolean> | null} */
+let asking = null;
+
+/**
+ * Asks for the JobManager's rest.token after a 401 (the server's reason shown); resolves whether
+ * one was given. Calls that fail together (the page's polls) share one dialog.
+ * @param {string} reason
+ * @returns {Promise<boolean>}
+ */
+export function askForToken(reason) {
+  asking ??= ask({
+    title: 'REST token needed',
+    text: `This JobManager wants its rest.token: ${reason}`,
+    fields: [{ name: 'token', label: 'rest.token', value: '', type: 'password' }],
+    confirm: 'Send',
+  }).then((answer) => {
+    asking = null;
+    if (!answer || !answer.token) return false;
+    token.set(String(answer.token));
+    return true;
+  });
+  return asking;
 }
 
 /** The savepoint directory to offer: the job's configured one, else the last one used here. @param {string} jobId */

@@ -12,7 +12,7 @@ export class ApiError extends Error {
   }
 }
 
-/** The bearer token for mutating calls (needed when the REST API listens beyond loopback). */
+/** The JobManager's rest.token, once the user gave it: sent with every call (reads may need it too). */
 export const token = {
   get() {
     return sessionStorage.getItem(TOKEN_KEY) ?? '';
@@ -34,7 +34,7 @@ async function call(method, path, body) {
   /** @type {Record<string, string>} */
   const headers = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  if (method !== 'GET' && token.get()) headers.authorization = `Bearer ${token.get()}`;
+  if (token.get()) headers.authorization = `Bearer ${token.get()}`;
   let res;
   try {
     res = await fetch(path, { method, headers, cache: 'no-store', signal: AbortSignal.timeout(5000), ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });

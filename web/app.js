@@ -3,7 +3,7 @@
 // the JobManager's REST API about once a second and updates the page in place.
 //
 // Routes (the part after #):  /jobs  ·  /jobs/<id>  ·  /jobs/<id>/checkpoints[/<checkpoint id>]  ·  /jobs/<id>/exceptions
-import { api } from './api.js';
+import { ApiError, api } from './api.js';
 import { byId, h, morphChildren } from './dom.js';
 import { time } from './format.js';
 import { jobsPage } from './pages/jobs.js';
@@ -25,6 +25,8 @@ let view = null;
 let round = 0;
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let timer;
+/** Whether the user dismissed the token dialog: polls that get 401 then show the error instead of asking again. */
+let tokenDeclined = false;
 
 function route() {
   const parts = location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
@@ -78,6 +80,11 @@ async function tick() {
     await Promise.all([refreshTopbar(), current?.refresh()]);
     if (mine === round) setConnection(null);
   } catch (e) {
+    // Reads need the token here (rest.token-required-for-reads): ask, then poll again at once.
+    if (e instanceof ApiError && e.status === 401 && !tokenDeclined) {
+      if (await actions.askForToken(e.message)) return void tick();
+      tokenDeclined = true;
+    }
     if (mine === round) setConnection(e);
   }
   if (mine === round) timer = setTimeout(tick, document.hidden ? HIDDEN_POLL_MS : POLL_MS);

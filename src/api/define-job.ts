@@ -1,7 +1,8 @@
-import { buildConfig, type WeirConfig } from '../config/configuration.ts';
+import { buildLayeredConfig, type WeirConfig } from '../config/configuration.ts';
 import { buildJobGraph, type JobGraph } from '../graph/job-graph.ts';
 import { buildStreamGraph } from '../graph/stream-graph.ts';
 import { JobArgs } from './job-args.ts';
+import { JobBuildError } from './job-build-error.ts';
 import { StreamExecutionEnvironment } from './stream-execution-environment.ts';
 
 export type JobBuilder = (env: StreamExecutionEnvironment, args: JobArgs) => void | Promise<void>;
@@ -9,7 +10,16 @@ export type JobBuilder = (env: StreamExecutionEnvironment, args: JobArgs) => voi
 /** Settings from outside the job: a config file, then the command line, which wins over the job's own. */
 export interface ConfigLayers {
   readonly file?: Readonly<Record<string, unknown>>;
+  /** Where `file` was read from: errors about its keys name it. */
+  readonly filePath?: string;
   readonly commandLine?: Readonly<Record<string, unknown>>;
+}
+
+export interface PlanOptions {
+  /** The module the job was loaded from: a builder that throws is then a JobBuildError naming it. */
+  readonly modulePath?: string;
+  /** Where the plan is made when that is not the JobManager's thread (named in a JobBuildError). */
+  readonly builtIn?: string;
 }
 
 export interface JobPlan {
@@ -22,7 +32,7 @@ export interface JobDefinition {
   readonly kind: 'weir-job';
   readonly build: JobBuilder;
   /** Runs the builder and turns what it recorded into a job graph and the effective configuration. */
-  plan(args: readonly string[], layers?: ConfigLayers): Promise<JobPlan>;
+  plan(args: readonly string[], layers?: ConfigLayers, options?: PlanOptions): Promise<JobPlan>;
 }
 
 export function defineJob(build: JobBuilder): JobDefinition {
@@ -30,10 +40,19 @@ export function defineJob(build: JobBuilder): JobDefinition {
   return {
     kind: 'weir-job',
     build,
-    async plan(args, layers = {}) {
+    async plan(args, layers = {}, options = {}) {
       const env = new StreamExecutionEnvironment();
-      await build(env, new JobArgs(args));
-      const config = buildConfig(layers.file, env.jobSettings as Record<string, unknown>, layers.commandLine);
+      try {
+        await build(env, new JobArgs(args));
+      } catch (e) {
+        // A job defined in code gets its own error back; from a module, it needs the module's name.
+        throw options.modulePath === undefined ? e : new JobBuildError(options.modulePath, e, options.builtIn);
+      }
+      const config = buildLayeredConfig([
+        { source: { kind: 'file', ...(layers.filePath ? { path: layers.filePath } : {}) }, settings: layers.file },
+        { source: { kind: 'job' }, settings: env.jobSettings as Record<string, unknown> },
+        { source: { kind: 'command-line' }, settings: layers.commandLine },
+      ]);
       const streamGraph = buildStreamGraph(env.transformations, {
         parallelism: config['parallelism.default'],
         maxParallelism: config['pipeline.max-parallelism'],

@@ -23,7 +23,7 @@ export async function listCommand(o: RemoteOptions): Promise<number> {
   const bases = o.jobmanager ? [jobManagerFor(undefined, o.jobmanager)] : [...new Set(registeredJobs().map((j) => j.url))];
   const jobs: Array<{ id: string; status: string; jobmanager: string; name?: string; duration?: number }> = [];
   for (const base of bases) {
-    const r = await call<{ jobs: Array<{ jid: string; state: string; name: string; duration: number }> }>(base, 'GET', '/jobs/overview');
+    const r = await call<{ jobs: Array<{ jid: string; state: string; name: string; duration: number }> }>(base, 'GET', '/jobs/overview', undefined, o.token);
     for (const j of r.jobs) jobs.push({ id: j.jid, status: j.state, name: j.name, duration: j.duration, jobmanager: base });
   }
   const human =
@@ -40,7 +40,7 @@ export async function savepointCommand(jobId: string, dir: string | undefined, o
   const base = jobManagerFor(jobId, o.jobmanager);
   process.stderr.write(`Triggering savepoint for job ${jobId}.\n`);
   const { 'request-id': trigger } = await call<{ 'request-id': string }>(base, 'POST', `/jobs/${jobId}/savepoints`, dir ? { 'target-directory': resolve(dir) } : {}, o.token);
-  const location = await awaitTrigger(base, jobId, trigger);
+  const location = await awaitTrigger(base, jobId, trigger, o.token);
   print(o, `Savepoint completed. Path: ${location}`, { jobId, location });
   return 0;
 }
@@ -52,7 +52,7 @@ export async function stopCommand(jobId: string, o: RemoteOptions & { savepoint?
   process.stderr.write(`Suspending job ${jobId} with a savepoint${o.drain ? ' (draining)' : ''}.\n`);
   const body = { ...(o.savepoint ? { targetDirectory: resolve(o.savepoint) } : {}), drain: o.drain ?? false };
   const { 'request-id': trigger } = await call<{ 'request-id': string }>(base, 'POST', `/jobs/${jobId}/stop`, body, o.token);
-  const location = await awaitTrigger(base, jobId, trigger);
+  const location = await awaitTrigger(base, jobId, trigger, o.token);
   print(o, `Savepoint completed. Path: ${location}`, { jobId, location });
   return 0;
 }
@@ -95,7 +95,7 @@ const size = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 102
 export async function checkpointsCommand(jobId: string, o: RemoteOptions & { limit?: string }): Promise<number> {
   checkId(jobId);
   const base = jobManagerFor(jobId, o.jobmanager);
-  const r = await call<{ counts: Record<string, number>; history: CheckpointRow[] }>(base, 'GET', `/jobs/${jobId}/checkpoints`);
+  const r = await call<{ counts: Record<string, number>; history: CheckpointRow[] }>(base, 'GET', `/jobs/${jobId}/checkpoints`, undefined, o.token);
   if (o.json) {
     process.stdout.write(JSON.stringify(r) + '\n');
     return 0;

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { ConfigError } from '../config/config-error.ts';
+import { ConfigFileError } from '../config/config-file-error.ts';
 import { runCommand, UsageError } from './run-command.ts';
 import { verifyCommand } from './verify-command.ts';
 import { demoCommand } from './demo-command.ts';
@@ -69,7 +70,7 @@ program
 const remote = (cmd: Command) =>
   cmd
     .option('--jobmanager <host:port>', "the job's REST address (default: found from the job id, else 127.0.0.1:8081)")
-    .option('--token <token>', 'rest.token of a JobManager listening beyond loopback')
+    .option('--token <token>', 'the JobManager\'s rest.token (sent with every call, reads too)')
     .option('--json', 'JSON output for scripts');
 
 remote(program.command('list').description('list running jobs')).action(async (o) => {
@@ -143,7 +144,8 @@ try {
   const known =
     err instanceof UsageError ||
     err instanceof ConfigError ||
-    ['JobModuleError', 'GraphValidationError', 'RestoreError', 'CheckpointCorruptedError', 'JobManagerError', 'SavepointError'].includes(err.name);
+    err instanceof ConfigFileError ||
+    ['JobModuleError', 'JobBuildError', 'GraphValidationError', 'RestoreError', 'CheckpointCorruptedError', 'JobManagerError', 'SavepointError'].includes(err.name);
   process.stderr.write(`weir: ${err.message}\n`);
   if (!known && process.env.WEIR_DEBUG) process.stderr.write(`${err.stack}\n`);
   process.exitCode = known ? 2 : 1;

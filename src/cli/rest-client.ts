@@ -44,13 +44,15 @@ export async function call<T>(base: string, method: string, path: string, body?:
 }
 
 /** Polls a savepoint or stop trigger until it completes; returns the savepoint's location. */
-export async function awaitTrigger(base: string, jobId: string, triggerId: string, timeoutMs = 10 * 60_000): Promise<string> {
+export async function awaitTrigger(base: string, jobId: string, triggerId: string, token?: string, timeoutMs = 10 * 60_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (let wait = 50; Date.now() < deadline; wait = Math.min(wait * 2, 1000)) {
     const r = await call<{ status: { id: string }; operation?: { location?: string; 'failure-cause'?: { 'stack-trace': string } } }>(
       base,
       'GET',
       `/jobs/${jobId}/savepoints/${triggerId}`,
+      undefined,
+      token,
     );
     if (r.status.id === 'COMPLETED') {
       if (r.operation?.location) return r.operation.location;

@@ -3,7 +3,7 @@ import { createJobMaster } from '../coordinator/execute-job.ts';
 import type { JobListener, JobResult } from '../coordinator/job-master.ts';
 import { formatDuration } from '../config/duration.ts';
 import { createLogger, type LogLevel } from '../log/logger.ts';
-import { parseDynamicProperties, readConfigFile } from './config-file.ts';
+import { nonEmpty, parseDynamicProperties, readConfigFile } from './config-file.ts';
 import { ProgressLine } from './progress-line.ts';
 import { registerJob } from './job-registry.ts';
 import { startRestServer } from '../rest/rest-server.ts';
@@ -27,11 +27,14 @@ export interface RunOptions {
 /** The settings layer the command line makes: its flags and -D properties win over the job's own. */
 export function commandLineConfig(o: RunOptions): Record<string, unknown> {
   const layer: Record<string, unknown> = parseDynamicProperties(o.define ?? []);
-  if (o.parallelism !== undefined) layer['parallelism.default'] = o.parallelism;
-  if (o.checkpointDir !== undefined) layer['execution.checkpointing.dir'] = resolve(o.checkpointDir);
+  if (o.parallelism !== undefined) layer['parallelism.default'] = nonEmpty('-p', 'parallelism.default', o.parallelism);
+  // resolve('') would be the working directory.
+  if (o.checkpointDir !== undefined) layer['execution.checkpointing.dir'] = resolve(nonEmpty('--checkpoint-dir', 'execution.checkpointing.dir', o.checkpointDir));
   if (o.mode !== undefined) layer['execution.checkpointing.mode'] = o.mode;
   if (o.unaligned || o.alignedTimeout !== undefined) layer['execution.checkpointing.unaligned.enabled'] = true;
-  if (o.alignedTimeout !== undefined) layer['execution.checkpointing.aligned-checkpoint-timeout'] = o.alignedTimeout;
+  if (o.alignedTimeout !== undefined) {
+    layer['execution.checkpointing.aligned-checkpoint-timeout'] = nonEmpty('--aligned-timeout', 'execution.checkpointing.aligned-checkpoint-timeout', o.alignedTimeout);
+  }
   return layer;
 }
 
@@ -71,7 +74,7 @@ export async function runCommand(job: string, jobArgs: readonly string[], o: Run
     job,
     args: jobArgs,
     config: commandLineConfig(o),
-    ...(o.config ? { configFile: readConfigFile(o.config) } : {}),
+    ...(o.config ? { configFile: readConfigFile(o.config), configFilePath: resolve(o.config) } : {}),
     taskManagers: wholeNumber(o.taskManagers, '--task-managers', 0),
     ...(o.fromSavepoint ? { restoreFrom: o.fromSavepoint } : {}),
     allowNonRestoredState: o.allowNonRestoredState ?? false,
@@ -81,7 +84,14 @@ export async function runCommand(job: string, jobArgs: readonly string[], o: Run
   });
   process.stdout.write(`Job ID: ${master.jobId}\n`);
   const config = master.plan.config;
-  const rest = await startRestServer({ master, host: config['rest.bind-address'], port: config['rest.port'], token: config['rest.token'], log });
+  const rest = await startRestServer({
+    master,
+    host: config['rest.bind-address'],
+    port: config['rest.port'],
+    token: config['rest.token'],
+    tokenRequiredForReads: config['rest.token-required-for-reads'],
+    log,
+  });
   const unregister = registerJob({ jobId: master.jobId, url: rest.url, pid: process.pid, startedAt: Date.now() });
   say(`REST: ${rest.url}`);
   for (const w of master.graph.warnings) say(`warning: ${w}`);

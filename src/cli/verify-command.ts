@@ -1,14 +1,14 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { readSnapshot } from '../checkpoint/snapshot-reader.ts';
 import { committedFiles } from '../connectors/file/file-sink.ts';
 import { createJobMaster } from '../coordinator/execute-job.ts';
 import type { JobResult } from '../coordinator/job-master.ts';
 import { createLogger } from '../log/logger.ts';
 import { canonical } from './canonical.ts';
-import { parseDynamicProperties, readConfigFile } from './config-file.ts';
+import { nonEmpty, parseDynamicProperties, readConfigFile } from './config-file.ts';
 import { UsageError, wholeNumber } from './run-command.ts';
 
 export interface VerifyOptions {
@@ -55,11 +55,11 @@ export async function verifyJob(job: string, jobArgs: readonly string[], o: Veri
         args,
         config: {
           ...parseDynamicProperties(o.define ?? []),
-          ...(o.parallelism !== undefined ? { 'parallelism.default': o.parallelism } : {}),
+          ...(o.parallelism !== undefined ? { 'parallelism.default': nonEmpty('-p', 'parallelism.default', o.parallelism) } : {}),
           'execution.checkpointing.dir': join(root, `${name}-checkpoints`),
           ...(withFailures ? { 'restart-strategy.type': 'fixed-delay', 'restart-strategy.fixed-delay.attempts': failures + 5, 'restart-strategy.fixed-delay.delay': '100 ms' } : {}),
         },
-        ...(o.config ? { configFile: readConfigFile(o.config) } : {}),
+        ...(o.config ? { configFile: readConfigFile(o.config), configFilePath: resolve(o.config) } : {}),
         taskManagers: wholeNumber(o.taskManagers, '--task-managers', 0),
         retainCheckpointsOnFinish: true,
         log: createLogger({ level: 'error' }),

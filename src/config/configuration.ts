@@ -1,5 +1,7 @@
 import { ConfigError } from './config-error.ts';
+import type { ConfigSource } from './config-source.ts';
 import { parseDuration } from './duration.ts';
+import { UPPER_BOUND_MAX_PARALLELISM } from '../state/key-group.ts';
 
 /**
  * All of weir's settings in one typed object, keyed like Flink's configuration where a Flink key
@@ -41,6 +43,7 @@ export interface WeirConfig {
   'rest.port': number;
   'rest.bind-address': string;
   'rest.token': string | null;
+  'rest.token-required-for-reads': boolean | null;
 }
 
 export type ConfigKey = keyof WeirConfig;
@@ -53,35 +56,43 @@ interface OptionSpec {
   readonly kind: Kind;
   readonly nullable?: boolean;
   readonly min?: number;
+  readonly max?: number;
   readonly doc: string;
 }
 
+/** Node's timers wait at most this long: a longer delay fires at once (with a TimeoutOverflowWarning). */
+const TIMER_MAX_MS = 2 ** 31 - 1;
+
 /** The documented options; the README's configuration table is this table. */
 export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
-  'parallelism.default': { kind: 'int', min: 1, doc: 'Parallelism of operators that set none.' },
+  'parallelism.default': { kind: 'int', min: 1, max: UPPER_BOUND_MAX_PARALLELISM, doc: 'Parallelism of operators that set none.' },
   'pipeline.max-parallelism': {
     kind: 'int',
     min: 1,
+    max: UPPER_BOUND_MAX_PARALLELISM,
     doc: 'Number of key groups: the upper bound for rescaling keyed state. Fixed once state exists.',
   },
   'execution.checkpointing.interval': {
     kind: 'duration',
     nullable: true,
     min: 10,
+    max: TIMER_MAX_MS,
     doc: 'Time between checkpoint triggers. Unset: checkpointing is off.',
   },
   'execution.checkpointing.interval-during-backlog': {
     kind: 'duration',
     nullable: true,
+    max: TIMER_MAX_MS,
     doc: 'Interval while a source reports a backlog (e.g. a CDC table snapshot); 0 means no checkpoints during backlog.',
   },
   'execution.checkpointing.mode': {
     kind: { oneOf: ['exactly-once', 'at-least-once', 'at-most-once'] },
     doc: 'Consistency level: exactly-once aligns barriers, at-least-once does not, at-most-once takes no checkpoints.',
   },
-  'execution.checkpointing.timeout': { kind: 'duration', min: 1, doc: 'A checkpoint not complete after this long expires.' },
+  'execution.checkpointing.timeout': { kind: 'duration', min: 1, max: TIMER_MAX_MS, doc: 'A checkpoint not complete after this long expires.' },
   'execution.checkpointing.min-pause': {
     kind: 'duration',
+    max: TIMER_MAX_MS,
     doc: 'Least time between the end of one checkpoint and the trigger of the next.',
   },
   'execution.checkpointing.max-concurrent-checkpoints': { kind: 'int', min: 1, doc: 'Checkpoints in flight at once.' },
@@ -93,7 +104,7 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
   'execution.checkpointing.num-retained': { kind: 'int', min: 1, doc: 'Completed checkpoints kept on storage.' },
   'execution.checkpointing.externalized-checkpoint-retention': {
     kind: { oneOf: ['DELETE_ON_CANCELLATION', 'RETAIN_ON_CANCELLATION'] },
-    doc: 'Whether retained checkpoints are deleted when the job is cancelled.',
+    doc: 'Whether retained checkpoints are deleted when the job is cancelled (a failed job always keeps them; a finished one deletes them).',
   },
   'execution.checkpointing.dir': {
     kind: 'string',
@@ -103,38 +114,39 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
   'execution.checkpointing.savepoint-dir': { kind: 'string', nullable: true, doc: 'Default savepoint directory.' },
   'execution.checkpointing.unaligned.enabled': {
     kind: 'boolean',
-    doc: 'Unaligned checkpoints: barriers overtake in-flight data, which is stored with the checkpoint.',
+    doc: 'Unaligned checkpoints: barriers overtake in-flight data, which is stored with the checkpoint (exactly-once, max-concurrent-checkpoints 1).',
   },
   'execution.checkpointing.aligned-checkpoint-timeout': {
     kind: 'duration',
+    max: TIMER_MAX_MS,
     doc: 'With unaligned checkpoints on: start aligned and switch to unaligned after this long; 0 means always unaligned.',
   },
   'restart-strategy.type': {
     kind: { oneOf: ['none', 'fixed-delay', 'failure-rate', 'exponential-delay'] },
     nullable: true,
-    doc: 'Unset: exponential-delay when checkpointing is on, none when it is off (Flink 1.19+).',
+    doc: 'none, fixed-delay, failure-rate or exponential-delay. Unset: exponential-delay when checkpointing is on, none when it is off (Flink 1.19+).',
   },
   'restart-strategy.fixed-delay.attempts': { kind: 'int', min: 0, doc: 'Restarts before the job fails.' },
-  'restart-strategy.fixed-delay.delay': { kind: 'duration', doc: 'Wait before each restart.' },
+  'restart-strategy.fixed-delay.delay': { kind: 'duration', max: TIMER_MAX_MS, doc: 'Wait before each restart.' },
   'restart-strategy.failure-rate.max-failures-per-interval': {
     kind: 'int',
     min: 1,
     doc: 'Failures allowed within one interval before the job fails.',
   },
   'restart-strategy.failure-rate.failure-rate-interval': { kind: 'duration', min: 1, doc: 'The measuring interval.' },
-  'restart-strategy.failure-rate.delay': { kind: 'duration', doc: 'Wait before each restart.' },
-  'restart-strategy.exponential-delay.initial-backoff': { kind: 'duration', doc: 'First restart delay.' },
-  'restart-strategy.exponential-delay.max-backoff': { kind: 'duration', doc: 'Largest restart delay.' },
+  'restart-strategy.failure-rate.delay': { kind: 'duration', max: TIMER_MAX_MS, doc: 'Wait before each restart.' },
+  'restart-strategy.exponential-delay.initial-backoff': { kind: 'duration', max: TIMER_MAX_MS, doc: 'First restart delay.' },
+  'restart-strategy.exponential-delay.max-backoff': { kind: 'duration', max: TIMER_MAX_MS, doc: 'Largest restart delay.' },
   'restart-strategy.exponential-delay.backoff-multiplier': { kind: 'number', min: 1, doc: 'Delay growth per restart.' },
   'restart-strategy.exponential-delay.reset-backoff-threshold': {
     kind: 'duration',
     doc: 'Running this long without failure resets the delay to the initial backoff.',
   },
-  'restart-strategy.exponential-delay.jitter-factor': { kind: 'number', min: 0, doc: 'Random spread of each delay (0..1).' },
+  'restart-strategy.exponential-delay.jitter-factor': { kind: 'number', min: 0, max: 1, doc: 'Random spread of each delay (0..1).' },
   'restart-strategy.exponential-delay.attempts-before-reset-backoff': {
     kind: 'int',
     min: 1,
-    doc: 'Restarts allowed before the backoff resets; unlimited by default.',
+    doc: 'Restarts allowed before the backoff resets.',
   },
   'taskmanager.network.buffer-records': {
     kind: 'int',
@@ -146,19 +158,30 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
     min: 1,
     doc: 'Buffers a receiver grants each input channel: what may be in flight before the sender blocks.',
   },
-  'heartbeat.interval': { kind: 'duration', min: 1, doc: 'Time between heartbeats the JobMaster sends each TaskManager thread or process.' },
+  'heartbeat.interval': { kind: 'duration', min: 1, max: TIMER_MAX_MS, doc: 'Time between heartbeats the JobMaster sends each TaskManager thread or process.' },
   'heartbeat.timeout': {
     kind: 'duration',
     min: 1,
+    max: TIMER_MAX_MS,
     doc: 'A TaskManager that has not answered a heartbeat for this long is lost (e.g. its thread is blocked): its subtasks fail and it is replaced.',
   },
   'task.cancellation.timeout': {
     kind: 'duration',
+    max: TIMER_MAX_MS,
     doc: 'Subtasks that have not stopped this long after a cancel take their TaskManager with them (it is ended and replaced); 0 waits forever.',
   },
-  'rest.port': { kind: 'int', min: 0, doc: 'REST API port; the next free one is taken if it is in use.' },
-  'rest.bind-address': { kind: 'string', doc: 'REST API address. Beyond loopback, mutating calls need rest.token.' },
-  'rest.token': { kind: 'string', nullable: true, doc: 'Bearer token required for mutating REST calls.' },
+  'rest.port': { kind: 'int', min: 0, max: 65535, doc: 'REST API port; the next free one is taken if it is in use; 0 takes any free port.' },
+  'rest.bind-address': { kind: 'string', doc: 'REST API address. Beyond loopback, `rest.token` is required.' },
+  'rest.token': {
+    kind: 'string',
+    nullable: true,
+    doc: 'Bearer token required for mutating REST calls. Unset: only requests addressed to 127.0.0.1, localhost or [::1] are answered, and changes from other web sites (a foreign Origin) are refused.',
+  },
+  'rest.token-required-for-reads': {
+    kind: 'boolean',
+    nullable: true,
+    doc: "Whether GET calls (other than the dashboard's files) need rest.token too. Unset: when rest.bind-address is beyond loopback.",
+  },
 };
 
 export const DEFAULT_CONFIG: Readonly<WeirConfig> = Object.freeze({
@@ -197,10 +220,20 @@ export const DEFAULT_CONFIG: Readonly<WeirConfig> = Object.freeze({
   'rest.port': 8081,
   'rest.bind-address': '127.0.0.1',
   'rest.token': null,
+  'rest.token-required-for-reads': null,
 });
 
 export function isConfigKey(key: string): key is ConfigKey {
   return Object.hasOwn(CONFIG_OPTIONS, key);
+}
+
+/** A value of the key's kind to show in an error ("write it like this"). */
+export function exampleValue(key: string): string {
+  if (!isConfigKey(key)) return 'VALUE';
+  const kind = CONFIG_OPTIONS[key].kind;
+  if (typeof kind === 'object') return kind.oneOf[0]!;
+  const examples: Record<Exclude<Kind, object>, string> = { int: '4', duration: "'10 s'", number: '0.5', boolean: 'true', string: 'VALUE' };
+  return examples[kind];
 }
 
 /** Checks and converts one value (from a -D flag, a config file or the API); throws ConfigError naming the key. */
@@ -230,23 +263,46 @@ export function parseConfigValue<K extends ConfigKey>(key: K, raw: unknown): Wei
       throw new ConfigError(key, raw, `expected ${expected}, got '${String(raw)}'`);
     }
     if (kind === 'int' && !Number.isInteger(n)) throw new ConfigError(key, raw, `expected a whole number, got '${String(raw)}'`);
-    if (spec.min !== undefined && n < spec.min) throw new ConfigError(key, raw, `must be at least ${spec.min}, got ${n}`);
+    const unit = kind === 'duration' ? ' ms' : '';
+    if (spec.min !== undefined && n < spec.min) throw new ConfigError(key, raw, `must be at least ${spec.min}${unit}, got ${n}${unit}`);
+    if (spec.max !== undefined && n > spec.max) throw new ConfigError(key, raw, `must be at most ${spec.max}${unit}, got ${n}${unit}`);
     value = n;
   }
   return value as WeirConfig[K];
 }
 
+/** One layer of settings, and where it came from (named in errors about its keys). */
+export interface ConfigLayer {
+  readonly source?: ConfigSource;
+  readonly settings?: Readonly<Record<string, unknown>> | undefined;
+}
+
 /** Merges layers of settings over the defaults, later layers winning; every key and value is checked. */
 export function buildConfig(...layers: ReadonlyArray<Readonly<Record<string, unknown>> | undefined>): WeirConfig {
+  return buildLayeredConfig(layers.map((settings) => ({ settings })));
+}
+
+/** buildConfig for layers that know where they came from: an error names the layer of the bad key. */
+export function buildLayeredConfig(layers: readonly ConfigLayer[]): WeirConfig {
   const config: WeirConfig = { ...DEFAULT_CONFIG };
-  for (const layer of layers) {
-    if (!layer) continue;
-    for (const [key, raw] of Object.entries(layer)) {
-      if (!isConfigKey(key)) throw new ConfigError(key, raw, `unknown key${suggest(key)}`);
-      (config as unknown as Record<string, unknown>)[key] = parseConfigValue(key, raw);
+  const origins = new Map<ConfigKey, ConfigSource | undefined>();
+  for (const { source, settings } of layers) {
+    for (const [key, raw] of Object.entries(settings ?? {})) {
+      if (!isConfigKey(key)) throw new ConfigError(key, raw, `unknown key${suggest(key)}`, source ? { source } : {});
+      try {
+        (config as unknown as Record<string, unknown>)[key] = parseConfigValue(key, raw);
+      } catch (e) {
+        throw e instanceof ConfigError ? e.from(source) : e;
+      }
+      origins.set(key, source);
     }
   }
-  validateConfig(config);
+  try {
+    validateConfig(config);
+  } catch (e) {
+    // A rule between two keys: the layer that set the key the error names.
+    throw e instanceof ConfigError && isConfigKey(e.key) ? e.from(origins.get(e.key)) : e;
+  }
   return config;
 }
 
@@ -268,6 +324,9 @@ function validateConfig(c: WeirConfig): void {
   }
   if (c['heartbeat.timeout'] <= c['heartbeat.interval']) {
     throw new ConfigError('heartbeat.timeout', c['heartbeat.timeout'], `must be longer than heartbeat.interval (${c['heartbeat.interval']} ms)`);
+  }
+  if (c['rest.token-required-for-reads'] === true && c['rest.token'] === null) {
+    throw new ConfigError('rest.token-required-for-reads', true, 'needs rest.token, the token reads must then present');
   }
   if (c['execution.checkpointing.unaligned.enabled']) {
     if (c['execution.checkpointing.mode'] !== 'exactly-once') {

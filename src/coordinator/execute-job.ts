@@ -12,6 +12,8 @@ export interface ExecuteJobOptions {
   readonly config?: Readonly<Record<string, unknown>>;
   /** Settings the job's own override (a config file). */
   readonly configFile?: Readonly<Record<string, unknown>>;
+  /** Where configFile was read from: errors about its keys name it. */
+  readonly configFilePath?: string;
   /** 0: one TaskManager in this thread; N: N worker-thread TaskManagers. */
   readonly taskManagers?: number;
   readonly restoreFrom?: string;
@@ -28,6 +30,7 @@ export async function createJobMaster(options: ExecuteJobOptions): Promise<JobMa
   const args = options.args ?? [];
   const layers: ConfigLayers = {
     ...(options.configFile ? { file: options.configFile } : {}),
+    ...(options.configFilePath ? { filePath: options.configFilePath } : {}),
     ...(options.config ? { commandLine: options.config } : {}),
   };
   const taskManagers = options.taskManagers ?? 0;
@@ -41,7 +44,7 @@ export async function createJobMaster(options: ExecuteJobOptions): Promise<JobMa
   if (taskManagers > 0 && modulePath === undefined) {
     throw new TypeError('worker TaskManagers load the job in each thread: pass the job module path, not a definition');
   }
-  const plan = await definition.plan(args, layers);
+  const plan = await definition.plan(args, layers, modulePath === undefined ? {} : { modulePath });
   for (const w of plan.jobGraph.warnings) options.log?.warn(w);
   return new JobMaster({
     plan,

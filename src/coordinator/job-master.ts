@@ -373,7 +373,7 @@ export class JobMaster {
     const modulePath = bundle?.jobModule ?? d.modulePath;
     const logLevel = lowestLevel(this.#log);
     const g = new WorkerThreadGateway(
-      { type: 'init', index, taskManagers: d.taskManagers, modulePath, args: d.args, layers: d.layers as never, ...(logLevel ? { logLevel } : {}) },
+      { type: 'init', index, taskManagers: d.taskManagers, modulePath, jobModulePath: d.modulePath, args: d.args, layers: d.layers as never, ...(logLevel ? { logLevel } : {}) },
       bundle?.entry,
     );
     await g.ready;

@@ -2,16 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isJobDefinition, type JobDefinition } from '../api/define-job.ts';
-
-/** A job module that cannot be used: names the file and the problem. */
-export class JobModuleError extends Error {
-  readonly modulePath: string;
-  constructor(modulePath: string, problem: string, cause?: unknown) {
-    super(`job module ${modulePath}: ${problem}`, cause === undefined ? undefined : { cause });
-    this.name = 'JobModuleError';
-    this.modulePath = modulePath;
-  }
-}
+import { JobModuleError } from './job-module-error.ts';
 
 /** Loads a job module (TypeScript or JavaScript) and returns its default export made with defineJob. */
 export async function loadJobModule(path: string): Promise<{ definition: JobDefinition; modulePath: string }> {

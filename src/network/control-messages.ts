@@ -202,15 +202,26 @@ export type FromTaskManager =
 export function serializeError(error: unknown, extra: Partial<SerializedError> = {}): SerializedError {
   if (error instanceof Error) {
     const facts = error as Error & Partial<SerializedError>;
+    const stack = stackWithCauses(error);
     return {
       name: error.name,
       message: error.message,
-      ...(error.stack !== undefined ? { stack: error.stack } : {}),
+      ...(stack !== undefined ? { stack } : {}),
       ...pick(facts),
       ...extra,
     };
   }
   return { name: 'Error', message: String(error), ...extra };
+}
+
+/** The stack and its causes' stacks after it (Java's "Caused by:"): the cause objects do not cross threads. */
+function stackWithCauses(error: Error): string | undefined {
+  let stack = error.stack;
+  let cause = error.cause;
+  for (let depth = 0; cause instanceof Error && depth < 8; depth++, cause = cause.cause) {
+    stack = `${stack ?? `${error.name}: ${error.message}`}\nCaused by: ${cause.stack ?? `${cause.name}: ${cause.message}`}`;
+  }
+  return stack;
 }
 
 function pick(e: Partial<SerializedError>): Partial<SerializedError> {
@@ -228,9 +239,12 @@ export interface TaskManagerThreadInit {
   readonly type: 'init';
   readonly index: number;
   readonly taskManagers: number;
+  /** What the thread imports: the job module or its bundle. */
   readonly modulePath: string;
+  /** The job module as the user gave it, named in errors (modulePath may be a bundle of it). */
+  readonly jobModulePath: string;
   readonly args: readonly string[];
   /** The JobMaster's log level: lines below it are not sent. */
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
-  readonly layers: { readonly file?: Record<string, unknown>; readonly commandLine?: Record<string, unknown> };
+  readonly layers: { readonly file?: Record<string, unknown>; readonly filePath?: string; readonly commandLine?: Record<string, unknown> };
 }

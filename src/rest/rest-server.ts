@@ -6,6 +6,7 @@ import { jobDetails, jobOverview } from './job-views.ts';
 import { prometheusMetrics } from './prometheus.ts';
 import { checkpointConfig, checkpointDetails, checkpointSubtasks, checkpointsOverview } from './checkpoint-views.ts';
 import { registerDashboard } from './dashboard-files.ts';
+import { requestGuard } from './request-guard.ts';
 
 export interface RestServerOptions {
   readonly master: JobMaster;
@@ -13,6 +14,8 @@ export interface RestServerOptions {
   /** The first port to try; the next free one is taken if it is in use. 0: any free port. */
   readonly port: number;
   readonly token: string | null;
+  /** Whether GET calls other than the dashboard's files need the token too; unset: when the host is beyond loopback. */
+  readonly tokenRequiredForReads?: boolean | null;
   readonly log: Logger;
 }
 
@@ -36,12 +39,13 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 const PORT_ATTEMPTS = 50;
 
 /**
- * The JobManager's REST API, on Flink's paths and field names where they correspond. Mutating
- * calls need `Authorization: Bearer <rest.token>` when the server listens beyond loopback.
+ * The JobManager's REST API, on Flink's paths and field names where they correspond. Who may call
+ * it is request-guard.ts's rule, checked before routing (so for the dashboard's files and 404s too).
  */
 export async function startRestServer(o: RestServerOptions): Promise<RestServer> {
   const loopback = LOOPBACK.has(o.host);
   if (!loopback && !o.token) throw new Error(`rest.bind-address is ${o.host}: set rest.token, which every mutating call must then present`);
+  if (o.tokenRequiredForReads && !o.token) throw new Error('rest.token-required-for-reads is true: set rest.token, which reads must then present');
   // No type coercion: a body of the wrong type (`"drain": "yes"`, `"target-directory": 5`) is a 400,
   // not a guess (Fastify's default would take 5 for the directory "5"). Path parameters are strings.
   const app = Fastify({ logger: false, ajv: { customOptions: { removeAdditional: false, coerceTypes: false } } });
@@ -53,11 +57,11 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
     void reply.code(status).send({ errors: [error.message] });
   });
   app.setNotFoundHandler((req, reply) => void reply.code(404).send({ errors: [`no such resource: ${req.method} ${req.url}`] }));
-
-  const requireToken = async (req: FastifyRequest, reply: FastifyReply) => {
-    if (loopback && !o.token) return;
-    if (req.headers.authorization !== `Bearer ${o.token}`) await reply.code(401).send({ errors: ['this call needs Authorization: Bearer <rest.token>'] });
-  };
+  const guard = requestGuard({ token: o.token, tokenRequiredForReads: o.tokenRequiredForReads ?? !loopback });
+  app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
+    const refusal = guard(req);
+    if (refusal) return reply.code(refusal.status).send({ errors: [refusal.message] });
+  });
   const job = (req: FastifyRequest): JobMaster => {
     const id = (req.params as { jobid: string }).jobid;
     if (id !== master.jobId) throw Object.assign(new Error(`job ${id} not found`), { statusCode: 404 });
@@ -106,7 +110,6 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   app.post(
     '/jobs/:jobid/savepoints',
     {
-      preHandler: requireToken,
       schema: {
         params: jobIdParam,
         body: { type: 'object', properties: { 'target-directory': { type: 'string', minLength: 1 }, 'cancel-job': { type: 'boolean' } }, additionalProperties: false },
@@ -135,7 +138,6 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   app.post(
     '/jobs/:jobid/stop',
     {
-      preHandler: requireToken,
       schema: {
         params: jobIdParam,
         body: { type: 'object', properties: { targetDirectory: { type: 'string', minLength: 1 }, drain: { type: 'boolean' } }, additionalProperties: false },
@@ -150,7 +152,6 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   app.patch(
     '/jobs/:jobid',
     {
-      preHandler: requireToken,
       schema: { params: jobIdParam, querystring: { type: 'object', properties: { mode: { type: 'string', enum: ['cancel'] } }, required: ['mode'] } },
     },
     async (req, reply) => {

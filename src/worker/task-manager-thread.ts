@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { fileTaskStateStorage } from '../checkpoint/file-task-state-storage.ts';
 import type { FromTaskManager, TaskManagerThreadInit, ToTaskManager } from '../network/control-messages.ts';
 import { serializeError } from '../network/control-messages.ts';
+import { JobModuleError } from '../coordinator/job-module-error.ts';
 import { TaskManager } from './task-manager.ts';
 
 /**
@@ -10,7 +11,9 @@ import { TaskManager } from './task-manager.ts';
  * itself and builds the graph from it; the JobMaster checks that the graphs agree.
  */
 interface JobModule {
-  readonly default?: { plan?: (args: readonly string[], layers: TaskManagerThreadInit['layers']) => Promise<{ jobGraph: any; config: any }> };
+  readonly default?: {
+    plan?: (args: readonly string[], layers: TaskManagerThreadInit['layers'], options: { modulePath: string; builtIn: string }) => Promise<{ jobGraph: any; config: any }>;
+  };
 }
 
 const port = parentPort!;
@@ -19,8 +22,11 @@ const send = (m: FromTaskManager) => port.postMessage(m);
 
 try {
   const mod = (await import(pathToFileURL(init.modulePath).href)) as JobModule;
-  if (typeof mod.default?.plan !== 'function') throw new Error(`${init.modulePath} has no default export made with defineJob`);
-  const { jobGraph, config } = await mod.default.plan(init.args, init.layers);
+  if (typeof mod.default?.plan !== 'function') {
+    throw new JobModuleError(init.jobModulePath, 'its default export is not a job: write `export default defineJob((env, args) => { ... })`');
+  }
+  // A builder that throws here (and not in the JobManager's thread) names the module like it would there.
+  const { jobGraph, config } = await mod.default.plan(init.args, init.layers, { modulePath: init.jobModulePath, builtIn: `TaskManager ${init.index} (worker thread)` });
   const tm = new TaskManager({ index: init.index, taskManagers: init.taskManagers, jobGraph, config, send, storage: fileTaskStateStorage, logLevel: init.logLevel });
   port.on('message', (m: ToTaskManager) => {
     if (m.type === 'shutdown') {

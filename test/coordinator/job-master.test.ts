@@ -7,6 +7,7 @@ import {
   createJobMaster,
   defineJob,
   executeJob,
+  JobBuildError,
   JobFailure,
   JobModuleError,
   keyGroupFor,
@@ -263,6 +264,29 @@ describe('job modules that cannot be used', () => {
       assert.ok(e.cause instanceof Error);
       return true;
     });
+  });
+
+  test('a module whose builder throws is a JobBuildError naming the module and the line in it, with the cause', async () => {
+    const path = fixture('throws-while-building.ts');
+    await assert.rejects(executeJob({ job: path }), (e: unknown) => {
+      assert.ok(e instanceof JobBuildError, String(e));
+      assert.ok(e instanceof JobModuleError, 'a kind of JobModuleError');
+      assert.equal(e.modulePath, path);
+      assert.ok(e.location?.startsWith(`${path}:9:`), `the builder's line in the module: ${e.location}`);
+      assert.ok(e.message.startsWith(`job module ${path}: threw while building the job: RangeError: fixture builder fails: --window must be positive (at ${e.location})`), e.message);
+      assert.ok(e.cause instanceof RangeError);
+      return true;
+    });
+  });
+
+  test('a builder that throws only in worker TaskManagers: the job fails with the same error, naming the thread', async () => {
+    const path = fixture('throws-while-building.ts');
+    const result = await executeJob({ job: path, taskManagers: 1, args: ['--in-workers'], config: NO_RESTART });
+    assert.equal(result.status, 'FAILED');
+    const m = result.error?.message ?? '';
+    assert.ok(m.includes(`job module ${path}: threw while building the job in TaskManager 0 (worker thread): RangeError: fixture builder fails`), m);
+    assert.match(m, /\(at .*throws-while-building\.ts:9:\d+\)/, 'the line in the module (source-mapped where the job was bundled)');
+    assert.match(result.error?.stack ?? '', /Caused by: RangeError: fixture builder fails/, 'the cause crosses the thread in the stack');
   });
 
   test('worker TaskManagers need a module path, not a definition', async () => {

@@ -1,8 +1,11 @@
 // The JobManager's REST API around savepoints: unknown jobs get 404, bad bodies 400 (both as JSON
-// `{ errors }`) and change nothing; beyond loopback, mutating calls need the bearer token.
+// `{ errors }`) and change nothing; without a token only loopback Host names are answered and
+// cross-site changes refused; with one, mutating calls need the bearer token, and reads too where
+// rest.token-required-for-reads says so.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { createJobMaster, defineJob, type JobMaster, type JobResult } from '../../src/index.ts';
 import { DataGen } from '../../src/connectors/datagen/index.ts';
@@ -20,7 +23,14 @@ let root: string;
 let master: JobMaster;
 let result: Promise<JobResult>;
 let local: RestServer;
+/** Beyond loopback with a token; reads need it too (the default there). */
 let open: RestServer;
+/** Beyond loopback with a token; rest.token-required-for-reads false. */
+let openReads: RestServer;
+/** On loopback with a token; reads free (the default there). */
+let localToken: RestServer;
+/** On loopback with a token; rest.token-required-for-reads true. */
+let localTokenReads: RestServer;
 
 /** An endless, slow keyed count: it runs until the tests cancel it. */
 const job = defineJob((env) => {
@@ -54,6 +64,9 @@ async function send(server: RestServer, method: string, path: string, options: {
   return { status: res.status, contentType: res.headers.get('content-type') ?? '', body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
+/** A regular expression matching the text as it is. */
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** A JSON error reply of this status with a non-empty `errors` list of strings. */
 function assertError(r: Reply, status: number, what: string, mentions?: RegExp): void {
   assert.equal(r.status, status, `${what}: status ${r.status}, body ${JSON.stringify(r.body)}`);
@@ -63,9 +76,35 @@ function assertError(r: Reply, status: number, what: string, mentions?: RegExp):
   if (mentions) assert.match((errors as string[]).join('; '), mentions, `${what}: the error says why`);
 }
 
-async function awaitSavepoint(server: RestServer, requestId: string): Promise<string> {
+/**
+ * A request with headers of our choosing (fetch will not set Host): addressed to 127.0.0.1 at the
+ * server's port, whatever Host and Origin say.
+ */
+function sendWith(server: RestServer, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Reply> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: server.port, method, path, headers: { ...headers, ...(payload !== undefined ? { 'content-type': 'application/json' } : {}) }, timeout: 10_000 },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => {
+          const contentType = res.headers['content-type'] ?? '';
+          const json = contentType.startsWith('application/json') && text ? (JSON.parse(text) as Record<string, unknown>) : {};
+          resolve({ status: res.statusCode ?? 0, contentType, body: json });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer`)));
+    req.end(payload);
+  });
+}
+
+async function awaitSavepoint(server: RestServer, requestId: string, token?: string): Promise<string> {
   for (let i = 0; i < 200; i++) {
-    const r = await send(server, 'GET', `/jobs/${master.jobId}/savepoints/${requestId}`);
+    const r = await send(server, 'GET', `/jobs/${master.jobId}/savepoints/${requestId}`, token !== undefined ? { token } : {});
     assert.equal(r.status, 200);
     const status = (r.body.status as { id: string }).id;
     if (status === 'COMPLETED') {
@@ -86,13 +125,15 @@ before(async () => {
   local = await startRestServer({ master, host: '127.0.0.1', port: 0, token: null, log: silentLogger });
   // Listening on every interface is allowed here (it is this machine); requests still go to 127.0.0.1.
   open = await startRestServer({ master, host: '0.0.0.0', port: 0, token: TOKEN, log: silentLogger });
+  openReads = await startRestServer({ master, host: '0.0.0.0', port: 0, token: TOKEN, tokenRequiredForReads: false, log: silentLogger });
+  localToken = await startRestServer({ master, host: '127.0.0.1', port: 0, token: TOKEN, log: silentLogger });
+  localTokenReads = await startRestServer({ master, host: '127.0.0.1', port: 0, token: TOKEN, tokenRequiredForReads: true, log: silentLogger });
 });
 
 after(async () => {
   if (!isTerminal(master.status)) await master.cancel();
   await result;
-  await local?.close(0);
-  await open?.close(0);
+  for (const server of [local, open, openReads, localToken, localTokenReads]) await server?.close(0);
   removeDir(root);
 });
 
@@ -163,14 +204,105 @@ describe('REST errors', { timeout: 30_000 }, () => {
   });
 });
 
-describe('REST beyond loopback', { timeout: 30_000 }, () => {
-  test('a server beyond loopback will not start without a token', async () => {
-    await assert.rejects(startRestServer({ master, host: '0.0.0.0', port: 0, token: null, log: silentLogger }), /rest\.token/);
+describe('REST without a token: loopback Host names only, no cross-site changes', { timeout: 30_000 }, () => {
+  const FOREIGN = 'rebind.attacker.example';
+
+  test('a foreign Host is refused with 403 on every route (dashboard files and 404s too), and the job is not cancelled', async () => {
+    const id = master.jobId;
+    const routes: Array<[string, string]> = [
+      ['GET', '/jobs'],
+      ['GET', `/jobs/${id}`],
+      ['GET', '/metrics'],
+      ['GET', '/'],
+      ['GET', '/web/app.js'],
+      ['GET', '/no/such/route'],
+      ['POST', `/jobs/${id}/savepoints`],
+      ['PATCH', `/jobs/${id}?mode=cancel`],
+    ];
+    for (const host of [FOREIGN, `${FOREIGN}:${local.port}`, `127.0.0.1.${FOREIGN}`, 'localhost.', '127.0.0.2']) {
+      for (const [method, path] of routes) {
+        const body = method === 'POST' ? { 'target-directory': join(root, 'rebound') } : undefined;
+        const r = await sendWith(local, method, path, { host }, body);
+        assertError(r, 403, `${method} ${path} with Host ${host}`, new RegExp(`Host '${literal(host)}' refused.*${literal('127.0.0.1, localhost or [::1]')}.*${literal('setting rest.token lifts')}`));
+      }
+    }
+    // The job runs on, as its own REST API says when asked properly.
+    const details = await sendWith(local, 'GET', `/jobs/${id}`, { host: `127.0.0.1:${local.port}` });
+    assert.equal(details.status, 200);
+    assert.equal(details.body.state, 'RUNNING');
+    assert.equal(master.status, 'RUNNING');
+    assert.equal(existsSync(join(root, 'rebound')), false, 'no savepoint was taken');
   });
 
-  test('reads need no token; mutating calls without the right token get 401 and change nothing', async () => {
-    const overview = await send(open, 'GET', '/jobs/overview');
-    assert.equal(overview.status, 200);
+  test('loopback Host names are answered: 127.0.0.1, localhost and [::1], with or without the port', async () => {
+    const port = local.port;
+    for (const host of ['127.0.0.1', `127.0.0.1:${port}`, 'localhost', `localhost:${port}`, `LOCALHOST:${port}`, '[::1]', `[::1]:${port}`]) {
+      const r = await sendWith(local, 'GET', '/jobs', { host });
+      assert.equal(r.status, 200, `Host ${host}: ${JSON.stringify(r.body)}`);
+      assert.deepEqual(r.body.jobs, [{ id: master.jobId, status: 'RUNNING' }]);
+    }
+  });
+
+  test('a mutating call from a foreign Origin is refused with 403 and changes nothing; reads and same-origin calls are answered', async () => {
+    const id = master.jobId;
+    const host = `127.0.0.1:${local.port}`;
+    const target = join(root, 'cross-site');
+    // Other sites, another page on this machine (another port or name than the request's Host), and sandboxed frames.
+    for (const origin of ['https://evil.example', `http://${FOREIGN}:${local.port}`, 'http://localhost:3000', `http://localhost:${local.port}`, 'null']) {
+      const what = `Origin ${origin}`;
+      assertError(await sendWith(local, 'POST', `/jobs/${id}/savepoints`, { host, origin }, { 'target-directory': target }), 403, `savepoint, ${what}`, /cross-site request.*rest\.token lifts/);
+      assertError(await sendWith(local, 'POST', `/jobs/${id}/stop`, { host, origin }, { targetDirectory: target }), 403, `stop, ${what}`);
+      assertError(await sendWith(local, 'PATCH', `/jobs/${id}?mode=cancel`, { host, origin }), 403, `cancel, ${what}`, new RegExp(`Origin '${literal(origin)}' refused`));
+    }
+    assert.equal(master.status, 'RUNNING');
+    assert.equal(existsSync(target), false, 'no savepoint was taken');
+    // A read with a foreign Origin is answered: the browser does not let that page see the answer.
+    assert.equal((await sendWith(local, 'GET', '/jobs', { host, origin: 'https://evil.example' })).status, 200);
+    // The dashboard's own calls carry its origin: accepted.
+    const own = await sendWith(local, 'POST', `/jobs/${id}/savepoints`, { host, origin: `http://${host}` }, { 'target-directory': join(root, 'same-origin') });
+    assert.equal(own.status, 202, JSON.stringify(own.body));
+    await awaitSavepoint(local, own.body['request-id'] as string);
+  });
+});
+
+describe('REST beyond loopback', { timeout: 30_000 }, () => {
+  test('a server beyond loopback will not start without a token, nor one whose reads need a token it does not have', async () => {
+    await assert.rejects(startRestServer({ master, host: '0.0.0.0', port: 0, token: null, log: silentLogger }), /rest\.token/);
+    await assert.rejects(startRestServer({ master, host: '127.0.0.1', port: 0, token: null, tokenRequiredForReads: true, log: silentLogger }), /rest\.token-required-for-reads/);
+  });
+
+  test('with a token, any Host is answered (the token is the check)', async () => {
+    const r = await sendWith(openReads, 'GET', '/jobs', { host: 'weir.example.com:8081' });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+  });
+
+  test('rest.token-required-for-reads on (the default beyond loopback, or forced on loopback): reads need the token, the dashboard files do not', async () => {
+    const auth = `Bearer ${TOKEN}`;
+    for (const server of [open, localTokenReads]) {
+      for (const path of ['/overview', '/jobs/overview', `/jobs/${master.jobId}`, `/jobs/${master.jobId}/checkpoints`, '/metrics']) {
+        for (const token of [undefined, 'Bearer wrong-token', TOKEN]) {
+          assertError(await send(server, 'GET', path, token !== undefined ? { token } : {}), 401, `GET ${path}, token ${JSON.stringify(token)}`, /Authorization: Bearer <rest\.token>.*rest\.token-required-for-reads/);
+        }
+        const ok = await sendWith(server, 'GET', path, { host: `127.0.0.1:${server.port}`, authorization: auth });
+        assert.equal(ok.status, 200, `GET ${path} with the token`);
+      }
+      for (const path of ['/', '/web/app.js', '/web/api.js']) {
+        const res = await fetch(`http://127.0.0.1:${server.port}${path}`);
+        assert.equal(res.status, 200, `${path}: the dashboard loads without the token (and then asks for it)`);
+      }
+    }
+  });
+
+  test('rest.token-required-for-reads off (explicitly, or by default on loopback): reads need no token, changes do', async () => {
+    for (const server of [openReads, localToken]) {
+      const overview = await send(server, 'GET', '/jobs/overview');
+      assert.equal(overview.status, 200, JSON.stringify(overview.body));
+      assertError(await send(server, 'PATCH', `/jobs/${master.jobId}?mode=cancel`), 401, 'cancel without the token', /PATCH .* needs Authorization: Bearer <rest\.token>/);
+    }
+    assert.equal(master.status, 'RUNNING');
+  });
+
+  test('mutating calls without the right token get 401 and change nothing', async () => {
     const id = master.jobId;
     const target = join(root, 'unauthorized');
     for (const token of [undefined, 'Bearer wrong-token', TOKEN, `Basic ${TOKEN}`, 'Bearer ']) {
@@ -188,7 +320,7 @@ describe('REST beyond loopback', { timeout: 30_000 }, () => {
     const auth = `Bearer ${TOKEN}`;
     const r = await send(open, 'POST', `/jobs/${master.jobId}/savepoints`, { body: {}, token: auth });
     assert.equal(r.status, 202, JSON.stringify(r.body));
-    const location = await awaitSavepoint(open, r.body['request-id'] as string);
+    const location = await awaitSavepoint(open, r.body['request-id'] as string, auth);
     assert.ok(location.startsWith(join(root, 'default-savepoints')), `the default savepoint directory: ${location}`);
     const cancel = await send(open, 'PATCH', `/jobs/${master.jobId}?mode=cancel`, { token: auth });
     assert.equal(cancel.status, 202);

@@ -1,5 +1,5 @@
 // Every read endpoint of the REST API against a running job, GET /metrics, and the CLI's
-// `weir list` and `weir checkpoints` (human and --json) against it.
+// `weir list` and `weir checkpoints` (human and --json) against it, also where reads need the token.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -117,14 +117,15 @@ test('GET /metrics is Prometheus text with checkpoint, record, backpressure and 
   assert.match(r.text, /weir_task_records_in_total\{job_id="[0-9a-f]{32}",vertex="Sum -> Sink: discard",subtask="1"\} \d+/);
 });
 
+// Asynchronous: the REST server answering the CLI runs in this process.
+const weir = (...args: string[]) =>
+  new Promise<{ status: number; stdout: string; stderr: string }>((resolve) =>
+    execFile(process.execPath, [join(REPO_ROOT, 'bin/weir.mjs'), ...args], { env: { ...process.env, WEIR_HOME: root } }, (error, stdout, stderr) =>
+      resolve({ status: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
+
 test('weir list and weir checkpoints, human and --json', async () => {
-  // Asynchronous: the REST server answering the CLI runs in this process.
-  const weir = (...args: string[]) =>
-    new Promise<{ status: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, [join(REPO_ROOT, 'bin/weir.mjs'), ...args], { env: { ...process.env, WEIR_HOME: root } }, (error, stdout, stderr) =>
-        resolve({ status: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-      ),
-    );
   const address = rest.url.replace('http://', '');
   const list = await weir('list', '--jobmanager', address);
   assert.equal(list.status, 0, list.stderr);
@@ -144,4 +145,23 @@ test('weir list and weir checkpoints, human and --json', async () => {
   const nobody = await weir('list', '--jobmanager', '127.0.0.1:1');
   assert.notEqual(nobody.status, 0);
   assert.match(nobody.stderr, /no JobManager answers at http:\/\/127\.0\.0\.1:1/);
+});
+
+test('where reads need the token (rest.token-required-for-reads), weir list and weir checkpoints send --token', async () => {
+  const token = 'a-token-for-reads';
+  const guarded = await startRestServer({ master, host: '127.0.0.1', port: 0, token, tokenRequiredForReads: true, log: silentLogger });
+  try {
+    const address = guarded.url.replace('http://', '');
+    const refused = await weir('list', '--jobmanager', address);
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.stderr, /401 GET \/jobs\/overview needs Authorization: Bearer <rest\.token>/);
+    const list = await weir('list', '--jobmanager', address, '--token', token, '--json');
+    assert.equal(list.status, 0, list.stderr);
+    assert.deepEqual((JSON.parse(list.stdout) as { jobs: Array<{ id: string }> }).jobs.map((j) => j.id), [master.jobId]);
+    const checkpoints = await weir('checkpoints', master.jobId, '--jobmanager', address, '--token', token, '--json');
+    assert.equal(checkpoints.status, 0, checkpoints.stderr);
+    assert.ok((JSON.parse(checkpoints.stdout) as { counts: { completed: number } }).counts.completed >= 3);
+  } finally {
+    await guarded.close(0);
+  }
 });

@@ -51,9 +51,15 @@ export class HoldableSink<T> implements Sink<T> {
   }
 }
 
+/** The REST API's token settings (none by default). */
+export interface RestAccess {
+  readonly token?: string;
+  readonly tokenRequiredForReads?: boolean;
+}
+
 /** The job's REST server on loopback; closing it twice is harmless (tests close it in finally and in after). */
-export async function startOnceClosableRest(master: JobMaster, port: number | undefined, log: Logger): Promise<RestServer> {
-  const server = await startRestServer({ master, host: '127.0.0.1', port: port ?? 0, token: null, log });
+export async function startOnceClosableRest(master: JobMaster, port: number | undefined, log: Logger, access: RestAccess = {}): Promise<RestServer> {
+  const server = await startRestServer({ master, host: '127.0.0.1', port: port ?? 0, token: access.token ?? null, tokenRequiredForReads: access.tokenRequiredForReads ?? null, log });
   let closed = false;
   return {
     url: server.url,
@@ -80,7 +86,7 @@ export interface DashboardJob {
  * Starts the job (Source p2 -HASH-> Sum p2 -REBALANCE-> Sink p1, checkpoints every 400 ms with a
  * 600 ms timeout and a thousand tolerable failures) with its REST API on a free loopback port.
  */
-export async function startDashboardJob(options: { port?: number; ratePerSecond?: number } = {}): Promise<DashboardJob> {
+export async function startDashboardJob(options: { port?: number; ratePerSecond?: number } & RestAccess = {}): Promise<DashboardJob> {
   const root = makeTempDir('dashboard');
   const savepointDir = join(root, 'savepoints');
   const sink = new HoldableSink<unknown>();
@@ -104,7 +110,7 @@ export async function startDashboardJob(options: { port?: number; ratePerSecond?
     log,
   });
   const result = master.run();
-  const rest = await startOnceClosableRest(master, options.port, log);
+  const rest = await startOnceClosableRest(master, options.port, log, options);
   return {
     master,
     rest,

@@ -151,6 +151,59 @@ describe('web dashboard', () => {
     }
   });
 
+  test('where reads need the token, the page loads, asks for it, then sends it with every call (and a cancel works)', { skip, timeout: 30_000 }, async () => {
+    const token = 'a-token-for-the-dashboard';
+    const job = await startDashboardJob({ token, tokenRequiredForReads: true });
+    const { page, errors } = await openPage(browser!);
+    // The server answers 401 to the page's first reads; the browser logs those as failed loads.
+    const calls: Array<{ method: string; path: string; authorization: string | undefined }> = [];
+    page.on('request', (r) => {
+      const path = new URL(r.url()).pathname;
+      if (path !== '/' && !path.startsWith('/web/')) calls.push({ method: r.method(), path, authorization: r.headers().authorization });
+    });
+    try {
+      await withDiagnostics(page, errors, 'dashboard-token', async () => {
+        await job.master.whenRunning();
+        await page.goto(`${job.rest.url}/`);
+        const dialog = page.locator('dialog.confirm[open]');
+        // Dismissed: the page says why it shows nothing, and does not ask again by itself.
+        await dialog.waitFor({ timeout: 10_000 });
+        assert.match((await dialog.textContent()) ?? '', /REST token needed.*rest\.token-required-for-reads/);
+        await dialog.locator('button[data-role="dismiss"]').click();
+        await until('the connection error', async () => /Error · .*needs Authorization: Bearer <rest\.token>/.test((await page.locator('#conn').textContent()) ?? ''));
+        assert.equal(await page.locator('dialog.confirm[open]').count(), 0);
+        // Reloaded: asked again; with the token the jobs list appears.
+        await page.reload();
+        await dialog.waitFor();
+        await dialog.locator('input[name="token"]').fill(token);
+        await dialog.locator('button[data-role="confirm"]').click();
+        const link = page.locator('a.job-link', { hasText: 'Source: events' });
+        await link.waitFor();
+        await until('the connection live', async () => /^Live/.test((await page.locator('#conn').textContent()) ?? ''));
+        const sent = calls.length;
+        await until('more polls', async () => calls.length > sent + 2);
+        assert.ok(calls.slice(sent).every((c) => c.authorization === `Bearer ${token}`), `every call after the token carries it: ${JSON.stringify(calls.slice(sent))}`);
+        // A change needs no second dialog: the token goes with it.
+        await link.click();
+        const cancel = page.locator('button[data-action="cancel"]');
+        await until('the cancel button enabled', async () => cancel.isEnabled());
+        await cancel.click();
+        await dialog.waitFor();
+        await dialog.locator('button[data-role="confirm"]').click();
+        assert.equal((await job.result).status, 'CANCELED');
+        await until('the CANCELED badge', async () => (await page.locator('.job-title .badge').textContent()) === 'CANCELED');
+        assert.deepEqual(
+          calls.filter((c) => c.method === 'PATCH').map((c) => c.authorization),
+          [`Bearer ${token}`],
+          'one cancel call, with the token',
+        );
+      });
+    } finally {
+      await page.close();
+      await job.stop();
+    }
+  });
+
   test('cancels a job from the button, after confirmation', { skip, timeout: 30_000 }, async () => {
     const job = await startDashboardJob();
     const { page, errors } = await openPage(browser!);

@@ -1,6 +1,9 @@
+import { isUtf8 } from 'node:buffer';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { InputStatus, Source, SourceOutput, SourceReader, SplitEnumeratorContext } from '../../api/source.ts';
+import type { InputStatus, Source, SourceOutput, SourceReader, SourceReaderContext, SplitEnumeratorContext } from '../../api/source.ts';
+import type { Logger } from '../../log/logger.ts';
+import { InvalidUtf8Error } from './invalid-utf8-error.ts';
 
 /**
  * A byte range of a text file. The split owns the lines that start inside [start, end); `offset`
@@ -17,6 +20,12 @@ export interface TextFileSourceOptions {
   /** Smallest split; a file smaller than this is read by one reader. */
   readonly minSplitBytes?: number;
   readonly linesPerPoll?: number;
+  /**
+   * A line that is not valid UTF-8: 'replace' (the default) reads it with U+FFFD for the bad bytes,
+   * counts it (the reader's `invalid_utf8_lines`) and logs the first one of each split; 'fail'
+   * fails the job with an InvalidUtf8Error naming the file and the line's byte offset.
+   */
+  readonly invalidUtf8?: 'replace' | 'fail';
 }
 
 /** Reads text files line by line (UTF-8, `\n` or `\r\n`), split into byte ranges read in parallel. */
@@ -50,8 +59,8 @@ export class TextFileSource implements Source<string, TextFileSplit> {
     return splits;
   }
 
-  createReader(): SourceReader<string, TextFileSplit> {
-    return new TextFileReader(this.#o.linesPerPoll ?? 256);
+  createReader(ctx: SourceReaderContext): SourceReader<string, TextFileSplit> {
+    return new TextFileReader(this.#o.linesPerPoll ?? 256, this.#o.invalidUtf8 ?? 'replace', ctx.log);
   }
 }
 
@@ -66,17 +75,26 @@ interface OpenSplit {
   /** File offset of buf[0]. */
   bufStart: number;
   bufLen: number;
+  /** File offset below which buf's lines are known to be valid UTF-8 (checked once per refill). */
+  validUntil: number;
+  /** Whether this split's first invalid line was logged. */
+  warned: boolean;
 }
 const NL = 0x0a;
 
 class TextFileReader implements SourceReader<string, TextFileSplit> {
   readonly #queue: TextFileSplit[] = [];
   readonly #linesPerPoll: number;
+  readonly #invalidUtf8: 'replace' | 'fail';
+  readonly #log: Logger;
   #noMore = false;
   #current: OpenSplit | undefined;
+  #invalidLines = 0;
 
-  constructor(linesPerPoll: number) {
+  constructor(linesPerPoll: number, invalidUtf8: 'replace' | 'fail', log: Logger) {
     this.#linesPerPoll = linesPerPoll;
+    this.#invalidUtf8 = invalidUtf8;
+    this.#log = log;
   }
 
   addSplits(splits: TextFileSplit[]): void {
@@ -114,7 +132,7 @@ class TextFileReader implements SourceReader<string, TextFileSplit> {
       if (nl !== -1 && nl < cur.bufLen) {
         let endByte = nl;
         if (endByte > rel && cur.buf[endByte - 1] === 0x0d) endByte--;
-        const line = cur.buf.toString('utf8', rel, endByte);
+        const line = this.#decode(cur, rel, endByte);
         cur.offset = cur.bufStart + nl + 1;
         return line;
       }
@@ -127,16 +145,37 @@ class TextFileReader implements SourceReader<string, TextFileSplit> {
       cur.buf = next;
       cur.bufStart = cur.offset;
       cur.bufLen = keep + read;
+      cur.validUntil = validLinesEnd(cur);
       if (read === 0) {
         if (keep === 0) return undefined;
         // The last line of a file without a final newline.
         let endByte = keep;
         if (cur.buf[endByte - 1] === 0x0d) endByte--;
-        const line = cur.buf.toString('utf8', 0, endByte);
+        const line = this.#decode(cur, 0, endByte);
         cur.offset += keep;
         return line;
       }
     }
+  }
+
+  /** buf[from, to) as text; a line that is not valid UTF-8 is counted, and replaced or refused. */
+  #decode(cur: OpenSplit, from: number, to: number): string {
+    // A real U+FFFD in the file is valid UTF-8: only isUtf8 tells the two apart.
+    if (cur.bufStart + to > cur.validUntil && !isUtf8(cur.buf.subarray(from, to))) this.#invalidLine(cur, cur.bufStart + from);
+    return cur.buf.toString('utf8', from, to);
+  }
+
+  #invalidLine(cur: OpenSplit, offset: number): void {
+    const path = cur.split.path;
+    if (this.#invalidUtf8 === 'fail') throw new InvalidUtf8Error(path, offset);
+    this.#invalidLines++;
+    if (cur.warned) return;
+    cur.warned = true;
+    this.#log.warn(
+      `text file source: ${path}: the line at byte ${offset} is not valid UTF-8; it is read with U+FFFD for the bad bytes. ` +
+        `Later such lines of this split [${cur.split.start}, ${cur.split.end}) are counted (invalid_utf8_lines), not logged; invalidUtf8: 'fail' fails the job instead`,
+      { file: path, offset },
+    );
   }
 
   #open(): OpenSplit | undefined {
@@ -155,7 +194,7 @@ class TextFileReader implements SourceReader<string, TextFileSplit> {
       readSync(fd, one, 0, 1, split.start - 1);
       if (one[0] !== NL) offset = this.#skipLine(fd, split.start);
     }
-    this.#current = { split, fd, offset, buf: Buffer.alloc(0), bufStart: offset, bufLen: 0 };
+    this.#current = { split, fd, offset, buf: Buffer.alloc(0), bufStart: offset, bufLen: 0, validUntil: offset, warned: false };
     return this.#current;
   }
 
@@ -184,6 +223,10 @@ class TextFileReader implements SourceReader<string, TextFileSplit> {
     return this.#queue.map((s, i) => (i === 0 && this.#current ? { ...s, offset: this.#current.offset } : s));
   }
 
+  metrics(): Record<string, number> {
+    return { invalid_utf8_lines: this.#invalidLines };
+  }
+
   describeActivity(): string {
     const c = this.#current;
     return c ? `reading ${c.split.path} at byte ${c.offset} of [${c.split.start}, ${c.split.end})` : 'waiting for splits';
@@ -193,4 +236,15 @@ class TextFileReader implements SourceReader<string, TextFileSplit> {
     if (this.#current) closeSync(this.#current.fd);
     this.#current = undefined;
   }
+}
+
+/**
+ * The file offset up to which a freshly filled buffer holds only valid UTF-8 lines: its complete
+ * lines are checked in one call, so that a clean file costs one isUtf8 per buffer, not per line.
+ * A newline is never part of a multi-byte sequence, so the lines are valid exactly when all are.
+ */
+function validLinesEnd(cur: OpenSplit): number {
+  const lastNl = cur.buf.lastIndexOf(NL, cur.bufLen - 1);
+  if (lastNl <= 0 || !isUtf8(cur.buf.subarray(0, lastNl))) return cur.bufStart;
+  return cur.bufStart + lastNl;
 }

@@ -21,7 +21,9 @@ import type { ColumnSchema } from './table-schema.ts';
  *   FLOAT(M,D), DOUBLE(M,D)                   number: rounded to D decimals, as printed
  *   DOUBLE                                    number: the exact double (the server prints enough
  *                                             digits to round-trip); -0 becomes 0 everywhere
- *   DECIMAL(p,s)                              string with exactly s decimals ('-12.50')
+ *   DECIMAL(p,s)                              string with exactly s decimals ('-12.50'), no leading
+ *                                             zeros (ZEROFILL's padding is dropped: '0123.4569' is
+ *                                             '123.4569', as in the binlog)
  *   CHAR, VARCHAR, TEXT family, ENUM, SET     string (SET: members in definition order, ',')
  *   BINARY, VARBINARY, BLOB family, GEOMETRY  Buffer (BINARY(n) is n bytes, zero padded)
  *   DATE                                      'YYYY-MM-DD'
@@ -56,6 +58,7 @@ export const snapshotTypeCast: TypeCast = (field: TypeCastField, next: TypeCastN
       return map(field.string('ascii'), (s) => Number(s) + 0);
     case 'DECIMAL':
     case 'NEWDECIMAL':
+      return map(field.string('ascii'), unpaddedDecimal);
     case 'DATE':
     case 'NEWDATE':
     case 'DATETIME':
@@ -91,6 +94,14 @@ export async function prepareSnapshotConnection(conn: QueryRunner): Promise<void
 
 function map<V, R>(v: V | null, f: (v: V) => R): R | null {
   return v === null ? null : f(v);
+}
+
+/** A DECIMAL's text without the zeros ZEROFILL pads its integer part with; one zero stays before the point. */
+export function unpaddedDecimal(s: string): string {
+  const start = s.charCodeAt(0) === 0x2d ? 1 : 0; // '-'
+  let i = start;
+  while (i < s.length - 1 && s.charCodeAt(i) === 0x30 && s.charCodeAt(i + 1) !== 0x2e) i++; // '0' not before '.'
+  return i === start ? s : s.slice(0, start) + s.slice(i);
 }
 
 function timestampFromText(s: string): string {
