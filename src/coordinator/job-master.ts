@@ -195,8 +195,12 @@ export class JobMaster {
   async run(): Promise<JobResult> {
     try {
       await this.#prepareStorage();
-      // cancel() while starting: start nothing more (what was started, #finish has stopped).
-      if (isTerminal(this.#status)) return this.#result;
+      // cancel() while starting: start nothing more (what was started, #finish has stopped), and
+      // the temporary checkpoint directory made after #finish cleaned up goes too.
+      if (isTerminal(this.#status)) {
+        if (this.#ownsJobDir) await rm(join(this.#jobDir, '..'), { recursive: true, force: true }).catch(() => {});
+        return this.#result;
+      }
       await this.#startTaskManagers();
       // TaskManagers that came up after a cancel(): #finish did not see them, stop them here.
       if (isTerminal(this.#status)) {
