@@ -51,6 +51,7 @@ export type { AggregateFunction, StateDescriptor } from './api/state-descriptors
 export type {
   Source,
   SourceReader,
+  ReaderActivity,
   SourceOutput,
   SourceReaderContext,
   InputStatus,

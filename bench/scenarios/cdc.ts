@@ -258,7 +258,7 @@ async function startJob(b: Bench, parallelism: number, taskManagers: number, sta
 /** Resolves once the job's source subtasks report that one of them follows the binlog (metrics refresh every 500 ms). */
 async function untilFollowingBinlog(job: JobMaster): Promise<void> {
   const deadline = performance.now() + TIMEOUT_MS;
-  while (!job.taskMetrics().some((m) => m.activity.startsWith('following the binlog'))) {
+  while (!job.taskMetrics().some((m) => m.activity.kind === 'reading' && m.activity.reader?.startsWith('following the binlog') === true)) {
     if (performance.now() > deadline) throw new Error('timed out waiting for the source to follow the binlog');
     await new Promise((r) => setTimeout(r, 20));
   }

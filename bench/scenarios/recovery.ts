@@ -30,8 +30,8 @@ import type { Logger } from '../../src/log/logger.ts';
 import { readMetadata } from '../../src/checkpoint/checkpoint-metadata.ts';
 import { fileTaskStateStorage } from '../../src/checkpoint/file-task-state-storage.ts';
 import { readSnapshot } from '../../src/checkpoint/snapshot-reader.ts';
-import { verifyCheckpointFiles } from '../../src/coordinator/verify-checkpoint.ts';
-import type { OperatorRestoreState } from '../../src/network/control-messages.ts';
+import { verifyCheckpointFiles } from '../../src/checkpoint/verify-checkpoint-files.ts';
+import type { OperatorRestoreState } from '../../src/checkpoint/state-handles.ts';
 import { HeapKeyedStateBackend } from '../../src/state/heap-keyed-state-backend.ts';
 import { keyGroupRangeForSubtask } from '../../src/state/key-group.ts';
 import {

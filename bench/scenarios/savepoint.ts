@@ -32,6 +32,7 @@
 // and checksumming the file is a few percent. Raw fs write/read of the same bytes takes tens of
 // milliseconds, so the 2x-raw goal is out of reach for any format that materializes every entry
 // as a JS object; against encode+write and read+decode the savepoint is within a few x.
+import type { HeapKeyedStateBackend } from '../../src/state/heap-keyed-state-backend.ts';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -194,7 +195,7 @@ async function runOnce(run: number, keys: number, log: (line: string) => void): 
       await original(backend, state, directory);
       const ms = performance.now() - s;
       let n = 0;
-      for (const st of backend.states.values()) n += st.table.size;
+      for (const st of (backend as HeapKeyedStateBackend).states.values()) n += st.table.size;
       restoreCalls.push({ ms, entries: n });
     };
     await settle();

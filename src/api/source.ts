@@ -74,6 +74,13 @@ export interface Source<T, Split = unknown, EnumState = unknown> {
   createReader(ctx: SourceReaderContext): SourceReader<T, Split>;
 }
 
+/** A reader's account of its work: `subject` is what it reads (a table, a file), `since` when this work began (ms since the epoch). */
+export interface ReaderActivity {
+  readonly description: string;
+  readonly subject?: string;
+  readonly since?: number;
+}
+
 export interface SourceReader<T, Split> {
   start?(): void | Promise<void>;
   addSplits(splits: Split[]): void;
@@ -90,7 +97,7 @@ export interface SourceReader<T, Split> {
   handleSourceEvent?(event: unknown): void;
   /** Progress figures for metrics (name -> number), summed over subtasks by the coordinator. */
   metrics?(): Record<string, number>;
-  /** A short description of what the reader is doing now, for progress and checkpoint reasons. */
-  describeActivity?(): string;
+  /** What the reader is doing now, for progress and checkpoint reasons: a sentence, or one with what it reads and since when. */
+  describeActivity?(): string | ReaderActivity;
   close?(): void | Promise<void>;
 }

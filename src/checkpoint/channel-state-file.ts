@@ -2,7 +2,7 @@ import { open } from 'node:fs/promises';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { Packr, Unpackr } from 'msgpackr';
-import type { ChannelStateHandle } from '../network/control-messages.ts';
+import type { ChannelStateHandle } from './state-handles.ts';
 import { writeFully } from '../fs/write-fully.ts';
 import { CheckpointCorruptedError } from './checkpoint-storage-error.ts';
 

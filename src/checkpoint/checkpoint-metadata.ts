@@ -2,7 +2,7 @@ import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { Packr, Unpackr } from 'msgpackr';
-import type { ChannelStateHandle, KeyedStateHandle, OperatorStateMap } from '../network/control-messages.ts';
+import type { ChannelStateHandle, KeyedStateHandle, OperatorStateMap } from './state-handles.ts';
 import { makeDirectories } from '../fs/make-directories.ts';
 import { syncDirectory } from '../fs/sync-directory.ts';
 import { writeFully } from '../fs/write-fully.ts';

@@ -1,6 +1,6 @@
 import { isAbsolute, join } from 'node:path';
-import type { ChannelStateHandle, OperatorStateMap, OperatorSubtaskState } from '../network/control-messages.ts';
-import type { TaskStateStorage } from '../worker/task-manager.ts';
+import type { ChannelStateHandle, OperatorStateMap, OperatorSubtaskState } from './state-handles.ts';
+import type { CheckpointStorageWorkerView } from './checkpoint-storage.ts';
 import { readKeyedStateFile, writeKeyedStateFile } from './keyed-state-file.ts';
 import { readChannelState, writeChannelStateFile } from './channel-state-file.ts';
 import { stateFileName } from './state-file-name.ts';
@@ -10,9 +10,9 @@ import { makeDirectories } from '../fs/make-directories.ts';
  * Subtasks write their own state files straight into the checkpoint's directory (as Flink's
  * TaskManagers write to the checkpoint storage); only the handles travel to the coordinator.
  */
-export const fileTaskStateStorage: TaskStateStorage = {
-  async writeSnapshot(barrier, captured, task, signal) {
-    const dir = barrier.options.targetDir;
+export const fileTaskStateStorage: CheckpointStorageWorkerView = {
+  async writeSnapshot(target, captured, task, signal) {
+    const dir = target.location;
     await makeDirectories(dir);
     const operators: OperatorSubtaskState[] = [];
     for (const op of captured) {
@@ -29,8 +29,8 @@ export const fileTaskStateStorage: TaskStateStorage = {
     return { operators, inputChannels: {}, outputChannels: {} };
   },
 
-  async writeChannelState(barrier, task, channels) {
-    const dir = barrier.options.targetDir;
+  async writeChannelState(target, task, channels) {
+    const dir = target.location;
     await makeDirectories(dir);
     const name = stateFileName(task.headUid, task.subtask, 1);
     const entries = [...channels.inputs.map(([k, v]) => [`in/${k}`, v] as const), ...channels.outputs.map(([k, v]) => [`out/${k}`, v] as const)];
@@ -45,8 +45,8 @@ export const fileTaskStateStorage: TaskStateStorage = {
     return { inputChannels, outputChannels };
   },
 
-  readChannelState(handle) {
-    return readChannelState(handle, handle.file);
+  readChannelState(handle, location) {
+    return readChannelState(handle, isAbsolute(handle.file) ? handle.file : join(location, handle.file));
   },
 
   /**

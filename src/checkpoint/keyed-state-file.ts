@@ -2,7 +2,7 @@ import { open } from 'node:fs/promises';
 import { readSync, openSync, closeSync, fstatSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { Packr, Unpackr } from 'msgpackr';
-import type { KeyedStateHandle } from '../network/control-messages.ts';
+import type { KeyedStateHandle } from './state-handles.ts';
 import type { CapturedKeyedState } from '../state/captured-state.ts';
 import type { Key, KeyGroupRange } from '../state/key-group.ts';
 import type { StoredStateInfo } from '../state/heap-keyed-state-backend.ts';

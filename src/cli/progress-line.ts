@@ -1,4 +1,5 @@
 import type { JobMaster } from '../coordinator/job-master.ts';
+import { describeActivity } from '../network/task-activity.ts';
 
 /** A live line on a terminal: job state, records in/out per second, checkpoints. Nothing when not a TTY. */
 export class ProgressLine {
@@ -52,8 +53,8 @@ export function initializing(master: Pick<JobMaster, 'taskStatuses' | 'taskMetri
   const starting = master.taskStatuses().filter((t) => t.status === 'initializing');
   if (starting.length === 0) return '';
   const first = starting[0]!;
-  const activity = master.taskMetrics().find((m) => m.vertexId === first.vertexId && m.subtask === first.subtask)?.activity;
-  return ` (${starting.length}/${master.taskStatuses().length} subtasks initializing${activity ? `: ${activity}` : ''})`;
+  const report = master.taskMetrics().find((m) => m.vertexId === first.vertexId && m.subtask === first.subtask);
+  return ` (${starting.length}/${master.taskStatuses().length} subtasks initializing${report ? `: ${describeActivity(report, Date.now())}` : ''})`;
 }
 
 /** A CDC source's snapshot progress while it runs, then how far its binlog reader is behind. */

@@ -1,35 +1,46 @@
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { CheckpointMetadata, OperatorStateMetadata } from '../checkpoint/checkpoint-metadata.ts';
-import { METADATA_VERSION, writeMetadata } from '../checkpoint/checkpoint-metadata.ts';
+import { failureCounts, type CheckpointFailure, type PendingSubtask } from '../checkpoint/checkpoint-failure-reason.ts';
+import type { CheckpointStorage } from '../checkpoint/checkpoint-storage.ts';
+import type { Clock, Timer } from '../clock/clock.ts';
 import type { WeirConfig } from '../config/configuration.ts';
 import { formatDuration } from '../config/duration.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
 import type { Logger } from '../log/logger.ts';
 import type { FromTaskManager, TaskMetrics } from '../network/control-messages.ts';
 import type { CheckpointOptions, CheckpointType } from '../network/stream-event.ts';
-import { CheckpointFailureError } from './checkpoint-failure.ts';
+import { describeActivity } from '../network/task-activity.ts';
+import { CheckpointFailureManager } from './checkpoint-failure-manager.ts';
+import { buildCheckpointMetadata } from './checkpoint-metadata-builder.ts';
+import { CheckpointRequestDecider } from './checkpoint-request-decider.ts';
 import { CheckpointStatsTracker } from './checkpoint-stats.ts';
 import type { CompletedCheckpoint } from './completed-checkpoint.ts';
 import { CompletedCheckpointStore } from './completed-checkpoint-store.ts';
 import { PendingCheckpoint } from './pending-checkpoint.ts';
+
+/** Every subtask's figures: fresh from the TaskManagers that answered, the last report of those that did not (`silent`). */
+export interface TaskDescriptions {
+  readonly tasks: ReadonlyArray<TaskMetrics & { readonly silent: boolean }>;
+  /** The TaskManagers that did not answer. */
+  readonly silent: readonly number[];
+}
 
 export interface CheckpointCoordinatorDeps {
   readonly jobId: string;
   readonly config: WeirConfig;
   readonly jobGraph: JobGraph;
   readonly log: Logger;
+  readonly clock: Clock;
+  readonly storage: CheckpointStorage;
   readonly triggerSources: (checkpointId: number, timestamp: number, options: CheckpointOptions) => void;
   /** The sources' split enumerator states, by uid; called synchronously just before triggerSources. */
   readonly snapshotCoordinators?: (checkpointId: number) => Record<string, unknown>;
   readonly notifyComplete: (checkpointId: number) => void;
   readonly notifyAborted: (checkpointId: number, reason: string) => void;
   /** What each subtask is doing right now (for the reason of an expired checkpoint). */
-  readonly describeTasks: () => Promise<{ tasks: TaskMetrics[]; silent: number[] }>;
+  readonly describeTasks: () => Promise<TaskDescriptions>;
   /** Too many consecutive checkpoint failures: fail the job over. */
   readonly failJob: (error: Error) => void;
   readonly onCompleted?: (checkpoint: CompletedCheckpoint) => void;
-  readonly onFailed?: (checkpointId: number, reason: string) => void;
+  readonly onFailed?: (checkpointId: number, failure: CheckpointFailure) => void;
 }
 
 export interface TriggerRequest {
@@ -43,38 +54,37 @@ export interface TriggerRequest {
 /**
  * The JobMaster's checkpoint coordinator (DESIGN §4): triggers checkpoints at the sources,
  * collects one acknowledgement per subtask, writes `_metadata` when all are in, and tells every
- * subtask the checkpoint is complete. Expired and declined checkpoints are counted against the
- * tolerable failures, each with its reason.
+ * subtask the checkpoint is complete. Expired and declined checkpoints fail with a reason code;
+ * the failure manager counts the ones that count against the tolerable failures.
  */
 export class CheckpointCoordinator {
   readonly stats = new CheckpointStatsTracker();
   readonly store: CompletedCheckpointStore;
   readonly #d: CheckpointCoordinatorDeps;
+  readonly #decider: CheckpointRequestDecider;
+  readonly #failures: CheckpointFailureManager;
   readonly #pending = new Map<number, PendingCheckpoint>();
   readonly #expected: string[];
+  readonly #backlog = new Set<string>();
+  readonly #completed = new Map<number, CompletedCheckpoint>();
+  #completions: Promise<void> = Promise.resolve();
   #nextId = 1;
-  #timer: NodeJS.Timeout | undefined;
+  #timer: Timer | undefined;
   #running = false;
   #lastTrigger = 0;
   #lastCompletion = 0;
-  #consecutiveFailures = 0;
-  readonly #backlog = new Set<string>();
-  /** `<execution.checkpointing.dir>/<job-id>`: where chk-N directories go. */
-  #jobDir = '';
 
   constructor(deps: CheckpointCoordinatorDeps) {
     this.#d = deps;
-    this.store = new CompletedCheckpointStore(deps.config['execution.checkpointing.num-retained'], deps.log);
+    this.#decider = new CheckpointRequestDecider(deps.config);
+    this.#failures = new CheckpointFailureManager(deps.config['execution.checkpointing.tolerable-failed-checkpoints']);
+    this.store = new CompletedCheckpointStore(deps.config['execution.checkpointing.num-retained'], deps.storage, deps.log);
     this.#expected = deps.jobGraph.vertices.flatMap((v) => Array.from({ length: v.parallelism }, (_, i) => `${v.id}:${i}`));
   }
 
   get periodic(): boolean {
     const c = this.#d.config;
     return c['execution.checkpointing.interval'] !== null && c['execution.checkpointing.mode'] !== 'at-most-once';
-  }
-
-  setJobDir(dir: string): void {
-    this.#jobDir = dir;
   }
 
   /** Continue numbering after a restored checkpoint, as Flink does. */
@@ -108,13 +118,24 @@ export class CheckpointCoordinator {
   /** A failover or the end of the job: no new triggers; pending checkpoints are aborted. */
   stop(reason: string): void {
     this.stopPeriodic();
-    for (const p of [...this.#pending.values()]) this.#abort(p, reason, false);
+    for (const p of [...this.#pending.values()]) this.#abort(p, { code: 'CHECKPOINT_COORDINATOR_SUSPEND', message: reason });
   }
+
+  /**
+   * The job has ended: nothing may complete any more, not even a checkpoint already fully
+   * acknowledged (its retention and notifications belong to a job that is gone).
+   */
+  shutdown(reason: string): Promise<void> {
+    this.#shutdown = reason;
+    this.stop(reason);
+    return this.settled();
+  }
+  #shutdown: string | undefined;
 
   /** No more periodic triggers; checkpoints in flight may still complete (end of input). */
   stopPeriodic(): void {
     this.#running = false;
-    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer?.cancel();
     this.#timer = undefined;
   }
 
@@ -125,52 +146,39 @@ export class CheckpointCoordinator {
     this.#schedule();
   }
 
-  #interval(): number | null {
-    const c = this.#d.config;
-    const base = c['execution.checkpointing.interval'];
-    const during = c['execution.checkpointing.interval-during-backlog'];
-    if (this.#backlog.size > 0 && during !== null) return during === 0 ? null : during;
-    return base;
-  }
-
   #schedule(): void {
-    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer?.cancel();
     this.#timer = undefined;
     if (!this.#running || !this.periodic) return;
-    const interval = this.#interval();
-    if (interval === null) return;
-    const c = this.#d.config;
-    const now = Date.now();
-    const at = Math.max(this.#lastTrigger + interval, this.#lastCompletion + c['execution.checkpointing.min-pause'], now);
-    this.#timer = setTimeout(() => {
+    const now = this.#d.clock.now();
+    const at = this.#decider.nextTriggerAt({ now, lastTrigger: this.#lastTrigger, lastCompletion: this.#lastCompletion, backlog: this.#backlog.size > 0 });
+    if (at === null) return;
+    this.#timer = this.#d.clock.schedule(() => {
       this.#timer = undefined;
-      if (this.#pending.size >= c['execution.checkpointing.max-concurrent-checkpoints']) return;
+      if (!this.#decider.admits(this.#pending.size)) return;
       this.trigger({ type: 'checkpoint' }).catch(() => {});
       this.#schedule();
     }, at - now);
-    this.#timer.unref();
   }
 
   trigger(request: TriggerRequest): Promise<CompletedCheckpoint> {
     const c = this.#d.config;
     if (!this.#running && !request.force) return Promise.reject(new Error('the job is not running'));
     const id = this.#nextId++;
-    const timestamp = Date.now();
+    const timestamp = this.#d.clock.now();
     const unaligned = request.type === 'checkpoint' && c['execution.checkpointing.unaligned.enabled'];
-    const targetDir = request.targetDir ?? join(this.#jobDir, `chk-${id}`);
     const options: CheckpointOptions = {
       type: request.type,
       unaligned: unaligned && c['execution.checkpointing.aligned-checkpoint-timeout'] === 0,
       alignedTimeout: unaligned ? c['execution.checkpointing.aligned-checkpoint-timeout'] : 0,
-      targetDir,
+      targetDir: request.targetDir ?? this.#d.storage.checkpointLocation(id),
     };
     const stats = this.stats.triggered(id, request.type === 'savepoint', timestamp, this.#expected.length);
     const pending = new PendingCheckpoint(id, timestamp, options, this.#expected, stats);
     this.#pending.set(id, pending);
     this.#lastTrigger = timestamp;
     const timeout = c['execution.checkpointing.timeout'];
-    pending.timer = setTimeout(() => void this.#expire(pending, timeout), timeout);
-    pending.timer.unref();
+    pending.timer = this.#d.clock.schedule(() => void this.#expire(pending, timeout), timeout);
     this.#d.log.info(`triggering ${request.type} ${id}`, { checkpointId: id });
     // No await between the two: an enumerator's assignment is either in its snapshot or after the trigger.
     pending.coordinators = this.#d.snapshotCoordinators?.(id) ?? {};
@@ -178,8 +186,6 @@ export class CheckpointCoordinator {
     return pending.done.then(() => this.#completedById(id));
   }
 
-  #completed = new Map<number, CompletedCheckpoint>();
-  #completions: Promise<void> = Promise.resolve();
   #completedById(id: number): CompletedCheckpoint {
     const cp = this.#completed.get(id)!;
     this.#completed.delete(id);
@@ -189,9 +195,8 @@ export class CheckpointCoordinator {
   receiveAck(m: Extract<FromTaskManager, { type: 'ack-checkpoint' }>): void {
     const p = this.#pending.get(m.checkpointId);
     if (!p) return;
-    const task = `${m.vertexId}:${m.subtask}`;
-    if (p.acknowledge(task, m.state, m.figures) !== 'SUCCESS') return;
-    this.stats.acknowledged(p.stats, { ...m.figures, vertexId: m.vertexId, subtask: m.subtask, ackTimestamp: Date.now() });
+    if (p.acknowledge(`${m.vertexId}:${m.subtask}`, m.state, m.figures) !== 'SUCCESS') return;
+    this.stats.acknowledged(p.stats, { ...m.figures, vertexId: m.vertexId, subtask: m.subtask, ackTimestamp: this.#d.clock.now() });
     if (p.isFullyAcknowledged) {
       // Finalize in acknowledgement order, so a slow _metadata write cannot reorder completions.
       this.#pending.delete(p.id);
@@ -203,26 +208,30 @@ export class CheckpointCoordinator {
     const p = this.#pending.get(m.checkpointId);
     if (!p) return;
     const vertex = this.#d.jobGraph.vertices.find((v) => v.id === m.vertexId);
-    this.#abort(p, `declined by '${vertex?.name ?? m.vertexId}' subtask ${m.subtask + 1}: ${m.reason}`, m.counts);
+    this.#abort(p, { code: m.code, message: `declined by '${vertex?.name ?? m.vertexId}' subtask ${m.subtask + 1}: ${m.reason}` });
   }
 
   async #complete(p: PendingCheckpoint): Promise<void> {
     p.discard();
+    if (this.#shutdown !== undefined) {
+      await this.#discardIncomplete(p, { code: 'CHECKPOINT_COORDINATOR_SUSPEND', message: this.#shutdown });
+      return;
+    }
     const newer = this.store.latest();
     if (p.options.type === 'checkpoint' && newer && newer.id > p.id) {
       // Fully acknowledged after a newer checkpoint completed: it could never be restored from.
-      await this.#discardIncomplete(p, `subsumed by checkpoint ${newer.id}, which completed first`, false);
+      await this.#discardIncomplete(p, { code: 'CHECKPOINT_SUBSUMED', message: `subsumed by checkpoint ${newer.id}, which completed first` });
       return;
     }
-    const metadata = this.#metadata(p);
+    const metadata = buildCheckpointMetadata(this.#d.jobId, this.#d.jobGraph, p, this.#d.clock.now());
     try {
-      await writeMetadata(p.options.targetDir, metadata);
+      await this.#d.storage.writeMetadata(p.options.targetDir, metadata);
     } catch (e) {
       // Not complete: nothing commits, the retained checkpoints stay, and its files go.
-      await this.#discardIncomplete(p, `writing _metadata failed: ${(e as Error).message}`, true);
+      await this.#discardIncomplete(p, { code: 'FINALIZE_CHECKPOINT_FAILURE', message: `writing _metadata failed: ${(e as Error).message}` });
       return;
     }
-    const completedAt = Date.now();
+    const completedAt = this.#d.clock.now();
     const checkpoint: CompletedCheckpoint = {
       id: p.id,
       type: p.options.type,
@@ -233,109 +242,66 @@ export class CheckpointCoordinator {
       metadata,
     };
     this.stats.completed(p.stats, p.options.targetDir, completedAt);
-    this.#consecutiveFailures = 0;
+    this.#failures.succeeded();
     this.#lastCompletion = completedAt;
     if (p.options.type === 'checkpoint' && (await this.store.add(checkpoint))) this.#d.notifyComplete(p.id);
     // Older pending checkpoints can never be the latest now: drop them (not a failure).
-    for (const older of [...this.#pending.values()]) if (older.id < p.id && older.options.type === 'checkpoint') this.#abort(older, `subsumed by checkpoint ${p.id}`, false);
-    this.#d.log.info(`completed ${p.options.type} ${p.id}`, {
-      checkpointId: p.id,
-      durationMs: completedAt - p.timestamp,
-      stateBytes: p.stats.stateSize,
-      path: p.options.targetDir,
-    });
+    for (const older of [...this.#pending.values()]) {
+      if (older.id < p.id && older.options.type === 'checkpoint') this.#abort(older, { code: 'CHECKPOINT_SUBSUMED', message: `subsumed by checkpoint ${p.id}` });
+    }
+    this.#d.log.info(`completed ${p.options.type} ${p.id}`, { checkpointId: p.id, durationMs: completedAt - p.timestamp, stateBytes: p.stats.stateSize, path: p.options.targetDir });
     this.#completed.set(p.id, checkpoint);
     this.#d.onCompleted?.(checkpoint);
     p.resolve();
     this.#schedule();
   }
 
-  #metadata(p: PendingCheckpoint): CheckpointMetadata {
-    const operators: OperatorStateMetadata[] = [];
-    for (const vertex of this.#d.jobGraph.vertices) {
-      for (const op of vertex.operators) {
-        const subtasks = [];
-        for (let s = 0; s < vertex.parallelism; s++) {
-          const ack = p.acks.get(`${vertex.id}:${s}`)!;
-          const state = ack.state.operators.find((o) => o.uid === op.uid);
-          if (!state) continue;
-          subtasks.push({
-            subtask: s,
-            keyed: state.keyed,
-            operator: state.operator,
-            ...(op.index === 0 ? { inputChannels: ack.state.inputChannels, outputChannels: ack.state.outputChannels } : {}),
-          });
-        }
-        operators.push({
-          uid: op.uid,
-          operatorId: op.operatorId,
-          name: op.name,
-          vertexId: vertex.id,
-          parallelism: vertex.parallelism,
-          maxParallelism: vertex.maxParallelism,
-          subtasks,
-        });
-      }
-    }
-    return {
-      formatVersion: METADATA_VERSION,
-      jobId: this.#d.jobId,
-      checkpointId: p.id,
-      type: p.options.type,
-      unaligned: p.stats.unaligned,
-      triggeredAt: p.timestamp,
-      completedAt: Date.now(),
-      operators,
-      edges: this.#d.jobGraph.edges.map((e) => ({ id: e.id, source: e.source.id, target: e.target.id, partitioner: e.partitioner.kind })),
-      coordinators: p.coordinators,
-    };
-  }
-
   async #expire(p: PendingCheckpoint, timeout: number): Promise<void> {
     if (p.isDiscarded || !this.#pending.has(p.id)) return;
     const missing = p.notYetAcknowledged;
-    const { tasks, silent } = await this.#d.describeTasks().catch(() => ({ tasks: [] as TaskMetrics[], silent: [] as number[] }));
+    const described = await this.#d.describeTasks().catch((): TaskDescriptions => ({ tasks: [], silent: [] }));
     if (p.isDiscarded || !this.#pending.has(p.id)) return;
-    const lines = missing.map((key) => {
+    const now = this.#d.clock.now();
+    const pending: PendingSubtask[] = missing.map((key) => {
       const [vertexId, sub] = key.split(':') as [string, string];
       const vertex = this.#d.jobGraph.vertices.find((v) => v.id === vertexId);
-      const info = tasks.find((t) => t.vertexId === vertexId && t.subtask === Number(sub));
-      const doing = info ? info.activity : 'no answer from its TaskManager (its thread may be blocked inside a synchronous call)';
-      return `'${vertex?.name ?? vertexId}' subtask ${Number(sub) + 1}/${vertex?.parallelism ?? '?'}: ${doing}`;
+      const d = described.tasks.find((t) => t.vertexId === vertexId && t.subtask === Number(sub));
+      return { vertex: vertex?.name ?? vertexId, subtask: Number(sub), parallelism: vertex?.parallelism ?? 0, isSource: vertex?.isSource ?? false, report: d, silent: d?.silent ?? true };
     });
+    const lines = pending.map((s) => {
+      const doing = s.report ? describeActivity(s.report, now, s.silent) : 'no answer from its TaskManager (its thread may be blocked inside a synchronous call)';
+      return `'${s.vertex}' subtask ${s.subtask + 1}/${s.parallelism || '?'}: ${doing}`;
+    });
+    const silent = described.silent;
     const silentNote = silent.length > 0 ? `; TaskManager ${silent.join(', ')} did not answer` : '';
-    const reason = `checkpoint ${p.id} expired after ${formatDuration(timeout)} before completing: ${missing.length} of ${this.#expected.length} subtasks had not acknowledged — ${lines.join('; ')}${silentNote}`;
-    this.#abort(p, reason, true);
+    const message = `checkpoint ${p.id} expired after ${formatDuration(timeout)} before completing: ${missing.length} of ${this.#expected.length} subtasks had not acknowledged — ${lines.join('; ')}${silentNote}`;
+    this.#abort(p, { code: 'CHECKPOINT_EXPIRED', message, pending, at: now });
   }
 
-  #abort(p: PendingCheckpoint, reason: string, counts: boolean): void {
+  #abort(p: PendingCheckpoint, failure: CheckpointFailure): void {
     if (!this.#pending.delete(p.id)) return;
     p.discard();
-    void this.#discardIncomplete(p, reason, counts);
+    void this.#discardIncomplete(p, failure);
   }
 
   /** A checkpoint or savepoint that will never complete: its failure is recorded, subtasks are told, its files go. */
-  async #discardIncomplete(p: PendingCheckpoint, reason: string, counts: boolean): Promise<void> {
-    this.#failed(p, reason, counts);
-    this.#d.notifyAborted(p.id, reason);
+  async #discardIncomplete(p: PendingCheckpoint, failure: CheckpointFailure): Promise<void> {
+    this.#failed(p, failure);
+    this.#d.notifyAborted(p.id, failure.message);
     // A savepoint's directory is always one of its own (sp-<job>-<random>), so it goes too.
-    await rm(p.options.targetDir, { recursive: true, force: true }).catch(() => {});
+    await this.#d.storage.dispose(p.options.targetDir).catch(() => {});
   }
 
-  #failed(p: PendingCheckpoint, reason: string, counts: boolean): void {
-    this.stats.failed(p.stats, reason, Date.now());
-    (counts ? this.#d.log.warn : this.#d.log.info)(`${p.options.type} ${p.id} failed: ${reason}`, { checkpointId: p.id });
-    this.#d.onFailed?.(p.id, reason);
-    p.reject(new Error(reason));
-    if (counts && p.options.type === 'checkpoint') {
-      this.#consecutiveFailures++;
-      const tolerable = this.#d.config['execution.checkpointing.tolerable-failed-checkpoints'];
-      if (this.#consecutiveFailures > tolerable) {
-        const failures = this.#consecutiveFailures;
-        this.#consecutiveFailures = 0;
-        this.#d.failJob(new CheckpointFailureError(p.id, failures, tolerable, reason));
-        return;
-      }
+  #failed(p: PendingCheckpoint, failure: CheckpointFailure): void {
+    const isSavepoint = p.options.type === 'savepoint';
+    this.stats.failed(p.stats, failure, this.#d.clock.now());
+    const fatal = this.#failures.failed(p.id, isSavepoint, failure);
+    (failureCounts(failure.code) ? this.#d.log.warn : this.#d.log.info)(`${p.options.type} ${p.id} failed: ${failure.message}`, { checkpointId: p.id, code: failure.code });
+    this.#d.onFailed?.(p.id, failure);
+    p.reject(new Error(failure.message));
+    if (fatal) {
+      this.#d.failJob(fatal);
+      return;
     }
     this.#schedule();
   }

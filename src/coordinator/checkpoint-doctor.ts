@@ -1,31 +1,49 @@
+import type { CheckpointFailure, PendingSubtask } from '../checkpoint/checkpoint-failure-reason.ts';
+
 /**
- * Turns the reason a checkpoint failed into advice a person can act on. The reasons name the
- * subtasks that had not acknowledged and what each was doing; the hint says what that means.
+ * Turns why a checkpoint failed into advice a person can act on: from the failure's code and
+ * what each subtask that had not acknowledged was doing.
  */
-export function checkpointHint(reason: string | undefined): string | undefined {
-  if (!reason) return undefined;
+export function checkpointHint(failure: CheckpointFailure | undefined): string | undefined {
+  if (!failure) return undefined;
+  const now = failure.at ?? Date.now();
+  const hints = new Set<string>();
+  for (const p of failure.pending ?? []) for (const h of subtaskHints(p, now)) hints.add(h);
+  if (failure.code === 'TASK_CHECKPOINT_FAILURE' || failure.code === 'FINALIZE_CHECKPOINT_FAILURE') hints.add(STORAGE);
+  if (failure.code === 'CHECKPOINT_DECLINED_TASK_NOT_READY') hints.add('a subtask was not running yet (starting or restoring)');
+  return hints.size > 0 ? [...hints].join('; ') : undefined;
+}
+
+const STORAGE = 'writing state to the checkpoint storage was slow or failed: check execution.checkpointing.dir (space, permissions, speed)';
+const UNALIGNED =
+  'barriers were stuck behind buffered records (backpressure): enable unaligned checkpoints (--unaligned, or execution.checkpointing.aligned-checkpoint-timeout to switch after a while), or remove the backpressure';
+
+function subtaskHints(p: PendingSubtask, now: number): string[] {
   const hints: string[] = [];
-  const read = /'([^']+)' subtask (\d+)\/\d+: (?:reading|inside)(?:[^(;]*?table (\S+))?[^(;]*\(for (\d+) s[),]/.exec(reason);
-  if (read) {
-    const [, vertex, subtask, table, secs] = read;
-    hints.push(
-      `source subtask ${Number(subtask) - 1} of '${vertex}' spent ${secs} s inside one read${table ? ` of table ${table}` : ''}; a source must return between records for a barrier to pass: use a smaller chunk size (or a checkpointable source) or raise execution.checkpointing.timeout`,
-    );
-  }
-  if (/waiting for the sink/.test(reason)) {
-    hints.push('a sink did not take more input for longer than the checkpoint timeout: the barrier waits behind it; make the sink faster, or raise execution.checkpointing.timeout');
-  }
-  if (/aligning checkpoint \d+|backpressure from downstream/.test(reason)) {
-    hints.push(
-      'barriers were stuck behind buffered records (backpressure): enable unaligned checkpoints (--unaligned, or execution.checkpointing.aligned-checkpoint-timeout to switch after a while), or remove the backpressure',
-    );
-  }
-  if (/writing the state of checkpoint|writing the snapshot failed/.test(reason)) {
-    hints.push('writing state to the checkpoint storage was slow or failed: check execution.checkpointing.dir (space, permissions, speed)');
-  }
-  if (/no answer from its TaskManager|did not answer/.test(reason)) {
+  if (p.silent || !p.report) {
     hints.push('a TaskManager thread did not answer: user code is blocking the thread in a synchronous call (a busy loop or synchronous I/O); make it asynchronous or shorter');
   }
-  if (/declined by .*not running|was initializing/.test(reason)) hints.push('a subtask was not running yet (starting or restoring)');
-  return hints.length > 0 ? hints.join('; ') : undefined;
+  if (p.report && p.report.writing.length > 0) hints.push(STORAGE);
+  const a = p.report?.activity;
+  switch (a?.kind) {
+    case 'reading': {
+      const secs = Math.round((now - (a.readerSince ?? p.report!.activitySince)) / 1000);
+      if (p.isSource && secs >= 1) {
+        hints.push(
+          `source subtask ${p.subtask} of '${p.vertex}' spent ${secs} s inside one read${a.subject ? ` of ${a.subject}` : ''}; a source must return between records for a barrier to pass: use a smaller chunk size (or a checkpointable source) or raise execution.checkpointing.timeout`,
+        );
+      }
+      break;
+    }
+    case 'waiting-for-sink':
+      hints.push('a sink did not take more input for longer than the checkpoint timeout: the barrier waits behind it; make the sink faster, or raise execution.checkpointing.timeout');
+      break;
+    case 'aligning':
+      if (a.style === 'aligned') hints.push(UNALIGNED);
+      break;
+    case 'backpressured':
+      hints.push(UNALIGNED);
+      break;
+  }
+  return hints;
 }

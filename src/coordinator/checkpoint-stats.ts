@@ -1,3 +1,4 @@
+import type { CheckpointFailure } from '../checkpoint/checkpoint-failure-reason.ts';
 import type { TaskFigures } from '../network/control-messages.ts';
 
 export type CheckpointStatus = 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
@@ -25,6 +26,7 @@ export interface CheckpointStats {
   externalPath: string | undefined;
   failureTimestamp: number | undefined;
   failureMessage: string | undefined;
+  failure: CheckpointFailure | undefined;
   readonly subtasks: SubtaskCheckpointStats[];
 }
 
@@ -64,6 +66,7 @@ export class CheckpointStatsTracker {
       externalPath: undefined,
       failureTimestamp: undefined,
       failureMessage: undefined,
+      failure: undefined,
       subtasks: [],
     };
     this.#history.push(s);
@@ -92,11 +95,12 @@ export class CheckpointStatsTracker {
     this.counts.completed++;
   }
 
-  failed(s: CheckpointStats, message: string, now: number): void {
+  failed(s: CheckpointStats, failure: CheckpointFailure, now: number): void {
     if (s.status !== 'IN_PROGRESS') return;
     s.status = 'FAILED';
     s.failureTimestamp = now;
-    s.failureMessage = message;
+    s.failureMessage = failure.message;
+    s.failure = failure;
     s.endToEndDuration = now - s.triggerTimestamp;
     this.counts.inProgress--;
     this.counts.failed++;

@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import type { CheckpointStorage } from '../checkpoint/checkpoint-storage.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CompletedCheckpoint } from './completed-checkpoint.ts';
 
@@ -8,11 +8,13 @@ import type { CompletedCheckpoint } from './completed-checkpoint.ts';
  */
 export class CompletedCheckpointStore {
   readonly #retained: number;
+  readonly #storage: Pick<CheckpointStorage, 'dispose'>;
   readonly #log: Logger;
   #checkpoints: CompletedCheckpoint[] = [];
 
-  constructor(retained: number, log: Logger) {
+  constructor(retained: number, storage: Pick<CheckpointStorage, 'dispose'>, log: Logger) {
     this.#retained = retained;
+    this.#storage = storage;
     this.#log = log;
   }
 
@@ -52,7 +54,7 @@ export class CompletedCheckpointStore {
 
   async #discard(checkpoint: CompletedCheckpoint, reason: string): Promise<void> {
     try {
-      await rm(checkpoint.directory, { recursive: true, force: true });
+      await this.#storage.dispose(checkpoint.directory);
       this.#log.debug('discarded checkpoint', { checkpointId: checkpoint.id, reason });
     } catch (e) {
       this.#log.warn('could not delete a discarded checkpoint', { checkpointId: checkpoint.id, path: checkpoint.directory, error: (e as Error).message });

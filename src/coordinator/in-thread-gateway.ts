@@ -2,7 +2,8 @@ import type { WeirConfig } from '../config/configuration.ts';
 import type { LogLevel } from '../log/logger.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
 import type { FromTaskManager, ToTaskManager } from '../network/control-messages.ts';
-import { TaskManager, type TaskStateStorage } from '../worker/task-manager.ts';
+import type { CheckpointStorageWorkerView } from '../checkpoint/checkpoint-storage.ts';
+import { TaskManager } from '../worker/task-manager.ts';
 import type { TaskManagerGateway } from './task-manager-gateway.ts';
 import { registerUncaughtErrorOwner, runAsOwner, unregisterUncaughtErrorOwner, type UncaughtErrorOwner } from './uncaught-errors.ts';
 
@@ -20,7 +21,7 @@ export class InThreadGateway implements TaskManagerGateway, UncaughtErrorOwner {
   #lost: (error: Error) => void = () => {};
   readonly #cancellationTimeout: number;
 
-  constructor(index: number, taskManagers: number, jobGraph: JobGraph, config: WeirConfig, storage: TaskStateStorage, logLevel?: LogLevel) {
+  constructor(index: number, taskManagers: number, jobGraph: JobGraph, config: WeirConfig, storage: CheckpointStorageWorkerView, logLevel?: LogLevel) {
     this.index = index;
     this.#cancellationTimeout = config['task.cancellation.timeout'];
     this.#tm = new TaskManager({

@@ -1,5 +1,7 @@
-import type { TaskFigures, TaskStateSnapshot } from '../network/control-messages.ts';
+import type { TaskFigures } from '../network/control-messages.ts';
+import type { TaskStateSnapshot } from '../checkpoint/state-handles.ts';
 import type { CheckpointOptions } from '../network/stream-event.ts';
+import type { Timer } from '../clock/clock.ts';
 import type { CheckpointStats } from './checkpoint-stats.ts';
 
 export type AckResult = 'SUCCESS' | 'DUPLICATE' | 'UNKNOWN' | 'DISCARDED';
@@ -13,7 +15,7 @@ export class PendingCheckpoint {
   readonly acks = new Map<string, { state: TaskStateSnapshot; figures: TaskFigures }>();
   readonly #waiting: Set<string>;
   #discarded = false;
-  timer: NodeJS.Timeout | undefined;
+  timer: Timer | undefined;
   /** The split enumerators' states at the trigger, by source uid. */
   coordinators: Record<string, unknown> = {};
   readonly done: Promise<void>;
@@ -51,7 +53,7 @@ export class PendingCheckpoint {
 
   discard(): void {
     this.#discarded = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
   }
 
   get isDiscarded(): boolean {

@@ -1,14 +1,7 @@
 import type { CheckpointMetadata, OperatorStateMetadata } from '../checkpoint/checkpoint-metadata.ts';
 import { isAbsolute, join } from 'node:path';
 import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
-import type {
-  ChannelStateHandle,
-  KeyedStateHandle,
-  OperatorRestoreState,
-  OperatorStateMap,
-  RestoredChannelState,
-  TaskRestoreState,
-} from '../network/control-messages.ts';
+import type { ChannelStateHandle, KeyedStateHandle, OperatorRestoreState, OperatorStateMap, RestoredChannelState, TaskRestoreState } from '../checkpoint/state-handles.ts';
 import { keyGroupRangeForSubtask } from '../state/key-group.ts';
 import { RestoreError } from './restore-error.ts';
 

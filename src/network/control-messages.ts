@@ -1,5 +1,8 @@
 import type { MessagePort } from 'node:worker_threads';
+import type { CheckpointFailureCode } from '../checkpoint/checkpoint-failure-reason.ts';
+import type { TaskRestoreState, TaskStateSnapshot } from '../checkpoint/state-handles.ts';
 import type { CheckpointOptions } from './stream-event.ts';
+import type { ActivityReport } from './task-activity.ts';
 
 /**
  * Every message between the JobMaster (coordinator) and the TaskManagers (workers), in one
@@ -17,72 +20,11 @@ export interface SerializedError {
   readonly uid?: string;
   /** The error says the job cannot run as defined (Flink's SuppressRestartsException): no restart. */
   readonly unrecoverable?: boolean;
+  /** A failure made on purpose (fault injection): counted as such, not as a fault of the job. */
+  readonly injected?: boolean;
 }
 
 export type TaskStatus = 'initializing' | 'running' | 'end-of-data' | 'finished' | 'failed' | 'canceled';
-
-/** Operator list state: name -> values and how they are redistributed. */
-export type OperatorStateMap = Record<string, { readonly mode: 'split' | 'union'; readonly values: unknown[] }>;
-
-/** Where one subtask's keyed state of one operator lies: a file and the byte range of each key group. */
-export interface KeyedStateHandle {
-  readonly file: string;
-  readonly keyGroups: ReadonlyArray<{ readonly keyGroup: number; readonly offset: number; readonly length: number }>;
-  readonly states: ReadonlyArray<{ readonly name: string; readonly kind: string; readonly serializer: string; readonly version: number }>;
-  readonly entries: number;
-  readonly bytes: number;
-  readonly crc32: number;
-}
-
-/** In-flight data of one channel captured by an unaligned checkpoint. */
-export interface ChannelStateHandle {
-  readonly file: string;
-  readonly offset: number;
-  readonly length: number;
-  readonly records: number;
-  readonly crc32: number;
-}
-
-export interface OperatorSubtaskState {
-  readonly operatorId: string;
-  readonly uid: string;
-  readonly keyed: KeyedStateHandle | null;
-  readonly operator: OperatorStateMap;
-}
-
-export interface TaskStateSnapshot {
-  readonly operators: OperatorSubtaskState[];
-  /** Unaligned checkpoints: per input channel (by gate index) and per output channel. */
-  readonly inputChannels: Record<string, ChannelStateHandle>;
-  readonly outputChannels: Record<string, ChannelStateHandle>;
-}
-
-/** State handed to one operator of one subtask on restore (possibly gathered from several old subtasks). */
-export interface OperatorRestoreState {
-  readonly keyed: KeyedStateHandle[];
-  readonly operator: OperatorStateMap;
-}
-
-export interface TaskRestoreState {
-  readonly checkpointId: number;
-  /** The directory of the checkpoint or savepoint; handle file names are relative to it. */
-  readonly directory: string;
-  /** By operator uid. */
-  readonly operators: Record<string, OperatorRestoreState>;
-  /** In-flight data of an unaligned checkpoint, replayed before any new input or output. */
-  readonly channels: RestoredChannelState | null;
-}
-
-/**
- * Keys are `<edgeId>:<producer>` for input channels and `<edgeId>:<channel>` for output channels.
- * When the parallelism changed, a subtask gets every old subtask's channel state of its vertex and
- * keeps the records that are now its own (by key group, or an even share for rebalance edges).
- */
-export interface RestoredChannelState {
-  readonly rescaled: boolean;
-  readonly inputs: ReadonlyArray<{ readonly key: string; readonly handle: ChannelStateHandle }>;
-  readonly outputs: ReadonlyArray<{ readonly key: string; readonly handle: ChannelStateHandle }>;
-}
 
 export interface TaskDeployment {
   readonly vertexId: string;
@@ -113,17 +55,13 @@ export interface TaskFigures {
   readonly unaligned: boolean;
 }
 
-export interface TaskMetrics {
+export interface TaskMetrics extends ActivityReport {
   readonly vertexId: string;
   readonly subtask: number;
   readonly recordsIn: number;
   readonly recordsOut: number;
   /** Milliseconds the task has spent blocked on its outputs (backpressure) in this attempt. */
   readonly backpressure: number;
-  readonly activity: string;
-  /** The activity without its duration, and since when (ms since the epoch): a TaskManager that stops answering is described from its last report. */
-  readonly activityBase?: string;
-  readonly activitySince?: number;
   /** Source subtasks: their reader's own figures (e.g. CDC snapshot rows read, binlog lag). */
   readonly source?: Record<string, number>;
 }
@@ -137,6 +75,8 @@ export type ToTaskManager =
       readonly fingerprint: string;
       readonly tasks: TaskDeployment[];
       readonly remoteChannels: RemoteChannelEndpoint[];
+      /** Which TaskManager runs each subtask, by vertex id: channels between two subtasks of one TaskManager stay in it. */
+      readonly placement: Record<string, number[]>;
     }
   | { readonly type: 'trigger-checkpoint'; readonly attempt: number; readonly checkpointId: number; readonly timestamp: number; readonly options: CheckpointOptions }
   | { readonly type: 'checkpoint-complete'; readonly attempt: number; readonly checkpointId: number }
@@ -147,7 +87,8 @@ export type ToTaskManager =
   /** The stop-with-savepoint failed: sources that were stopped (not drained) read on. */
   | { readonly type: 'resume-sources'; readonly attempt: number }
   | { readonly type: 'cancel'; readonly attempt: number }
-  | { readonly type: 'describe'; readonly attempt: number; readonly requestId: number }
+  /** What the running subtasks are doing, whatever their attempt. */
+  | { readonly type: 'describe'; readonly requestId: number }
   /** From a source's split enumerator to one of its readers; ordered with the checkpoint triggers. */
   | { readonly type: 'source-splits'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly splits: unknown[]; readonly noMoreSplits: boolean }
   | { readonly type: 'source-event'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly event: unknown }
@@ -187,9 +128,8 @@ export type FromTaskManager =
       readonly vertexId: string;
       readonly subtask: number;
       readonly checkpointId: number;
+      readonly code: CheckpointFailureCode;
       readonly reason: string;
-      /** Whether the decline counts against the tolerable failed checkpoints (a storage error does, being overtaken does not). */
-      readonly counts: boolean;
     }
   | { readonly type: 'metrics'; readonly attempt: number; readonly tasks: TaskMetrics[] }
   | { readonly type: 'described'; readonly requestId: number; readonly tasks: TaskMetrics[] }
@@ -231,6 +171,7 @@ function pick(e: Partial<SerializedError>): Partial<SerializedError> {
   if (typeof e.operator === 'string') out.operator = e.operator;
   if (typeof e.uid === 'string') out.uid = e.uid;
   if (e.unrecoverable === true) out.unrecoverable = true;
+  if (e.injected === true) out.injected = true;
   return out;
 }
 

@@ -37,7 +37,7 @@ function checkpointView(s: CheckpointStats) {
     num_acknowledged_subtasks: s.numAcknowledged,
     unaligned: s.unaligned,
     ...(s.externalPath ? { external_path: s.externalPath, discarded: false } : {}),
-    ...(s.failureMessage ? { failure_timestamp: s.failureTimestamp, failure_message: s.failureMessage, failure_hint: checkpointHint(s.failureMessage) ?? null } : {}),
+    ...(s.failureMessage ? { failure_timestamp: s.failureTimestamp, failure_message: s.failureMessage, failure_hint: checkpointHint(s.failure) ?? null } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { JobMaster } from '../coordinator/job-master.ts';
+import { describeActivity } from '../network/task-activity.ts';
 
 /** GET /overview: how many jobs are in which state. */
 export function jobOverview(masters: readonly JobMaster[]) {
@@ -38,7 +39,7 @@ export function jobDetails(m: JobMaster, withVertices: boolean) {
           'read-records': t?.recordsIn ?? 0,
           'write-records': t?.recordsOut ?? 0,
           'backpressured-ms': Math.round(t?.backpressure ?? 0),
-          activity: t?.activity ?? '',
+          activity: t ? describeActivity(t, now) : '',
           ...(t?.source ? { source: t.source } : {}),
         };
       });

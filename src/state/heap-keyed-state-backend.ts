@@ -18,6 +18,11 @@ import { KeyedStateError } from './keyed-state-error.ts';
 import { StateMigrationError } from './state-migration-error.ts';
 import { StateTable } from './state-table.ts';
 import type { TypeSerializer } from '../api/serializer.ts';
+import type { ReduceFunction } from '../api/functions.ts';
+import type { CapturedKeyedState } from './captured-state.ts';
+import type { KeyedStateBackend, StoredStateInfo } from './keyed-state-backend.ts';
+
+export type { StoredStateInfo } from './keyed-state-backend.ts';
 
 export interface RegisteredState {
   descriptor: StateDescriptor;
@@ -26,13 +31,6 @@ export interface RegisteredState {
   restoredAs: StoredStateInfo | undefined;
 }
 
-/** How a state was written: what a restore checks the job's descriptor against. */
-export interface StoredStateInfo {
-  readonly name: string;
-  readonly kind: string;
-  readonly serializer: string;
-  readonly version: number;
-}
 
 const KEY_GROUP_CACHE = 65_536;
 
@@ -51,7 +49,7 @@ function passthroughSerializer(info: StoredStateInfo): TypeSerializer<unknown> {
  * Keyed state on the heap for one operator of one subtask. Every state is a StateTable split by
  * key group; handles read and write the entry of the current key.
  */
-export class HeapKeyedStateBackend {
+export class HeapKeyedStateBackend implements KeyedStateBackend {
   readonly keyGroupRange: KeyGroupRange;
   readonly maxParallelism: number;
   readonly states = new Map<string, RegisteredState>();
@@ -119,14 +117,22 @@ export class HeapKeyedStateBackend {
     return this.#currentKey;
   }
 
-  /** Index of the current key's key group within this backend's range (for built-in operators). */
-  get currentKeyGroupIndex(): number {
-    return this.#currentIndex;
+  valueFolder<T>(descriptor: ValueStateDescriptor<T>, fn: ReduceFunction<T>): (value: T) => T {
+    const table = this.#register(descriptor) as StateTable<T>;
+    return (value) => table.reduce(this.#checkKey(descriptor.name), this.#currentKey, value, fn);
   }
 
-  /** The table behind a state, for built-in operators that need more than the public handles. */
-  tableFor(descriptor: StateDescriptor): StateTable<unknown> {
-    return this.#register(descriptor);
+  snapshot(): CapturedKeyedState {
+    return {
+      keyGroupRange: this.keyGroupRange,
+      maxParallelism: this.maxParallelism,
+      tables: [...this.states.values()].map((s) => ({ descriptor: s.descriptor, snapshot: s.table.snapshot() })),
+    };
+  }
+
+  dispose(): void {
+    this.states.clear();
+    this.#keyGroups.clear();
   }
 
   #register(descriptor: StateDescriptor): StateTable<unknown> {

@@ -1,4 +1,6 @@
+import type { CheckpointFailureCode } from '../checkpoint/checkpoint-failure-reason.ts';
 import type { Barrier } from '../network/stream-event.ts';
+import type { TaskActivity } from '../network/task-activity.ts';
 import type { InputGate } from './input-gate.ts';
 
 /** What the barrier handler asks of its task. */
@@ -9,7 +11,7 @@ export interface BarrierController {
    */
   triggerSnapshot(barrier: Barrier, alignment: AlignmentFigures, inFlight?: InFlightInput): void;
   /** The checkpoint cannot complete in this task (a newer barrier overtook it, or it was cancelled). */
-  abortCheckpoint(checkpointId: number, reason: string): void;
+  abortCheckpoint(checkpointId: number, code: CheckpointFailureCode, reason: string): void;
 }
 
 export interface AlignmentFigures {
@@ -66,12 +68,16 @@ export class BarrierHandler {
   }
 
   /** Which checkpoint is aligning, and which channels it still waits for (for checkpoint reasons). */
-  describe(): string | undefined {
+  activity(): Extract<TaskActivity, { kind: 'aligning' }> | undefined {
     const p = this.#pending;
     if (!p) return undefined;
-    const waiting = this.#gate.channels.filter((_, i) => !this.#seen[i]).map((c) => c.description);
-    const verb = p.unaligned ? 'collecting in-flight data of unaligned' : this.#mode === 'aligned' ? 'aligning' : 'collecting barriers of';
-    return `${verb} checkpoint ${p.barrier.checkpointId} for ${Math.round(performance.now() - p.firstAt)} ms, waiting for the barrier on ${waiting.join(', ')}`;
+    return {
+      kind: 'aligning',
+      checkpointId: p.barrier.checkpointId,
+      style: p.unaligned ? 'unaligned' : this.#mode === 'aligned' ? 'aligned' : 'at-least-once',
+      waitingFor: this.#gate.channels.filter((_, i) => !this.#seen[i]).map((c) => c.description),
+      forMs: performance.now() - p.firstAt,
+    };
   }
 
   get pendingCheckpoint(): number | undefined {
@@ -88,7 +94,7 @@ export class BarrierHandler {
     if (id <= this.#lastHandled) return;
     let p = this.#pending;
     if (p && id > p.barrier.checkpointId) {
-      this.#abortPending(`barrier of checkpoint ${id} arrived before checkpoint ${p.barrier.checkpointId} was aligned`);
+      this.#abortPending('CHECKPOINT_DECLINED_SUBSUMED', `barrier of checkpoint ${id} arrived before checkpoint ${p.barrier.checkpointId} was aligned`);
       p = undefined;
     }
     if (this.#seen[channel]) return;
@@ -171,13 +177,13 @@ export class BarrierHandler {
   }
 
   onCancelBarrier(checkpointId: number): void {
-    if (this.#pending?.barrier.checkpointId === checkpointId) this.#abortPending(`checkpoint ${checkpointId} was cancelled upstream`);
+    if (this.#pending?.barrier.checkpointId === checkpointId) this.#abortPending('CHECKPOINT_DECLINED_ON_CANCELLATION_BARRIER', `checkpoint ${checkpointId} was cancelled upstream`);
     else if (checkpointId > this.#lastHandled) this.#lastHandled = checkpointId;
   }
 
   /** The coordinator aborted a checkpoint: stop aligning for it. */
   abort(checkpointId: number, reason: string): void {
-    if (this.#pending?.barrier.checkpointId === checkpointId) this.#abortPending(reason);
+    if (this.#pending?.barrier.checkpointId === checkpointId) this.#abortPending('CHECKPOINT_COORDINATOR_SUSPEND', reason);
   }
 
   #complete(p: PendingCheckpoint): void {
@@ -190,11 +196,11 @@ export class BarrierHandler {
     this.#controller.triggerSnapshot(p.barrier, { alignmentMs, startDelayMs: p.startDelayMs, processedBytes: p.processedBytes });
   }
 
-  #abortPending(reason: string): void {
+  #abortPending(code: CheckpointFailureCode, reason: string): void {
     const p = this.#pending!;
     this.#reset(p);
     p.unaligned?.reject(new Error(reason));
-    this.#controller.abortCheckpoint(p.barrier.checkpointId, reason);
+    this.#controller.abortCheckpoint(p.barrier.checkpointId, code, reason);
   }
 
   #reset(p: PendingCheckpoint): void {

@@ -1,5 +1,12 @@
+import type { TaskActivity } from '../network/task-activity.ts';
+
 /** A unit of work for a task that must not interleave with record processing. */
-export type Mail = { readonly description: string; readonly run: () => void | Promise<void> };
+export interface Mail {
+  readonly description: string;
+  /** What the task is doing while the mail's promise (if it returns one) runs. */
+  readonly activity?: TaskActivity;
+  readonly run: () => void | Promise<void>;
+}
 
 /** The task's mailbox: control actions (checkpoint triggers, notifications) run between records. */
 export class Mailbox {

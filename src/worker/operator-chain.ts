@@ -1,5 +1,5 @@
 import type { TaskInfo } from '../api/functions.ts';
-import type { OperatorRestoreState } from '../network/control-messages.ts';
+import type { OperatorRestoreState } from '../checkpoint/state-handles.ts';
 import type { JobVertex } from '../graph/job-graph.ts';
 import { HeapKeyedStateBackend } from '../state/heap-keyed-state-backend.ts';
 import type { KeyGroupRange } from '../state/key-group.ts';

@@ -1,27 +1,18 @@
 import type { WeirConfig } from '../config/configuration.ts';
 import { forwardingLogger, type Logger, type LogLevel } from '../log/logger.ts';
 import type { JobEdge, JobGraph } from '../graph/job-graph.ts';
-import type { ChannelStateHandle, FromTaskManager, OperatorRestoreState, RemoteChannelEndpoint, TaskDeployment, ToTaskManager } from '../network/control-messages.ts';
+import type { FromTaskManager, RemoteChannelEndpoint, TaskDeployment, ToTaskManager } from '../network/control-messages.ts';
+import type { CheckpointStorageWorkerView } from '../checkpoint/checkpoint-storage.ts';
 import { serializeError } from '../network/control-messages.ts';
 import { InputChannel } from '../network/input-channel.ts';
 import { connectLocal } from '../network/local-channel.ts';
 import type { OutputChannel } from '../network/output-channel.ts';
 import { connectPortInput, connectPortOutput } from '../network/port-channel.ts';
-import type { HeapKeyedStateBackend } from '../state/heap-keyed-state-backend.ts';
 import { InputGate } from './input-gate.ts';
 import { createChannelSelector } from './partitioner.ts';
-import { consumersOf, producersOf, taskManagerFor } from './placement.ts';
+import { consumersOf, producersOf } from '../graph/edge-connections.ts';
 import { RecordWriter } from './record-writer.ts';
-import { type ChannelStateWriter, type SnapshotWriter, Task } from './task.ts';
-
-/** Where snapshots go and how keyed state comes back: provided by the checkpoint storage. */
-export interface TaskStateStorage {
-  readonly writeSnapshot: SnapshotWriter;
-  /** Unaligned checkpoints: persists in-flight records per channel key; returns the handles. */
-  readonly writeChannelState: ChannelStateWriter;
-  readonly readChannelState: (handle: ChannelStateHandle) => unknown[];
-  readonly restoreKeyed: (backend: HeapKeyedStateBackend, state: OperatorRestoreState, directory: string) => Promise<void>;
-}
+import { Task } from './task.ts';
 
 export interface TaskManagerOptions {
   readonly index: number;
@@ -29,7 +20,7 @@ export interface TaskManagerOptions {
   readonly jobGraph: JobGraph;
   readonly config: WeirConfig;
   readonly send: (message: FromTaskManager) => void;
-  readonly storage: TaskStateStorage;
+  readonly storage: CheckpointStorageWorkerView;
   /** The JobMaster's log level; lines below it are not sent. Unset: nothing is logged. */
   readonly logLevel?: LogLevel | undefined;
 }
@@ -122,7 +113,7 @@ export class TaskManager {
           `TaskManager ${this.#o.index} built a different job graph from the job module (fingerprint ${this.#o.jobGraph.fingerprint}, JobMaster has ${message.fingerprint}): the job's default export must build the same graph every time it runs`,
         );
       }
-      const tasks = this.#build(message.jobId, attempt, message.tasks, message.remoteChannels);
+      const tasks = this.#build(message);
       this.#tasks = tasks;
       // Reported while they initialize too: a long restore is legitimate, but it must be visible.
       this.#o.send({ type: 'metrics', attempt, tasks: tasks.map((t) => t.metrics()) });
@@ -147,13 +138,13 @@ export class TaskManager {
     }
   }
 
-  #build(jobId: string, attempt: number, deployments: TaskDeployment[], remote: RemoteChannelEndpoint[]): Task[] {
-    const { jobGraph, config, index, taskManagers } = this.#o;
+  #build({ jobId, attempt, tasks: deployments, remoteChannels: remote, placement }: Extract<ToTaskManager, { type: 'deploy' }>): Task[] {
+    const { jobGraph, config, index } = this.#o;
     const credits = config['taskmanager.network.credits-per-channel'];
     const batch = config['taskmanager.network.buffer-records'];
     const key = (edgeId: number, producer: number, consumer: number) => `${edgeId}:${producer}:${consumer}`;
     const remoteByKey = new Map(remote.map((r) => [`${key(r.edgeId, r.producer, r.consumer)}:${r.role}`, r.port]));
-    const here = (subtask: number) => taskManagerFor(subtask, taskManagers) === index;
+    const here = (vertexId: string, subtask: number) => placement[vertexId]?.[subtask] === index;
     const pointwise = (e: JobEdge) => e.partitioner.kind === 'forward';
 
     // Input channels first, so local output channels can be connected to them.
@@ -167,7 +158,7 @@ export class TaskManager {
           const ch = new InputChannel(channels.length, `input ${channels.length} (from '${edge.source.name}' subtask ${producer + 1})`, `${edge.id}:${producer}`);
           channels.push(ch);
           const k = key(edge.id, producer, d.subtask);
-          if (here(producer)) {
+          if (here(edge.source.id, producer)) {
             inputs.set(k, ch);
           } else {
             const port = remoteByKey.get(`${k}:input`);
@@ -187,7 +178,7 @@ export class TaskManager {
       for (const edge of vertex.outputs) {
         const outs: OutputChannel[] = consumersOf(pointwise(edge), edge.target.parallelism, d.subtask).map((consumer) => {
           const k = key(edge.id, d.subtask, consumer);
-          if (here(consumer)) {
+          if (here(edge.target.id, consumer)) {
             const input = inputs.get(k);
             if (!input) throw new Error(`no local input channel for ${k}`);
             return connectLocal(input, credits, 2);
@@ -213,10 +204,7 @@ export class TaskManager {
         barrierMode: config['execution.checkpointing.mode'] === 'exactly-once' ? 'aligned' : 'at-least-once',
         report: (m) => this.#o.send(m),
         wake: () => this.#markReady(task),
-        writeSnapshot: storage.writeSnapshot,
-        writeChannelState: storage.writeChannelState,
-        readChannelState: storage.readChannelState,
-        restoreKeyed: storage.restoreKeyed,
+        storage,
         failAfterRecords: d.failAfterRecords,
         log: this.#log.child({ vertex: vertex.name, subtask: d.subtask, attempt }),
       });

@@ -1,43 +1,24 @@
-import type {
-  ChannelStateHandle,
-  FromTaskManager,
-  TaskFigures,
-  TaskMetrics,
-  TaskRestoreState,
-  TaskStateSnapshot,
-  TaskStatus,
-} from '../network/control-messages.ts';
+import type { CheckpointStorageWorkerView } from '../checkpoint/checkpoint-storage.ts';
+import type { TaskRestoreState } from '../checkpoint/state-handles.ts';
+import type { JobVertex } from '../graph/job-graph.ts';
 import type { Logger } from '../log/logger.ts';
+import type { FromTaskManager, TaskMetrics, TaskStatus } from '../network/control-messages.ts';
 import { serializeError } from '../network/control-messages.ts';
 import type { Barrier, CheckpointOptions } from '../network/stream-event.ts';
-import type { JobVertex } from '../graph/job-graph.ts';
-import type { CapturedOperatorState } from '../state/captured-state.ts';
-import type { HeapKeyedStateBackend } from '../state/heap-keyed-state-backend.ts';
+import type { ActivityReport, TaskActivity } from '../network/task-activity.ts';
 import { keyGroupRangeForSubtask } from '../state/key-group.ts';
-import type { OperatorRestoreState } from '../network/control-messages.ts';
 import { type AlignmentFigures, BarrierHandler, type BarrierMode, type InFlightInput } from './barrier-handler.ts';
-import { keyGroupFor, operatorIndexForKeyGroup, type Key } from '../state/key-group.ts';
 import type { InputGate } from './input-gate.ts';
-import { Mailbox } from './mailbox.ts';
+import { InjectedFailure } from './injected-failure.ts';
+import { MailboxProcessor } from './mailbox-processor.ts';
+import { NetworkInput } from './network-input.ts';
 import { OperatorChain } from './operator-chain.ts';
 import { SourceOperator } from './operators/source-operator.ts';
 import type { RecordWriter } from './record-writer.ts';
-
-/** Unaligned checkpoints: persists the in-flight records of each channel (by channel key). */
-export type ChannelStateWriter = (
-  barrier: Barrier,
-  task: { readonly vertexId: string; readonly subtask: number; readonly headUid: string },
-  channels: { readonly inputs: ReadonlyArray<readonly [string, unknown[]]>; readonly outputs: ReadonlyArray<readonly [string, unknown[]]> },
-) => Promise<{ inputChannels: Record<string, ChannelStateHandle>; outputChannels: Record<string, ChannelStateHandle> }>;
-
-/** The async part of a snapshot: serialize what the sync part captured and write it to storage. */
-export type SnapshotWriter = (
-  barrier: Barrier,
-  captured: CapturedOperatorState[],
-  task: { readonly vertexId: string; readonly subtask: number },
-  /** Aborted when the checkpoint expires or is aborted: the writer stops and must not read `captured` any more. */
-  signal: AbortSignal,
-) => Promise<TaskStateSnapshot>;
+import { RecoveredChannelState } from './recovered-channel-state.ts';
+import { SourceInput } from './source-input.ts';
+import { type CheckpointReport, SubtaskCheckpointCoordinator } from './subtask-checkpoint-coordinator.ts';
+import { TaskActivityTracker } from './task-activity-tracker.ts';
 
 export interface TaskSetup {
   readonly jobId: string;
@@ -51,27 +32,10 @@ export interface TaskSetup {
   readonly barrierMode: BarrierMode;
   readonly report: (message: FromTaskManager) => void;
   readonly wake: () => void;
-  readonly writeSnapshot: SnapshotWriter;
-  readonly writeChannelState: ChannelStateWriter;
-  readonly readChannelState: (handle: ChannelStateHandle) => unknown[];
-  readonly restoreKeyed: (backend: HeapKeyedStateBackend, state: OperatorRestoreState, directory: string) => Promise<void>;
+  readonly storage: CheckpointStorageWorkerView;
   readonly failAfterRecords?: number | undefined;
   /** Lines carry the job id, vertex, subtask and attempt. */
   readonly log: Logger;
-}
-
-/** A failure made on purpose (weir run --inject-failures, weir verify). */
-export class InjectedFailure extends Error {
-  constructor(task: string, records: number) {
-    super(`injected failure in ${task} after ${records} records`);
-    this.name = 'InjectedFailure';
-  }
-}
-
-/** What an unaligned snapshot persists besides operator state: the in-flight records. */
-interface ChannelCapture {
-  readonly outputs: ReadonlyArray<readonly [string, unknown[]]>;
-  readonly inputs: InFlightInput | undefined;
 }
 
 /** A task's message before the task stamps it with its attempt, vertex and subtask. */
@@ -84,44 +48,31 @@ const POLLS_PER_STEP = 16;
 const FLUSH_INTERVAL_MS = 100;
 
 /**
- * One subtask: an operator chain fed by a source reader or an input gate, run as a mailbox
- * loop. The TaskManager calls step() whenever the task may have work; each step first runs
- * mails (checkpoint triggers, notifications), then takes a bounded amount of input.
+ * One subtask: an operator chain fed by its input (a source reader or the network), run as a
+ * mailbox loop. The TaskManager calls step() whenever the task may have work; each step first
+ * runs mails (checkpoint triggers, notifications), then takes a bounded amount of input.
  */
 export class Task {
   readonly vertex: JobVertex;
   readonly subtask: number;
-  readonly mailbox = new Mailbox();
   readonly #setup: TaskSetup;
   readonly #chain: OperatorChain;
   readonly #writers: RecordWriter[];
-  readonly #gate: InputGate | undefined;
-  readonly #source: SourceOperator | undefined;
+  readonly #activity = new TaskActivityTracker();
+  readonly #mailbox: MailboxProcessor;
+  readonly #checkpoints: SubtaskCheckpointCoordinator;
+  readonly #input: SourceInput | NetworkInput;
   readonly #barriers: BarrierHandler | undefined;
+  readonly #recovered: RecoveredChannelState;
   #status: TaskStatus = 'initializing';
-  #blockedOn: Promise<unknown> | undefined;
-  #waitingForSource = false;
-  /** Stop with savepoint: the source reads no more (until resumed, if the savepoint fails). */
-  #sourceStopped = false;
-  #endedChannels: Uint8Array;
-  #endedCount = 0;
   #lastFlush = 0;
-  #recordsIn = 0;
-  #backpressureMs = 0;
-  #backpressureSince = -1;
-  #activity = 'starting';
-  /** In-flight input restored from an unaligned checkpoint, processed before the gate's input. */
-  readonly #replay: unknown[][] = [];
-  /** Checkpoints whose asynchronous part is still writing: since when, and how to stop it. */
-  readonly #writing = new Map<number, { readonly since: number; readonly abort: (reason: string) => void }>();
-  #activitySince = Date.now();
 
   constructor(setup: TaskSetup) {
     this.#setup = setup;
     this.vertex = setup.vertex;
     this.subtask = setup.subtask;
-    this.#gate = setup.gate;
     this.#writers = [...setup.writers.values()];
+    this.#mailbox = new MailboxProcessor(this.#activity, setup.wake, (e) => this.fail(e));
     this.#chain = new OperatorChain({
       jobId: setup.jobId,
       attempt: setup.attempt,
@@ -130,31 +81,51 @@ export class Task {
       keyGroupRange: keyGroupRangeForSubtask(setup.subtask, setup.vertex.parallelism, setup.vertex.maxParallelism),
       writers: setup.writers,
       restore: setup.restore?.operators,
-      restoreKeyed: (backend, state) => setup.restoreKeyed(backend, state, setup.restore!.directory),
+      restoreKeyed: (backend, state) => setup.storage.restoreKeyed(backend, state, setup.restore!.directory),
     });
+    const gate = setup.gate;
+    this.#checkpoints = new SubtaskCheckpointCoordinator({
+      vertex: setup.vertex,
+      subtask: setup.subtask,
+      chain: this.#chain,
+      writers: setup.writers,
+      inputChannelKeys: gate?.channels.map((c) => c.key) ?? [],
+      storage: setup.storage,
+      report: (m: CheckpointReport) => this.#report(m),
+      log: setup.log,
+    });
+    this.#recovered = this.#recoveredChannelState();
     const head = this.#chain.head;
     if (head instanceof SourceOperator) {
-      this.#source = head;
-      head.assignInitialSplits(setup.splits);
-      head.onSplitRequest = () => setup.report({ type: 'split-request', attempt: setup.attempt, vertexId: setup.vertex.id, subtask: setup.subtask });
-      head.onReaderEvent = (event) =>
-        setup.report({ type: 'reader-event', attempt: setup.attempt, vertexId: setup.vertex.id, subtask: setup.subtask, event });
-    }
-    this.#endedChannels = new Uint8Array(setup.gate?.channels.length ?? 0);
-    if (setup.gate) {
-      setup.gate.onData = setup.wake;
+      this.#input = this.#sourceInput(head);
+    } else {
+      gate!.onData = setup.wake;
       this.#barriers = new BarrierHandler(
-        setup.gate,
+        gate!,
         setup.barrierMode,
         {
           triggerSnapshot: (barrier, figures, inFlight) => void this.#snapshot(barrier, figures, inFlight),
-          abortCheckpoint: (id, reason) => this.#decline(id, reason),
+          abortCheckpoint: (id, code, reason) => this.#checkpoints.decline(id, code, reason),
         },
-        () => this.mailbox.put({ description: 'aligned checkpoint timeout', run: () => this.#barriers!.checkTimeout() }),
+        () => this.#mailbox.mailbox.put({ description: 'aligned checkpoint timeout', run: () => this.#barriers!.checkTimeout() }),
       );
+      this.#input = new NetworkInput(gate!, this.#barriers, this.#chain.input, this.#recovered);
     }
-    for (const w of this.#writers) for (const ch of w.channels) ch.onWritable = setup.wake;
-    this.mailbox.onMail = setup.wake;
+    for (const w of this.#writers) for (const ch of w.channels) ch.onWritable = () => this.#onWritable();
+  }
+
+  #sourceInput(head: SourceOperator): SourceInput {
+    const s = this.#setup;
+    head.assignInitialSplits(s.splits);
+    head.onSplitRequest = () => s.report({ type: 'split-request', attempt: s.attempt, vertexId: s.vertex.id, subtask: s.subtask });
+    head.onReaderEvent = (event) => s.report({ type: 'reader-event', attempt: s.attempt, vertexId: s.vertex.id, subtask: s.subtask, event });
+    return new SourceInput(head, this.#mailbox, (e) => this.fail(e));
+  }
+
+  #recoveredChannelState(): RecoveredChannelState {
+    const s = this.#setup;
+    const directory = s.restore?.directory ?? '';
+    return new RecoveredChannelState({ channels: s.restore?.channels, vertex: s.vertex, subtask: s.subtask, writers: s.writers, read: (h) => s.storage.readChannelState(h, directory) });
   }
 
   get status(): TaskStatus {
@@ -165,9 +136,13 @@ export class Task {
     return `${this.vertex.name} (${this.subtask + 1}/${this.vertex.parallelism})`;
   }
 
+  get mailbox(): MailboxProcessor['mailbox'] {
+    return this.#mailbox.mailbox;
+  }
+
   async initialize(): Promise<void> {
     const restoring = this.#setup.restore;
-    this.#setActivity(restoring ? `initializing: restoring the state of checkpoint ${restoring.checkpointId}` : 'initializing: opening operators');
+    this.#activity.set(restoring ? { kind: 'initializing', restoringCheckpoint: restoring.checkpointId } : { kind: 'initializing' });
     await this.#chain.open({
       jobId: this.#setup.jobId,
       subtaskIndex: this.subtask,
@@ -176,72 +151,28 @@ export class Task {
       attemptNumber: this.#setup.attempt,
       log: this.#setup.log,
     });
-    this.#restoreChannelState();
-    const restore = this.#setup.restore;
-    if (restore) this.#setup.log.info(`restored the state of checkpoint ${restore.checkpointId}`, { checkpointId: restore.checkpointId });
+    this.#recovered.restore();
+    if (restoring) this.#setup.log.info(`restored the state of checkpoint ${restoring.checkpointId}`, { checkpointId: restoring.checkpointId });
     this.#setStatus('running');
-    this.#setActivity(this.#source ? 'reading' : 'processing');
-  }
-
-  /**
-   * An unaligned checkpoint's in-flight data comes back first: persisted output goes out ahead of
-   * any new output, persisted input is processed ahead of any new input. After a rescale each
-   * subtask keeps the records that are now its own.
-   */
-  #restoreChannelState(): void {
-    const channels = this.#setup.restore?.channels;
-    if (!channels) return;
-    const read = (handle: ChannelStateHandle) => this.#setup.readChannelState(handle);
-    const edgeOf = (key: string) => Number(key.split(':')[0]);
-    let rebalanced = 0;
-    for (const { key, handle } of channels.inputs) {
-      let records = read(handle);
-      if (channels.rescaled) {
-        const edge = this.vertex.inputs.find((e) => e.id === edgeOf(key))!;
-        const p = this.vertex.parallelism;
-        const maxP = this.vertex.maxParallelism;
-        if (edge.partitioner.kind === 'hash') {
-          const select = edge.partitioner.keySelector;
-          records = records.filter((r) => operatorIndexForKeyGroup(keyGroupFor(select(r) as Key, maxP), p, maxP) === this.subtask);
-        } else {
-          records = records.filter(() => rebalanced++ % p === this.subtask);
-        }
-      }
-      if (records.length > 0) this.#replay.push(records);
-    }
-    for (const { key, handle } of channels.outputs) {
-      const writer = this.#setup.writers.get(edgeOf(key));
-      if (!writer) continue;
-      const records = read(handle);
-      if (channels.rescaled) for (const r of records) writer.emit(r);
-      else writer.emitToChannel(Number(key.split(':')[1]), records);
-    }
+    this.#activity.set(this.#input instanceof SourceInput ? { kind: 'reading' } : { kind: 'processing' });
   }
 
   // ---- the mailbox loop, one bounded step at a time ----
 
   step(): StepResult {
-    if (this.#status === 'finished' || this.#status === 'failed' || this.#status === 'canceled') return 'done';
-    if (this.#blockedOn !== undefined) return 'idle';
+    if (this.#isTerminal()) return 'done';
     try {
-      for (let mail = this.mailbox.take(); mail !== undefined; mail = this.mailbox.take()) {
-        const r = mail.run();
-        if (r instanceof Promise) {
-          this.#blockUntil(r, mail.description);
-          return 'idle';
-        }
-        if (this.#isTerminal()) return 'done';
-      }
+      if (!this.#mailbox.runMails(() => this.#isTerminal())) return this.#isTerminal() ? 'done' : 'idle';
       if (this.#status === 'initializing') return 'idle';
-      this.#takePriorityBarriers();
-      if (this.#blockedOn !== undefined) return 'idle';
-      if (!this.#outputsWritable()) return 'idle';
+      if (this.#input instanceof NetworkInput) this.#input.takePriorityBarriers(() => this.#mailbox.blocked);
+      if (this.#mailbox.blocked || !this.#outputsWritable()) return 'idle';
       const ready = this.#chain.ready();
       if (ready !== undefined) {
-        this.#blockUntil(ready, 'waiting for the sink');
+        this.#mailbox.runExclusively(ready, { kind: 'waiting-for-sink' });
         return 'idle';
       }
-      const result = this.#source ? this.#stepSource() : this.#stepGate();
+      if (!this.#mailbox.inputAvailable) return 'idle';
+      const result = this.#processInput();
       this.#checkInjectedFailure();
       return result;
     } catch (e) {
@@ -250,93 +181,20 @@ export class Task {
     }
   }
 
-  #stepSource(): StepResult {
-    if (this.#status !== 'running' || this.#waitingForSource || this.#sourceStopped) return 'idle';
-    const source = this.#source!;
-    for (let i = 0; i < POLLS_PER_STEP; i++) {
-      const status = source.pollNext();
-      if (status === 'more') {
-        if (!this.#outputsWritable()) return 'idle';
-        continue;
-      }
-      if (status === 'end') {
+  #processInput(): StepResult {
+    const input = this.#input;
+    const budget = input instanceof SourceInput ? POLLS_PER_STEP : BUFFERS_PER_STEP;
+    for (let i = 0; i < budget; i++) {
+      const status = input.processInput();
+      if (status === 'end-of-input') {
         this.#endOfInput();
         return 'idle';
       }
-      this.#flushIfIdle();
-      this.#waitingForSource = true;
-      source.reader.isAvailable().then(
-        () => {
-          this.#waitingForSource = false;
-          this.#setup.wake();
-        },
-        (e) => this.fail(e),
-      );
-      return 'idle';
-    }
-    this.#maybeTimedFlush();
-    return 'busy';
-  }
-
-  /**
-   * Unaligned checkpoints: a priority barrier at the head of an input channel is taken now, even
-   * when the outputs are full, and before a sink is asked whether it is ready, as Flink processes
-   * priority events ahead of its suspended default action. Such a barrier overtakes all queued
-   * data anyway (and is sent on with priority), so waiting for output credit would only hold it
-   * back by however long downstream takes to free a buffer, at every hop. Restored input still to
-   * be replayed must come first (it belongs before any barrier).
-   */
-  #takePriorityBarriers(): void {
-    const gate = this.#gate;
-    if (gate === undefined || this.#replay.length > 0) return;
-    for (let c = 0; c < gate.channels.length && this.#blockedOn === undefined; c++) {
-      if (gate.isBlocked(c)) continue;
-      const channel = gate.channels[c]!;
-      const head = channel.peek();
-      if (head === undefined || head.kind !== 'barrier' || !head.options.unaligned) continue;
-      channel.poll();
-      this.#barriers!.onBarrier(c, head);
-    }
-  }
-
-  #stepGate(): StepResult {
-    const gate = this.#gate!;
-    const head = this.#chain.input;
-    for (let i = 0; i < BUFFERS_PER_STEP; i++) {
-      const replayed = this.#replay.shift();
-      if (replayed !== undefined) {
-        this.#recordsIn += replayed.length;
-        for (let r = 0; r < replayed.length; r++) head.collect(replayed[r]);
-        if (!this.#outputsWritable()) return 'idle';
-        continue;
-      }
-      const next = gate.pollNext();
-      if (next === undefined) {
-        this.#flushIfIdle();
+      if (status === 'nothing-available') {
+        this.#flush();
         return 'idle';
       }
-      const item = next.item;
-      switch (item.kind) {
-        case 'records': {
-          const records = item.records;
-          this.#recordsIn += records.length;
-          for (let r = 0; r < records.length; r++) head.collect(records[r]);
-          if (item.bytes > 0) this.#barriers!.noteProcessed(item.bytes);
-          break;
-        }
-        case 'barrier':
-          this.#barriers!.onBarrier(next.channel, item);
-          if (this.#blockedOn !== undefined) return 'idle';
-          break;
-        case 'cancel-barrier':
-          this.#barriers!.onCancelBarrier(item.checkpointId);
-          break;
-        case 'end-of-data':
-          this.#onEndOfData(next.channel);
-          if (this.#blockedOn !== undefined) return 'idle';
-          break;
-      }
-      if (!this.#outputsWritable()) return 'idle';
+      if (this.#mailbox.blocked || !this.#outputsWritable()) return 'idle';
     }
     this.#maybeTimedFlush();
     return 'busy';
@@ -345,28 +203,21 @@ export class Task {
   #checkInjectedFailure(): void {
     const limit = this.#setup.failAfterRecords;
     if (limit === undefined) return;
-    const taken = this.#source ? this.#source.emitted : this.#recordsIn;
+    const taken = this.#input.recordsIn;
     if (taken >= limit) throw new InjectedFailure(this.name, taken);
-  }
-
-  #onEndOfData(channel: number): void {
-    if (this.#endedChannels[channel]) return;
-    this.#endedChannels[channel] = 1;
-    if (++this.#endedCount === this.#endedChannels.length) this.#endOfInput();
   }
 
   /** All input consumed: let operators flush, tell downstream, and wait for the JobMaster's finish. */
   #endOfInput(): void {
-    this.#setActivity('finishing input');
-    this.#blockUntil(
+    this.#mailbox.runExclusively(
       this.#chain.endInput().then(() => {
         // An armed failure that the input was too short to reach fires at its end.
-        if (this.#setup.failAfterRecords !== undefined) throw new InjectedFailure(this.name, this.#source?.emitted ?? this.#recordsIn);
+        if (this.#setup.failAfterRecords !== undefined) throw new InjectedFailure(this.name, this.#input.recordsIn);
         for (const w of this.#writers) w.broadcastEvent({ kind: 'end-of-data' });
         this.#setStatus('end-of-data');
-        this.#setActivity('input finished, waiting for the job to end');
+        this.#activity.set({ kind: 'input-finished' });
       }),
-      'finishing input',
+      { kind: 'finishing-input' },
     );
   }
 
@@ -376,113 +227,20 @@ export class Task {
   triggerCheckpoint(checkpointId: number, timestamp: number, options: CheckpointOptions): void {
     this.mailbox.put({
       description: `checkpoint ${checkpointId}`,
+      activity: { kind: 'snapshotting', checkpointId },
       run: () => {
         if (this.#status !== 'running' && this.#status !== 'end-of-data') {
-          this.#decline(checkpointId, `subtask was ${this.#status} when checkpoint ${checkpointId} was triggered`);
+          this.#checkpoints.decline(checkpointId, 'CHECKPOINT_DECLINED_TASK_NOT_READY', `subtask was ${this.#status} when checkpoint ${checkpointId} was triggered`);
           return;
         }
-        return this.#snapshot({ kind: 'barrier', checkpointId, timestamp, options }, { alignmentMs: 0, startDelayMs: Date.now() - timestamp, processedBytes: 0 });
+        return this.#checkpoints.checkpointState({ kind: 'barrier', checkpointId, timestamp, options }, { alignmentMs: 0, startDelayMs: Date.now() - timestamp, processedBytes: 0 });
       },
     });
   }
 
-  #snapshot(barrier: Barrier, alignment: AlignmentFigures, inFlight?: InFlightInput): Promise<void> {
-    const id = barrier.checkpointId;
-    const start = performance.now();
-    this.#setActivity(`taking the synchronous snapshot of checkpoint ${id}`);
-    const unaligned = barrier.options.unaligned;
-    const work = (async () => {
-      await this.#chain.prepareSnapshot(id);
-      const captured = this.#capture();
-      let channels: ChannelCapture | undefined;
-      if (unaligned) {
-        // The barrier overtakes what this task has not sent yet; a copy of it is persisted.
-        const outputs: Array<[string, unknown[]]> = [];
-        for (const [edgeId, w] of this.#setup.writers) w.inFlight().forEach((records, c) => outputs.push([`${edgeId}:${c}`, records]));
-        for (const w of this.#writers) w.broadcastPriorityEvent(barrier);
-        channels = { outputs, inputs: inFlight };
-      } else {
-        for (const w of this.#writers) w.broadcastEvent(barrier);
-      }
-      const syncMs = performance.now() - start;
-      this.#setActivity(this.#source ? 'reading' : 'processing');
-      this.#writeAsync(barrier, captured, syncMs, alignment, channels);
-    })();
-    if (this.#gate) this.#blockUntil(work, `synchronous snapshot of checkpoint ${id}`);
-    return work;
-  }
-
-  #capture(): CapturedOperatorState[] {
-    return this.#chain.members.map((m) => ({
-      uid: m.uid,
-      operatorId: m.operatorId,
-      operator: m.operatorState.snapshot(),
-      keyed: m.keyedState
-        ? {
-            keyGroupRange: m.keyedState.keyGroupRange,
-            maxParallelism: m.keyedState.maxParallelism,
-            tables: [...m.keyedState.states.values()].map((s) => ({ descriptor: s.descriptor, snapshot: s.table.snapshot() })),
-          }
-        : null,
-    }));
-  }
-
-  #writeAsync(barrier: Barrier, captured: CapturedOperatorState[], syncMs: number, alignment: AlignmentFigures, channels?: ChannelCapture): void {
-    const start = performance.now();
-    const checkpointId = barrier.checkpointId;
-    const controller = new AbortController();
-    const release = () => {
-      this.#writing.delete(checkpointId);
-      for (const c of captured) for (const t of c.keyed?.tables ?? []) t.snapshot.release();
-    };
-    // An expired or aborted checkpoint must not hold its snapshot (and every later snapshot's
-    // copy-on-write) for as long as a slow or hung write takes: it is released at once.
-    this.#writing.set(checkpointId, {
-      since: Date.now(),
-      abort: (reason) => {
-        controller.abort(new Error(reason));
-        release();
-      },
-    });
-    const task = { vertexId: this.vertex.id, subtask: this.subtask, headUid: this.vertex.operators[0]!.uid };
-    const writeChannels = async () => {
-      if (!channels) return { alignmentMs: alignment.alignmentMs, handles: { inputChannels: {}, outputChannels: {} } };
-      // The input side is complete when the last barrier has arrived.
-      const alignmentMs = channels.inputs ? await channels.inputs.complete : 0;
-      const inputs = (channels.inputs?.buffers ?? []).map((buffers, i) => [this.#gate!.channels[i]!.key, buffers.flat()] as const);
-      return { alignmentMs, handles: await this.#setup.writeChannelState(barrier, task, { inputs, outputs: channels.outputs }) };
-    };
-    Promise.all([this.#setup.writeSnapshot(barrier, captured, task, controller.signal), writeChannels()])
-      .then(
-        ([operators, { alignmentMs, handles }]) => {
-          release();
-          const state: TaskStateSnapshot = { ...operators, ...handles };
-          const persisted = [...Object.values(handles.inputChannels), ...Object.values(handles.outputChannels)].reduce((n, h) => n + h.length, 0);
-          const figures: TaskFigures = {
-            syncMs,
-            asyncMs: performance.now() - start,
-            alignmentMs,
-            startDelayMs: alignment.startDelayMs,
-            processedBytes: alignment.processedBytes,
-            persistedBytes: persisted,
-            stateBytes: operators.operators.reduce((n, o) => n + (o.keyed?.bytes ?? 0), 0) + persisted,
-            unaligned: channels !== undefined,
-          };
-          this.#setup.log.debug(`acknowledged checkpoint ${checkpointId}`, { checkpointId, syncMs: Math.round(figures.syncMs), asyncMs: Math.round(figures.asyncMs), alignmentMs: Math.round(figures.alignmentMs), stateBytes: figures.stateBytes });
-          this.#report({ type: 'ack-checkpoint', checkpointId, state, figures });
-        },
-        (e: unknown) => {
-          release();
-          if (controller.signal.aborted) return;
-          this.#decline(checkpointId, `writing the snapshot failed: ${e instanceof Error ? e.message : String(e)}`, true);
-        },
-      );
-  }
-
-  #decline(checkpointId: number, reason: string, counts = false): void {
-    this.#setup.log.warn(`declined checkpoint ${checkpointId}: ${reason}`, { checkpointId });
-    for (const w of this.#writers) w.broadcastEvent({ kind: 'cancel-barrier', checkpointId });
-    this.#report({ type: 'decline-checkpoint', checkpointId, reason, counts });
+  /** Barriers are in (or, unaligned, the first): the synchronous part runs before any further input. */
+  #snapshot(barrier: Barrier, alignment: AlignmentFigures, inFlight?: InFlightInput): void {
+    this.#mailbox.runExclusively(this.#checkpoints.checkpointState(barrier, alignment, inFlight), { kind: 'snapshotting', checkpointId: barrier.checkpointId });
   }
 
   notifyCheckpointComplete(checkpointId: number): void {
@@ -493,7 +251,7 @@ export class Task {
     this.mailbox.put({
       description: `abort of checkpoint ${checkpointId}`,
       run: () => {
-        this.#writing.get(checkpointId)?.abort(reason);
+        this.#checkpoints.abort(checkpointId, reason);
         this.#barriers?.abort(checkpointId, reason);
         return this.#chain.notifyCheckpointAborted(checkpointId);
       },
@@ -507,14 +265,14 @@ export class Task {
     this.mailbox.put({
       description: `adding ${splits.length} split(s)`,
       run: () => {
-        if (this.#isTerminal()) return;
-        this.#source?.addSplits(splits, noMoreSplits);
+        if (this.#isTerminal() || !(this.#input instanceof SourceInput)) return;
+        this.#input.operator.addSplits(splits, noMoreSplits);
       },
     });
   }
 
   handleSourceEvent(event: unknown): void {
-    this.mailbox.put({ description: 'event from the split enumerator', run: () => void this.#source?.handleSourceEvent(event) });
+    this.mailbox.put({ description: 'event from the split enumerator', run: () => void (this.#input instanceof SourceInput && this.#input.operator.handleSourceEvent(event)) });
   }
 
   // ---- lifecycle ----
@@ -524,11 +282,11 @@ export class Task {
     this.mailbox.put({
       description: drain ? 'draining for stop-with-savepoint' : 'stopping for stop-with-savepoint',
       run: () => {
-        if (this.#sourceStopped || this.#status !== 'running') return;
-        this.#sourceStopped = true;
-        this.#flushIfIdle();
+        if (this.#mailbox.isSuspended('source-stopped') || this.#status !== 'running') return;
+        this.#mailbox.suspend('source-stopped');
+        this.#flush();
         if (drain) this.#endOfInput();
-        else this.#setActivity('stopped for a savepoint');
+        else this.#activity.set({ kind: 'stopped-for-savepoint' });
       },
     });
   }
@@ -537,8 +295,8 @@ export class Task {
     this.mailbox.put({
       description: 'resuming after a failed stop-with-savepoint',
       run: () => {
-        this.#sourceStopped = false;
-        this.#setActivity('reading');
+        this.#mailbox.resume('source-stopped');
+        this.#activity.set({ kind: 'reading' });
       },
     });
   }
@@ -577,49 +335,37 @@ export class Task {
   }
 
   metrics(): TaskMetrics {
-    const now = performance.now();
-    const bp = this.#backpressureMs + (this.#backpressureSince >= 0 ? now - this.#backpressureSince : 0);
     return {
       vertexId: this.vertex.id,
       subtask: this.subtask,
-      recordsIn: this.#source ? this.#source.emitted : this.#recordsIn,
+      recordsIn: this.#input.recordsIn,
       recordsOut: this.#writers.reduce((n, w) => n + w.recordsOut, 0),
-      backpressure: bp,
-      activity: this.describeActivity(),
-      activityBase: this.#currentActivity(),
-      activitySince: this.#activitySince,
-      ...(this.#source?.reader?.metrics ? { source: this.#source.reader.metrics() } : {}),
+      backpressure: this.#activity.backpressuredMs,
+      ...this.#activityReport(),
+      ...(this.#input instanceof SourceInput && this.#input.operator.reader?.metrics ? { source: this.#input.operator.reader.metrics() } : {}),
     };
   }
 
-  describeActivity(): string {
-    const since = Math.round((Date.now() - this.#activitySince) / 1000);
-    const aligning = this.#barriers?.describe();
-    if (aligning) return aligning;
-    const writing = [...this.#writing].map(([id, w]) => `; writing the state of checkpoint ${id} (for ${Math.round((Date.now() - w.since) / 1000)} s)`).join('');
-    if (this.#backpressureSince >= 0 && this.#blockedOn === undefined) {
-      // Blocked on a full output: the barrier waits behind the records this task cannot send.
-      const secs = Math.round((performance.now() - this.#backpressureSince) / 1000);
-      return `blocked on a full output channel (backpressure from downstream) for ${secs} s${writing}`;
+  /** What the task is doing: aligning comes first, then backpressure, then the reader's own account. */
+  #activityReport(): ActivityReport {
+    const writing = this.#checkpoints.writing;
+    const aligning = this.#barriers?.activity();
+    if (aligning) return { activity: aligning, activitySince: this.#activity.since, writing };
+    if (this.#activity.backpressured && !this.#mailbox.blocked) return { activity: { kind: 'backpressured' }, activitySince: this.#activity.backpressuredSince, writing };
+    const current = this.#activity.current;
+    if (current.kind === 'reading' && this.#status === 'running' && this.#input instanceof SourceInput) {
+      return { activity: readingActivity(this.#input.operator.reader.describeActivity?.()), activitySince: this.#activity.since, writing };
     }
-    const what = this.#currentActivity();
-    // A reader that times its own work (e.g. one chunk read) says so; the task's time would mislead.
-    const timed = since >= 1 && !/\bfor \d+ s\b/.test(what);
-    return (timed ? `${what} (for ${since} s)` : what) + writing;
-  }
-
-  #currentActivity(): string {
-    const reading = this.#source && this.#status === 'running' ? this.#source.reader.describeActivity?.() : undefined;
-    return reading ?? this.#activity;
+    return { activity: current, activitySince: this.#activity.since, writing };
   }
 
   // ---- helpers ----
 
   /** Where a source's reader stands: an at-most-once restart goes on from here. */
   #positions(): { positions?: unknown[] } {
-    if (!this.#source || this.#status === 'initializing') return {};
+    if (!(this.#input instanceof SourceInput) || this.#status === 'initializing') return {};
     try {
-      return { positions: this.#source.reader.snapshotState(-1) };
+      return { positions: this.#input.operator.reader.snapshotState(-1) };
     } catch {
       return {};
     }
@@ -637,60 +383,44 @@ export class Task {
     this.#report({ type: 'task-status', status });
   }
 
-  #setActivity(activity: string): void {
-    this.#activity = activity;
-    this.#activitySince = Date.now();
-  }
-
   #isTerminal(): boolean {
     return this.#status === 'finished' || this.#status === 'failed' || this.#status === 'canceled';
   }
 
-  #blockUntil(promise: Promise<unknown>, activity: string): void {
-    const previous = this.#activity;
-    this.#setActivity(activity);
-    const blocked = promise.then(
-      () => {
-        if (this.#blockedOn === blocked) this.#blockedOn = undefined;
-        if (this.#activity === activity) this.#setActivity(previous);
-        this.#setup.wake();
-      },
-      (e) => {
-        if (this.#blockedOn === blocked) this.#blockedOn = undefined;
-        this.fail(e);
-      },
-    );
-    this.#blockedOn = blocked;
-  }
-
+  /** Full outputs suspend the input (backpressure) until every channel can take more. */
   #outputsWritable(): boolean {
+    if (this.#mailbox.isSuspended('backpressure')) return false;
     for (let i = 0; i < this.#writers.length; i++) {
-      if (!this.#writers[i]!.writable) {
-        if (this.#backpressureSince < 0) {
-          // On becoming blocked, ship partial buffers: downstream must not wait on records held here.
-          this.#backpressureSince = performance.now();
-          for (const w of this.#writers) w.flushAll();
-        }
-        return false;
-      }
-    }
-    if (this.#backpressureSince >= 0) {
-      this.#backpressureMs += performance.now() - this.#backpressureSince;
-      this.#backpressureSince = -1;
+      if (this.#writers[i]!.writable) continue;
+      this.#activity.backpressureStarted();
+      this.#mailbox.suspend('backpressure');
+      // Downstream must not wait on partial buffers held here.
+      this.#flush();
+      return false;
     }
     return true;
   }
 
-  #flushIfIdle(): void {
+  #onWritable(): void {
+    if (!this.#mailbox.isSuspended('backpressure') || !this.#writers.every((w) => w.writable)) return;
+    this.#activity.backpressureEnded();
+    this.#mailbox.resume('backpressure');
+  }
+
+  #flush(): void {
     for (const w of this.#writers) w.flushAll();
     this.#lastFlush = performance.now();
   }
 
   #maybeTimedFlush(): void {
-    const now = performance.now();
-    if (now - this.#lastFlush > FLUSH_INTERVAL_MS) {
-      for (const w of this.#writers) w.flushAll();
-      this.#lastFlush = now;
-    }
+    if (performance.now() - this.#lastFlush > FLUSH_INTERVAL_MS) this.#flush();
   }
 }
+
+/** A reader's own account of its work, as a plain description or with what and since when it reads. */
+function readingActivity(described: string | { description: string; subject?: string; since?: number } | undefined): TaskActivity {
+  if (described === undefined) return { kind: 'reading' };
+  if (typeof described === 'string') return { kind: 'reading', reader: described };
+  return { kind: 'reading', reader: described.description, ...(described.subject ? { subject: described.subject } : {}), ...(described.since !== undefined ? { readerSince: described.since } : {}) };
+}
+

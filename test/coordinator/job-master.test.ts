@@ -130,9 +130,10 @@ describe('a failing operator', { timeout: 60_000 }, () => {
     assert.deepEqual(restarts, [1, 2]);
     assert.equal(master.exceptions.length, 3);
     assert.deepEqual(master.exceptions.map((e) => e.restarted), [true, true, false]);
-    assert.deepEqual(statuses, ['RUNNING', 'RESTARTING', 'RUNNING', 'RESTARTING', 'RUNNING', 'RESTARTING', 'FAILED']);
+    // The third failure is not restarted: the job goes to FAILED without showing RESTARTING.
+    assert.deepEqual(statuses, ['RUNNING', 'RESTARTING', 'RUNNING', 'RESTARTING', 'RUNNING', 'FAILED']);
     // Cancelled subtasks say so, also those that had reached the end of their input when the
-    // cancel came; the failover does not wait for them (it gives up after 1 s per restart).
+    // cancel came.
     const last = master.taskStatuses().map((t) => t.status);
     assert.ok(last.every((s) => s === 'canceled' || s === 'failed'), `statuses of the last attempt: ${last}`);
     assert.ok(result.durationMs < 1000, `two restarts without delay took ${result.durationMs} ms`);

@@ -213,8 +213,8 @@ describe('a stop-with-savepoint with drain that fails', { timeout: 60_000 }, () 
     // the start is refused before anything stops): the first savepoint state write is refused.
     const storage = fileTaskStateStorage as { writeSnapshot: typeof fileTaskStateStorage.writeSnapshot };
     const original = storage.writeSnapshot;
-    storage.writeSnapshot = (barrier, ...rest) => {
-      if (barrier.options.type !== 'savepoint') return original(barrier, ...rest);
+    storage.writeSnapshot = (target, ...rest) => {
+      if (!target.location.includes('failing-savepoints')) return original(target, ...rest);
       storage.writeSnapshot = original;
       return Promise.reject(new Error('the savepoint storage failed (injected)'));
     };

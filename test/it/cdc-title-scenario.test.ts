@@ -106,7 +106,7 @@ describe('the title scenario: a snapshot longer than the checkpoint timeout', ()
     assert.ok(failure, events.describe());
     assert.match(failure.reason, /^checkpoint 1 expired after 2\.00 s/);
     assert.match(failure.reason, /'Source: legacy[^']*' subtask 1\/1: reading table test\.big in one query \(for \d+ s/);
-    const hint = checkpointHint(failure.reason) ?? '';
+    const hint = checkpointHint(failure.failure) ?? '';
     t.diagnostic(`reason: ${failure.reason}`);
     t.diagnostic(`hint: ${hint}`);
     assert.match(hint, /source subtask 0 of 'Source: legacy[^']*' spent \d+ s inside one read of table test\.big/);

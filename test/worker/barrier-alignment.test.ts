@@ -46,7 +46,7 @@ const barrier = (checkpointId: number): ChannelItem => ({
 const records = (...words: string[]): ChannelItem => ({ kind: 'records', records: words.map((word) => ({ word, count: 1 })), bytes: 0 });
 
 /** Values of one keyed state in a captured (copy-on-write) snapshot. */
-function capturedValues(captured: CapturedOperatorState[], uid: string): Map<string, unknown> {
+function capturedValues(captured: readonly CapturedOperatorState[], uid: string): Map<string, unknown> {
   const op = captured.find((c) => c.uid === uid)!;
   const out = new Map<string, unknown>();
   const table = op.keyed!.tables[0]!;
@@ -84,15 +84,17 @@ test('Sum1 aligns like the seed: records behind an early barrier wait, records b
     barrierMode: 'aligned',
     report: (m) => reports.push(m),
     wake: () => {},
-    writeSnapshot: async (_barrier, captured) => {
-      // The async part reads the copy-on-write view; it is released when the write is done.
-      snapshots.push(capturedValues(captured, 'sum'));
-      processedAtSnapshot.push(drain(downstream));
-      return { operators: [], inputChannels: {}, outputChannels: {} };
+    storage: {
+      writeSnapshot: async (_target, captured) => {
+        // The async part reads the copy-on-write view; it is released when the write is done.
+        snapshots.push(capturedValues(captured, 'sum'));
+        processedAtSnapshot.push(drain(downstream));
+        return { operators: [], inputChannels: {}, outputChannels: {} };
+      },
+      writeChannelState: async () => ({ inputChannels: {}, outputChannels: {} }),
+      readChannelState: () => [],
+      restoreKeyed: async () => {},
     },
-    writeChannelState: async () => ({ inputChannels: {}, outputChannels: {} }),
-    readChannelState: () => [],
-    restoreKeyed: async () => {},
     log: silentLogger,
   });
   await task.initialize();

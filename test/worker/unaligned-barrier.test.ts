@@ -3,7 +3,7 @@ import { silentLogger } from '../../src/log/logger.ts';
 import assert from 'node:assert/strict';
 import { defineJob, keyGroupFor, operatorIndexForKeyGroup } from '../../src/index.ts';
 import { CollectSink } from '../../src/connectors/collect/index.ts';
-import type { ChannelStateHandle, TaskRestoreState } from '../../src/network/control-messages.ts';
+import type { ChannelStateHandle, TaskRestoreState } from '../../src/checkpoint/state-handles.ts';
 import { InputChannel } from '../../src/network/input-channel.ts';
 import { connectLocal } from '../../src/network/local-channel.ts';
 import type { Barrier, ChannelItem } from '../../src/network/stream-event.ts';
@@ -78,16 +78,18 @@ async function sumTask(sum: JobVertex, subtask: number, credits: number, restore
       if (m.type === 'ack-checkpoint') h.acks++;
     },
     wake: () => {},
-    writeSnapshot: async () => {
-      h.snapshots++;
-      return { operators: [], inputChannels: {}, outputChannels: {} };
+    storage: {
+      writeSnapshot: async () => {
+        h.snapshots++;
+        return { operators: [], inputChannels: {}, outputChannels: {} };
+      },
+      writeChannelState: async (_target, _task, channels) => {
+        h.written.push({ inputs: [...channels.inputs], outputs: [...channels.outputs] });
+        return { inputChannels: {}, outputChannels: {} };
+      },
+      readChannelState: (handle: ChannelStateHandle) => stored.get(handle.file) ?? [],
+      restoreKeyed: async () => {},
     },
-    writeChannelState: async (_b, _t, channels) => {
-      h.written.push({ inputs: [...channels.inputs], outputs: [...channels.outputs] });
-      return { inputChannels: {}, outputChannels: {} };
-    },
-    readChannelState: (handle: ChannelStateHandle) => stored.get(handle.file) ?? [],
-    restoreKeyed: async () => {},
     log: silentLogger,
   });
   await h.task.initialize();

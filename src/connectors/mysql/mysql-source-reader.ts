@@ -1,4 +1,4 @@
-import type { InputStatus, SourceOutput, SourceReader, SourceReaderContext } from '../../api/source.ts';
+import type { InputStatus, ReaderActivity, SourceOutput, SourceReader, SourceReaderContext } from '../../api/source.ts';
 import { BinlogFollower } from './binlog-follower.ts';
 import { formatBinlogPosition } from './binlog-position.ts';
 import type { BinlogSplit, CdcSourceEvent, CdcSplit, FinishedReport, LogPosition, SnapshotSplit } from './cdc-split.ts';
@@ -200,12 +200,16 @@ export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
     };
   }
 
-  describeActivity(): string {
+  describeActivity(): string | ReaderActivity {
     const c = this.#reads.find((r) => !r.result) ?? this.#reads[0];
     if (c) {
-      const secs = Math.round((Date.now() - c.startedAt) / 1000);
       const phase = c.result ? 'emitting' : 'fetching';
-      return `snapshot: ${phase} chunk ${c.split.index + 1} of table ${c.split.db}.${c.split.table} [${String(c.split.start ?? '-inf')}, ${String(c.split.end ?? '+inf')}) for ${secs} s (checkpoints pass meanwhile); ${this.#chunks} chunk(s), ${this.#rows.toLocaleString('en-US')} rows emitted`;
+      const table = `table ${c.split.db}.${c.split.table}`;
+      return {
+        description: `snapshot: ${phase} chunk ${c.split.index + 1} of ${table} [${String(c.split.start ?? '-inf')}, ${String(c.split.end ?? '+inf')}) (checkpoints pass meanwhile); ${this.#chunks} chunk(s), ${this.#rows.toLocaleString('en-US')} rows emitted`,
+        subject: table,
+        since: c.startedAt,
+      };
     }
     if (this.#binlog) {
       const p = this.#binlog.position;

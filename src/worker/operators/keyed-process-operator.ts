@@ -1,12 +1,12 @@
 import type { Collector, KeyedContext, KeyedProcessFunction, KeySelector, RuntimeContext } from '../../api/functions.ts';
 import type { Key } from '../../state/key-group.ts';
-import type { HeapKeyedStateBackend } from '../../state/heap-keyed-state-backend.ts';
+import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import { AbstractStreamOperator, type OperatorContext } from './stream-operator.ts';
 
 export class KeyedProcessOperator extends AbstractStreamOperator {
   readonly #fn: KeyedProcessFunction<Key, unknown, unknown>;
   readonly #keySelector: KeySelector<unknown>;
-  #backend!: HeapKeyedStateBackend;
+  #backend!: KeyedStateBackend;
   #keyedContext!: KeyedContext<Key>;
 
   constructor(fn: KeyedProcessFunction<Key, unknown, unknown> | (() => KeyedProcessFunction<Key, unknown, unknown>), keySelector: KeySelector<unknown>) {

@@ -1,8 +1,7 @@
 import type { KeySelector, ReduceFunction } from '../../api/functions.ts';
 import { ValueStateDescriptor } from '../../api/state-descriptors.ts';
-import type { HeapKeyedStateBackend } from '../../state/heap-keyed-state-backend.ts';
+import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import type { Key } from '../../state/key-group.ts';
-import type { StateTable } from '../../state/state-table.ts';
 import { AbstractStreamOperator, type OperatorContext } from './stream-operator.ts';
 
 /** Rolling reduce per key (sum, min, max are reductions): emits the new aggregate after each record. */
@@ -10,8 +9,8 @@ export class ReduceOperator extends AbstractStreamOperator {
   static readonly STATE_NAME = '_reduce';
   readonly #fn: ReduceFunction<unknown>;
   readonly #keySelector: KeySelector<unknown>;
-  #backend!: HeapKeyedStateBackend;
-  #table!: StateTable<unknown>;
+  #backend!: KeyedStateBackend;
+  #fold!: (value: unknown) => unknown;
 
   constructor(fn: ReduceFunction<unknown>, keySelector: KeySelector<unknown>) {
     super();
@@ -22,13 +21,13 @@ export class ReduceOperator extends AbstractStreamOperator {
   override open(ctx: OperatorContext): void {
     super.open(ctx);
     this.#backend = ctx.keyedState!;
-    this.#table = this.#backend.tableFor(new ValueStateDescriptor<unknown>(ReduceOperator.STATE_NAME));
+    this.#fold = this.#backend.valueFolder(new ValueStateDescriptor<unknown>(ReduceOperator.STATE_NAME), this.#fn);
   }
 
   processElement(value: unknown): void {
     const backend = this.#backend;
     const key = this.#keySelector(value) as Key;
     backend.setCurrentKey(key);
-    this.output.collect(this.#table.reduce(backend.currentKeyGroupIndex, key, value, this.#fn));
+    this.output.collect(this.#fold(value));
   }
 }

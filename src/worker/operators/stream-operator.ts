@@ -1,5 +1,5 @@
 import type { TaskInfo } from '../../api/functions.ts';
-import type { HeapKeyedStateBackend } from '../../state/heap-keyed-state-backend.ts';
+import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import type { OperatorStateBackend } from '../../state/operator-state-backend.ts';
 
 export interface Output {
@@ -10,7 +10,7 @@ export interface Output {
 export interface OperatorContext extends TaskInfo {
   readonly output: Output;
   /** Present for keyed operators: state scoped to the current key. */
-  readonly keyedState: HeapKeyedStateBackend | undefined;
+  readonly keyedState: KeyedStateBackend | undefined;
   readonly operatorState: OperatorStateBackend;
 }
 

@@ -1,8 +1,3 @@
-/** Subtask i of every vertex runs on TaskManager i mod n, so forward-connected subtasks share a thread. */
-export function taskManagerFor(subtask: number, taskManagers: number): number {
-  return subtask % taskManagers;
-}
-
 /** The producer subtasks feeding consumer `consumer` over an edge (forward edges are one-to-one). */
 export function producersOf(pointwise: boolean, producers: number, consumer: number): number[] {
   return pointwise ? [consumer] : Array.from({ length: producers }, (_, i) => i);

@@ -1,8 +1,8 @@
 import { open } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import type { CheckpointMetadata } from '../checkpoint/checkpoint-metadata.ts';
-import { CheckpointCorruptedError } from '../checkpoint/checkpoint-storage-error.ts';
+import type { CheckpointMetadata } from './checkpoint-metadata.ts';
+import { CheckpointCorruptedError } from './checkpoint-storage-error.ts';
 
 /**
  * Reads every state file a checkpoint refers to and checks size and checksum, before any

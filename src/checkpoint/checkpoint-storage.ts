@@ -1,0 +1,70 @@
+import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
+import type { CapturedOperatorState } from '../state/captured-state.ts';
+import type { CheckpointMetadata } from './checkpoint-metadata.ts';
+import type { ChannelStateHandle, OperatorRestoreState, TaskStateSnapshot } from './state-handles.ts';
+
+/**
+ * Where checkpoints and savepoints live (Flink's CheckpointStorage), in two views: the
+ * coordinator's (locations, `_metadata`, disposal) and each subtask's (its own state files).
+ * Locations are strings the implementation understands: directories for the filesystem one.
+ */
+export interface CheckpointStorage {
+  /** `<execution.checkpointing.dir>/<job-id>`, or a temporary one of the job's own. */
+  readonly jobLocation: string;
+  /** The job's location is a temporary one of its own: nobody else could find what it keeps. */
+  readonly temporary: boolean;
+  /**
+   * Prepares the job's location. When `checkpointing`, it is made now: a location that can never
+   * hold a checkpoint fails the job at its start, naming it.
+   */
+  initialize(checkpointing: boolean): Promise<void>;
+  checkpointLocation(checkpointId: number): string;
+  /** A new savepoint's own location under `base`, made now, so a target that cannot hold one fails before anything stops. */
+  savepointLocation(base: string): Promise<string>;
+  /** Writes `_metadata` whole (or throws): only then is the checkpoint complete. */
+  writeMetadata(location: string, metadata: CheckpointMetadata): Promise<void>;
+  /** Reads and verifies `_metadata` and every file it refers to, for a restore. */
+  readForRestore(pointer: string): Promise<{ metadata: CheckpointMetadata; location: string }>;
+  /** Removes a checkpoint that did not complete, or one no longer retained. */
+  dispose(location: string): Promise<void>;
+  /** The job ended: removes what only it could find (a temporary location of its own). */
+  disposeJob(): Promise<void>;
+}
+
+/** Where one subtask's snapshot goes. */
+export interface CheckpointTarget {
+  readonly checkpointId: number;
+  readonly location: string;
+}
+
+export interface SubtaskInfo {
+  readonly vertexId: string;
+  readonly subtask: number;
+  /** The uid of the chain's head: channel state is filed under it. */
+  readonly headUid: string;
+}
+
+/** In-flight records of an unaligned snapshot, by channel key. */
+export interface ChannelStateCapture {
+  readonly inputs: ReadonlyArray<readonly [string, unknown[]]>;
+  readonly outputs: ReadonlyArray<readonly [string, unknown[]]>;
+}
+
+/** A subtask's view: it writes its own state files; only the handles travel to the coordinator. */
+export interface CheckpointStorageWorkerView {
+  /**
+   * The asynchronous part of a snapshot: serialize what the synchronous part captured and write
+   * it. `signal` aborts when the checkpoint expires or is aborted: the writer stops and must not
+   * read `captured` any more.
+   */
+  writeSnapshot(target: CheckpointTarget, captured: readonly CapturedOperatorState[], task: SubtaskInfo, signal: AbortSignal): Promise<TaskStateSnapshot>;
+  /** Unaligned checkpoints: persists in-flight records per channel key; returns the handles. */
+  writeChannelState(
+    target: CheckpointTarget,
+    task: SubtaskInfo,
+    channels: ChannelStateCapture,
+  ): Promise<{ inputChannels: Record<string, ChannelStateHandle>; outputChannels: Record<string, ChannelStateHandle> }>;
+  readChannelState(handle: ChannelStateHandle, location: string): unknown[];
+  /** Puts keyed state back into a backend, for the backend's key groups (asynchronously: it may be large). */
+  restoreKeyed(backend: KeyedStateBackend, state: OperatorRestoreState, location: string): Promise<void>;
+}

@@ -1,0 +1,75 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { makeDirectories } from '../fs/make-directories.ts';
+import type { CheckpointMetadata } from './checkpoint-metadata.ts';
+import { readMetadata, writeMetadata } from './checkpoint-metadata.ts';
+import type { CheckpointStorage } from './checkpoint-storage.ts';
+import { verifyCheckpointFiles } from './verify-checkpoint-files.ts';
+
+/**
+ * Checkpoints as directories (DESIGN §7): `<dir>/<job-id>/chk-<n>/` with `_metadata` and the
+ * state files, savepoints as `<target>/sp-<job-id-6>-<random>/`. Without a configured directory
+ * the job gets a temporary one of its own, removed when it ends.
+ */
+export class FileSystemCheckpointStorage implements CheckpointStorage {
+  readonly #jobId: string;
+  readonly #configured: string | null;
+  #jobLocation = '';
+  #ownsLocation = false;
+
+  constructor(jobId: string, checkpointDir: string | null) {
+    this.#jobId = jobId;
+    this.#configured = checkpointDir;
+  }
+
+  get jobLocation(): string {
+    return this.#jobLocation;
+  }
+
+  get temporary(): boolean {
+    return this.#ownsLocation;
+  }
+
+  async initialize(checkpointing: boolean): Promise<void> {
+    if (this.#configured) {
+      this.#jobLocation = join(resolve(this.#configured), this.#jobId);
+      // A directory that can never hold a checkpoint fails the job now, naming it, not at every trigger.
+      if (checkpointing) await makeDirectories(this.#jobLocation).catch((e: Error) => {
+        throw new Error(`execution.checkpointing.dir: ${e.message}`, { cause: e });
+      });
+      return;
+    }
+    this.#jobLocation = join(await mkdtemp(join(tmpdir(), 'weir-checkpoints-')), this.#jobId);
+    this.#ownsLocation = true;
+  }
+
+  checkpointLocation(checkpointId: number): string {
+    return join(this.#jobLocation, `chk-${checkpointId}`);
+  }
+
+  async savepointLocation(base: string): Promise<string> {
+    const target = join(resolve(base), `sp-${this.#jobId.slice(0, 6)}-${randomBytes(6).toString('hex')}`);
+    await makeDirectories(target);
+    return target;
+  }
+
+  async writeMetadata(location: string, metadata: CheckpointMetadata): Promise<void> {
+    await writeMetadata(location, metadata);
+  }
+
+  async readForRestore(pointer: string): Promise<{ metadata: CheckpointMetadata; location: string }> {
+    const { metadata, directory } = await readMetadata(resolve(pointer));
+    await verifyCheckpointFiles(metadata, directory);
+    return { metadata, location: directory };
+  }
+
+  async dispose(location: string): Promise<void> {
+    await rm(location, { recursive: true, force: true });
+  }
+
+  async disposeJob(): Promise<void> {
+    if (this.#ownsLocation && this.#jobLocation) await rm(join(this.#jobLocation, '..'), { recursive: true, force: true }).catch(() => {});
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * State handles: where a subtask's snapshot lies in the checkpoint storage. Subtasks write their
+ * state and return handles; only the handles travel to the coordinator, which files them in
+ * `_metadata` and hands them back, reassigned, on restore.
+ */
+
+/** Operator list state: name -> values and how they are redistributed. */
+export type OperatorStateMap = Record<string, { readonly mode: 'split' | 'union'; readonly values: unknown[] }>;
+
+/** Where one subtask's keyed state of one operator lies: a file and the byte range of each key group. */
+export interface KeyedStateHandle {
+  readonly file: string;
+  readonly keyGroups: ReadonlyArray<{ readonly keyGroup: number; readonly offset: number; readonly length: number }>;
+  readonly states: ReadonlyArray<{ readonly name: string; readonly kind: string; readonly serializer: string; readonly version: number }>;
+  readonly entries: number;
+  readonly bytes: number;
+  readonly crc32: number;
+}
+
+/** In-flight data of one channel captured by an unaligned checkpoint. */
+export interface ChannelStateHandle {
+  readonly file: string;
+  readonly offset: number;
+  readonly length: number;
+  readonly records: number;
+  readonly crc32: number;
+}
+
+export interface OperatorSubtaskState {
+  readonly operatorId: string;
+  readonly uid: string;
+  readonly keyed: KeyedStateHandle | null;
+  readonly operator: OperatorStateMap;
+}
+
+export interface TaskStateSnapshot {
+  readonly operators: OperatorSubtaskState[];
+  /** Unaligned checkpoints: per input channel (by gate index) and per output channel. */
+  readonly inputChannels: Record<string, ChannelStateHandle>;
+  readonly outputChannels: Record<string, ChannelStateHandle>;
+}
+
+/** State handed to one operator of one subtask on restore (possibly gathered from several old subtasks). */
+export interface OperatorRestoreState {
+  readonly keyed: KeyedStateHandle[];
+  readonly operator: OperatorStateMap;
+}
+
+export interface TaskRestoreState {
+  readonly checkpointId: number;
+  /** The directory of the checkpoint or savepoint; handle file names are relative to it. */
+  readonly directory: string;
+  /** By operator uid. */
+  readonly operators: Record<string, OperatorRestoreState>;
+  /** In-flight data of an unaligned checkpoint, replayed before any new input or output. */
+  readonly channels: RestoredChannelState | null;
+}
+
+/**
+ * Keys are `<edgeId>:<producer>` for input channels and `<edgeId>:<channel>` for output channels.
+ * When the parallelism changed, a subtask gets every old subtask's channel state of its vertex and
+ * keeps the records that are now its own (by key group, or an even share for rebalance edges).
+ */
+export interface RestoredChannelState {
+  readonly rescaled: boolean;
+  readonly inputs: ReadonlyArray<{ readonly key: string; readonly handle: ChannelStateHandle }>;
+  readonly outputs: ReadonlyArray<{ readonly key: string; readonly handle: ChannelStateHandle }>;
+}

@@ -1,0 +1,33 @@
+import { failureCounts, type CheckpointFailure } from '../checkpoint/checkpoint-failure-reason.ts';
+import { CheckpointFailureError } from './checkpoint-failure.ts';
+
+/**
+ * Counts consecutive failed checkpoints (Flink's CheckpointFailureManager): only failures whose
+ * reason counts (expired, a storage error), only checkpoints (savepoints are a person's request),
+ * reset by every completed checkpoint. More than the tolerable number fails the job over.
+ */
+export class CheckpointFailureManager {
+  readonly #tolerable: number;
+  #consecutive = 0;
+
+  constructor(tolerable: number) {
+    this.#tolerable = tolerable;
+  }
+
+  get consecutiveFailures(): number {
+    return this.#consecutive;
+  }
+
+  succeeded(): void {
+    this.#consecutive = 0;
+  }
+
+  /** Returns the error to fail the job with when the limit is passed (and starts counting again). */
+  failed(checkpointId: number, isSavepoint: boolean, failure: CheckpointFailure): CheckpointFailureError | undefined {
+    if (isSavepoint || !failureCounts(failure.code)) return undefined;
+    if (++this.#consecutive <= this.#tolerable) return undefined;
+    const failures = this.#consecutive;
+    this.#consecutive = 0;
+    return new CheckpointFailureError(checkpointId, failures, this.#tolerable, failure.message);
+  }
+}

@@ -1,0 +1,78 @@
+import type { CheckpointStorage } from '../checkpoint/checkpoint-storage.ts';
+import type { TaskRestoreState } from '../checkpoint/state-handles.ts';
+import type { JobGraph } from '../graph/job-graph.ts';
+import type { Logger } from '../log/logger.ts';
+import type { CheckpointStatsTracker } from './checkpoint-stats.ts';
+import type { CompletedCheckpointStore } from './completed-checkpoint-store.ts';
+import { assignState } from './state-assignment.ts';
+
+/** What an attempt starts from: every subtask's state, the split enumerators' states, and which checkpoint it was. */
+export interface Restore {
+  readonly checkpointId: number;
+  readonly location: string;
+  readonly isSavepoint: boolean;
+  readonly assigned: Map<string, TaskRestoreState>;
+  /** By source uid; undefined: the enumerators start afresh. */
+  readonly coordinators: Record<string, unknown>;
+}
+
+export interface CheckpointRestorerDeps {
+  readonly graph: JobGraph;
+  readonly storage: CheckpointStorage;
+  readonly store: CompletedCheckpointStore;
+  readonly stats: CheckpointStatsTracker;
+  readonly log: Logger;
+  readonly onRestored: (restore: Restore) => void;
+}
+
+/**
+ * Chooses and reads what an attempt restores from (Flink's CheckpointCoordinator restore path):
+ * a savepoint or retained checkpoint given at the start, or on a restart the latest completed
+ * checkpoint that reads back whole; corrupt ones are skipped for the one before, loudly.
+ */
+export class CheckpointRestorer {
+  readonly #d: CheckpointRestorerDeps;
+
+  constructor(deps: CheckpointRestorerDeps) {
+    this.#d = deps;
+  }
+
+  /** A savepoint or retained checkpoint (directory or `_metadata`): every state must find its operator unless `allowNonRestored`. */
+  async fromPath(path: string, allowNonRestored: boolean): Promise<Restore> {
+    const { metadata, location } = await this.#d.storage.readForRestore(path);
+    const restore = { checkpointId: metadata.checkpointId, location, isSavepoint: metadata.type === 'savepoint', assigned: assignState(metadata, location, this.#d.graph, allowNonRestored), coordinators: metadata.coordinators ?? {} };
+    this.#announce(restore);
+    return restore;
+  }
+
+  /**
+   * The latest completed checkpoint that reads back whole, or `fallback` (the savepoint the job
+   * started from) when none completed. Every retained one unreadable: starting over would repeat
+   * what the completed checkpoints committed, so that is an error.
+   */
+  async latest(fallback: () => Promise<Restore | undefined>): Promise<Restore | undefined> {
+    let skipped: Error | undefined;
+    for (;;) {
+      const latest = this.#d.store.latest();
+      if (!latest && skipped) throw skipped;
+      if (!latest) return fallback();
+      try {
+        const { metadata, location } = await this.#d.storage.readForRestore(latest.directory);
+        const restore = { checkpointId: latest.id, location, isSavepoint: false, assigned: assignState(metadata, location, this.#d.graph, true), coordinators: metadata.coordinators ?? {} };
+        this.#announce(restore);
+        return restore;
+      } catch (e) {
+        const fallbackNote = this.#d.store.all().length > 1 ? 'falling back to the previous one' : 'no older checkpoint is retained';
+        this.#d.log.error(`checkpoint ${latest.id} cannot be restored, ${fallbackNote}: ${(e as Error).message}`, { checkpointId: latest.id });
+        this.#d.store.remove(latest.id);
+        skipped = e as Error;
+      }
+    }
+  }
+
+  #announce(restore: Restore): void {
+    this.#d.stats.restored(restore.checkpointId, restore.location, restore.isSavepoint);
+    this.#d.log.info(`restoring from ${restore.isSavepoint ? 'savepoint' : 'checkpoint'} ${restore.checkpointId}`, { path: restore.location });
+    this.#d.onRestored(restore);
+  }
+}

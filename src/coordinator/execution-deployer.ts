@@ -1,0 +1,90 @@
+import { MessageChannel } from 'node:worker_threads';
+import type { TaskRestoreState } from '../checkpoint/state-handles.ts';
+import { consumersOf } from '../graph/edge-connections.ts';
+import type { JobGraph } from '../graph/job-graph.ts';
+import type { RemoteChannelEndpoint, TaskDeployment } from '../network/control-messages.ts';
+import type { PlannedFailure } from './fault-injector.ts';
+import type { TaskManagerPool } from './task-manager-pool.ts';
+
+/** What one attempt deploys: every subtask's splits and restored state, and a failure to arm. */
+export interface AttemptPlan {
+  readonly attempt: number;
+  readonly jobId: string;
+  /** Source splits by vertex id, one list per subtask (empty for sources with an enumerator). */
+  readonly splits: ReadonlyMap<string, unknown[][]>;
+  readonly restore: ReadonlyMap<string, TaskRestoreState> | undefined;
+  readonly armed: PlannedFailure | undefined;
+}
+
+/**
+ * Places subtasks on TaskManagers and deploys an attempt (Flink's ExecutionDeployer): subtask i
+ * of every vertex runs on TaskManager i mod n, so forward-connected subtasks share a thread, and
+ * every channel between two TaskManagers gets a port pair of its own.
+ */
+export class ExecutionDeployer {
+  readonly #graph: JobGraph;
+  readonly #pool: TaskManagerPool;
+
+  constructor(graph: JobGraph, pool: TaskManagerPool) {
+    this.#graph = graph;
+    this.#pool = pool;
+  }
+
+  /** Which TaskManager runs a subtask. */
+  taskManagerOf(subtask: number): number {
+    return subtask % this.#pool.size;
+  }
+
+  /** The placement of every subtask, by `<vertexId>:<subtask>`. */
+  placement(): Map<string, number> {
+    const m = new Map<string, number>();
+    for (const v of this.#graph.vertices) for (let s = 0; s < v.parallelism; s++) m.set(`${v.id}:${s}`, this.taskManagerOf(s));
+    return m;
+  }
+
+  deploy(plan: AttemptPlan): void {
+    const n = this.#pool.size;
+    const perTm: TaskDeployment[][] = Array.from({ length: n }, () => []);
+    for (const vertex of this.#graph.vertices) {
+      const splits = plan.splits.get(vertex.id);
+      for (let s = 0; s < vertex.parallelism; s++) {
+        const armed = plan.armed && plan.armed.vertexId === vertex.id && plan.armed.subtask === s ? plan.armed.afterRecords : undefined;
+        perTm[this.taskManagerOf(s)]!.push({
+          vertexId: vertex.id,
+          subtask: s,
+          splits: splits?.[s] ?? [],
+          restore: plan.restore?.get(`${vertex.id}:${s}`) ?? null,
+          ...(armed !== undefined ? { failAfterRecords: armed } : {}),
+        });
+      }
+    }
+    const remote = this.#remoteChannels();
+    const placement = Object.fromEntries(this.#graph.vertices.map((v) => [v.id, Array.from({ length: v.parallelism }, (_, s) => this.taskManagerOf(s))]));
+    for (let i = 0; i < n; i++) {
+      this.#pool.send(
+        i,
+        { type: 'deploy', jobId: plan.jobId, attempt: plan.attempt, fingerprint: this.#graph.fingerprint, tasks: perTm[i]!, remoteChannels: remote[i]!, placement },
+        remote[i]!.map((r) => r.port),
+      );
+    }
+  }
+
+  /** A port pair for every channel whose producer and consumer run on different TaskManagers. */
+  #remoteChannels(): RemoteChannelEndpoint[][] {
+    const remote: RemoteChannelEndpoint[][] = Array.from({ length: this.#pool.size }, () => []);
+    for (const edge of this.#graph.edges) {
+      const pointwise = edge.partitioner.kind === 'forward';
+      for (let p = 0; p < edge.source.parallelism; p++) {
+        for (const c of consumersOf(pointwise, edge.target.parallelism, p)) {
+          const tp = this.taskManagerOf(p);
+          const tc = this.taskManagerOf(c);
+          if (tp === tc) continue;
+          const { port1, port2 } = new MessageChannel();
+          remote[tp]!.push({ edgeId: edge.id, producer: p, consumer: c, role: 'output', port: port1 });
+          remote[tc]!.push({ edgeId: edge.id, producer: p, consumer: c, role: 'input', port: port2 });
+        }
+      }
+    }
+    return remote;
+  }
+}

@@ -1,0 +1,84 @@
+import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
+import type { TaskMetrics, TaskStatus } from '../network/control-messages.ts';
+import type { ActivityReport } from '../network/task-activity.ts';
+
+export interface ExecutionEntry {
+  readonly vertex: JobVertex;
+  readonly subtask: number;
+  /** The TaskManager it is deployed on. */
+  readonly taskManager: number;
+  status: TaskStatus;
+}
+
+/**
+ * The subtasks of the current attempt (Flink's ExecutionGraph, in the part weir needs): where
+ * each runs, its status, its latest figures, and the positions sources last reported (an
+ * at-most-once restart goes on from them).
+ */
+export class ExecutionGraph {
+  readonly graph: JobGraph;
+  readonly #entries = new Map<string, ExecutionEntry>();
+  readonly #metrics = new Map<string, TaskMetrics>();
+  readonly positions = new Map<string, unknown[]>();
+
+  constructor(graph: JobGraph) {
+    this.graph = graph;
+  }
+
+  /** A new attempt: its subtasks, all initializing, on the TaskManagers they are placed on. */
+  reset(placement: ReadonlyMap<string, number>): void {
+    this.#entries.clear();
+    this.#metrics.clear();
+    for (const vertex of this.graph.vertices) {
+      for (let s = 0; s < vertex.parallelism; s++) this.#entries.set(`${vertex.id}:${s}`, { vertex, subtask: s, taskManager: placement.get(`${vertex.id}:${s}`)!, status: 'initializing' });
+    }
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  entries(): IterableIterator<ExecutionEntry> {
+    return this.#entries.values();
+  }
+
+  entry(vertexId: string, subtask: number): ExecutionEntry | undefined {
+    return this.#entries.get(`${vertexId}:${subtask}`);
+  }
+
+  every(predicate: (status: TaskStatus) => boolean): boolean {
+    if (this.#entries.size === 0) return false;
+    for (const e of this.#entries.values()) if (!predicate(e.status)) return false;
+    return true;
+  }
+
+  recordMetrics(tasks: readonly TaskMetrics[]): void {
+    for (const t of tasks) this.#metrics.set(`${t.vertexId}:${t.subtask}`, t);
+  }
+
+  metrics(): readonly TaskMetrics[] {
+    return [...this.#metrics.values()];
+  }
+
+  metricsOf(vertexId: string, subtask: number): TaskMetrics | undefined {
+    return this.#metrics.get(`${vertexId}:${subtask}`);
+  }
+
+  /** The last reports of the subtasks on one TaskManager, by `<vertexId>:<subtask>`. */
+  reportsOn(taskManager: number): Array<[ExecutionEntry, ActivityReport | undefined]> {
+    return [...this.#entries.values()].filter((e) => e.taskManager === taskManager).map((e) => [e, this.#metrics.get(`${e.vertex.id}:${e.subtask}`)]);
+  }
+
+  /** Records read by the sources and records that reached the sinks, in this attempt. */
+  recordCounts(): { readIn: number; writtenOut: number } {
+    let readIn = 0;
+    let writtenOut = 0;
+    for (const m of this.#metrics.values()) {
+      const vertex = this.#entries.get(`${m.vertexId}:${m.subtask}`)?.vertex;
+      if (!vertex) continue;
+      if (vertex.isSource) readIn += m.recordsIn;
+      if (vertex.operators.some((o) => o.spec.kind === 'sink')) writtenOut += m.recordsIn;
+    }
+    return { readIn, writtenOut };
+  }
+}

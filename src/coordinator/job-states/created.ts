@@ -1,0 +1,43 @@
+import type { SerializedError } from '../../network/control-messages.ts';
+import type { JobContext, JobState } from './job-state.ts';
+import { restartOrFail } from './restarting.ts';
+
+/**
+ * The job before its first attempt (Flink's Created and WaitingForResources): checkpoint storage
+ * is prepared, the TaskManagers start, the savepoint to start from (if any) is read, and the
+ * first attempt is deployed. A cancel meanwhile stops what was started.
+ */
+export class Created implements JobState {
+  readonly status = 'CREATED' as const;
+  readonly #ctx: JobContext;
+
+  constructor(ctx: JobContext) {
+    this.#ctx = ctx;
+  }
+
+  async start(): Promise<void> {
+    const ctx = this.#ctx;
+    try {
+      await ctx.storage.initialize(ctx.checkpoints.periodic);
+      // Cancelled while starting: what the cleanup ran before could not see goes now.
+      if (!ctx.isCurrent(this)) return void (await ctx.storage.disposeJob());
+      await ctx.pool.start();
+      if (!ctx.isCurrent(this)) return void (await ctx.pool.terminateAll());
+      const restore = await ctx.restoreOriginal();
+      ctx.sources.restoreFrom(restore?.coordinators);
+      if (ctx.isCurrent(this)) await ctx.deploy(restore);
+    } catch (e) {
+      if (ctx.isCurrent(this)) ctx.finish('FAILED', e as Error);
+    }
+  }
+
+  onFailure(cause: SerializedError): void {
+    restartOrFail(this.#ctx, cause);
+  }
+
+  onTaskStatus(): void {}
+
+  cancel(): void {
+    this.#ctx.finish('CANCELED', undefined);
+  }
+}

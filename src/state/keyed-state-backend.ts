@@ -1,0 +1,49 @@
+import type { ReduceFunction } from '../api/functions.ts';
+import type { AggregatingState, ListState, MapState, ReducingState, ValueState } from '../api/state.ts';
+import type {
+  AggregatingStateDescriptor,
+  ListStateDescriptor,
+  MapStateDescriptor,
+  ReducingStateDescriptor,
+  ValueStateDescriptor,
+} from '../api/state-descriptors.ts';
+import type { CapturedKeyedState } from './captured-state.ts';
+import type { Key, KeyGroupRange } from './key-group.ts';
+
+/** How a state was written: what a restore checks the job's descriptor against. */
+export interface StoredStateInfo {
+  readonly name: string;
+  readonly kind: string;
+  readonly serializer: string;
+  readonly version: number;
+}
+
+/**
+ * Keyed state of one operator in one subtask (Flink's KeyedStateBackend): states are created from
+ * descriptors and scoped to the current key; snapshots and restores go by key group, which is
+ * what lets a snapshot be restored at another parallelism. The heap backend is the first.
+ */
+export interface KeyedStateBackend {
+  readonly uid: string;
+  readonly keyGroupRange: KeyGroupRange;
+  readonly maxParallelism: number;
+  /** Every state access that follows is scoped to this key (and its key group). */
+  setCurrentKey(key: Key): void;
+  readonly currentKey: Key;
+  getValueState<T>(descriptor: ValueStateDescriptor<T>): ValueState<T>;
+  getListState<T>(descriptor: ListStateDescriptor<T>): ListState<T>;
+  getMapState<K, V>(descriptor: MapStateDescriptor<K, V>): MapState<K, V>;
+  getReducingState<T>(descriptor: ReducingStateDescriptor<T>): ReducingState<T>;
+  getAggregatingState<IN, ACC, OUT>(descriptor: AggregatingStateDescriptor<IN, ACC, OUT>): AggregatingState<IN, OUT>;
+  /**
+   * A function that folds a value into the current key's value of `descriptor` with `fn` and
+   * returns the result: the rolling aggregates' hot path, one lookup per record.
+   */
+  valueFolder<T>(descriptor: ValueStateDescriptor<T>, fn: ReduceFunction<T>): (value: T) => T;
+  /** Entries of one stored state and key group, laid out key, value, key, value, ... from `pairs[from]` on. */
+  restorePairs(info: StoredStateInfo, keyGroup: number, pairs: readonly unknown[], from: number): void;
+  /** The synchronous part of a snapshot: views of every state that the asynchronous part writes. */
+  snapshot(): CapturedKeyedState;
+  /** The attempt is over: let go of the state. */
+  dispose(): void;
+}

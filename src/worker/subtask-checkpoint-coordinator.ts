@@ -1,0 +1,133 @@
+import type { CheckpointFailureCode } from '../checkpoint/checkpoint-failure-reason.ts';
+import type { CheckpointStorageWorkerView, CheckpointTarget, SubtaskInfo } from '../checkpoint/checkpoint-storage.ts';
+import type { TaskStateSnapshot } from '../checkpoint/state-handles.ts';
+import type { JobVertex } from '../graph/job-graph.ts';
+import type { Logger } from '../log/logger.ts';
+import type { TaskFigures } from '../network/control-messages.ts';
+import type { Barrier } from '../network/stream-event.ts';
+import type { CapturedOperatorState } from '../state/captured-state.ts';
+import type { AlignmentFigures, InFlightInput } from './barrier-handler.ts';
+import type { OperatorChain } from './operator-chain.ts';
+import type { RecordWriter } from './record-writer.ts';
+
+/** What a subtask reports about its part of a checkpoint. */
+export type CheckpointReport =
+  | { readonly type: 'ack-checkpoint'; readonly checkpointId: number; readonly state: TaskStateSnapshot; readonly figures: TaskFigures }
+  | { readonly type: 'decline-checkpoint'; readonly checkpointId: number; readonly code: CheckpointFailureCode; readonly reason: string };
+
+export interface SubtaskCheckpointSetup {
+  readonly vertex: JobVertex;
+  readonly subtask: number;
+  readonly chain: OperatorChain;
+  /** By job edge id. */
+  readonly writers: ReadonlyMap<number, RecordWriter>;
+  /** The keys of the input channels, by gate index (unaligned input channel state is filed under them). */
+  readonly inputChannelKeys: readonly string[];
+  readonly storage: CheckpointStorageWorkerView;
+  readonly report: (message: CheckpointReport) => void;
+  readonly log: Logger;
+}
+
+/**
+ * A subtask's side of the checkpoint protocol (Flink's SubtaskCheckpointCoordinator): the
+ * synchronous part (operators prepare, state is captured as copy-on-write views, the barrier goes
+ * on), then the asynchronous part (state written while processing goes on), then the
+ * acknowledgement with the handles and figures, or a decline with its reason.
+ */
+export class SubtaskCheckpointCoordinator {
+  readonly #s: SubtaskCheckpointSetup;
+  readonly #info: SubtaskInfo;
+  /** Checkpoints whose asynchronous part is still writing: since when, and how to stop it. */
+  readonly #writing = new Map<number, { readonly since: number; readonly abort: (reason: string) => void }>();
+
+  constructor(setup: SubtaskCheckpointSetup) {
+    this.#s = setup;
+    this.#info = { vertexId: setup.vertex.id, subtask: setup.subtask, headUid: setup.vertex.operators[0]!.uid };
+  }
+
+  get writing(): Array<{ checkpointId: number; since: number }> {
+    return [...this.#writing].map(([checkpointId, w]) => ({ checkpointId, since: w.since }));
+  }
+
+  /**
+   * The synchronous part; the asynchronous part starts when it is done. Unaligned: the barrier
+   * overtakes what this subtask has not sent yet, and a copy of that is persisted.
+   */
+  async checkpointState(barrier: Barrier, alignment: AlignmentFigures, inFlight?: InFlightInput): Promise<void> {
+    const start = performance.now();
+    const { chain, writers } = this.#s;
+    await chain.prepareSnapshot(barrier.checkpointId);
+    const captured = chain.members.map((m) => ({ uid: m.uid, operatorId: m.operatorId, operator: m.operatorState.snapshot(), keyed: m.keyedState?.snapshot() ?? null }));
+    let outputs: Array<[string, unknown[]]> | undefined;
+    if (barrier.options.unaligned) {
+      outputs = [];
+      for (const [edgeId, w] of writers) w.inFlight().forEach((records, c) => outputs!.push([`${edgeId}:${c}`, records]));
+      for (const w of writers.values()) w.broadcastPriorityEvent(barrier);
+    } else {
+      for (const w of writers.values()) w.broadcastEvent(barrier);
+    }
+    this.#writeAsync(barrier, captured, performance.now() - start, alignment, outputs && { outputs, inputs: inFlight });
+  }
+
+  decline(checkpointId: number, code: CheckpointFailureCode, reason: string): void {
+    this.#s.log.warn(`declined checkpoint ${checkpointId}: ${reason}`, { checkpointId, code });
+    for (const w of this.#s.writers.values()) w.broadcastEvent({ kind: 'cancel-barrier', checkpointId });
+    this.#s.report({ type: 'decline-checkpoint', checkpointId, code, reason });
+  }
+
+  /** The checkpoint expired or was aborted: a write still running stops, and its snapshot is let go. */
+  abort(checkpointId: number, reason: string): void {
+    this.#writing.get(checkpointId)?.abort(reason);
+  }
+
+  #writeAsync(
+    barrier: Barrier,
+    captured: CapturedOperatorState[],
+    syncMs: number,
+    alignment: AlignmentFigures,
+    channels: { outputs: Array<[string, unknown[]]>; inputs: InFlightInput | undefined } | undefined,
+  ): void {
+    const start = performance.now();
+    const checkpointId = barrier.checkpointId;
+    const target: CheckpointTarget = { checkpointId, location: barrier.options.targetDir };
+    const controller = new AbortController();
+    const release = () => {
+      this.#writing.delete(checkpointId);
+      for (const c of captured) for (const t of c.keyed?.tables ?? []) t.snapshot.release();
+    };
+    // An expired or aborted checkpoint must not hold its snapshot (and every later snapshot's
+    // copy-on-write) for as long as a slow or hung write takes: it is released at once.
+    this.#writing.set(checkpointId, { since: Date.now(), abort: (reason) => (controller.abort(new Error(reason)), release()) });
+    const storage = this.#s.storage;
+    const writeChannels = async () => {
+      if (!channels) return { alignmentMs: alignment.alignmentMs, handles: { inputChannels: {}, outputChannels: {} } };
+      // The input side is complete when the last barrier has arrived.
+      const alignmentMs = channels.inputs ? await channels.inputs.complete : 0;
+      const inputs = (channels.inputs?.buffers ?? []).map((buffers, i) => [this.#s.inputChannelKeys[i]!, buffers.flat()] as const);
+      return { alignmentMs, handles: await storage.writeChannelState(target, this.#info, { inputs, outputs: channels.outputs }) };
+    };
+    Promise.all([storage.writeSnapshot(target, captured, this.#info, controller.signal), writeChannels()]).then(
+      ([operators, { alignmentMs, handles }]) => {
+        release();
+        const persisted = [...Object.values(handles.inputChannels), ...Object.values(handles.outputChannels)].reduce((n, h) => n + h.length, 0);
+        const figures: TaskFigures = {
+          syncMs,
+          asyncMs: performance.now() - start,
+          alignmentMs,
+          startDelayMs: alignment.startDelayMs,
+          processedBytes: alignment.processedBytes,
+          persistedBytes: persisted,
+          stateBytes: operators.operators.reduce((n, o) => n + (o.keyed?.bytes ?? 0), 0) + persisted,
+          unaligned: channels !== undefined,
+        };
+        this.#s.log.debug(`acknowledged checkpoint ${checkpointId}`, { checkpointId, syncMs: Math.round(syncMs), asyncMs: Math.round(figures.asyncMs), alignmentMs: Math.round(alignmentMs), stateBytes: figures.stateBytes });
+        this.#s.report({ type: 'ack-checkpoint', checkpointId, state: { ...operators, ...handles }, figures });
+      },
+      (e: unknown) => {
+        release();
+        if (controller.signal.aborted) return;
+        this.decline(checkpointId, 'TASK_CHECKPOINT_FAILURE', `writing the snapshot failed: ${e instanceof Error ? e.message : String(e)}`);
+      },
+    );
+  }
+}

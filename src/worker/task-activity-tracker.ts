@@ -1,0 +1,58 @@
+import type { TaskActivity } from '../network/task-activity.ts';
+
+/**
+ * A task's current activity with since when it lasts, and the time it has spent blocked on a full
+ * output (backpressure): what its metrics and the reasons of expired checkpoints report.
+ */
+export class TaskActivityTracker {
+  #activity: TaskActivity = { kind: 'starting' };
+  #since = Date.now();
+  #backpressureMs = 0;
+  /** performance.now() when the current backpressure began; -1 while not backpressured. */
+  #backpressureStart = -1;
+  #backpressureSince = 0;
+
+  get current(): TaskActivity {
+    return this.#activity;
+  }
+
+  get since(): number {
+    return this.#since;
+  }
+
+  set(activity: TaskActivity): void {
+    this.#activity = activity;
+    this.#since = Date.now();
+  }
+
+  /** Sets `activity` unless the activity changed since `expected` was set (work that ended after another began). */
+  restoreIfStill(expected: TaskActivity, activity: TaskActivity): void {
+    if (this.#activity === expected) this.set(activity);
+  }
+
+  backpressureStarted(): void {
+    if (this.#backpressureStart >= 0) return;
+    this.#backpressureStart = performance.now();
+    this.#backpressureSince = Date.now();
+  }
+
+  backpressureEnded(): void {
+    if (this.#backpressureStart < 0) return;
+    this.#backpressureMs += performance.now() - this.#backpressureStart;
+    this.#backpressureStart = -1;
+  }
+
+  get backpressured(): boolean {
+    return this.#backpressureStart >= 0;
+  }
+
+  /** Since when (wall clock) the current backpressure lasts. */
+  get backpressuredSince(): number {
+    return this.#backpressureSince;
+  }
+
+  /** Milliseconds spent backpressured in this attempt, the current stretch included. */
+  get backpressuredMs(): number {
+    return this.#backpressureMs + (this.#backpressureStart >= 0 ? performance.now() - this.#backpressureStart : 0);
+  }
+}
