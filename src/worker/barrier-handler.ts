@@ -1,32 +1,7 @@
 import type { Barrier } from '../network/stream-event.ts';
 import type { InputGate } from './input-gate.ts';
-
-/** What the barrier handler asks of its task. */
-export interface BarrierController {
-  /**
-   * Snapshot now. Aligned and at-least-once: every barrier is in. Unaligned: the first barrier is
-   * in; `inFlight` fills with the overtaken records and settles when the last barrier arrives.
-   */
-  triggerSnapshot(barrier: Barrier, alignment: AlignmentFigures, inFlight?: InFlightInput): void;
-  /** The checkpoint cannot complete in this task (a newer barrier overtook it, or it was cancelled). */
-  abortCheckpoint(checkpointId: number, reason: string): void;
-}
-
-export interface AlignmentFigures {
-  readonly alignmentMs: number;
-  readonly startDelayMs: number;
-  /** Bytes of records taken from not-yet-aligned channels while aligning. */
-  readonly processedBytes: number;
-}
-
-/** Input channel state of an unaligned checkpoint: per gate channel, the records its barrier overtook. */
-export interface InFlightInput {
-  readonly buffers: ReadonlyArray<unknown[][]>;
-  /** Resolves with the alignment duration when every channel's barrier has arrived. */
-  readonly complete: Promise<number>;
-}
-
-export type BarrierMode = 'aligned' | 'at-least-once';
+import type { BarrierController } from './checkpointing/barrier-controller.ts';
+import type { BarrierMode } from './checkpointing/barrier-mode.ts';
 
 interface PendingCheckpoint {
   readonly barrier: Barrier;
