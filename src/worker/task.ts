@@ -16,7 +16,7 @@ import type { HeapKeyedStateBackend } from '../state/heap-keyed-state-backend.ts
 import { keyGroupRangeForSubtask } from '../state/key-group.ts';
 import type { OperatorRestoreState } from '../network/control-messages.ts';
 import type { AlignmentFigures } from './checkpointing/alignment-figures.ts';
-import { BarrierHandler } from './barrier-handler.ts';
+import { BarrierHandler } from './checkpointing/barrier-handler.ts';
 import type { BarrierMode } from './checkpointing/barrier-mode.ts';
 import type { InFlightInput } from './checkpointing/in-flight-input.ts';
 import { keyGroupFor, operatorIndexForKeyGroup, type Key } from '../state/key-group.ts';
