@@ -30,7 +30,11 @@ export class AlternatingCollectingBarriers extends CollectingAlignedBarriers {
   }
 
   override alignedCheckpointTimeout(controller: BarrierHandlerController): BarrierHandlerState {
-    if (controller.now() < this.#deadline) return this;
-    return CollectingUnalignedBarriers.start(controller, this.idle);
+    const wait = this.#deadline - controller.now();
+    if (wait <= 0) return CollectingUnalignedBarriers.start(controller, this.idle);
+    // A timer measures its delay from the event loop's cached time, not the wall clock, so it
+    // may fire a little early; without another one this checkpoint would never switch.
+    controller.scheduleAlignmentTimeout(wait);
+    return this;
   }
 }

@@ -62,13 +62,18 @@ test('a timeout that has passed already when the first barrier arrives switches 
   assert.equal(c.clock.pendingTimers, 0);
 });
 
-test('a timer that fires before the wall clock reaches the timeout does not switch yet', () => {
+test('a timer that fires before the wall clock reaches the timeout does not switch yet, and waits for the rest', () => {
   const { c } = aligning(2);
   c.take();
   c.clock.advance(50);
   const state = c.state;
   assert.equal(state.alignedCheckpointTimeout(c), state);
-  assert.deepEqual(c.take(), []);
+  assert.deepEqual(c.take(), ['timeout in 50']);
+  c.clock.advance(49);
+  assert.equal(c.state, state);
+  c.clock.advance(1);
+  assert.ok(c.state instanceof CollectingUnalignedBarriers, 'switched when the rest has passed');
+  assert.deepEqual(c.take(), ['record 1', 'unblock all', 'trigger unaligned']);
 });
 
 test('an abort releases the channels and goes back to waiting', () => {
