@@ -1,5 +1,5 @@
 import type { Output } from './operators/stream-operator.ts';
-import type { BarrierHandler } from './barrier-handler.ts';
+import type { BarrierHandler } from './checkpointing/barrier-handler.ts';
 import type { DataInputStatus } from './data-input-status.ts';
 import type { InputGate } from './input-gate.ts';
 import type { RecoveredChannelState } from './recovered-channel-state.ts';
@@ -51,6 +51,7 @@ export class NetworkInput {
       case 'end-of-data':
         if (this.#ended[next.channel]) return 'more-available';
         this.#ended[next.channel] = 1;
+        this.#barriers.onEndOfPartition(next.channel);
         return ++this.#endedCount === this.#ended.length ? 'end-of-input' : 'more-available';
     }
   }

@@ -6,7 +6,9 @@ import type { Logger } from '../log/logger.ts';
 import type { TaskFigures } from '../network/control-messages.ts';
 import type { Barrier } from '../network/stream-event.ts';
 import type { CapturedOperatorState } from '../state/captured-state.ts';
-import type { AlignmentFigures, InFlightInput } from './barrier-handler.ts';
+import type { AlignmentFigures } from './checkpointing/alignment-figures.ts';
+import type { InFlightInput } from './checkpointing/in-flight-input.ts';
+import { CheckpointAbortedError } from './checkpointing/checkpoint-aborted-error.ts';
 import type { OperatorChain } from './operator-chain.ts';
 import type { RecordWriter } from './record-writer.ts';
 
@@ -125,7 +127,9 @@ export class SubtaskCheckpointCoordinator {
       },
       (e: unknown) => {
         release();
-        if (controller.signal.aborted) return;
+        // Aborted here (the write was told to stop, or the barrier handler gave up on the
+        // unaligned input and has declined already): nothing more to say, and nothing to count.
+        if (controller.signal.aborted || e instanceof CheckpointAbortedError) return;
         this.decline(checkpointId, 'TASK_CHECKPOINT_FAILURE', `writing the snapshot failed: ${e instanceof Error ? e.message : String(e)}`);
       },
     );

@@ -7,7 +7,10 @@ import { serializeError } from '../network/control-messages.ts';
 import type { Barrier, CheckpointOptions } from '../network/stream-event.ts';
 import type { ActivityReport, TaskActivity } from '../network/task-activity.ts';
 import { keyGroupRangeForSubtask } from '../state/key-group.ts';
-import { type AlignmentFigures, BarrierHandler, type BarrierMode, type InFlightInput } from './barrier-handler.ts';
+import type { AlignmentFigures } from './checkpointing/alignment-figures.ts';
+import { BarrierHandler } from './checkpointing/barrier-handler.ts';
+import type { BarrierMode } from './checkpointing/barrier-mode.ts';
+import type { InFlightInput } from './checkpointing/in-flight-input.ts';
 import type { InputGate } from './input-gate.ts';
 import { InjectedFailure } from './injected-failure.ts';
 import { MailboxProcessor } from './mailbox-processor.ts';
@@ -105,7 +108,7 @@ export class Task {
         setup.barrierMode,
         {
           triggerSnapshot: (barrier, figures, inFlight) => void this.#snapshot(barrier, figures, inFlight),
-          abortCheckpoint: (id, code, reason) => this.#checkpoints.decline(id, code, reason),
+          abortCheckpoint: (id, reason) => this.#checkpoints.decline(id, reason.code, reason.message),
         },
         () => this.#mailbox.mailbox.put({ description: 'aligned checkpoint timeout', run: () => this.#barriers!.checkTimeout() }),
       );
