@@ -1,6 +1,5 @@
 import type { TaskFigures } from '../network/control-messages.ts';
-
-export type CheckpointStatus = 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
+import type { CheckpointStatus } from './checkpoint-status.ts';
 
 export interface SubtaskCheckpointStats extends TaskFigures {
   readonly vertexId: string;

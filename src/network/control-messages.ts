@@ -1,5 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { CheckpointOptions } from './stream-event.ts';
+import type { TaskStatus } from './task-status.ts';
 
 /**
  * Every message between the JobMaster (coordinator) and the TaskManagers (workers), in one
@@ -19,7 +20,8 @@ export interface SerializedError {
   readonly unrecoverable?: boolean;
 }
 
-export type TaskStatus = 'initializing' | 'running' | 'end-of-data' | 'finished' | 'failed' | 'canceled';
+// In a file of its own, which needs nothing of Node: the REST views (and so the dashboard) use it too.
+export type { TaskStatus } from './task-status.ts';
 
 /** Operator list state: name -> values and how they are redistributed. */
 export type OperatorStateMap = Record<string, { readonly mode: 'split' | 'union'; readonly values: unknown[] }>;
