@@ -8,6 +8,7 @@ import { createJobMaster, defineJob, type JobMaster, type JobResult } from '../.
 import { DataGen } from '../../src/connectors/datagen/index.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { startRestServer, type RestServer } from '../../src/rest/rest-server.ts';
+import type { CheckpointsOverviewView } from '../../src/rest/rest-views.ts';
 import { DiscardSink } from '../fixtures/helpers.ts';
 import { makeTempDir, removeDir, REPO_ROOT } from '../fixtures/recovery-helpers.ts';
 
@@ -136,7 +137,7 @@ test('weir list and weir checkpoints, human and --json', async () => {
   assert.equal(human.status, 0, human.stderr);
   assert.match(human.stdout, /checkpoints of job [0-9a-f]{32}: \d+ completed/);
   assert.match(human.stdout, /^\s+\d+\s+COMPLETED\s+checkpoint\s/m);
-  const asJson = JSON.parse((await weir('checkpoints', master.jobId, '--jobmanager', address, '--json')).stdout) as { counts: { completed: number }; history: unknown[] };
+  const asJson = JSON.parse((await weir('checkpoints', master.jobId, '--jobmanager', address, '--json')).stdout) as CheckpointsOverviewView;
   assert.ok(asJson.counts.completed >= 3);
   assert.ok(asJson.history.length >= 3);
   const unknown = await weir('checkpoints', '0123456789abcdef0123456789abcdef', '--jobmanager', address);
@@ -160,7 +161,7 @@ test('where reads need the token (rest.token-required-for-reads), weir list and 
     assert.deepEqual((JSON.parse(list.stdout) as { jobs: Array<{ id: string }> }).jobs.map((j) => j.id), [master.jobId]);
     const checkpoints = await weir('checkpoints', master.jobId, '--jobmanager', address, '--token', token, '--json');
     assert.equal(checkpoints.status, 0, checkpoints.stderr);
-    assert.ok((JSON.parse(checkpoints.stdout) as { counts: { completed: number } }).counts.completed >= 3);
+    assert.ok((JSON.parse(checkpoints.stdout) as CheckpointsOverviewView).counts.completed >= 3);
   } finally {
     await guarded.close(0);
   }
