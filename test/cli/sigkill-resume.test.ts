@@ -29,7 +29,6 @@ function startRun(checkpointDir: string, output: string, fromSavepoint?: string)
   const tmp = join(root, 'tmp');
   mkdirSync(tmp, { recursive: true });
   const args = [
-    join(REPO_ROOT, 'bin', 'weir.mjs'),
     'run',
     join(REPO_ROOT, 'examples', 'wordcount.ts'),
     '-p',
@@ -108,7 +107,7 @@ test('SIGKILL and resume from the latest checkpoint, three times, then finish: e
     try {
       if (resumeFrom) {
         const from = resumeFrom;
-        await run.waitFor(`the restore of checkpoint ${from.id}`, (r) => r.plain.some((l) => l.startsWith(`restored from checkpoint ${from.id}: `)), 30_000);
+        await run.waitFor(`the restore of checkpoint ${from.id}`, (r) => r.lines.some((l) => l.startsWith(`restored from checkpoint ${from.id}: `)), 30_000);
       }
       // Two checkpoints of this run, so it has made progress of its own.
       await run.waitFor('two completed checkpoints', (r) => completedIn(r).length >= 2, 30_000);
@@ -142,15 +141,15 @@ test('SIGKILL and resume from the latest checkpoint, three times, then finish: e
     const exit = await Promise.race([
       last.exited,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`the final run did not end; stderr:\n${last.plain.slice(-20).join('\n')}`)), 60_000);
+        timer = setTimeout(() => reject(new Error(`the final run did not end; stderr:\n${last.lines.slice(-20).join('\n')}`)), 60_000);
       }),
     ]).finally(() => clearTimeout(timer));
-    assert.equal(exit.code, 0, `the final run failed:\n${last.plain.slice(-20).join('\n')}`);
+    assert.equal(exit.code, 0, `the final run failed:\n${last.lines.slice(-20).join('\n')}`);
   } finally {
     if (last.child.exitCode === null && last.child.signalCode === null) last.child.kill('SIGKILL');
   }
-  assert.ok(last.plain.some((l) => l.startsWith(`restored from checkpoint ${resumeFrom!.id}: `)), 'the final run did not restore the checkpoint');
-  assert.ok(last.plain.some((l) => / FINISHED in /.test(l)), 'the final run did not report FINISHED');
+  assert.ok(last.lines.some((l) => l.startsWith(`restored from checkpoint ${resumeFrom!.id}: `)), 'the final run did not restore the checkpoint');
+  assert.ok(last.lines.some((l) => / FINISHED in /.test(l)), 'the final run did not report FINISHED');
 
   const lines = readCommittedLines(output);
   const diff = diffSortedLines(lines, expected);

@@ -38,7 +38,6 @@ function startRun(input: string, output: string, checkpointDir: string, sinkRate
   const tmp = join(root, 'tmp');
   mkdirSync(tmp, { recursive: true });
   const args = [
-    join(REPO_ROOT, 'bin', 'weir.mjs'),
     'run',
     JOB,
     '-p',
@@ -98,7 +97,7 @@ test('weir run --unaligned, SIGKILL and resume from the latest checkpoint three 
     try {
       if (resumeFrom) {
         const from = resumeFrom;
-        await run.waitFor(`the restore of checkpoint ${from.id}`, (r) => r.plain.some((l) => l.startsWith(`restored from checkpoint ${from.id}: `)), 30_000);
+        await run.waitFor(`the restore of checkpoint ${from.id}`, (r) => r.lines.some((l) => l.startsWith(`restored from checkpoint ${from.id}: `)), 30_000);
       }
       await run.waitFor('two completed checkpoints', (r) => completedIn(r).length >= 2, 30_000);
       await new Promise((r) => setTimeout(r, delay));
@@ -142,15 +141,15 @@ test('weir run --unaligned, SIGKILL and resume from the latest checkpoint three 
     const exit = await Promise.race([
       last.exited,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`the final run did not end; stderr:\n${last.plain.slice(-20).join('\n')}`)), 60_000);
+        timer = setTimeout(() => reject(new Error(`the final run did not end; stderr:\n${last.lines.slice(-20).join('\n')}`)), 60_000);
       }),
     ]).finally(() => clearTimeout(timer));
-    assert.equal(exit.code, 0, `the final run failed:\n${last.plain.slice(-20).join('\n')}`);
+    assert.equal(exit.code, 0, `the final run failed:\n${last.lines.slice(-20).join('\n')}`);
   } finally {
     killIfAlive(last);
   }
-  assert.ok(last.plain.some((l) => l.startsWith(`restored from checkpoint ${resumeFrom!.id}: `)), 'the final run did not restore the checkpoint');
-  assert.ok(last.plain.some((l) => / FINISHED in /.test(l)), 'the final run did not report FINISHED');
+  assert.ok(last.lines.some((l) => l.startsWith(`restored from checkpoint ${resumeFrom!.id}: `)), 'the final run did not restore the checkpoint');
+  assert.ok(last.lines.some((l) => / FINISHED in /.test(l)), 'the final run did not report FINISHED');
   const diff = diffSortedLines(readCommittedLines(output), expected);
   assert.equal(diff, undefined, `committed output is not exactly-once: ${diff}`);
 });

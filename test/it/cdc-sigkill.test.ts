@@ -38,7 +38,6 @@ function startRun(output: string, checkpointDir: string, fromCheckpoint?: string
   mkdirSync(tmp, { recursive: true });
   return spawnWeir(
     [
-      join(REPO_ROOT, 'bin', 'weir.mjs'),
       'run',
       JOB,
       '-p',
@@ -69,8 +68,8 @@ function startRun(output: string, checkpointDir: string, fromCheckpoint?: string
 const progress = (run: WeirProcess) => run.log.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('snapshot progress'));
 
 async function restUrl(run: WeirProcess): Promise<string> {
-  await run.waitFor('the REST address', (r) => r.plain.some((l) => l.startsWith('REST: ')), 30_000);
-  return run.plain.find((l) => l.startsWith('REST: '))!.slice('REST: '.length);
+  await run.waitFor('the REST address', (r) => r.lines.some((l) => l.startsWith('REST: ')), 30_000);
+  return run.lines.find((l) => l.startsWith('REST: '))!.slice('REST: '.length);
 }
 
 /** Sum of a per-subtask source figure in the Prometheus text of a running job. */
@@ -132,7 +131,7 @@ test('SIGKILL mid-snapshot and resume: only unfinished chunks are read again; th
     second.child.kill('SIGINT');
     const exit = await second.exited;
     assert.equal(exit.signal, null, 'Ctrl-C cancels the job and the process ends by itself');
-    assert.ok(second.plain.some((l) => /CANCELED/.test(l)), second.plain.slice(-5).join('\n'));
+    assert.ok(second.lines.some((l) => /CANCELED/.test(l)), second.lines.slice(-5).join('\n'));
   } finally {
     if (second.child.exitCode === null) second.child.kill('SIGKILL');
   }
