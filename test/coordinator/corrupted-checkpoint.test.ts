@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, truncateSync, writeFileSync, sta
 import { join } from 'node:path';
 import { CheckpointCorruptedError, createJobMaster, createLogger, executeJob } from '../../src/index.ts';
 import { DataGen } from '../../src/connectors/datagen/index.ts';
+import { seededRandom } from '../../src/coordinator/fault-injector.ts';
 import {
   ControlledSource,
   diffSortedLines,
@@ -16,7 +17,6 @@ import {
   readCommittedLines,
   removeDir,
   REPO_ROOT,
-  seeded,
   writeWordsFile,
   wordCountToFiles,
 } from '../fixtures/recovery-helpers.ts';
@@ -46,7 +46,7 @@ describe('a corrupted latest checkpoint', () => {
   test('recovery falls back to the previous retained checkpoint, and the output is still exactly-once', async () => {
     const dir = join(root, 'fallback');
     const output = join(dir, 'output');
-    const rnd = seeded(99);
+    const rnd = seededRandom(99);
     const vocabulary = Array.from({ length: 300 }, (_, i) => `w${i}`);
     const words = Array.from({ length: 12_000 }, () => vocabulary[Math.floor(rnd() * rnd() * vocabulary.length)]!);
     const counts = new Map<string, number>();
