@@ -5,6 +5,7 @@
 import { ApiError, api, token } from './api.js';
 import { h } from './dom.js';
 import { time } from './format.js';
+/** @import { SavepointTriggerView } from '../src/rest/rest-views.ts' */
 
 const DIR_KEY = 'weir.savepoint-dir';
 
@@ -136,7 +137,7 @@ async function cancel(jobId, jobName) {
  * Triggers a savepoint or stop and follows its trigger id to the end.
  * @param {string} jobId
  * @param {'savepoint' | 'stop'} kind
- * @param {() => Promise<{ 'request-id': string }>} trigger
+ * @param {() => Promise<SavepointTriggerView>} trigger
  */
 async function start(jobId, kind, trigger) {
   /** @type {Operation} */

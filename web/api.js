@@ -1,5 +1,12 @@
 // @ts-check
-// The JobManager's REST API (Flink's paths and field names), as the dashboard calls it.
+// The JobManager's REST API (Flink's paths and field names), as the dashboard calls it. The
+// answers' types are the server's own (src/rest/rest-views.ts): the type check of web/ fails when
+// a page reads a field the server does not send.
+/**
+ * @import { CancelView, CheckpointConfigView, CheckpointDetailsView, CheckpointsOverviewView, CheckpointSubtasksView,
+ *   ErrorView, JobDetailsView, JobExceptionsView, JobsOverviewView, OperationStatusView, OverviewView,
+ *   SavepointTriggerView } from '../src/rest/rest-views.ts'
+ */
 
 const TOKEN_KEY = 'weir.rest-token';
 
@@ -25,10 +32,11 @@ export const token = {
 };
 
 /**
+ * @template T the answer's type (the route's view)
  * @param {string} method
  * @param {string} path
  * @param {unknown} [body]
- * @returns {Promise<any>}
+ * @returns {Promise<T>}
  */
 async function call(method, path, body) {
   /** @type {Record<string, string>} */
@@ -42,41 +50,43 @@ async function call(method, path, body) {
     throw new ApiError(`the REST API did not answer (${e instanceof Error ? e.message : String(e)})`, 0);
   }
   const text = await res.text();
-  /** @type {any} */
+  /** @type {unknown} */
   let json = null;
   try {
     json = text ? JSON.parse(text) : null;
   } catch {
     json = null;
   }
-  if (!res.ok) throw new ApiError(json?.errors?.join('; ') || `${res.status} ${res.statusText}`, res.status);
-  return json;
+  if (!res.ok) throw new ApiError(/** @type {Partial<ErrorView> | null} */ (json)?.errors?.join('; ') || `${res.status} ${res.statusText}`, res.status);
+  return /** @type {T} */ (json);
 }
 
 /** @param {string} id */
 const job = (id) => `/jobs/${encodeURIComponent(id)}`;
 
 export const api = {
+  /** @returns {Promise<OverviewView>} */
   overview: () => call('GET', '/overview'),
+  /** @returns {Promise<JobsOverviewView>} */
   jobs: () => call('GET', '/jobs/overview'),
-  /** @param {string} id */
+  /** @param {string} id @returns {Promise<JobDetailsView>} */
   job: (id) => call('GET', job(id)),
-  /** @param {string} id */
+  /** @param {string} id @returns {Promise<JobExceptionsView>} */
   exceptions: (id) => call('GET', `${job(id)}/exceptions`),
-  /** @param {string} id */
+  /** @param {string} id @returns {Promise<CheckpointsOverviewView>} */
   checkpoints: (id) => call('GET', `${job(id)}/checkpoints`),
-  /** @param {string} id */
+  /** @param {string} id @returns {Promise<CheckpointConfigView>} */
   checkpointConfig: (id) => call('GET', `${job(id)}/checkpoints/config`),
-  /** @param {string} id @param {number} cid */
+  /** @param {string} id @param {number} cid @returns {Promise<CheckpointDetailsView>} */
   checkpoint: (id, cid) => call('GET', `${job(id)}/checkpoints/details/${cid}`),
-  /** @param {string} id @param {number} cid @param {string} vertex */
+  /** @param {string} id @param {number} cid @param {string} vertex @returns {Promise<CheckpointSubtasksView>} */
   checkpointSubtasks: (id, cid, vertex) => call('GET', `${job(id)}/checkpoints/details/${cid}/subtasks/${encodeURIComponent(vertex)}`),
-  /** @param {string} id @param {string} dir */
+  /** @param {string} id @param {string} dir @returns {Promise<SavepointTriggerView>} */
   triggerSavepoint: (id, dir) => call('POST', `${job(id)}/savepoints`, dir ? { 'target-directory': dir } : {}),
-  /** @param {string} id @param {string} dir @param {boolean} drain */
+  /** @param {string} id @param {string} dir @param {boolean} drain @returns {Promise<SavepointTriggerView>} */
   stop: (id, dir, drain) => call('POST', `${job(id)}/stop`, { ...(dir ? { targetDirectory: dir } : {}), drain }),
-  /** @param {string} id @param {string} trigger */
+  /** @param {string} id @param {string} trigger @returns {Promise<OperationStatusView>} */
   operation: (id, trigger) => call('GET', `${job(id)}/savepoints/${encodeURIComponent(trigger)}`),
-  /** @param {string} id */
+  /** @param {string} id @returns {Promise<CancelView>} */
   cancel: (id) => call('PATCH', `${job(id)}?mode=cancel`),
 };

@@ -28,6 +28,7 @@ let timer;
 /** Whether the user dismissed the token dialog: polls that get 401 then show the error instead of asking again. */
 let tokenDeclined = false;
 
+/** @returns {{ page: 'job', jobId: string, tab: 'overview' | 'checkpoints' | 'exceptions', checkpoint: number | null } | { page: 'jobs' }} */
 function route() {
   const parts = location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
   if (parts[0] === 'jobs' && parts[1]) {
@@ -43,7 +44,7 @@ function show() {
   const main = byId('main');
   main.replaceChildren();
   const r = route();
-  view = r.page === 'job' ? jobPage(main, /** @type {any} */ (r)) : jobsPage(main);
+  view = r.page === 'job' ? jobPage(main, r) : jobsPage(main);
   void tick();
 }
 

@@ -3,6 +3,7 @@
 // them, laid out left to right by depth. Boxes are coloured by backpressure.
 import { s } from './dom.js';
 import { clip, count, percent } from './format.js';
+/** @import { VertexView as Vertex } from '../src/rest/rest-views.ts' */
 
 const W = 240;
 const H = 96;
@@ -11,15 +12,13 @@ const GAP_Y = 28;
 const PAD = 16;
 
 /**
- * @typedef {{ id: string, name: string, parallelism: number, inputs: Array<{ id: string, ship_strategy: string }>,
- *   metrics: { 'read-records': number, 'write-records': number }, subtasks: Array<{ status: string }> }} Vertex
  * @typedef {{ ratio: number | null, level: 'ok' | 'low' | 'high' | 'idle' }} Pressure
  */
 
 /**
  * Columns by depth (a vertex sits one column right of its deepest input), each column ordered by
  * where its inputs sit, to keep arrows from crossing.
- * @param {Vertex[]} vertices
+ * @param {readonly Vertex[]} vertices
  */
 function layout(vertices) {
   /** @type {Map<string, number>} */
@@ -68,7 +67,7 @@ function layout(vertices) {
 }
 
 /**
- * @param {Vertex[]} vertices
+ * @param {readonly Vertex[]} vertices
  * @param {(v: Vertex) => Pressure} pressure
  * @param {string | null} selected the selected vertex's id
  */

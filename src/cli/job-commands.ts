@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { readMetadata } from '../checkpoint/checkpoint-metadata.ts';
 import { isJobId } from '../coordinator/job-id.ts';
+import type { CancelView, CheckpointsOverviewView, JobsOverviewView, SavepointTriggerView } from '../rest/rest-views.ts';
 import { registeredJobs } from './job-registry.ts';
 import { awaitTrigger, call, jobManagerFor } from './rest-client.ts';
 import { UsageError } from './run-command.ts';
@@ -23,7 +24,7 @@ export async function listCommand(o: RemoteOptions): Promise<number> {
   const bases = o.jobmanager ? [jobManagerFor(undefined, o.jobmanager)] : [...new Set(registeredJobs().map((j) => j.url))];
   const jobs: Array<{ id: string; status: string; jobmanager: string; name?: string; duration?: number }> = [];
   for (const base of bases) {
-    const r = await call<{ jobs: Array<{ jid: string; state: string; name: string; duration: number }> }>(base, 'GET', '/jobs/overview', undefined, o.token);
+    const r = await call<JobsOverviewView>(base, 'GET', '/jobs/overview', undefined, o.token);
     for (const j of r.jobs) jobs.push({ id: j.jid, status: j.state, name: j.name, duration: j.duration, jobmanager: base });
   }
   const human =
@@ -39,7 +40,7 @@ export async function savepointCommand(jobId: string, dir: string | undefined, o
   checkId(jobId);
   const base = jobManagerFor(jobId, o.jobmanager);
   process.stderr.write(`Triggering savepoint for job ${jobId}.\n`);
-  const { 'request-id': trigger } = await call<{ 'request-id': string }>(base, 'POST', `/jobs/${jobId}/savepoints`, dir ? { 'target-directory': resolve(dir) } : {}, o.token);
+  const { 'request-id': trigger } = await call<SavepointTriggerView>(base, 'POST', `/jobs/${jobId}/savepoints`, dir ? { 'target-directory': resolve(dir) } : {}, o.token);
   const location = await awaitTrigger(base, jobId, trigger, o.token);
   print(o, `Savepoint completed. Path: ${location}`, { jobId, location });
   return 0;
@@ -51,7 +52,7 @@ export async function stopCommand(jobId: string, o: RemoteOptions & { savepoint?
   const base = jobManagerFor(jobId, o.jobmanager);
   process.stderr.write(`Suspending job ${jobId} with a savepoint${o.drain ? ' (draining)' : ''}.\n`);
   const body = { ...(o.savepoint ? { targetDirectory: resolve(o.savepoint) } : {}), drain: o.drain ?? false };
-  const { 'request-id': trigger } = await call<{ 'request-id': string }>(base, 'POST', `/jobs/${jobId}/stop`, body, o.token);
+  const { 'request-id': trigger } = await call<SavepointTriggerView>(base, 'POST', `/jobs/${jobId}/stop`, body, o.token);
   const location = await awaitTrigger(base, jobId, trigger, o.token);
   print(o, `Savepoint completed. Path: ${location}`, { jobId, location });
   return 0;
@@ -61,7 +62,7 @@ export async function stopCommand(jobId: string, o: RemoteOptions & { savepoint?
 export async function cancelCommand(jobId: string, o: RemoteOptions): Promise<number> {
   checkId(jobId);
   const base = jobManagerFor(jobId, o.jobmanager);
-  await call(base, 'PATCH', `/jobs/${jobId}?mode=cancel`, undefined, o.token);
+  await call<CancelView>(base, 'PATCH', `/jobs/${jobId}?mode=cancel`, undefined, o.token);
   print(o, `Cancelled job ${jobId}.`, { jobId, cancelled: true });
   return 0;
 }
@@ -74,28 +75,13 @@ export async function disposeCommand(path: string, o: RemoteOptions): Promise<nu
   return 0;
 }
 
-interface CheckpointRow {
-  id: number;
-  status: string;
-  is_savepoint: boolean;
-  unaligned?: boolean;
-  trigger_timestamp: number;
-  end_to_end_duration: number;
-  state_size: number;
-  persisted_data: number;
-  num_subtasks: number;
-  num_acknowledged_subtasks: number;
-  failure_message?: string;
-  failure_hint?: string | null;
-}
-
 const size = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} kB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
 
 /** `weir checkpoints <job-id>`: recent checkpoints with durations, sizes, and why failed ones failed. */
 export async function checkpointsCommand(jobId: string, o: RemoteOptions & { limit?: string }): Promise<number> {
   checkId(jobId);
   const base = jobManagerFor(jobId, o.jobmanager);
-  const r = await call<{ counts: Record<string, number>; history: CheckpointRow[] }>(base, 'GET', `/jobs/${jobId}/checkpoints`, undefined, o.token);
+  const r = await call<CheckpointsOverviewView>(base, 'GET', `/jobs/${jobId}/checkpoints`, undefined, o.token);
   if (o.json) {
     process.stdout.write(JSON.stringify(r) + '\n');
     return 0;

@@ -1,3 +1,4 @@
+import type { ErrorView, OperationStatusView } from '../rest/rest-views.ts';
 import { registeredJobs } from './job-registry.ts';
 
 /** A JobManager that did not answer, or answered with an error: names the address and the cause. */
@@ -37,7 +38,7 @@ export async function call<T>(base: string, method: string, path: string, body?:
   const text = await res.text();
   const json = text ? (JSON.parse(text) as unknown) : {};
   if (!res.ok) {
-    const errors = (json as { errors?: string[] }).errors ?? [text];
+    const errors = (json as Partial<ErrorView>).errors ?? [text];
     throw new JobManagerError(base, `${method} ${path}: ${res.status} ${errors.join('; ')}`, res.status);
   }
   return json as T;
@@ -47,13 +48,7 @@ export async function call<T>(base: string, method: string, path: string, body?:
 export async function awaitTrigger(base: string, jobId: string, triggerId: string, token?: string, timeoutMs = 10 * 60_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (let wait = 50; Date.now() < deadline; wait = Math.min(wait * 2, 1000)) {
-    const r = await call<{ status: { id: string }; operation?: { location?: string; 'failure-cause'?: { 'stack-trace': string } } }>(
-      base,
-      'GET',
-      `/jobs/${jobId}/savepoints/${triggerId}`,
-      undefined,
-      token,
-    );
+    const r = await call<OperationStatusView>(base, 'GET', `/jobs/${jobId}/savepoints/${triggerId}`, undefined, token);
     if (r.status.id === 'COMPLETED') {
       if (r.operation?.location) return r.operation.location;
       throw new JobManagerError(base, r.operation?.['failure-cause']?.['stack-trace'] ?? 'the savepoint failed');

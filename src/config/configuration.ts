@@ -1,5 +1,6 @@
 import { ConfigError } from './config-error.ts';
 import type { ConfigSource } from './config-source.ts';
+import type { ConsistencyMode } from './consistency-mode.ts';
 import { parseDuration } from './duration.ts';
 import { UPPER_BOUND_MAX_PARALLELISM } from '../state/key-group.ts';
 
@@ -47,7 +48,7 @@ export interface WeirConfig {
 }
 
 export type ConfigKey = keyof WeirConfig;
-export type ConsistencyMode = 'exactly-once' | 'at-least-once' | 'at-most-once';
+export type { ConsistencyMode } from './consistency-mode.ts';
 export type RestartStrategyType = 'none' | 'fixed-delay' | 'failure-rate' | 'exponential-delay';
 
 type Kind = 'int' | 'duration' | 'number' | 'boolean' | 'string' | { readonly oneOf: readonly string[] };

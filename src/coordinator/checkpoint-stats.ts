@@ -1,7 +1,6 @@
 import type { CheckpointFailure } from '../checkpoint/checkpoint-failure-reason.ts';
 import type { TaskFigures } from '../network/control-messages.ts';
-
-export type CheckpointStatus = 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
+import type { CheckpointStatus } from './checkpoint-status.ts';
 
 export interface SubtaskCheckpointStats extends TaskFigures {
   readonly vertexId: string;

@@ -3,6 +3,7 @@ import type { CheckpointFailureCode } from '../checkpoint/checkpoint-failure-rea
 import type { TaskRestoreState, TaskStateSnapshot } from '../checkpoint/state-handles.ts';
 import type { CheckpointOptions } from './stream-event.ts';
 import type { ActivityReport } from './task-activity.ts';
+import type { TaskStatus } from './task-status.ts';
 
 /**
  * Every message between the JobMaster (coordinator) and the TaskManagers (workers), in one
@@ -24,7 +25,8 @@ export interface SerializedError {
   readonly injected?: boolean;
 }
 
-export type TaskStatus = 'initializing' | 'running' | 'end-of-data' | 'finished' | 'failed' | 'canceled';
+// In a file of its own, which needs nothing of Node: the REST views (and so the dashboard) use it too.
+export type { TaskStatus } from './task-status.ts';
 
 export interface TaskDeployment {
   readonly vertexId: string;

@@ -1,8 +1,18 @@
 import type { CheckpointStats } from '../coordinator/checkpoint-stats.ts';
 import type { JobMaster } from '../coordinator/job-master.ts';
 import { checkpointHint } from '../coordinator/checkpoint-doctor.ts';
+import type {
+  CheckpointConfigView,
+  CheckpointDetailsView,
+  CheckpointsOverviewView,
+  CheckpointSubtasksView,
+  CheckpointVertexView,
+  CheckpointView,
+  StatisticsView,
+  SubtaskCheckpointView,
+} from './rest-views.ts';
 
-function statistics(values: readonly number[]) {
+function statistics(values: readonly number[]): StatisticsView {
   if (values.length === 0) return { min: 0, max: 0, avg: 0, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 };
   const sorted = [...values].sort((a, b) => a - b);
   const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
@@ -18,7 +28,7 @@ function statistics(values: readonly number[]) {
   };
 }
 
-function checkpointView(s: CheckpointStats) {
+function checkpointView(s: CheckpointStats): CheckpointView {
   return {
     className: s.status === 'COMPLETED' ? 'completed' : s.status === 'FAILED' ? 'failed' : 'in_progress',
     id: s.id,
@@ -42,7 +52,7 @@ function checkpointView(s: CheckpointStats) {
 }
 
 /** GET /jobs/:id/checkpoints (Flink's CheckpointingStatistics). */
-export function checkpointsOverview(m: JobMaster) {
+export function checkpointsOverview(m: JobMaster): CheckpointsOverviewView {
   const stats = m.checkpoints.stats;
   const history = stats.history();
   const completed = history.filter((s) => s.status === 'COMPLETED');
@@ -71,7 +81,7 @@ export function checkpointsOverview(m: JobMaster) {
 }
 
 /** GET /jobs/:id/checkpoints/config. */
-export function checkpointConfig(m: JobMaster) {
+export function checkpointConfig(m: JobMaster): CheckpointConfigView {
   const c = m.plan.config;
   return {
     mode: c['execution.checkpointing.mode'],
@@ -91,7 +101,6 @@ export function checkpointConfig(m: JobMaster) {
     checkpoints_after_tasks_finish: true,
     interval_during_backlog: c['execution.checkpointing.interval-during-backlog'],
     checkpoint_directory: m.checkpointDirectory,
-    /** Where savepoints go when no target directory is given (execution.checkpointing.savepoint-dir). */
     savepoint_directory: c['execution.checkpointing.savepoint-dir'] ?? null,
   };
 }
@@ -103,9 +112,9 @@ function found(m: JobMaster, id: number): CheckpointStats {
 }
 
 /** GET /jobs/:id/checkpoints/details/:cid: the checkpoint with per-vertex summaries. */
-export function checkpointDetails(m: JobMaster, id: number) {
+export function checkpointDetails(m: JobMaster, id: number): CheckpointDetailsView {
   const s = found(m, id);
-  const tasks: Record<string, unknown> = {};
+  const tasks: Record<string, CheckpointVertexView> = {};
   for (const v of m.graph.vertices) {
     const subs = s.subtasks.filter((x) => x.vertexId === v.id);
     tasks[v.id] = {
@@ -124,7 +133,7 @@ export function checkpointDetails(m: JobMaster, id: number) {
 }
 
 /** GET /jobs/:id/checkpoints/details/:cid/subtasks/:vertex: per-subtask figures. */
-export function checkpointSubtasks(m: JobMaster, id: number, vertexId: string) {
+export function checkpointSubtasks(m: JobMaster, id: number, vertexId: string): CheckpointSubtasksView {
   const s = found(m, id);
   const v = m.graph.vertices.find((x) => x.id === vertexId);
   if (!v) throw Object.assign(new Error(`vertex ${vertexId} not found`), { statusCode: 404 });
@@ -139,7 +148,7 @@ export function checkpointSubtasks(m: JobMaster, id: number, vertexId: string) {
       start_delay: pick((x) => Math.round(x.startDelayMs)),
       state_size: pick((x) => x.stateBytes),
     },
-    subtasks: Array.from({ length: v.parallelism }, (_, i) => {
+    subtasks: Array.from({ length: v.parallelism }, (_, i): SubtaskCheckpointView => {
       const x = subs.find((y) => y.subtask === i);
       if (!x) return { index: i, status: 'pending_or_failed' };
       return {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ErrorView } from './rest-views.ts';
 
 /** The web dashboard's files: plain HTML, CSS and JavaScript modules, served as they are (no build step). */
 export const DASHBOARD_ROOT = join(import.meta.dirname, '..', '..', 'web');
@@ -25,14 +26,14 @@ export function registerDashboard(app: FastifyInstance, root: string = DASHBOARD
   const send = async (reply: FastifyReply, file: string) => {
     const type = TYPES[extname(file)];
     if (!SAFE_PATH.test(file) || file.split('/').some((p) => p.startsWith('.')) || !type) {
-      return reply.code(404).send({ errors: [`no such file: ${file}`] });
+      return reply.code(404).send({ errors: [`no such file: ${file}`] } satisfies ErrorView);
     }
     let body: Buffer;
     try {
       body = await readFile(join(root, file));
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return reply.code(404).send({ errors: [`no such file: ${file}`] });
+      if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return reply.code(404).send({ errors: [`no such file: ${file}`] } satisfies ErrorView);
       throw e;
     }
     return reply

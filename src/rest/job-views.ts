@@ -1,8 +1,9 @@
 import type { JobMaster } from '../coordinator/job-master.ts';
 import { describeActivity } from '../network/task-activity.ts';
+import type { JobDetailsView, JobExceptionsView, JobsListView, JobSummaryView, OverviewView, SubtaskView, VertexView } from './rest-views.ts';
 
 /** GET /overview: how many jobs are in which state. */
-export function jobOverview(masters: readonly JobMaster[]) {
+export function jobOverview(masters: readonly JobMaster[]): OverviewView {
   const count = (s: string) => masters.filter((m) => m.status === s).length;
   return {
     'jobs-running': masters.filter((m) => m.status === 'RUNNING' || m.status === 'RESTARTING' || m.status === 'CREATED').length,
@@ -12,12 +13,14 @@ export function jobOverview(masters: readonly JobMaster[]) {
   };
 }
 
-/** GET /jobs/:id (Flink's JobDetailsInfo, in the fields that apply). */
-export function jobDetails(m: JobMaster, withVertices: boolean) {
-  const now = Date.now();
-  const metrics = m.taskMetrics();
-  const statuses = m.taskStatuses();
-  const base = {
+/** GET /jobs: ids and states only. */
+export function jobsList(masters: readonly JobMaster[]): JobsListView {
+  return { jobs: masters.map((m) => ({ id: m.jobId, status: m.status })) };
+}
+
+/** A job of GET /jobs/overview (Flink's JobDetailsInfo, in the fields that apply). */
+export function jobSummary(m: JobMaster, now = Date.now()): JobSummaryView {
+  return {
     jid: m.jobId,
     name: m.graph.vertices.find((v) => v.isSource)?.name ?? 'job',
     state: m.status,
@@ -27,11 +30,17 @@ export function jobDetails(m: JobMaster, withVertices: boolean) {
     now,
     restarts: m.restarts,
   };
-  if (!withVertices) return base;
+}
+
+/** GET /jobs/:id: the summary with the job graph's vertices and their subtasks' figures. */
+export function jobDetails(m: JobMaster): JobDetailsView {
+  const now = Date.now();
+  const metrics = m.taskMetrics();
+  const statuses = m.taskStatuses();
   return {
-    ...base,
-    vertices: m.graph.vertices.map((v) => {
-      const subtasks = Array.from({ length: v.parallelism }, (_, i) => {
+    ...jobSummary(m, now),
+    vertices: m.graph.vertices.map((v): VertexView => {
+      const subtasks = Array.from({ length: v.parallelism }, (_, i): SubtaskView => {
         const t = metrics.find((x) => x.vertexId === v.id && x.subtask === i);
         return {
           subtask: i,
@@ -56,9 +65,26 @@ export function jobDetails(m: JobMaster, withVertices: boolean) {
           'write-records': subtasks.reduce((n, s) => n + s['write-records'], 0),
         },
         subtasks,
-        // The split enumerator's figures (e.g. CDC snapshot progress), when the source has one.
         ...(progress && Object.keys(progress).length > 0 ? { 'source-progress': progress } : {}),
       };
     }),
+  };
+}
+
+/** GET /jobs/:id/exceptions: every failure seen, oldest first (Flink's JobExceptionsInfoWithHistory). */
+export function jobExceptions(m: JobMaster): JobExceptionsView {
+  return {
+    exceptionHistory: {
+      entries: m.exceptions.map((e) => ({
+        exceptionName: e.error.name,
+        stacktrace: e.error.stack ?? e.error.message,
+        timestamp: e.timestamp,
+        taskName: e.error.vertex ?? null,
+        attempt: e.attempt,
+        restarted: e.restarted,
+      })),
+      truncated: false,
+    },
+    restarts: m.restarts,
   };
 }

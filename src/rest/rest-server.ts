@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { JobMaster } from '../coordinator/job-master.ts';
 import type { Logger } from '../log/logger.ts';
-import { jobDetails, jobOverview } from './job-views.ts';
+import { jobDetails, jobExceptions, jobOverview, jobsList, jobSummary } from './job-views.ts';
 import { prometheusMetrics } from './prometheus.ts';
 import { checkpointConfig, checkpointDetails, checkpointSubtasks, checkpointsOverview } from './checkpoint-views.ts';
 import { registerDashboard } from './dashboard-files.ts';
 import { requestGuard } from './request-guard.ts';
+import type { CancelView, ErrorView, JobsOverviewView, OperationStatusView, SavepointTriggerView } from './rest-views.ts';
 
 export interface RestServerOptions {
   readonly master: JobMaster;
@@ -28,12 +29,13 @@ export interface RestServer {
 
 /** The operations started by POST and polled by GET (savepoints and stops), as Flink's trigger ids. */
 interface AsyncOperation {
-  status: 'IN_PROGRESS' | 'COMPLETED';
-  location?: string;
-  failure?: string;
+  /** Set once the operation completed: where the savepoint is, or why it failed. */
+  outcome?: OperationStatusView['operation'];
   /** Whether a client has read the completed result (a stop's client polls after the job ended). */
   fetched: boolean;
 }
+
+const errorView = (message: string): ErrorView => ({ errors: [message] });
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 const PORT_ATTEMPTS = 50;
@@ -54,13 +56,13 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
 
   app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown }, _req, reply) => {
     const status = error.statusCode && error.statusCode < 500 ? error.statusCode : error.validation ? 400 : 500;
-    void reply.code(status).send({ errors: [error.message] });
+    void reply.code(status).send(errorView(error.message));
   });
-  app.setNotFoundHandler((req, reply) => void reply.code(404).send({ errors: [`no such resource: ${req.method} ${req.url}`] }));
+  app.setNotFoundHandler((req, reply) => void reply.code(404).send(errorView(`no such resource: ${req.method} ${req.url}`)));
   const guard = requestGuard({ token: o.token, tokenRequiredForReads: o.tokenRequiredForReads ?? !loopback });
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
     const refusal = guard(req);
-    if (refusal) return reply.code(refusal.status).send({ errors: [refusal.message] });
+    if (refusal) return reply.code(refusal.status).send(errorView(refusal.message));
   });
   const job = (req: FastifyRequest): JobMaster => {
     const id = (req.params as { jobid: string }).jobid;
@@ -69,11 +71,11 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   };
   const track = (work: Promise<{ directory: string }>): string => {
     const id = randomBytes(16).toString('hex');
-    const op: AsyncOperation = { status: 'IN_PROGRESS', fetched: false };
+    const op: AsyncOperation = { fetched: false };
     operations.set(id, op);
     work.then(
-      (sp) => Object.assign(op, { status: 'COMPLETED', location: sp.directory }),
-      (e: Error) => Object.assign(op, { status: 'COMPLETED', failure: e.message }),
+      (sp) => (op.outcome = { location: sp.directory }),
+      (e: Error) => (op.outcome = { 'failure-cause': { class: 'SavepointError', 'stack-trace': e.message } }),
     );
     return id;
   };
@@ -83,19 +85,10 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   registerDashboard(app);
   app.get('/overview', async () => jobOverview([master]));
   app.get('/metrics', async (_req, reply) => reply.type('text/plain; version=0.0.4').send(prometheusMetrics([master])));
-  app.get('/jobs', async () => ({ jobs: [{ id: master.jobId, status: master.status }] }));
-  app.get('/jobs/overview', async () => ({ jobs: [jobDetails(master, false)] }));
-  app.get('/jobs/:jobid', { schema: { params: jobIdParam } }, async (req) => jobDetails(job(req), true));
-  app.get('/jobs/:jobid/exceptions', { schema: { params: jobIdParam } }, async (req) => {
-    const m = job(req);
-    return {
-      'exceptionHistory': {
-        entries: m.exceptions.map((e) => ({ exceptionName: e.error.name, stacktrace: e.error.stack ?? e.error.message, timestamp: e.timestamp, taskName: e.error.vertex ?? null, attempt: e.attempt, restarted: e.restarted })),
-        truncated: false,
-      },
-      restarts: m.restarts,
-    };
-  });
+  app.get('/jobs', async () => jobsList([master]));
+  app.get('/jobs/overview', async (): Promise<JobsOverviewView> => ({ jobs: [jobSummary(master)] }));
+  app.get('/jobs/:jobid', { schema: { params: jobIdParam } }, async (req) => jobDetails(job(req)));
+  app.get('/jobs/:jobid/exceptions', { schema: { params: jobIdParam } }, async (req) => jobExceptions(job(req)));
   app.get('/jobs/:jobid/checkpoints', { schema: { params: jobIdParam } }, async (req) => checkpointsOverview(job(req)));
   app.get('/jobs/:jobid/checkpoints/config', { schema: { params: jobIdParam } }, async (req) => checkpointConfig(job(req)));
   const cidParams = { type: 'object', properties: { jobid: { type: 'string', pattern: '^[0-9a-f]{32}$' }, checkpointid: { type: 'string', pattern: '^[1-9][0-9]{0,15}$' } }, required: ['jobid', 'checkpointid'] } as const;
@@ -122,18 +115,16 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
         if (body['cancel-job']) await m.cancel();
         return sp;
       });
-      return reply.code(202).send({ 'request-id': track(work) });
+      return reply.code(202).send({ 'request-id': track(work) } satisfies SavepointTriggerView);
     },
   );
-  app.get('/jobs/:jobid/savepoints/:triggerid', { schema: { params: { type: 'object', properties: { jobid: jobIdParam.properties.jobid, triggerid: { type: 'string' } } } } }, async (req) => {
+  app.get('/jobs/:jobid/savepoints/:triggerid', { schema: { params: { type: 'object', properties: { jobid: jobIdParam.properties.jobid, triggerid: { type: 'string' } } } } }, async (req): Promise<OperationStatusView> => {
     job(req);
     const op = operations.get((req.params as { triggerid: string }).triggerid);
     if (!op) throw Object.assign(new Error('unknown trigger id'), { statusCode: 404 });
-    if (op.status === 'COMPLETED') op.fetched = true;
-    return {
-      status: { id: op.status },
-      ...(op.status === 'COMPLETED' ? { operation: op.failure ? { 'failure-cause': { class: 'SavepointError', 'stack-trace': op.failure } } : { location: op.location } } : {}),
-    };
+    if (!op.outcome) return { status: { id: 'IN_PROGRESS' } };
+    op.fetched = true;
+    return { status: { id: 'COMPLETED' }, operation: op.outcome };
   });
   app.post(
     '/jobs/:jobid/stop',
@@ -146,7 +137,7 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
     async (req, reply) => {
       const m = job(req);
       const body = (req.body ?? {}) as { targetDirectory?: string; drain?: boolean };
-      return reply.code(202).send({ 'request-id': track(m.stopWithSavepoint(body.targetDirectory, body.drain ?? false)) });
+      return reply.code(202).send({ 'request-id': track(m.stopWithSavepoint(body.targetDirectory, body.drain ?? false)) } satisfies SavepointTriggerView);
     },
   );
   app.patch(
@@ -156,7 +147,7 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
     },
     async (req, reply) => {
       void job(req).cancel();
-      return reply.code(202).send({});
+      return reply.code(202).send({} satisfies CancelView);
     },
   );
 

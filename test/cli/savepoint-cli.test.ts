@@ -10,20 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { createJobMaster, keyGroupFor } from '../../src/index.ts';
 import { committedFiles } from '../../src/connectors/file/index.ts';
 import { diffSortedLines, expectedRunningCounts, JobEvents, makeTempDir, readCommittedLines, removeDir } from '../fixtures/recovery-helpers.ts';
-import {
-  assertSameCounts,
-  committedMaxCounts,
-  completedCheckpoints,
-  countsBeforeSplits,
-  emitted,
-  readWordCountSavepoint,
-  startWeirRun,
-  weir,
-  weirEnv,
-  wordCounts,
-  WORDCOUNT,
-  type WeirRun,
-} from '../fixtures/savepoint-helpers.ts';
+import { assertSameCounts, committedMaxCounts, countsBeforeSplits, emitted, readWordCountSavepoint, wordCounts, WORDCOUNT } from '../fixtures/savepoint-helpers.ts';
+import { completedCheckpoints, startWeirRun, weir, weirEnv, type WeirProcess } from '../fixtures/weir-process.ts';
 
 const EVOLUTION = fileURLToPath(new URL('../fixtures/jobs/savepoint-evolution.ts', import.meta.url));
 const SEED = 5;
@@ -31,7 +19,7 @@ const MAX_PARALLELISM = 128;
 
 let root: string;
 let env: NodeJS.ProcessEnv;
-const runs: WeirRun[] = [];
+const runs: WeirProcess[] = [];
 
 before(() => {
   root = makeTempDir('savepoint-cli');
@@ -42,7 +30,7 @@ after(() => {
   removeDir(root);
 });
 
-function run(args: readonly string[]): WeirRun {
+function run(args: readonly string[]): WeirProcess {
   const r = startWeirRun(args, env);
   runs.push(r);
   return r;
@@ -55,9 +43,9 @@ function savepointPath(result: { code: number | null; stdout: string; stderr: st
   return m[1]!;
 }
 
-async function waitForCheckpoints(r: WeirRun, n: number): Promise<void> {
+async function waitForCheckpoints(r: WeirProcess, n: number): Promise<void> {
   const target = completedCheckpoints(r).length + n;
-  await r.waitFor(`${n} more completed checkpoints`, (x) => (completedCheckpoints(x).length >= target ? true : undefined));
+  await r.waitFor(`${n} more completed checkpoints`, (x) => completedCheckpoints(x).length >= target);
 }
 
 /** Flink's key-group ranges, worked out by hand: subtask i owns ceil(i*128/p) .. ceil((i+1)*128/p)-1. */
@@ -186,7 +174,7 @@ describe('savepoints through the CLI', { timeout: 90_000 }, () => {
     const second = run([WORDCOUNT, '-p', '3', '--task-managers', '2', '-s', firstStop, ...job('--rate', '6000')]);
     const [jobId2, jm2] = await Promise.all([second.jobId(), second.jobManager()]);
     assert.notEqual(jobId2, jobId);
-    await second.waitFor('the restore', (r) => (r.lines.includes(`restored from savepoint ${stop1.checkpointId}: ${firstStop}`) ? true : undefined));
+    await second.waitFor('the restore', (r) => r.lines.includes(`restored from savepoint ${stop1.checkpointId}: ${firstStop}`));
     await waitForCheckpoints(second, 2);
     // This time draining: the input ends first, every operator flushes; the job still resumes after it.
     const drained = await weir(['stop', jobId2, '--savepoint', sps, '--drain', '--jobmanager', jm2], env);

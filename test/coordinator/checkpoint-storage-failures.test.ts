@@ -9,6 +9,7 @@ import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createJobMaster, createLogger } from '../../src/index.ts';
 import { DataGen } from '../../src/connectors/datagen/index.ts';
+import { seededRandom } from '../../src/coordinator/fault-injector.ts';
 import {
   ControlledSource,
   diffSortedLines,
@@ -17,7 +18,6 @@ import {
   makeTempDir,
   readCommittedLines,
   removeDir,
-  seeded,
   wordCountToFiles,
 } from '../fixtures/recovery-helpers.ts';
 
@@ -32,7 +32,7 @@ const STORAGE_ERROR = /writing the snapshot failed: cannot create directory [^:]
 async function startJob(name: string, tolerable: number) {
   const dir = join(root, name);
   const output = join(dir, 'output');
-  const rnd = seeded(tolerable + 1);
+  const rnd = seededRandom(tolerable + 1);
   const words = Array.from({ length: 15_000 }, () => `w${Math.floor(rnd() * rnd() * 200)}`);
   const counts = new Map<string, number>();
   for (const w of words) counts.set(w, (counts.get(w) ?? 0) + 1);

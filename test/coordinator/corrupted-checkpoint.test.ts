@@ -3,11 +3,11 @@
 // naming the damaged file.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, truncateSync, writeFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CheckpointCorruptedError, createJobMaster, createLogger, executeJob } from '../../src/index.ts';
 import { DataGen } from '../../src/connectors/datagen/index.ts';
+import { seededRandom } from '../../src/coordinator/fault-injector.ts';
 import {
   ControlledSource,
   diffSortedLines,
@@ -17,10 +17,10 @@ import {
   readCommittedLines,
   removeDir,
   REPO_ROOT,
-  seeded,
   writeWordsFile,
   wordCountToFiles,
 } from '../fixtures/recovery-helpers.ts';
+import { weir } from '../fixtures/weir-process.ts';
 
 let root: string;
 before(() => {
@@ -46,7 +46,7 @@ describe('a corrupted latest checkpoint', () => {
   test('recovery falls back to the previous retained checkpoint, and the output is still exactly-once', async () => {
     const dir = join(root, 'fallback');
     const output = join(dir, 'output');
-    const rnd = seeded(99);
+    const rnd = seededRandom(99);
     const vocabulary = Array.from({ length: 300 }, (_, i) => `w${i}`);
     const words = Array.from({ length: 12_000 }, () => vocabulary[Math.floor(rnd() * rnd() * vocabulary.length)]!);
     const counts = new Map<string, number>();
@@ -185,15 +185,7 @@ describe('starting from a damaged checkpoint', () => {
   test('weir run --from-savepoint fails and names the damaged state file', async () => {
     const damaged = corruptStateFile(checkpoint);
     const output = join(root, 'cli-output-2');
-    const child = spawn(
-      process.execPath,
-      [join(REPO_ROOT, 'bin', 'weir.mjs'), 'run', join(REPO_ROOT, 'examples', 'wordcount.ts'), '-p', '2', '--from-savepoint', checkpoint, '--', '--input', input, '--output', output],
-      { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.stdout.resume();
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const { code, stderr } = await weir(['run', join(REPO_ROOT, 'examples', 'wordcount.ts'), '-p', '2', '--from-savepoint', checkpoint, '--', '--input', input, '--output', output]);
     assert.notEqual(code, 0, `weir run succeeded from a damaged checkpoint:\n${stderr}`);
     assert.ok(stderr.includes(`${damaged}: checksum mismatch`), `the error does not name ${damaged}:\n${stderr}`);
     assert.ok(!existsSync(output) || readdirSync(output).length === 0, 'the job ran and wrote output');

@@ -6,7 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
-import { completedCheckpoints, startWeirRun, weir, weirEnv, WORDCOUNT } from '../fixtures/savepoint-helpers.ts';
+import { WORDCOUNT } from '../fixtures/savepoint-helpers.ts';
+import { completedCheckpoints, startWeirRun, weir, weirEnv } from '../fixtures/weir-process.ts';
 
 let root: string;
 before(() => {
@@ -40,7 +41,7 @@ describe('pseudo-filesystem targets', { timeout: 90_000 }, () => {
     const run = startWeirRun([WORDCOUNT, '-D', 'execution.checkpointing.interval=100 ms', '--', '--words', '100000000', '--rate', '2000'], weirEnv(root));
     try {
       const [jobId, jm] = await Promise.all([run.jobId(), run.jobManager()]);
-      await run.waitFor('a completed checkpoint', (r) => (completedCheckpoints(r).length > 0 ? true : undefined));
+      await run.waitFor('a completed checkpoint', (r) => completedCheckpoints(r).length > 0);
       const pid = run.child.pid!;
       const cpuBefore = cpuSeconds(pid);
       const startedAt = Date.now();
@@ -57,7 +58,7 @@ describe('pseudo-filesystem targets', { timeout: 90_000 }, () => {
 
       // The job runs on and checkpoints on: nothing is stuck behind the refused targets.
       const seen = completedCheckpoints(run).length;
-      await run.waitFor('checkpoints after the refusals', (r) => (completedCheckpoints(r).length >= seen + 3 ? true : undefined));
+      await run.waitFor('checkpoints after the refusals', (r) => completedCheckpoints(r).length >= seen + 3);
       const job = (await poll(`http://${jm}/jobs/${jobId}`)).body;
       assert.equal(job.state, 'RUNNING');
       const cpu = cpuSeconds(pid) - cpuBefore;

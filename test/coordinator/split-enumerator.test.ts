@@ -4,7 +4,6 @@
 // committed word count must be exact: every range read once, none lost, none twice.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { createLogger, executeJob } from '../../src/index.ts';
 import { readMetadata } from '../../src/checkpoint/checkpoint-metadata.ts';
@@ -17,8 +16,8 @@ import {
   readAllLines,
   readCommittedLines,
   removeDir,
-  REPO_ROOT,
 } from '../fixtures/recovery-helpers.ts';
+import { weir } from '../fixtures/weir-process.ts';
 
 const JOB = join(import.meta.dirname, '..', 'fixtures', 'jobs', 'wordcount-enumerated.ts');
 const TOTAL = 20_000;
@@ -114,8 +113,8 @@ describe('split enumerator', () => {
     assert.deepEqual(state.done, Array.from({ length: 50 }, (_, i) => i));
 
     // weir inspect shows it with the source's operator.
-    const inspect = spawnSync(process.execPath, [join(REPO_ROOT, 'bin', 'weir.mjs'), 'inspect', checkpoints.at(-1)!.dir], { encoding: 'utf8' });
-    assert.equal(inspect.status, 0, inspect.stderr);
+    const inspect = await weir(['inspect', checkpoints.at(-1)!.dir]);
+    assert.equal(inspect.code, 0, inspect.stderr);
     assert.match(inspect.stdout, /operator 'Source: ranges'  uid source[^\n]*\n(?:  .*\n)*  split enumerator state: nextRange 50, outstanding \[0\], done \[50\]/);
   });
 });

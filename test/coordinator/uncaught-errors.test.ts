@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { diffSortedLines, expectedRunningCounts, makeTempDir, readCommittedLines, removeDir } from '../fixtures/recovery-helpers.ts';
-import { weir, weirEnv, wordCounts } from '../fixtures/savepoint-helpers.ts';
+import { wordCounts } from '../fixtures/savepoint-helpers.ts';
+import { weir, weirEnv } from '../fixtures/weir-process.ts';
 
 const JOB = join(import.meta.dirname, '..', 'fixtures', 'jobs', 'async-throw.ts');
 const WORDS = 20_000;

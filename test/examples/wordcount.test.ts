@@ -9,7 +9,8 @@ import { executeJob } from '../../src/index.ts';
 import { WordGenerator } from '../../src/connectors/datagen/index.ts';
 import { committedFiles } from '../../src/connectors/file/index.ts';
 import wordcountCollect, { type WordCount } from '../fixtures/jobs/wordcount-collect.ts';
-import { generateText, runCollecting, tempDir, uniqueId, writeText } from '../fixtures/helpers.ts';
+import { generateText, runCollecting, uniqueId, writeText } from '../fixtures/helpers.ts';
+import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/wordcount.ts', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../fixtures/jobs/wordcount-collect.ts', import.meta.url));
@@ -45,13 +46,13 @@ function checkRunningCounts(pairs: Iterable<readonly [string, number]>, expected
 }
 
 describe('word count', { timeout: 120_000 }, () => {
-  const dir = tempDir('wordcount');
-  const input = join(dir.path, 'input.txt');
+  const dir = makeTempDir('wordcount');
+  const input = join(dir, 'input.txt');
   // A few hundred KB: the text source cuts it into several byte-range splits at parallelism > 1.
   const { text, counts } = generateText(20240611, 320 * 1024);
 
   before(() => writeText(input, text));
-  after(() => dir.remove());
+  after(() => removeDir(dir));
 
   test('the generated input is what the independent count says', () => {
     // Guards the helper itself: a plain split of the text gives the same count.
@@ -111,7 +112,7 @@ describe('word count', { timeout: 120_000 }, () => {
       for (const taskManagers of [0, taskManagersFor(p)]) {
         const where = taskManagers === 0 ? 'in this thread' : `${taskManagers} worker TaskManager(s)`;
         test(`parallelism ${p}, ${where}`, async () => {
-          const out = join(dir.path, `out-p${p}-tm${taskManagers}`);
+          const out = join(dir, `out-p${p}-tm${taskManagers}`);
           const result = await executeJob({
             job: EXAMPLE,
             args: ['--input', input, '--output', out, '--checkpoint-interval', '100'],

@@ -4,14 +4,14 @@
 // still materializes into the table with no change twice.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readMetadata } from '../../src/checkpoint/checkpoint-metadata.ts';
-import { spawnWeir, type WeirProcess } from '../fixtures/weir-process.ts';
+import { killAndResume } from '../fixtures/kill-and-resume.ts';
+import { spawnWeir, weirEnv, type WeirProcess } from '../fixtures/weir-process.ts';
 import { startMariaDb, type MariaDbServer } from '../fixtures/mariadb-server.ts';
 import { assertChangeStreamMatchesTable, connect, createOrders, runWorkload, type Sql } from '../fixtures/cdc-workload.ts';
 import { parseChangeLines } from '../fixtures/cdc-records.ts';
-import { completeCheckpoints, makeTempDir, readCommittedLines, removeDir, REPO_ROOT } from '../fixtures/recovery-helpers.ts';
+import { makeTempDir, readCommittedLines, removeDir, REPO_ROOT } from '../fixtures/recovery-helpers.ts';
 
 const JOB = join(REPO_ROOT, 'test', 'fixtures', 'jobs', 'cdc-to-files.ts');
 const ROWS = 150_000;
@@ -34,11 +34,8 @@ after(async () => {
 });
 
 function startRun(output: string, checkpointDir: string, fromCheckpoint?: string): WeirProcess {
-  const tmp = join(root, 'tmp');
-  mkdirSync(tmp, { recursive: true });
   return spawnWeir(
     [
-      join(REPO_ROOT, 'bin', 'weir.mjs'),
       'run',
       JOB,
       '-p',
@@ -62,16 +59,11 @@ function startRun(output: string, checkpointDir: string, fromCheckpoint?: string
       '--checkpoint-interval',
       '100',
     ],
-    { TMPDIR: tmp, WEIR_HOME: join(root, 'weir-home') },
+    weirEnv(root),
   );
 }
 
 const progress = (run: WeirProcess) => run.log.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('snapshot progress'));
-
-async function restUrl(run: WeirProcess): Promise<string> {
-  await run.waitFor('the REST address', (r) => r.plain.some((l) => l.startsWith('REST: ')), 30_000);
-  return run.plain.find((l) => l.startsWith('REST: '))!.slice('REST: '.length);
-}
 
 /** Sum of a per-subtask source figure in the Prometheus text of a running job. */
 async function metricSum(url: string, name: string): Promise<number> {
@@ -88,18 +80,12 @@ test('SIGKILL mid-snapshot and resume: only unfinished chunks are read again; th
   let writing = true;
   const workload = runWorkload(sql, 'orders', { seed: 5, operations: 100_000, maxKey: ROWS * 2 + 1000, until: () => !writing });
 
-  const first = startRun(output, checkpointDir);
-  try {
-    await first.waitFor('a third of the chunks finished', (r) => progress(r).some((l) => (l.snapshot_chunks_finished as number) >= ROWS / CHUNK / 3), 60_000);
-    assert.equal(first.child.exitCode, null);
-    first.child.kill('SIGKILL');
-    assert.equal((await first.exited).signal, 'SIGKILL');
-  } finally {
-    if (first.child.exitCode === null) first.child.kill('SIGKILL');
-  }
-  const jobId = /Job ID: ([0-9a-f]+)/.exec(first.stdout)![1]!;
-  const latest = completeCheckpoints(join(checkpointDir, jobId))[0];
-  assert.ok(latest, 'no checkpoint was retained');
+  const latest = await killAndResume({
+    start: (from) => startRun(output, checkpointDir, from),
+    checkpointDir,
+    kills: 1,
+    beforeKill: (run) => run.waitFor('a third of the chunks finished', (r) => progress(r).some((l) => (l.snapshot_chunks_finished as number) >= ROWS / CHUNK / 3), 60_000),
+  });
   const { metadata } = await readMetadata(latest.dir);
   const enumerator = metadata.coordinators?.['cdc'] as { phase: string; finished: Array<{ id: string }>; tables: Array<{ nextIndex: number; done: boolean }> };
   assert.equal(enumerator.phase, 'snapshot', 'the kill came after the snapshot: make the table larger');
@@ -114,7 +100,7 @@ test('SIGKILL mid-snapshot and resume: only unfinished chunks are read again; th
 
   const second = startRun(output, checkpointDir, latest.dir);
   try {
-    const url = await restUrl(second);
+    const url = `http://${await second.jobManager()}`;
     await second.waitFor('the snapshot to finish', (r) => r.log.some((l) => typeof l.msg === 'string' && l.msg.startsWith("snapshot of 'Source: cdc' finished")), 60_000);
     writing = false;
     await workload;
@@ -132,9 +118,9 @@ test('SIGKILL mid-snapshot and resume: only unfinished chunks are read again; th
     second.child.kill('SIGINT');
     const exit = await second.exited;
     assert.equal(exit.signal, null, 'Ctrl-C cancels the job and the process ends by itself');
-    assert.ok(second.plain.some((l) => /CANCELED/.test(l)), second.plain.slice(-5).join('\n'));
+    assert.ok(second.lines.some((l) => /CANCELED/.test(l)), second.lines.slice(-5).join('\n'));
   } finally {
-    if (second.child.exitCode === null) second.child.kill('SIGKILL');
+    second.kill();
   }
   await assertChangeStreamMatchesTable(server, parseChangeLines(readCommittedLines(output)), 'orders');
 });

@@ -13,6 +13,7 @@ import { readMetadata } from '../../src/checkpoint/checkpoint-metadata.ts';
 import { isTerminal } from '../../src/coordinator/job-status.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { startRestServer, type RestServer } from '../../src/rest/rest-server.ts';
+import type { CheckpointsOverviewView, OperationStatusView } from '../../src/rest/rest-views.ts';
 import { DiscardSink } from '../fixtures/helpers.ts';
 import { makeTempDir, removeDir, sleep } from '../fixtures/recovery-helpers.ts';
 
@@ -106,10 +107,10 @@ async function awaitSavepoint(server: RestServer, requestId: string, token?: str
   for (let i = 0; i < 200; i++) {
     const r = await send(server, 'GET', `/jobs/${master.jobId}/savepoints/${requestId}`, token !== undefined ? { token } : {});
     assert.equal(r.status, 200);
-    const status = (r.body.status as { id: string }).id;
-    if (status === 'COMPLETED') {
-      const op = r.body.operation as { location?: string; 'failure-cause'?: unknown };
-      assert.ok(op.location, `the savepoint failed: ${JSON.stringify(op)}`);
+    const body = r.body as unknown as OperationStatusView;
+    if (body.status.id === 'COMPLETED') {
+      const op = body.operation;
+      assert.ok(op?.location, `the savepoint failed: ${JSON.stringify(op)}`);
       return op.location;
     }
     await sleep(25);
@@ -186,7 +187,7 @@ describe('REST errors', { timeout: 30_000 }, () => {
     let latest: { id: number } | null = null;
     for (let i = 0; i < 200 && !latest; i++) {
       const r = await send(local, 'GET', `/jobs/${master.jobId}/checkpoints`);
-      latest = (r.body.latest as { completed: { id: number } | null }).completed;
+      latest = (r.body as unknown as CheckpointsOverviewView).latest.completed;
       if (!latest) await sleep(50);
     }
     assert.ok(latest, 'a checkpoint completed');

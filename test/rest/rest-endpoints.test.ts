@@ -2,14 +2,15 @@
 // `weir list` and `weir checkpoints` (human and --json) against it, also where reads need the token.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { createJobMaster, defineJob, type JobMaster, type JobResult } from '../../src/index.ts';
 import { DataGen } from '../../src/connectors/datagen/index.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { startRestServer, type RestServer } from '../../src/rest/rest-server.ts';
+import type { CheckpointsOverviewView } from '../../src/rest/rest-views.ts';
 import { DiscardSink } from '../fixtures/helpers.ts';
-import { makeTempDir, removeDir, REPO_ROOT } from '../fixtures/recovery-helpers.ts';
+import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
+import { weir as runWeir } from '../fixtures/weir-process.ts';
 
 let root: string;
 let master: JobMaster;
@@ -118,32 +119,27 @@ test('GET /metrics is Prometheus text with checkpoint, record, backpressure and 
 });
 
 // Asynchronous: the REST server answering the CLI runs in this process.
-const weir = (...args: string[]) =>
-  new Promise<{ status: number; stdout: string; stderr: string }>((resolve) =>
-    execFile(process.execPath, [join(REPO_ROOT, 'bin/weir.mjs'), ...args], { env: { ...process.env, WEIR_HOME: root } }, (error, stdout, stderr) =>
-      resolve({ status: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    ),
-  );
+const weir = (...args: string[]) => runWeir(args, { WEIR_HOME: root });
 
 test('weir list and weir checkpoints, human and --json', async () => {
   const address = rest.url.replace('http://', '');
   const list = await weir('list', '--jobmanager', address);
-  assert.equal(list.status, 0, list.stderr);
+  assert.equal(list.code, 0, list.stderr);
   assert.match(list.stdout, new RegExp(`${master.jobId}\\s+RUNNING`));
   const listJson = JSON.parse((await weir('list', '--jobmanager', address, '--json')).stdout) as { jobs: Array<{ id: string; status: string }> };
   assert.deepEqual(listJson.jobs.map((j) => [j.id, j.status]), [[master.jobId, 'RUNNING']]);
   const human = await weir('checkpoints', master.jobId, '--jobmanager', address, '--limit', '5');
-  assert.equal(human.status, 0, human.stderr);
+  assert.equal(human.code, 0, human.stderr);
   assert.match(human.stdout, /checkpoints of job [0-9a-f]{32}: \d+ completed/);
   assert.match(human.stdout, /^\s+\d+\s+COMPLETED\s+checkpoint\s/m);
-  const asJson = JSON.parse((await weir('checkpoints', master.jobId, '--jobmanager', address, '--json')).stdout) as { counts: { completed: number }; history: unknown[] };
+  const asJson = JSON.parse((await weir('checkpoints', master.jobId, '--jobmanager', address, '--json')).stdout) as CheckpointsOverviewView;
   assert.ok(asJson.counts.completed >= 3);
   assert.ok(asJson.history.length >= 3);
   const unknown = await weir('checkpoints', '0123456789abcdef0123456789abcdef', '--jobmanager', address);
-  assert.notEqual(unknown.status, 0);
+  assert.notEqual(unknown.code, 0);
   assert.match(unknown.stderr, /404 job 0123456789abcdef0123456789abcdef not found/);
   const nobody = await weir('list', '--jobmanager', '127.0.0.1:1');
-  assert.notEqual(nobody.status, 0);
+  assert.notEqual(nobody.code, 0);
   assert.match(nobody.stderr, /no JobManager answers at http:\/\/127\.0\.0\.1:1/);
 });
 
@@ -153,14 +149,14 @@ test('where reads need the token (rest.token-required-for-reads), weir list and 
   try {
     const address = guarded.url.replace('http://', '');
     const refused = await weir('list', '--jobmanager', address);
-    assert.notEqual(refused.status, 0);
+    assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /401 GET \/jobs\/overview needs Authorization: Bearer <rest\.token>/);
     const list = await weir('list', '--jobmanager', address, '--token', token, '--json');
-    assert.equal(list.status, 0, list.stderr);
+    assert.equal(list.code, 0, list.stderr);
     assert.deepEqual((JSON.parse(list.stdout) as { jobs: Array<{ id: string }> }).jobs.map((j) => j.id), [master.jobId]);
     const checkpoints = await weir('checkpoints', master.jobId, '--jobmanager', address, '--token', token, '--json');
-    assert.equal(checkpoints.status, 0, checkpoints.stderr);
-    assert.ok((JSON.parse(checkpoints.stdout) as { counts: { completed: number } }).counts.completed >= 3);
+    assert.equal(checkpoints.code, 0, checkpoints.stderr);
+    assert.ok((JSON.parse(checkpoints.stdout) as CheckpointsOverviewView).counts.completed >= 3);
   } finally {
     await guarded.close(0);
   }

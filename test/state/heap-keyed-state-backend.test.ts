@@ -25,7 +25,8 @@ import {
 import { CollectionSource } from '../../src/connectors/collection/index.ts';
 import { CollectSink } from '../../src/connectors/collect/index.ts';
 import { HeapKeyedStateBackend } from '../../src/state/heap-keyed-state-backend.ts';
-import { mulberry32, runCollecting, uniqueId } from '../fixtures/helpers.ts';
+import { seededRandom } from '../../src/coordinator/fault-injector.ts';
+import { runCollecting, uniqueId } from '../fixtures/helpers.ts';
 
 function backend(start = 0, end = 127, maxParallelism = 128): HeapKeyedStateBackend {
   return new HeapKeyedStateBackend({ start, end }, maxParallelism, 'test-op', () => 'the test backend');
@@ -36,7 +37,7 @@ describe('HeapKeyedStateBackend', () => {
     const b = backend();
     const s = b.getValueState(new ValueStateDescriptor<number>('v'));
     const model = new Map<string, number>();
-    const rnd = mulberry32(1);
+    const rnd = seededRandom(1);
     for (let i = 0; i < 500; i++) {
       const key = `k${Math.floor(rnd() * 20)}`;
       b.setCurrentKey(key);
@@ -117,7 +118,7 @@ interface Op {
 
 /** Seeded operations over a few dozen keys; `ops` weights the kinds of operation. */
 function operations(seed: number, n: number, ops: Array<[string, number]>): Op[] {
-  const rnd = mulberry32(seed);
+  const rnd = seededRandom(seed);
   const total = ops.reduce((a, [, w]) => a + w, 0);
   return Array.from({ length: n }, (_, seq) => {
     let r = rnd() * total;

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Key } from '../../src/index.ts';
 import { StateTable, type TableSnapshot } from '../../src/state/state-table.ts';
-import { mulberry32 } from '../fixtures/helpers.ts';
+import { seededRandom } from '../../src/coordinator/fault-injector.ts';
 
 interface Doc {
   n: number;
@@ -184,7 +184,7 @@ describe('StateTable copy-on-write snapshots', () => {
   });
 
   test('random operations against a plain model, several snapshots in turn', () => {
-    const rnd = mulberry32(4242);
+    const rnd = seededRandom(4242);
     const KG = 5;
     const table = new StateTable<Doc>(KG, copyDoc);
     const model: Model<Doc> = new Map(Array.from({ length: KG }, (_, kg) => [kg, new Map()]));

@@ -6,19 +6,24 @@ import { api } from '../api.js';
 import { h } from '../dom.js';
 import { bytes, count, dateTime, duration, time } from '../format.js';
 import { timeChart } from '../chart.js';
+/**
+ * @import { CheckpointConfigView, CheckpointDetailsView, CheckpointsOverviewView, CheckpointSubtasksView, CheckpointView,
+ *   JobDetailsView, StatisticsView } from '../../src/rest/rest-views.ts'
+ * @typedef {{ d: CheckpointDetailsView, subtasks: Record<string, CheckpointSubtasksView> }} Detail a checkpoint with its vertices' subtasks
+ */
 
 /** How many checkpoints the page remembers while open (the JobManager keeps its last 100). */
 const REMEMBERED = 1000;
 /** The newest failures listed with their reasons. */
 const FAILURES_SHOWN = 20;
 
-/** @type {Map<string, Map<number, any>>} the checkpoints seen, per job, while the page is open */
+/** @type {Map<string, Map<number, CheckpointView>>} the checkpoints seen, per job, while the page is open */
 const seenPerJob = new Map();
 
-/** @param {any} c */
+/** @param {CheckpointView} c */
 const isDone = (c) => c.status === 'COMPLETED' || c.status === 'FAILED';
 
-/** How long a checkpoint took (to its failure, for failed ones). @param {any} c */
+/** How long a checkpoint took (to its failure, for failed ones). @param {CheckpointView} c */
 const took = (c) => (c.status === 'FAILED' && c.failure_timestamp ? c.failure_timestamp - c.trigger_timestamp : c.end_to_end_duration);
 
 /**
@@ -28,14 +33,14 @@ const took = (c) => (c.status === 'FAILED' && c.failure_timestamp ? c.failure_ti
 export function checkpointsTab(jobId, initial) {
   /** @type {number | null} */
   let selected = initial;
-  /** @type {any} */
+  /** @type {CheckpointConfigView | null} */
   let config = null;
-  /** Details of finished checkpoints never change: fetched once. @type {Map<number, any>} */
+  /** Details of finished checkpoints never change: fetched once. @type {Map<number, Detail>} */
   const details = new Map();
   const seen = seenPerJob.get(jobId) ?? new Map();
   seenPerJob.set(jobId, seen);
 
-  /** @param {number} cid */
+  /** @param {number} cid @returns {Promise<Detail | { missing: true }>} */
   const loadDetails = async (cid) => {
     const cached = details.get(cid);
     if (cached) return cached;
@@ -52,7 +57,7 @@ export function checkpointsTab(jobId, initial) {
   };
 
   return {
-    /** @param {any} job */
+    /** @param {JobDetailsView} job */
     async refresh(job) {
       const [stats, cfg, detail] = await Promise.all([
         api.checkpoints(jobId),
@@ -87,25 +92,29 @@ export function checkpointsTab(jobId, initial) {
   };
 }
 
-/** @param {any} c */
+/** @param {CheckpointView} c */
 function statusBadge(c) {
   return h('span', { class: `badge cp-${String(c.status).toLowerCase()}` }, c.status === 'IN_PROGRESS' ? 'IN PROGRESS' : c.status);
 }
 
-/** @param {any} c */
+/** @param {CheckpointView} c */
 function typeLabel(c) {
   if (c.is_savepoint) return h('span', { class: 'sp-marker', title: 'a savepoint' }, 'Savepoint');
   return h('span', { class: 'cp-type' }, c.unaligned ? 'Unaligned checkpoint' : 'Checkpoint');
 }
 
-/** @param {any} stats */
+/** @param {CheckpointsOverviewView} stats */
 function overviewCard(stats) {
   const c = stats.counts;
   const tile = (/** @type {string} */ label, /** @type {number} */ n, /** @type {string} */ cls) =>
     h('div', { class: `tile ${cls}`, 'data-count': cls }, h('div', { class: 'tile-value' }, count(n)), h('div', { class: 'tile-label' }, label));
   const l = stats.latest;
-  const latestRow = (/** @type {string} */ label, /** @type {any} */ x, /** @type {() => Array<Node | string>} */ more) =>
-    h('tr', { 'data-key': label }, h('th', null, label), x ? h('td', null, `#${x.id}`) : h('td', { class: 'muted' }, 'none'), x ? h('td', null, ...more()) : h('td', null));
+  /**
+   * @template {{ id: number }} X
+   * @param {string} label @param {X | null} x @param {(x: X) => Array<Node | string>} more
+   */
+  const latestRow = (label, x, more) =>
+    h('tr', { 'data-key': label }, h('th', null, label), x ? h('td', null, `#${x.id}`) : h('td', { class: 'muted' }, 'none'), x ? h('td', null, ...more(x)) : h('td', null));
   return h(
     'section',
     { class: 'card' },
@@ -125,18 +134,18 @@ function overviewCard(stats) {
       h(
         'tbody',
         null,
-        latestRow('Latest completed', l.completed, () => [`${dateTime(l.completed.latest_ack_timestamp)} · ${duration(l.completed.end_to_end_duration)} · ${bytes(l.completed.checkpointed_size)} · `, h('code', null, l.completed.external_path ?? '')]),
-        latestRow('Latest savepoint', l.savepoint, () => [`${dateTime(l.savepoint.latest_ack_timestamp)} · ${bytes(l.savepoint.checkpointed_size)} · `, h('code', null, l.savepoint.external_path ?? '')]),
-        latestRow('Latest failed', l.failed, () => [`${dateTime(l.failed.failure_timestamp)} · `, h('span', { class: 'reason' }, l.failed.failure_message ?? '')]),
-        latestRow('Latest restore', l.restored, () => [`${dateTime(l.restored.restore_timestamp)} · from ${l.restored.is_savepoint ? 'savepoint' : 'checkpoint'} `, h('code', null, l.restored.external_path ?? '')]),
+        latestRow('Latest completed', l.completed, (x) => [`${dateTime(x.latest_ack_timestamp)} · ${duration(x.end_to_end_duration)} · ${bytes(x.checkpointed_size)} · `, h('code', null, x.external_path ?? '')]),
+        latestRow('Latest savepoint', l.savepoint, (x) => [`${dateTime(x.latest_ack_timestamp)} · ${bytes(x.checkpointed_size)} · `, h('code', null, x.external_path ?? '')]),
+        latestRow('Latest failed', l.failed, (x) => [`${dateTime(x.failure_timestamp)} · `, h('span', { class: 'reason' }, x.failure_message ?? '')]),
+        latestRow('Latest restore', l.restored, (x) => [`${dateTime(x.restore_timestamp)} · from ${x.is_savepoint ? 'savepoint' : 'checkpoint'} `, h('code', null, x.external_path ?? '')]),
       ),
     ),
   );
 }
 
-/** @param {any[]} all the checkpoints seen, newest first @param {number} now */
+/** @param {CheckpointView[]} all the checkpoints seen, newest first @param {number} now */
 function chartCard(all, now) {
-  /** @param {any} c @param {number} v @param {string} what */
+  /** @param {CheckpointView} c @param {number} v @param {string} what */
   const point = (c, v, what) => ({ t: c.trigger_timestamp, v, id: c.id, tip: `${c.is_savepoint ? 'Savepoint' : 'Checkpoint'} #${c.id} at ${time(c.trigger_timestamp)}: ${what}` });
   const completed = all.filter((c) => c.status === 'COMPLETED' && !c.is_savepoint);
   const savepoints = all.filter((c) => c.status === 'COMPLETED' && c.is_savepoint);
@@ -180,7 +189,7 @@ function chartCard(all, now) {
   );
 }
 
-/** @param {any[]} history newest first @param {number | null} selected */
+/** @param {readonly CheckpointView[]} history newest first @param {number | null} selected */
 function historyCard(history, selected) {
   const heads = ['ID', 'Status', 'Type', 'Triggered', 'Duration', 'Checkpointed size', 'Processed in-flight', 'Persisted in-flight', 'Acknowledged', 'Failure reason'];
   return h(
@@ -229,17 +238,17 @@ function historyCard(history, selected) {
   );
 }
 
-/** @param {number} cid @param {any} detail @param {any} job */
+/** @param {number} cid @param {Detail | { missing: true } | null} detail @param {JobDetailsView} job */
 function detailCard(cid, detail, job) {
   const close = h('button', { type: 'button', class: 'link close', 'data-action': 'close-detail', title: 'Close' }, '×');
-  if (!detail || detail.missing) {
+  if (!detail || 'missing' in detail) {
     return h('section', { class: 'card detail' }, close, h('h2', null, `Checkpoint #${cid}`), h('p', { class: 'muted' }, 'Not in the JobManager’s history any more (it keeps the last 100).'));
   }
   const d = detail.d;
   const heads = ['Subtask', 'Acknowledged', 'End to end', 'State size', 'Sync', 'Async', 'Alignment', 'Aligned processed', 'Aligned persisted', 'Start delay', 'Unaligned'];
-  const vertexBlocks = Object.values(d.tasks).map((/** @type {any} */ t) => {
+  const vertexBlocks = Object.values(d.tasks).map((t) => {
     const subs = detail.subtasks[t.id];
-    const name = job.vertices.find((/** @type {any} */ v) => v.id === t.id)?.name ?? t.name;
+    const name = job.vertices.find((v) => v.id === t.id)?.name ?? t.name;
     return h(
       'div',
       { class: 'detail-vertex', 'data-key': t.id },
@@ -257,7 +266,7 @@ function detailCard(cid, detail, job) {
         h(
           'tbody',
           null,
-          (subs?.subtasks ?? []).map((/** @type {any} */ x) =>
+          (subs?.subtasks ?? []).map((x) =>
             x.status !== 'completed'
               ? h('tr', { 'data-key': String(x.index) }, h('td', null, `${x.index + 1}/${t.num_subtasks}`), h('td', { colspan: heads.length - 1, class: 'muted' }, d.status === 'FAILED' ? 'did not acknowledge' : 'pending'))
               : h(
@@ -297,7 +306,7 @@ function detailCard(cid, detail, job) {
   );
 }
 
-/** @param {any[]} all newest first */
+/** @param {CheckpointView[]} all newest first */
 function failuresCard(all) {
   const failed = all.filter((c) => c.status === 'FAILED');
   const shown = failed.slice(0, FAILURES_SHOWN);
@@ -323,14 +332,16 @@ function failuresCard(all) {
   );
 }
 
-/** @param {any} summary */
+/** @param {CheckpointsOverviewView['summary']} summary */
 function summaryCard(summary) {
+  /** @type {Array<[string, StatisticsView, (n: number) => string]>} */
   const rows = [
     ['End-to-end duration', summary.end_to_end_duration, duration],
     ['Checkpointed size', summary.checkpointed_size, bytes],
     ['Processed in-flight data', summary.processed_data, bytes],
     ['Persisted in-flight data', summary.persisted_data, bytes],
   ];
+  /** @type {Array<keyof StatisticsView>} */
   const cols = ['min', 'avg', 'p50', 'p90', 'p99', 'max'];
   return h(
     'section',
@@ -344,40 +355,47 @@ function summaryCard(summary) {
         'tbody',
         null,
         rows.map(([label, s, f]) =>
-          h('tr', { 'data-key': String(label) }, h('th', null, String(label)), ...cols.map((c) => h('td', { class: 'num' }, /** @type {(n: number) => string} */ (f)(/** @type {any} */ (s)?.[c] ?? 0)))),
+          h('tr', { 'data-key': label }, h('th', null, label), ...cols.map((c) => h('td', { class: 'num' }, f(s?.[c] ?? 0)))),
         ),
       ),
     ),
   );
 }
 
-/** @param {any} c */
+/** @param {CheckpointConfigView} c */
 function configCard(c) {
-  const ms = (/** @type {number} */ v) => (v === null || v === undefined ? 'not set' : v <= 0 ? 'off' : duration(v));
-  /** @type {Array<[string, string, (v: any) => string]>} */
+  const ms = (/** @type {number | null} */ v) => (v === null || v === undefined ? 'not set' : v <= 0 ? 'off' : duration(v));
+  /**
+   * A setting in words: its key, its label and how its value is written.
+   * @template {keyof CheckpointConfigView} K
+   * @param {K} key @param {string} label @param {(v: CheckpointConfigView[K]) => string} format
+   * @returns {[string, string, () => string]}
+   */
+  const setting = (key, label, format) => [key, label, () => format(c[key])];
   const known = [
-    ['mode', 'Checkpointing mode', String],
-    ['interval', 'Interval', (v) => (v < 0 ? 'checkpointing disabled' : duration(v))],
-    ['timeout', 'Timeout', ms],
-    ['min_pause', 'Minimum pause between checkpoints', (v) => (v ? duration(v) : '0 ms')],
-    ['max_concurrent', 'Maximum concurrent checkpoints', String],
-    ['tolerable_failed_checkpoints', 'Tolerable failed checkpoints', String],
-    ['unaligned_checkpoints', 'Unaligned checkpoints', (v) => (v ? 'enabled' : 'disabled')],
-    ['aligned_checkpoint_timeout', 'Aligned checkpoint timeout', ms],
-    ['interval_during_backlog', 'Interval during backlog', ms],
-    ['externalization', 'Persist checkpoints externally', (v) => (v?.enabled ? `enabled, ${v.delete_on_cancellation ? 'deleted' : 'retained'} on cancellation` : 'disabled')],
-    ['state_backend', 'State backend', String],
-    ['checkpoint_storage', 'Checkpoint storage', String],
-    ['checkpoints_after_tasks_finish', 'Checkpoints after tasks finish', (v) => (v ? 'enabled' : 'disabled')],
-    ['checkpoint_directory', 'Checkpoint directory', String],
-    ['savepoint_directory', 'Default savepoint directory', (v) => v ?? 'not set'],
+    setting('mode', 'Checkpointing mode', String),
+    setting('interval', 'Interval', (v) => (v < 0 ? 'checkpointing disabled' : duration(v))),
+    setting('timeout', 'Timeout', ms),
+    setting('min_pause', 'Minimum pause between checkpoints', (v) => (v ? duration(v) : '0 ms')),
+    setting('max_concurrent', 'Maximum concurrent checkpoints', String),
+    setting('tolerable_failed_checkpoints', 'Tolerable failed checkpoints', String),
+    setting('unaligned_checkpoints', 'Unaligned checkpoints', (v) => (v ? 'enabled' : 'disabled')),
+    setting('aligned_checkpoint_timeout', 'Aligned checkpoint timeout', ms),
+    setting('interval_during_backlog', 'Interval during backlog', ms),
+    setting('externalization', 'Persist checkpoints externally', (v) => (v?.enabled ? `enabled, ${v.delete_on_cancellation ? 'deleted' : 'retained'} on cancellation` : 'disabled')),
+    setting('state_backend', 'State backend', String),
+    setting('checkpoint_storage', 'Checkpoint storage', String),
+    setting('checkpoints_after_tasks_finish', 'Checkpoints after tasks finish', (v) => (v ? 'enabled' : 'disabled')),
+    setting('checkpoint_directory', 'Checkpoint directory', String),
+    setting('savepoint_directory', 'Default savepoint directory', (v) => v ?? 'not set'),
   ];
   const labelled = new Set(known.map(([k]) => k));
+  // Settings this page has no words for yet are listed as they come.
   const rows = [
-    ...known.filter(([k]) => k in c).map(([k, label, f]) => [label, f(c[k])]),
-    ...Object.keys(c)
-      .filter((k) => !labelled.has(k))
-      .map((k) => [k, typeof c[k] === 'object' ? JSON.stringify(c[k]) : String(c[k])]),
+    ...known.filter(([k]) => k in c).map(([, label, f]) => [label, f()]),
+    ...Object.entries(c)
+      .filter(([k]) => !labelled.has(k))
+      .map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)]),
   ];
   return h(
     'section',

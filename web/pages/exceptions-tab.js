@@ -3,11 +3,12 @@
 import { api } from '../api.js';
 import { h } from '../dom.js';
 import { count, dateTime } from '../format.js';
+/** @import { JobDetailsView } from '../../src/rest/rest-views.ts' */
 
 /** @param {string} jobId */
 export function exceptionsTab(jobId) {
   return {
-    /** @param {any} job */
+    /** @param {JobDetailsView} job */
     async refresh(job) {
       const ex = await api.exceptions(jobId);
       const entries = [...ex.exceptionHistory.entries].reverse();
@@ -27,7 +28,7 @@ export function exceptionsTab(jobId) {
             : h(
                 'div',
                 { class: 'exceptions' },
-                entries.map((/** @type {any} */ e, /** @type {number} */ i) =>
+                entries.map((e, i) =>
                   h(
                     'details',
                     { class: 'exception', 'data-key': `${e.timestamp}-${e.attempt}-${entries.length - i}` },

@@ -9,9 +9,10 @@ import { stateBadge } from './jobs.js';
 import { overviewTab } from './overview-tab.js';
 import { checkpointsTab } from './checkpoints-tab.js';
 import { exceptionsTab } from './exceptions-tab.js';
+/** @import { JobDetailsView, RecordCountsView, VertexView } from '../../src/rest/rest-views.ts' */
 
 /**
- * @typedef {{ refresh(job: any): Promise<Array<Node | null>>, action?(name: string, el: HTMLElement): void }} Tab
+ * @typedef {{ refresh(job: JobDetailsView): Promise<Array<Node | null>>, action?(name: string, el: HTMLElement): void }} Tab
  */
 
 /**
@@ -29,9 +30,9 @@ export function jobPage(main, route) {
   let started = 0;
   let shown = 0;
   /** The last job details, so a click between two refreshes redraws at once. */
-  let last = /** @type {any} */ (null);
+  let last = /** @type {JobDetailsView | null} */ (null);
 
-  /** @param {any} job @param {Array<Node | null>} body */
+  /** @param {JobDetailsView} job @param {Array<Node | null>} body */
   const draw = (job, body) => {
     document.title = `${job.name} · ${route.tab} · weir`;
     morphChildren(head, header(job, route.tab));
@@ -68,12 +69,12 @@ export function jobPage(main, route) {
   };
 }
 
-/** @param {any} job @param {string} active */
+/** @param {JobDetailsView} job @param {string} active */
 function header(job, active) {
   const running = job.state === 'RUNNING';
-  const sources = job.vertices.filter((/** @type {any} */ v) => v.operators.some((/** @type {any} */ o) => o.kind === 'source'));
-  const sinks = job.vertices.filter((/** @type {any} */ v) => v.operators.some((/** @type {any} */ o) => o.kind === 'sink'));
-  const sum = (/** @type {any[]} */ vs, /** @type {string} */ f) => vs.reduce((n, v) => n + v.metrics[f], 0);
+  const sources = job.vertices.filter((v) => v.operators.some((o) => o.kind === 'source'));
+  const sinks = job.vertices.filter((v) => v.operators.some((o) => o.kind === 'sink'));
+  const sum = (/** @type {VertexView[]} */ vs, /** @type {keyof RecordCountsView} */ f) => vs.reduce((n, v) => n + v.metrics[f], 0);
   const link = (/** @type {string} */ tab, /** @type {string} */ label, /** @type {number | null} */ badge) =>
     h('a', { href: `#/jobs/${job.jid}${tab === 'overview' ? '' : `/${tab}`}`, class: `tab-link${tab === active ? ' active' : ''}`, 'data-tab': tab }, label, badge ? h('span', { class: 'pill' }, badge) : null);
   const button = (/** @type {string} */ action, /** @type {string} */ label, /** @type {string} */ cls) =>

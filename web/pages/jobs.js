@@ -3,8 +3,9 @@
 import { api } from '../api.js';
 import { h, morphChildren } from '../dom.js';
 import { dateTime, duration } from '../format.js';
+/** @import { JobStatus } from '../../src/rest/rest-views.ts' */
 
-/** @param {string} state */
+/** @param {JobStatus} state */
 export function stateBadge(state) {
   return h('span', { class: `badge state-${String(state).toLowerCase()}` }, state);
 }
@@ -27,7 +28,7 @@ export function jobsPage(main) {
             null,
             jobs.length === 0
               ? h('tr', null, h('td', { colspan: 6, class: 'empty' }, 'No jobs.'))
-              : jobs.map((/** @type {any} */ j) =>
+              : jobs.map((j) =>
                   h(
                     'tr',
                     { 'data-key': j.jid, class: 'job-row' },

@@ -7,6 +7,8 @@ import { h } from '../dom.js';
 import { count, percent, rate } from '../format.js';
 import { jobGraph } from '../graph.js';
 import { sourceProgressCards } from './source-progress.js';
+/** @import { Pressure } from '../graph.js' */
+/** @import { JobDetailsView, SubtaskView, VertexView } from '../../src/rest/rest-views.ts' */
 
 /** Rates and ratios are taken over about this window. */
 const WINDOW_MS = 3000;
@@ -40,7 +42,7 @@ class Rates {
 /** @type {Map<string, Rates>} one per job, kept while the page is open */
 const perJob = new Map();
 
-/** @param {number | null} ratio @returns {'ok' | 'low' | 'high' | 'idle'} */
+/** @param {number | null} ratio @returns {Pressure['level']} */
 function level(ratio) {
   if (ratio === null) return 'idle';
   return ratio > 0.5 ? 'high' : ratio > 0.1 ? 'low' : 'ok';
@@ -53,7 +55,7 @@ export function overviewTab(jobId) {
   const rates = perJob.get(jobId) ?? new Rates();
   perJob.set(jobId, rates);
 
-  /** @param {any} job */
+  /** @param {JobDetailsView} job */
   const measure = (job) => {
     for (const v of job.vertices) {
       rates.add(`${v.id}:in`, job.now, v.metrics['read-records']);
@@ -61,24 +63,24 @@ export function overviewTab(jobId) {
       for (const t of v.subtasks) rates.add(`${v.id}:${t.subtask}:bp`, job.now, t['backpressured-ms']);
     }
   };
-  /** @param {any} v @param {any} t */
+  /** @param {VertexView} v @param {SubtaskView} t */
   const subtaskRatio = (v, t) => {
     if (t.status !== 'running') return null;
     const r = rates.perMs(`${v.id}:${t.subtask}:bp`);
     return r === null ? null : Math.min(1, Math.max(0, r));
   };
-  /** The vertex's backpressure: its most backpressured subtask. @param {any} v */
+  /** The vertex's backpressure: its most backpressured subtask. @param {VertexView} v @returns {Pressure} */
   const pressure = (v) => {
-    const rs = v.subtasks.map((/** @type {any} */ t) => subtaskRatio(v, t)).filter((/** @type {number | null} */ r) => r !== null);
+    const rs = v.subtasks.map((t) => subtaskRatio(v, t)).filter((r) => r !== null);
     const ratio = rs.length ? Math.max(...rs) : null;
     return { ratio, level: level(ratio) };
   };
 
   return {
-    /** @param {any} job */
+    /** @param {JobDetailsView} job */
     async refresh(job) {
       measure(job);
-      const vertex = job.vertices.find((/** @type {any} */ v) => v.id === selected);
+      const vertex = job.vertices.find((v) => v.id === selected);
       return [
         h('section', { class: 'card graph-card' }, h('h2', null, 'Job graph'), h('div', { class: 'graph-wrap' }, jobGraph(job.vertices, pressure, selected)), legend()),
         ...sourceProgressCards(job),
@@ -99,8 +101,8 @@ function legend() {
 }
 
 /**
- * @param {any} job
- * @param {(v: any) => { ratio: number | null, level: string }} pressure
+ * @param {JobDetailsView} job
+ * @param {(v: VertexView) => Pressure} pressure
  * @param {Rates} rates
  * @param {string | null} selected
  */
@@ -120,11 +122,11 @@ function verticesTable(job, pressure, rates, selected) {
     h(
       'tbody',
       null,
-      job.vertices.map((/** @type {any} */ v) => {
+      job.vertices.map((v) => {
         const bp = pressure(v);
         const statuses = new Map();
         for (const t of v.subtasks) statuses.set(t.status, (statuses.get(t.status) ?? 0) + 1);
-        const activities = [...new Set(v.subtasks.map((/** @type {any} */ t) => t.activity).filter(Boolean))];
+        const activities = [...new Set(v.subtasks.map((t) => t.activity).filter(Boolean))];
         return h(
           'tr',
           { 'data-key': v.id, 'data-action': 'select-vertex', 'data-vertex': v.id, class: `clickable${selected === v.id ? ' selected' : ''}`, tabindex: 0 },
@@ -143,7 +145,7 @@ function verticesTable(job, pressure, rates, selected) {
   );
 }
 
-/** @param {any} v @param {(t: any) => number | null} ratio */
+/** @param {VertexView} v @param {(t: SubtaskView) => number | null} ratio */
 function subtasksTable(v, ratio) {
   return h(
     'table',
@@ -152,7 +154,7 @@ function subtasksTable(v, ratio) {
     h(
       'tbody',
       null,
-      v.subtasks.map((/** @type {any} */ t) => {
+      v.subtasks.map((t) => {
         const r = ratio(t);
         return h(
           'tr',

@@ -6,6 +6,7 @@
 // reads from the binlog. Figures the page does not know are listed as `name: value`.
 import { h } from '../dom.js';
 import { count, duration } from '../format.js';
+/** @import { JobDetailsView, VertexView } from '../../src/rest/rest-views.ts' */
 
 /** The snapshot figures of the split enumerator that this view writes in words. */
 const SNAPSHOT_FIGURES = new Set([
@@ -59,7 +60,7 @@ function timeLeft(s) {
   return `~${duration(s * 1000)} left`;
 }
 
-/** `name: value` for each figure not in `known`. @param {Record<string, unknown> | undefined} figures @param {Set<string>} known */
+/** `name: value` for each figure not in `known`. @param {Readonly<Record<string, unknown>> | undefined} figures @param {Set<string>} known */
 function others(figures, known) {
   return Object.entries(figures ?? {})
     .filter(([name]) => !known.has(name))
@@ -68,17 +69,15 @@ function others(figures, known) {
 
 /**
  * One card per source vertex that reports progress, in the order of the graph.
- * @param {any} job
+ * @param {JobDetailsView} job
  * @returns {HTMLElement[]}
  */
 export function sourceProgressCards(job) {
-  return job.vertices.filter((/** @type {any} */ v) => v['source-progress']).map((/** @type {any} */ v) => sourceProgressCard(v));
+  return job.vertices.flatMap((v) => (v['source-progress'] ? [sourceProgressCard(v, v['source-progress'])] : []));
 }
 
-/** @param {any} v a vertex with `source-progress` */
-function sourceProgressCard(v) {
-  /** @type {Record<string, number>} */
-  const p = v['source-progress'];
+/** @param {VertexView} v @param {Readonly<Record<string, number>>} p its `source-progress` */
+function sourceProgressCard(v, p) {
   const isSnapshot = p['snapshot_done'] !== undefined;
   const done = p['snapshot_done'] === 1;
   const phase = !isSnapshot ? 'other' : done ? 'done' : 'snapshot';
@@ -94,7 +93,7 @@ function sourceProgressCard(v) {
   );
 }
 
-/** @param {any} v @param {Record<string, number>} p */
+/** @param {VertexView} v @param {Readonly<Record<string, number>>} p */
 function snapshotRunning(v, p) {
   const finished = p['snapshot_chunks_finished'] ?? 0;
   // The total is an estimate from the key range until the last chunk is cut: never below what is done.
@@ -132,11 +131,11 @@ function snapshotRunning(v, p) {
   );
 }
 
-/** @param {any} v @param {Record<string, number>} p */
+/** @param {VertexView} v @param {Readonly<Record<string, number>>} p */
 function snapshotDone(v, p) {
-  const readers = v.subtasks.map((/** @type {any} */ t) => t.source).filter(Boolean);
-  const changes = readers.reduce((/** @type {number} */ n, /** @type {Record<string, number>} */ r) => n + (r['binlog_changes'] ?? 0), 0);
-  const lags = readers.map((/** @type {Record<string, number>} */ r) => r['binlog_lag_seconds']).filter((/** @type {unknown} */ x) => typeof x === 'number');
+  const readers = v.subtasks.flatMap((t) => (t.source ? [t.source] : []));
+  const changes = readers.reduce((n, r) => n + (r['binlog_changes'] ?? 0), 0);
+  const lags = readers.map((r) => r['binlog_lag_seconds']).filter((x) => typeof x === 'number');
   const rate = p['snapshot_rows_per_second'];
   return h(
     'div',
@@ -156,12 +155,12 @@ function snapshotDone(v, p) {
 
 /**
  * The readers' figures per subtask: the known ones of the phase as columns, any others as `name: value`.
- * @param {any} v @param {'snapshot' | 'done'} phase
+ * @param {VertexView} v @param {'snapshot' | 'done'} phase
  */
 function readersTable(v, phase) {
-  if (!v.subtasks.some((/** @type {any} */ t) => t.source)) return null;
-  const columns = READER_COLUMNS[phase].filter((c) => v.subtasks.some((/** @type {any} */ t) => t.source?.[c.name] !== undefined));
-  const hasOthers = v.subtasks.some((/** @type {any} */ t) => others(t.source, KNOWN_READER_FIGURES).length > 0);
+  if (!v.subtasks.some((t) => t.source)) return null;
+  const columns = READER_COLUMNS[phase].filter((c) => v.subtasks.some((t) => t.source?.[c.name] !== undefined));
+  const hasOthers = v.subtasks.some((t) => others(t.source, KNOWN_READER_FIGURES).length > 0);
   return h(
     'table',
     { class: 'table source-subtasks' },
@@ -180,7 +179,7 @@ function readersTable(v, phase) {
     h(
       'tbody',
       null,
-      v.subtasks.map((/** @type {any} */ t) =>
+      v.subtasks.map((t) =>
         h(
           'tr',
           { 'data-key': String(t.subtask), 'data-subtask': t.subtask },
