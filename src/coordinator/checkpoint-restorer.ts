@@ -76,3 +76,15 @@ export class CheckpointRestorer {
     this.#d.onRestored(restore);
   }
 }
+
+/** Where each source subtask's reader will resume, as the restored state says (for people and logs). */
+export function sourcePositions(graph: JobGraph, restore: Restore): Record<string, unknown[]> {
+  const positions: Record<string, unknown[]> = {};
+  for (const v of graph.vertices.filter((x) => x.isSource)) {
+    for (let s = 0; s < v.parallelism; s++) {
+      const state = restore.assigned.get(`${v.id}:${s}`)?.operators[v.operators[0]!.uid]?.operator['_source-splits'];
+      positions[`${v.name} ${s + 1}/${v.parallelism}`] = state?.values ?? [];
+    }
+  }
+  return positions;
+}

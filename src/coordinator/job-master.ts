@@ -1,20 +1,18 @@
 import type { JobPlan } from '../api/define-job.ts';
-import type { CheckpointFailure } from '../checkpoint/checkpoint-failure-reason.ts';
-import { FileSystemCheckpointStorage } from '../checkpoint/file-system-checkpoint-storage.ts';
-import { systemClock } from '../clock/clock.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import type { FromTaskManager, SerializedError, TaskMetrics, TaskStatus } from '../network/control-messages.ts';
 import { serializeError } from '../network/control-messages.ts';
-import { describeActivity } from '../network/task-activity.ts';
-import { CheckpointCoordinator, type TaskDescriptions } from './checkpoint-coordinator.ts';
-import { CheckpointRestorer, type Restore } from './checkpoint-restorer.ts';
+import { sourcePositions, type Restore } from './checkpoint-restorer.ts';
+import type { CheckpointCoordinator, TaskDescriptions } from './checkpoint-coordinator.ts';
+import { createJobServices, type JobServices } from './job-services.ts';
+import type { Deployment } from './task-manager-pool.ts';
 import type { CompletedCheckpoint } from './completed-checkpoint.ts';
-import { ExecutionDeployer } from './execution-deployer.ts';
-import { ExecutionGraph } from './execution-graph.ts';
 import { FaultInjector, type FaultInjectionOptions, type PlannedFailure } from './fault-injector.ts';
 import { JobFailure } from './job-failure.ts';
+import type { JobListener } from './job-listener.ts';
+import type { ExceptionRecord, JobResult } from './job-result.ts';
 import { newJobId } from './job-id.ts';
 import { Created } from './job-states/created.ts';
 import { Finishing } from './job-states/finishing.ts';
@@ -25,19 +23,12 @@ import { StoppingWithSavepoint } from './job-states/stopping-with-savepoint.ts';
 import { Terminal } from './job-states/terminal.ts';
 import { isTerminal, type JobStatus } from './job-status.ts';
 import { createRestartStrategy } from './restart-strategy.ts';
+import { applyRetention } from './checkpoint-retention.ts';
 import { SavepointError } from './savepoint-error.ts';
-import { SourceCoordinators } from './source-coordinators.ts';
-import { TaskManagerPool, type Deployment } from './task-manager-pool.ts';
 
 export type { Deployment } from './task-manager-pool.ts';
-
-export interface JobListener {
-  onStatus?(status: JobStatus): void;
-  onCheckpointCompleted?(checkpoint: CompletedCheckpoint): void;
-  onCheckpointFailed?(checkpointId: number, failure: CheckpointFailure): void;
-  onRestart?(info: { attempt: number; cause: SerializedError; delayMs: number }): void;
-  onRestored?(info: { checkpointId: number; path: string; isSavepoint: boolean; sourcePositions: Record<string, unknown[]> }): void;
-}
+export type { JobListener } from './job-listener.ts';
+export type { ExceptionRecord, JobResult } from './job-result.ts';
 
 export interface JobMasterOptions {
   readonly jobId?: string;
@@ -51,24 +42,6 @@ export interface JobMasterOptions {
   readonly faults?: FaultInjectionOptions;
   /** Keep the completed checkpoints when the job finishes (weir verify reads the final one). */
   readonly retainCheckpointsOnFinish?: boolean;
-}
-
-export interface ExceptionRecord {
-  readonly timestamp: number;
-  readonly attempt: number;
-  readonly error: SerializedError;
-  readonly restarted: boolean;
-}
-
-export interface JobResult {
-  readonly jobId: string;
-  readonly status: JobStatus;
-  readonly error: Error | undefined;
-  readonly restarts: number;
-  readonly injectedFailures: number;
-  readonly durationMs: number;
-  /** The newest completed checkpoint's directory, if it was kept. */
-  readonly latestCheckpoint: string | undefined;
 }
 
 /**
@@ -104,57 +77,19 @@ export class JobMaster {
     this.#log = (options.log ?? silentLogger).child({ jobId: this.jobId });
     this.#faults = options.faults && options.faults.failures > 0 ? new FaultInjector(options.faults) : undefined;
     this.#result = new Promise((resolve) => (this.#done = resolve));
-    const config = this.plan.config;
-    const clock = systemClock;
-    const storage = new FileSystemCheckpointStorage(this.jobId, config['execution.checkpointing.dir']);
-    const execution = new ExecutionGraph(this.graph);
-    const fail = (e: Error) => this.#state.onFailure(serializeError(e));
-    const pool: TaskManagerPool = new TaskManagerPool({
+    const services = createJobServices({
+      jobId: this.jobId,
       plan: this.plan,
       deployment: options.deployment,
       log: this.#log,
-      clock,
+      listener: options.listener,
+      attempt: () => this.#attempt,
       onMessage: (m) => this.#onMessage(m),
-      onLost: fail,
-      lastReports: (tm) => execution.reportsOn(tm).map(([e, r]) => `'${e.vertex.name}' ${e.subtask + 1}/${e.vertex.parallelism}: ${r ? describeActivity(r, Date.now()) : e.status}`),
-      lastMetrics: () => execution.metrics(),
-      taskManagerOf: (_vertexId, subtask) => deployer.taskManagerOf(subtask),
+      fail: (e) => this.#state.onFailure(serializeError(e)),
+      onRestored: (r) => this.#announceRestore(r),
     });
-    const deployer = new ExecutionDeployer(this.graph, pool);
-    const sources = new SourceCoordinators({
-      jobId: this.jobId,
-      graph: this.graph,
-      checkpointing: config['execution.checkpointing.interval'] !== null && config['execution.checkpointing.mode'] !== 'at-most-once',
-      atMostOnce: config['execution.checkpointing.mode'] === 'at-most-once',
-      log: this.#log,
-      send: (_vertexId, subtask, message) => pool.send(deployer.taskManagerOf(subtask), message),
-      failJob: (attempt, e) => void (attempt === this.#attempt && fail(e)),
-      setBacklog: (vertexId, backlog) => this.checkpoints.setBacklog(vertexId, backlog),
-    });
-    this.checkpoints = new CheckpointCoordinator({
-      jobId: this.jobId,
-      config,
-      jobGraph: this.graph,
-      log: this.#log,
-      clock,
-      storage,
-      triggerSources: (id, timestamp, opts) => pool.broadcast({ type: 'trigger-checkpoint', attempt: this.#attempt, checkpointId: id, timestamp, options: opts }),
-      snapshotCoordinators: (id) => sources.snapshot(id),
-      notifyComplete: (id) => {
-        sources.notifyCheckpointComplete(id);
-        pool.broadcast({ type: 'checkpoint-complete', attempt: this.#attempt, checkpointId: id });
-      },
-      notifyAborted: (id, reason) => pool.broadcast({ type: 'checkpoint-aborted', attempt: this.#attempt, checkpointId: id, reason }),
-      describeTasks: (): Promise<TaskDescriptions> => pool.describe(),
-      failJob: fail,
-      onCompleted: (c) => {
-        sources.logProgress(c.id);
-        options.listener?.onCheckpointCompleted?.(c);
-      },
-      onFailed: (id, failure) => options.listener?.onCheckpointFailed?.(id, failure),
-    });
-    const restorer = new CheckpointRestorer({ graph: this.graph, storage, store: this.checkpoints.store, stats: this.checkpoints.stats, log: this.#log, onRestored: (r) => this.#announceRestore(r) });
-    this.#ctx = this.#context({ clock, storage, pool, deployer, restorer, sources, execution });
+    this.checkpoints = services.checkpoints;
+    this.#ctx = this.#context(services);
     this.#state = new Created(this.#ctx);
   }
 
@@ -306,26 +241,18 @@ export class JobMaster {
   }
 
   #announceRestore(restore: Restore): void {
-    const sourcePositions: Record<string, unknown[]> = {};
-    for (const v of this.graph.vertices.filter((x) => x.isSource)) {
-      for (let s = 0; s < v.parallelism; s++) {
-        const state = restore.assigned.get(`${v.id}:${s}`)?.operators[v.operators[0]!.uid]?.operator['_source-splits'];
-        sourcePositions[`${v.name} ${s + 1}/${v.parallelism}`] = state?.values ?? [];
-      }
-    }
-    this.#o.listener?.onRestored?.({ checkpointId: restore.checkpointId, path: restore.location, isSavepoint: restore.isSavepoint, sourcePositions });
+    this.#o.listener?.onRestored?.({ checkpointId: restore.checkpointId, path: restore.location, isSavepoint: restore.isSavepoint, sourcePositions: sourcePositions(this.graph, restore) });
   }
 
   // ---- the states' context ----
 
-  #context(parts: Pick<JobContext, 'clock' | 'storage' | 'pool' | 'deployer' | 'restorer' | 'sources' | 'execution'>): JobContext {
+  #context(parts: JobServices): JobContext {
     const jm = this;
     const ctx: JobContext = {
       ...parts,
       jobId: this.jobId,
       plan: this.plan,
       log: this.#log,
-      checkpoints: this.checkpoints,
       restartStrategy: createRestartStrategy(this.plan.config),
       get attempt() {
         return jm.#attempt;
@@ -397,7 +324,7 @@ export class JobMaster {
     await settled;
     await this.#ctx.sources.close();
     await this.#ctx.pool.terminateAll();
-    const kept = await this.#cleanupCheckpoints(status);
+    const kept = await applyRetention(status, { config: this.plan.config, storage: this.#ctx.storage, store: this.checkpoints.store, retainOnFinish: this.#o.retainCheckpointsOnFinish === true });
     this.#done({
       latestCheckpoint: kept ? this.checkpoints.store.latest()?.directory : undefined,
       jobId: this.jobId,
@@ -407,18 +334,6 @@ export class JobMaster {
       injectedFailures: this.#faults?.made ?? 0,
       durationMs: Date.now() - this.startedAt,
     });
-  }
-
-  /** Flink's retention: finished jobs discard their checkpoints; failed jobs keep them; cancel follows the setting. */
-  async #cleanupCheckpoints(status: JobStatus): Promise<boolean> {
-    const retainOnCancel = this.plan.config['execution.checkpointing.externalized-checkpoint-retention'] === 'RETAIN_ON_CANCELLATION';
-    const retainOnFinish = this.#o.retainCheckpointsOnFinish === true;
-    const keep = status === 'FAILED' || (status === 'CANCELED' && retainOnCancel) || (status === 'FINISHED' && retainOnFinish);
-    // Checkpoints in a temporary directory of our own are not retained: nobody could find them.
-    if (keep && (!this.#ctx.storage.temporary || retainOnFinish)) return true;
-    await this.checkpoints.store.discardAll(`job ${status.toLowerCase()}`);
-    await this.#ctx.storage.disposeJob();
-    return false;
   }
 
   #transition(state: JobState): void {

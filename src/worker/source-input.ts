@@ -12,10 +12,38 @@ export class SourceInput {
   readonly #mailbox: MailboxProcessor;
   readonly #fail: (error: unknown) => void;
 
-  constructor(operator: SourceOperator, mailbox: MailboxProcessor, fail: (error: unknown) => void) {
+  /** `toEnumerator`: the reader's requests and events for its split enumerator, on their way to the JobMaster. */
+  constructor(
+    operator: SourceOperator,
+    splits: unknown[],
+    toEnumerator: (message: { type: 'split-request' } | { type: 'reader-event'; event: unknown }) => void,
+    mailbox: MailboxProcessor,
+    fail: (error: unknown) => void,
+  ) {
     this.operator = operator;
     this.#mailbox = mailbox;
     this.#fail = fail;
+    operator.assignInitialSplits(splits);
+    operator.onSplitRequest = () => toEnumerator({ type: 'split-request' });
+    operator.onReaderEvent = (event) => toEnumerator({ type: 'reader-event', event });
+  }
+
+  /** Splits from the split enumerator (run as mail: between two polls, in order with checkpoint triggers). */
+  addSplits(splits: unknown[], noMoreSplits: boolean): void {
+    this.operator.addSplits(splits, noMoreSplits);
+  }
+
+  handleSourceEvent(event: unknown): void {
+    this.operator.handleSourceEvent(event);
+  }
+
+  /** Where the reader stands: an at-most-once restart goes on from here. */
+  positions(): { positions?: unknown[] } {
+    try {
+      return { positions: this.operator.reader.snapshotState(-1) };
+    } catch {
+      return {};
+    }
   }
 
   get recordsIn(): number {

@@ -1,4 +1,5 @@
-import type { TaskActivity } from '../network/task-activity.ts';
+import type { ReaderActivity, SourceReader } from '../api/source.ts';
+import type { ActivityReport, TaskActivity } from '../network/task-activity.ts';
 
 /**
  * A task's current activity with since when it lasts, and the time it has spent blocked on a full
@@ -55,4 +56,28 @@ export class TaskActivityTracker {
   get backpressuredMs(): number {
     return this.#backpressureMs + (this.#backpressureStart >= 0 ? performance.now() - this.#backpressureStart : 0);
   }
+
+  /**
+   * What the task is doing for its metrics: an alignment comes first, then backpressure (unless
+   * exclusive work holds the task), then a source reader's own account, else the current activity.
+   */
+  report(now: {
+    readonly aligning: Extract<TaskActivity, { kind: 'aligning' }> | undefined;
+    readonly blocked: boolean;
+    readonly reader: Pick<SourceReader<unknown, unknown>, 'describeActivity'> | undefined;
+    readonly writing: ActivityReport['writing'];
+  }): ActivityReport {
+    const { writing } = now;
+    if (now.aligning) return { activity: now.aligning, activitySince: this.#since, writing };
+    if (this.backpressured && !now.blocked) return { activity: { kind: 'backpressured' }, activitySince: this.#backpressureSince, writing };
+    if (this.#activity.kind === 'reading' && now.reader) return { activity: readingActivity(now.reader.describeActivity?.()), activitySince: this.#since, writing };
+    return { activity: this.#activity, activitySince: this.#since, writing };
+  }
+}
+
+/** A reader's own account of its work, as a plain description or with what and since when it reads. */
+function readingActivity(described: string | ReaderActivity | undefined): TaskActivity {
+  if (described === undefined) return { kind: 'reading' };
+  if (typeof described === 'string') return { kind: 'reading', reader: described };
+  return { kind: 'reading', reader: described.description, ...(described.subject ? { subject: described.subject } : {}), ...(described.since !== undefined ? { readerSince: described.since } : {}) };
 }

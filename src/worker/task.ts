@@ -5,7 +5,6 @@ import type { Logger } from '../log/logger.ts';
 import type { FromTaskManager, TaskMetrics, TaskStatus } from '../network/control-messages.ts';
 import { serializeError } from '../network/control-messages.ts';
 import type { Barrier, CheckpointOptions } from '../network/stream-event.ts';
-import type { ActivityReport, TaskActivity } from '../network/task-activity.ts';
 import { keyGroupRangeForSubtask } from '../state/key-group.ts';
 import type { AlignmentFigures } from './checkpointing/alignment-figures.ts';
 import { BarrierHandler } from './checkpointing/barrier-handler.ts';
@@ -22,6 +21,7 @@ import { RecoveredChannelState } from './recovered-channel-state.ts';
 import { SourceInput } from './source-input.ts';
 import { type CheckpointReport, SubtaskCheckpointCoordinator } from './subtask-checkpoint-coordinator.ts';
 import { TaskActivityTracker } from './task-activity-tracker.ts';
+import { TaskOutputs } from './task-outputs.ts';
 
 export interface TaskSetup {
   readonly jobId: string;
@@ -48,7 +48,6 @@ export type StepResult = 'busy' | 'idle' | 'done';
 
 const BUFFERS_PER_STEP = 8;
 const POLLS_PER_STEP = 16;
-const FLUSH_INTERVAL_MS = 100;
 
 /**
  * One subtask: an operator chain fed by its input (a source reader or the network), run as a
@@ -60,7 +59,7 @@ export class Task {
   readonly subtask: number;
   readonly #setup: TaskSetup;
   readonly #chain: OperatorChain;
-  readonly #writers: RecordWriter[];
+  readonly #outputs: TaskOutputs;
   readonly #activity = new TaskActivityTracker();
   readonly #mailbox: MailboxProcessor;
   readonly #checkpoints: SubtaskCheckpointCoordinator;
@@ -68,14 +67,13 @@ export class Task {
   readonly #barriers: BarrierHandler | undefined;
   readonly #recovered: RecoveredChannelState;
   #status: TaskStatus = 'initializing';
-  #lastFlush = 0;
 
   constructor(setup: TaskSetup) {
     this.#setup = setup;
     this.vertex = setup.vertex;
     this.subtask = setup.subtask;
-    this.#writers = [...setup.writers.values()];
     this.#mailbox = new MailboxProcessor(this.#activity, setup.wake, (e) => this.fail(e));
+    this.#outputs = new TaskOutputs([...setup.writers.values()], this.#mailbox, this.#activity);
     this.#chain = new OperatorChain({
       jobId: setup.jobId,
       attempt: setup.attempt,
@@ -97,38 +95,22 @@ export class Task {
       report: (m: CheckpointReport) => this.#report(m),
       log: setup.log,
     });
-    this.#recovered = this.#recoveredChannelState();
+    const restoredFrom = setup.restore?.directory ?? '';
+    this.#recovered = new RecoveredChannelState({ channels: setup.restore?.channels, vertex: setup.vertex, subtask: setup.subtask, writers: setup.writers, read: (h) => setup.storage.readChannelState(h, restoredFrom) });
     const head = this.#chain.head;
     if (head instanceof SourceOperator) {
-      this.#input = this.#sourceInput(head);
+      this.#input = new SourceInput(head, setup.splits, (m) => this.#report(m), this.#mailbox, (e) => this.fail(e));
     } else {
       gate!.onData = setup.wake;
-      this.#barriers = new BarrierHandler(
+      const barriers: BarrierHandler = new BarrierHandler(
         gate!,
         setup.barrierMode,
-        {
-          triggerSnapshot: (barrier, figures, inFlight) => void this.#snapshot(barrier, figures, inFlight),
-          abortCheckpoint: (id, reason) => this.#checkpoints.decline(id, reason.code, reason.message),
-        },
-        () => this.#mailbox.mailbox.put({ description: 'aligned checkpoint timeout', run: () => this.#barriers!.checkTimeout() }),
+        { triggerSnapshot: (barrier, figures, inFlight) => this.#snapshot(barrier, figures, inFlight), abortCheckpoint: (id, r) => this.#checkpoints.decline(id, r.code, r.message) },
+        () => this.mailbox.put({ description: 'aligned checkpoint timeout', run: () => barriers.checkTimeout() }),
       );
-      this.#input = new NetworkInput(gate!, this.#barriers, this.#chain.input, this.#recovered);
+      this.#barriers = barriers;
+      this.#input = new NetworkInput(gate!, barriers, this.#chain.input, this.#recovered);
     }
-    for (const w of this.#writers) for (const ch of w.channels) ch.onWritable = () => this.#onWritable();
-  }
-
-  #sourceInput(head: SourceOperator): SourceInput {
-    const s = this.#setup;
-    head.assignInitialSplits(s.splits);
-    head.onSplitRequest = () => s.report({ type: 'split-request', attempt: s.attempt, vertexId: s.vertex.id, subtask: s.subtask });
-    head.onReaderEvent = (event) => s.report({ type: 'reader-event', attempt: s.attempt, vertexId: s.vertex.id, subtask: s.subtask, event });
-    return new SourceInput(head, this.#mailbox, (e) => this.fail(e));
-  }
-
-  #recoveredChannelState(): RecoveredChannelState {
-    const s = this.#setup;
-    const directory = s.restore?.directory ?? '';
-    return new RecoveredChannelState({ channels: s.restore?.channels, vertex: s.vertex, subtask: s.subtask, writers: s.writers, read: (h) => s.storage.readChannelState(h, directory) });
   }
 
   get status(): TaskStatus {
@@ -168,7 +150,7 @@ export class Task {
       if (!this.#mailbox.runMails(() => this.#isTerminal())) return this.#isTerminal() ? 'done' : 'idle';
       if (this.#status === 'initializing') return 'idle';
       if (this.#input instanceof NetworkInput) this.#input.takePriorityBarriers(() => this.#mailbox.blocked);
-      if (this.#mailbox.blocked || !this.#outputsWritable()) return 'idle';
+      if (this.#mailbox.blocked || !this.#outputs.writable()) return 'idle';
       const ready = this.#chain.ready();
       if (ready !== undefined) {
         this.#mailbox.runExclusively(ready, { kind: 'waiting-for-sink' });
@@ -194,12 +176,12 @@ export class Task {
         return 'idle';
       }
       if (status === 'nothing-available') {
-        this.#flush();
+        this.#outputs.flush();
         return 'idle';
       }
-      if (this.#mailbox.blocked || !this.#outputsWritable()) return 'idle';
+      if (this.#mailbox.blocked || !this.#outputs.writable()) return 'idle';
     }
-    this.#maybeTimedFlush();
+    this.#outputs.maybeTimedFlush();
     return 'busy';
   }
 
@@ -216,7 +198,7 @@ export class Task {
       this.#chain.endInput().then(() => {
         // An armed failure that the input was too short to reach fires at its end.
         if (this.#setup.failAfterRecords !== undefined) throw new InjectedFailure(this.name, this.#input.recordsIn);
-        for (const w of this.#writers) w.broadcastEvent({ kind: 'end-of-data' });
+        this.#outputs.broadcastEvent({ kind: 'end-of-data' });
         this.#setStatus('end-of-data');
         this.#activity.set({ kind: 'input-finished' });
       }),
@@ -267,15 +249,12 @@ export class Task {
   addSplits(splits: unknown[], noMoreSplits: boolean): void {
     this.mailbox.put({
       description: `adding ${splits.length} split(s)`,
-      run: () => {
-        if (this.#isTerminal() || !(this.#input instanceof SourceInput)) return;
-        this.#input.operator.addSplits(splits, noMoreSplits);
-      },
+      run: () => void (!this.#isTerminal() && this.#input instanceof SourceInput && this.#input.addSplits(splits, noMoreSplits)),
     });
   }
 
   handleSourceEvent(event: unknown): void {
-    this.mailbox.put({ description: 'event from the split enumerator', run: () => void (this.#input instanceof SourceInput && this.#input.operator.handleSourceEvent(event)) });
+    this.mailbox.put({ description: 'event from the split enumerator', run: () => void (this.#input instanceof SourceInput && this.#input.handleSourceEvent(event)) });
   }
 
   // ---- lifecycle ----
@@ -287,7 +266,7 @@ export class Task {
       run: () => {
         if (this.#mailbox.isSuspended('source-stopped') || this.#status !== 'running') return;
         this.#mailbox.suspend('source-stopped');
-        this.#flush();
+        this.#outputs.flush();
         if (drain) this.#endOfInput();
         else this.#activity.set({ kind: 'stopped-for-savepoint' });
       },
@@ -309,7 +288,7 @@ export class Task {
     this.mailbox.put({
       description: 'closing',
       run: async () => {
-        for (const w of this.#writers) w.flushAll();
+        this.#outputs.flush();
         await this.#chain.close();
         this.#setStatus('finished');
       },
@@ -342,36 +321,23 @@ export class Task {
       vertexId: this.vertex.id,
       subtask: this.subtask,
       recordsIn: this.#input.recordsIn,
-      recordsOut: this.#writers.reduce((n, w) => n + w.recordsOut, 0),
+      recordsOut: this.#outputs.recordsOut,
       backpressure: this.#activity.backpressuredMs,
-      ...this.#activityReport(),
+      ...this.#activity.report({
+        aligning: this.#barriers?.activity(),
+        blocked: this.#mailbox.blocked,
+        reader: this.#status === 'running' && this.#input instanceof SourceInput ? this.#input.operator.reader : undefined,
+        writing: this.#checkpoints.writing,
+      }),
       ...(this.#input instanceof SourceInput && this.#input.operator.reader?.metrics ? { source: this.#input.operator.reader.metrics() } : {}),
     };
-  }
-
-  /** What the task is doing: aligning comes first, then backpressure, then the reader's own account. */
-  #activityReport(): ActivityReport {
-    const writing = this.#checkpoints.writing;
-    const aligning = this.#barriers?.activity();
-    if (aligning) return { activity: aligning, activitySince: this.#activity.since, writing };
-    if (this.#activity.backpressured && !this.#mailbox.blocked) return { activity: { kind: 'backpressured' }, activitySince: this.#activity.backpressuredSince, writing };
-    const current = this.#activity.current;
-    if (current.kind === 'reading' && this.#status === 'running' && this.#input instanceof SourceInput) {
-      return { activity: readingActivity(this.#input.operator.reader.describeActivity?.()), activitySince: this.#activity.since, writing };
-    }
-    return { activity: current, activitySince: this.#activity.since, writing };
   }
 
   // ---- helpers ----
 
   /** Where a source's reader stands: an at-most-once restart goes on from here. */
   #positions(): { positions?: unknown[] } {
-    if (!(this.#input instanceof SourceInput) || this.#status === 'initializing') return {};
-    try {
-      return { positions: this.#input.operator.reader.snapshotState(-1) };
-    } catch {
-      return {};
-    }
+    return this.#input instanceof SourceInput && this.#status !== 'initializing' ? this.#input.positions() : {};
   }
 
   #report(message: Unstamped<Extract<FromTaskManager, { vertexId: string }>>): void {
@@ -389,41 +355,4 @@ export class Task {
   #isTerminal(): boolean {
     return this.#status === 'finished' || this.#status === 'failed' || this.#status === 'canceled';
   }
-
-  /** Full outputs suspend the input (backpressure) until every channel can take more. */
-  #outputsWritable(): boolean {
-    if (this.#mailbox.isSuspended('backpressure')) return false;
-    for (let i = 0; i < this.#writers.length; i++) {
-      if (this.#writers[i]!.writable) continue;
-      this.#activity.backpressureStarted();
-      this.#mailbox.suspend('backpressure');
-      // Downstream must not wait on partial buffers held here.
-      this.#flush();
-      return false;
-    }
-    return true;
-  }
-
-  #onWritable(): void {
-    if (!this.#mailbox.isSuspended('backpressure') || !this.#writers.every((w) => w.writable)) return;
-    this.#activity.backpressureEnded();
-    this.#mailbox.resume('backpressure');
-  }
-
-  #flush(): void {
-    for (const w of this.#writers) w.flushAll();
-    this.#lastFlush = performance.now();
-  }
-
-  #maybeTimedFlush(): void {
-    if (performance.now() - this.#lastFlush > FLUSH_INTERVAL_MS) this.#flush();
-  }
 }
-
-/** A reader's own account of its work, as a plain description or with what and since when it reads. */
-function readingActivity(described: string | { description: string; subject?: string; since?: number } | undefined): TaskActivity {
-  if (described === undefined) return { kind: 'reading' };
-  if (typeof described === 'string') return { kind: 'reading', reader: described };
-  return { kind: 'reading', reader: described.description, ...(described.subject ? { subject: described.subject } : {}), ...(described.since !== undefined ? { readerSince: described.since } : {}) };
-}
-

@@ -1,0 +1,100 @@
+import type { JobPlan } from '../api/define-job.ts';
+import { FileSystemCheckpointStorage } from '../checkpoint/file-system-checkpoint-storage.ts';
+import type { CheckpointStorage } from '../checkpoint/checkpoint-storage.ts';
+import { systemClock, type Clock } from '../clock/clock.ts';
+import type { Logger } from '../log/logger.ts';
+import type { FromTaskManager } from '../network/control-messages.ts';
+import { describeActivity } from '../network/task-activity.ts';
+import { CheckpointCoordinator } from './checkpoint-coordinator.ts';
+import { CheckpointRestorer, type Restore } from './checkpoint-restorer.ts';
+import { ExecutionDeployer } from './execution-deployer.ts';
+import { ExecutionGraph } from './execution-graph.ts';
+import type { JobListener } from './job-listener.ts';
+import { SourceCoordinators } from './source-coordinators.ts';
+import { TaskManagerPool, type Deployment } from './task-manager-pool.ts';
+
+/** A JobMaster's collaborators, wired to each other. */
+export interface JobServices {
+  readonly clock: Clock;
+  readonly storage: CheckpointStorage;
+  readonly execution: ExecutionGraph;
+  readonly pool: TaskManagerPool;
+  readonly deployer: ExecutionDeployer;
+  readonly sources: SourceCoordinators;
+  readonly checkpoints: CheckpointCoordinator;
+  readonly restorer: CheckpointRestorer;
+}
+
+export interface JobServicesOptions {
+  readonly jobId: string;
+  readonly plan: JobPlan;
+  readonly deployment: Deployment;
+  readonly log: Logger;
+  readonly listener: JobListener | undefined;
+  /** The current attempt: messages to TaskManagers carry it. */
+  readonly attempt: () => number;
+  readonly onMessage: (message: FromTaskManager) => void;
+  /** A collaborator's failure (a lost TaskManager, an enumerator, the checkpoints): the job's state decides. */
+  readonly fail: (error: Error) => void;
+  readonly onRestored: (restore: Restore) => void;
+}
+
+/**
+ * Builds the collaborators of one JobMaster: checkpoint storage, the TaskManager pool, the
+ * deployer, the source coordinators, the checkpoint coordinator and the restorer, each given
+ * what it needs of the others.
+ */
+export function createJobServices(o: JobServicesOptions): JobServices {
+  const { jobId, plan, log } = o;
+  const config = plan.config;
+  const graph = plan.jobGraph;
+  const clock = systemClock;
+  const storage = new FileSystemCheckpointStorage(jobId, config['execution.checkpointing.dir']);
+  const execution = new ExecutionGraph(graph);
+  const pool: TaskManagerPool = new TaskManagerPool({
+    plan,
+    deployment: o.deployment,
+    log,
+    clock,
+    onMessage: o.onMessage,
+    onLost: o.fail,
+    lastReports: (tm) => execution.reportsOn(tm).map(([e, r]) => `'${e.vertex.name}' ${e.subtask + 1}/${e.vertex.parallelism}: ${r ? describeActivity(r, Date.now()) : e.status}`),
+    lastMetrics: () => execution.metrics(),
+    taskManagerOf: (_vertexId, subtask) => deployer.taskManagerOf(subtask),
+  });
+  const deployer = new ExecutionDeployer(graph, pool);
+  const sources = new SourceCoordinators({
+    jobId,
+    graph,
+    checkpointing: config['execution.checkpointing.interval'] !== null && config['execution.checkpointing.mode'] !== 'at-most-once',
+    atMostOnce: config['execution.checkpointing.mode'] === 'at-most-once',
+    log,
+    send: (_vertexId, subtask, message) => pool.send(deployer.taskManagerOf(subtask), message),
+    failJob: (attempt, e) => void (attempt === o.attempt() && o.fail(e)),
+    setBacklog: (vertexId, backlog) => checkpoints.setBacklog(vertexId, backlog),
+  });
+  const checkpoints: CheckpointCoordinator = new CheckpointCoordinator({
+    jobId,
+    config,
+    jobGraph: graph,
+    log,
+    clock,
+    storage,
+    triggerSources: (id, timestamp, options) => pool.broadcast({ type: 'trigger-checkpoint', attempt: o.attempt(), checkpointId: id, timestamp, options }),
+    snapshotCoordinators: (id) => sources.snapshot(id),
+    notifyComplete: (id) => {
+      sources.notifyCheckpointComplete(id);
+      pool.broadcast({ type: 'checkpoint-complete', attempt: o.attempt(), checkpointId: id });
+    },
+    notifyAborted: (id, reason) => pool.broadcast({ type: 'checkpoint-aborted', attempt: o.attempt(), checkpointId: id, reason }),
+    describeTasks: () => pool.describe(),
+    failJob: o.fail,
+    onCompleted: (c) => {
+      sources.logProgress(c.id);
+      o.listener?.onCheckpointCompleted?.(c);
+    },
+    onFailed: (id, failure) => o.listener?.onCheckpointFailed?.(id, failure),
+  });
+  const restorer = new CheckpointRestorer({ graph, storage, store: checkpoints.store, stats: checkpoints.stats, log, onRestored: o.onRestored });
+  return { clock, storage, execution, pool, deployer, sources, checkpoints, restorer };
+}

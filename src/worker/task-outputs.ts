@@ -1,0 +1,62 @@
+import type { StreamEvent } from '../network/stream-event.ts';
+import type { MailboxProcessor } from './mailbox-processor.ts';
+import type { RecordWriter } from './record-writer.ts';
+import type { TaskActivityTracker } from './task-activity-tracker.ts';
+
+const FLUSH_INTERVAL_MS = 100;
+
+/**
+ * A task's record writers, as the task sees them: a full channel suspends the task's input
+ * (backpressure, timed by the activity tracker) until every channel can take more, and partial
+ * buffers leave when the task goes idle, becomes blocked, or every 100 ms while it is busy.
+ */
+export class TaskOutputs {
+  readonly #writers: RecordWriter[];
+  readonly #mailbox: MailboxProcessor;
+  readonly #activity: TaskActivityTracker;
+  #lastFlush = 0;
+
+  constructor(writers: RecordWriter[], mailbox: MailboxProcessor, activity: TaskActivityTracker) {
+    this.#writers = writers;
+    this.#mailbox = mailbox;
+    this.#activity = activity;
+    for (const w of writers) for (const ch of w.channels) ch.onWritable = () => this.#onWritable();
+  }
+
+  get recordsOut(): number {
+    return this.#writers.reduce((n, w) => n + w.recordsOut, 0);
+  }
+
+  /** Whether every output can take more; a full one suspends the input. */
+  writable(): boolean {
+    if (this.#mailbox.isSuspended('backpressure')) return false;
+    for (let i = 0; i < this.#writers.length; i++) {
+      if (this.#writers[i]!.writable) continue;
+      this.#activity.backpressureStarted();
+      this.#mailbox.suspend('backpressure');
+      // Downstream must not wait on partial buffers held here.
+      this.flush();
+      return false;
+    }
+    return true;
+  }
+
+  #onWritable(): void {
+    if (!this.#mailbox.isSuspended('backpressure') || !this.#writers.every((w) => w.writable)) return;
+    this.#activity.backpressureEnded();
+    this.#mailbox.resume('backpressure');
+  }
+
+  broadcastEvent(event: StreamEvent): void {
+    for (const w of this.#writers) w.broadcastEvent(event);
+  }
+
+  flush(): void {
+    for (const w of this.#writers) w.flushAll();
+    this.#lastFlush = performance.now();
+  }
+
+  maybeTimedFlush(): void {
+    if (performance.now() - this.#lastFlush > FLUSH_INTERVAL_MS) this.flush();
+  }
+}
