@@ -8,6 +8,7 @@ import type {
   ReduceFunction,
 } from './functions.ts';
 import type { Sink } from './sink.ts';
+import type { TwoPhaseCommittingSink } from './two-phase-committing-sink.ts';
 import type { StreamExecutionEnvironment } from './stream-execution-environment.ts';
 import type { OperatorSettings, Transformation, TransformationSpec } from './transformation.ts';
 
@@ -59,8 +60,9 @@ export class DataStream<T> {
     return new DataStream<T>(this.environment, this.environment.addTransformation({ kind: 'union' }, inputs, {}));
   }
 
-  sinkTo(sink: Sink<T, any>, settings?: OperatorSettings): DataStream<never> {
-    return this.then({ kind: 'sink', sink: sink as Sink<unknown, unknown> }, settings);
+  /** A sink: plain (at-least-once, or exactly-once by its own means) or two-phase committing (exactly-once). */
+  sinkTo(sink: Sink<T, any> | TwoPhaseCommittingSink<T, any>, settings?: OperatorSettings): DataStream<never> {
+    return this.then({ kind: 'sink', sink: sink as Sink<unknown, unknown> | TwoPhaseCommittingSink<unknown, unknown> }, settings);
   }
 
   // Fluent setters on the operator that produced this stream, as in Flink.

@@ -8,6 +8,7 @@ import type {
   ReduceFunction,
 } from './functions.ts';
 import type { Sink } from './sink.ts';
+import type { TwoPhaseCommittingSink } from './two-phase-committing-sink.ts';
 import type { Source } from './source.ts';
 
 /**
@@ -26,7 +27,7 @@ export type OperatorSpec =
       readonly keySelector: KeySelector<unknown>;
     }
   | { readonly kind: 'reduce'; readonly fn: ReduceFunction<unknown>; readonly keySelector: KeySelector<unknown> }
-  | { readonly kind: 'sink'; readonly sink: Sink<unknown, unknown> };
+  | { readonly kind: 'sink'; readonly sink: Sink<unknown, unknown> | TwoPhaseCommittingSink<unknown, unknown> };
 
 export type OperatorKind = OperatorSpec['kind'];
 

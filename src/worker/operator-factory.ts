@@ -5,6 +5,9 @@ import { KeyedProcessOperator } from './operators/keyed-process-operator.ts';
 import { MapOperator } from './operators/map-operator.ts';
 import { ReduceOperator } from './operators/reduce-operator.ts';
 import { SinkOperator } from './operators/sink-operator.ts';
+import { CommittingSinkOperator } from './operators/committing-sink-operator.ts';
+import { isTwoPhaseCommittingSink } from '../api/two-phase-committing-sink.ts';
+import type { Sink } from '../api/sink.ts';
 import { SourceOperator } from './operators/source-operator.ts';
 import type { StreamOperator } from './operators/stream-operator.ts';
 
@@ -23,6 +26,6 @@ export function createOperator(spec: OperatorSpec): StreamOperator {
     case 'reduce':
       return new ReduceOperator(spec.fn, spec.keySelector);
     case 'sink':
-      return new SinkOperator(spec.sink);
+      return isTwoPhaseCommittingSink(spec.sink) ? new CommittingSinkOperator(spec.sink) : new SinkOperator(spec.sink as Sink<unknown, unknown>);
   }
 }

@@ -118,7 +118,7 @@ async function checkInspect(path: string, output: string, parallelism: number): 
   assert.deepEqual(source.operatorStates, [{ name: '_source-splits', mode: 'split', entries: 2 }]);
   assert.deepEqual(source.keyedStates, []);
   const sink = summary.operators.find((o) => o.uid === 'sink')!;
-  assert.deepEqual(sink.operatorStates.map((s) => [s.name, s.mode]), [['_sink-writer', 'union']]);
+  assert.deepEqual(sink.operatorStates.map((s) => [s.name, s.mode]), [['_sink-committables', 'union']]);
 
   assert.equal(human.code, 0, human.stderr);
   const text = human.stdout;
@@ -131,7 +131,7 @@ async function checkInspect(path: string, output: string, parallelism: number): 
     `  keyed state '_reduce' (value, msgpack@1): ${expected.size.toLocaleString('en-US')} entries in ${keyGroupsInUse} key groups`,
     ...perSubtask.map((s, i) => `    subtask ${i}: key groups ${s.keyGroups}, ${s.entries.toLocaleString('en-US')} entries, ${counts.subtasks[i]!.bytes.toLocaleString('en-US')} bytes`),
     `operator 'Sink: files'  uid sink  parallelism ${parallelism}`,
-    `  operator state '_sink-writer' (union): `,
+    `  operator state '_sink-committables' (union): `,
   ]) {
     assert.ok(text.includes(line), `weir inspect lists ${JSON.stringify(line)}:\n${text}`);
   }

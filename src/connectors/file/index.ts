@@ -1,4 +1,4 @@
 export { TextFileSource, type TextFileSplit, type TextFileSourceOptions } from './text-file-source.ts';
 export { InvalidUtf8Error } from './invalid-utf8-error.ts';
 export { PlainFileSink, type FileSinkOptions } from './plain-file-sink.ts';
-export { FileSink, committedFiles, committedName, type FileSinkState } from './file-sink.ts';
+export { FileSink, committedFiles, committedName } from './file-sink.ts';

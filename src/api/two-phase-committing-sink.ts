@@ -1,0 +1,44 @@
+import type { SinkContext } from './sink.ts';
+
+/**
+ * A sink with exactly-once output by two-phase commit (Flink's sink2 TwoPhaseCommittingSink):
+ * its writer pre-commits at every checkpoint (what was written since the last one becomes
+ * committables, not yet visible), weir keeps the committables in the checkpoint, and its
+ * committer makes them visible once the checkpoint is complete. On a restore, the committables
+ * of the restored checkpoint are committed (again: commit must be idempotent) and everything
+ * else a failed attempt left is the committer's to clean up. A sink for a database or a broker
+ * is a writer that stages and a committer that publishes.
+ */
+export interface TwoPhaseCommittingSink<T, Committable> {
+  createWriter(ctx: SinkContext): PrecommittingSinkWriter<T, Committable> | Promise<PrecommittingSinkWriter<T, Committable>>;
+  createCommitter(ctx: SinkContext): Committer<Committable> | Promise<Committer<Committable>>;
+}
+
+export interface PrecommittingSinkWriter<T, Committable> {
+  write(value: T): void;
+  /** A promise while the writer cannot take more (the task waits for it: backpressure). */
+  ready?(): Promise<void> | undefined;
+  /** All input is consumed: write out what is buffered (a last pre-commit follows). */
+  flush?(): void | Promise<void>;
+  /** Pre-commit, in a checkpoint's synchronous part: what was written since the last one, as committables of this checkpoint. */
+  prepareCommit(checkpointId: number): Committable[] | Promise<Committable[]>;
+  /** The job finished: release what is held (everything is committed by now). */
+  close?(): void | Promise<void>;
+  /** The attempt was cancelled or failed: release what is held, commit nothing. */
+  abort?(): void | Promise<void>;
+}
+
+export interface Committer<Committable> {
+  /** Makes committables visible. Idempotent: after a restore the same ones may be committed again. */
+  commit(committables: readonly Committable[]): void | Promise<void>;
+  /**
+   * Once, before this subtask commits what it restored: `retained` holds every subtask's
+   * committables of the restored checkpoint; staged work not among them was left by a failed
+   * attempt and will never be committed.
+   */
+  recover?(retained: readonly Committable[]): void | Promise<void>;
+}
+
+export function isTwoPhaseCommittingSink(sink: object): sink is TwoPhaseCommittingSink<unknown, unknown> {
+  return typeof (sink as TwoPhaseCommittingSink<unknown, unknown>).createCommitter === 'function';
+}

@@ -1,0 +1,99 @@
+import type { Committer, PrecommittingSinkWriter, TwoPhaseCommittingSink } from '../../api/two-phase-committing-sink.ts';
+import { AbstractStreamOperator, type OperatorContext } from './stream-operator.ts';
+
+/** Committables of one checkpoint, as kept in operator state until the checkpoint is committed. */
+interface PendingCommit {
+  readonly checkpointId: number;
+  readonly committables: readonly unknown[];
+}
+
+/** The legacy file sink's writer state, read when a checkpoint written before the committables existed is restored. */
+interface LegacyFileSinkState {
+  readonly checkpointId: number;
+  readonly pending: readonly unknown[];
+}
+
+const STATE_NAME = '_sink-committables';
+const LEGACY_STATE_NAME = '_sink-writer';
+
+/**
+ * Runs a TwoPhaseCommittingSink (Flink's SinkWriterOperator and CommitterOperator in one): the
+ * writer pre-commits in every checkpoint's synchronous part; the committables wait in operator
+ * state (union: on restore every subtask sees all, commits its share and lets the committer clean
+ * up the rest) until their checkpoint completes. A job that finishes without checkpoints commits
+ * its finished input at the end.
+ */
+export class CommittingSinkOperator extends AbstractStreamOperator {
+  readonly #sink: TwoPhaseCommittingSink<unknown, unknown>;
+  #writer!: PrecommittingSinkWriter<unknown, unknown>;
+  #committer!: Committer<unknown>;
+  #ctx!: OperatorContext;
+  readonly #pending = new Map<number, readonly unknown[]>();
+  #ended = false;
+
+  constructor(sink: TwoPhaseCommittingSink<unknown, unknown>) {
+    super();
+    this.#sink = sink;
+  }
+
+  override async open(ctx: OperatorContext): Promise<void> {
+    super.open(ctx);
+    this.#ctx = ctx;
+    this.#committer = await this.#sink.createCommitter(ctx);
+    if (ctx.operatorState.isRestored) await this.#recover(ctx);
+    this.#writer = await this.#sink.createWriter(ctx);
+  }
+
+  /** The restored checkpoint's committables: all of them let the committer clean up, this subtask's share is committed. */
+  async #recover(ctx: OperatorContext): Promise<void> {
+    const restored = [
+      ...ctx.operatorState.restoredValues<PendingCommit>(STATE_NAME).flatMap((p) => p.committables),
+      ...ctx.operatorState.restoredValues<LegacyFileSinkState>(LEGACY_STATE_NAME).flatMap((s) => s.pending),
+    ];
+    const retained = [...new Set(restored.map((c) => JSON.stringify(c)))].sort().map((c) => JSON.parse(c) as unknown);
+    await this.#committer.recover?.(retained);
+    await this.#committer.commit(retained.filter((_, i) => i % ctx.parallelism === ctx.subtaskIndex));
+  }
+
+  processElement(value: unknown): void {
+    this.#writer.write(value);
+  }
+
+  override ready(): Promise<void> | undefined {
+    return this.#writer.ready?.();
+  }
+
+  override async endInput(): Promise<void> {
+    this.#ended = true;
+    await this.#writer.flush?.();
+  }
+
+  override async prepareSnapshot(checkpointId: number): Promise<void> {
+    const committables = await this.#writer.prepareCommit(checkpointId);
+    if (committables.length > 0) this.#pending.set(checkpointId, committables);
+    const state = [...this.#pending].map(([id, c]): PendingCommit => ({ checkpointId: id, committables: c }));
+    this.#ctx.operatorState.getUnionListState<PendingCommit>(STATE_NAME).update(state);
+  }
+
+  /** Commits every checkpoint up to this one: notifications can be skipped or come late. */
+  override async notifyCheckpointComplete(checkpointId: number): Promise<void> {
+    for (const [id, committables] of [...this.#pending]) {
+      if (id > checkpointId) continue;
+      await this.#committer.commit(committables);
+      this.#pending.delete(id);
+    }
+  }
+
+  /** Finished: without checkpoints nothing committed the output yet, and the finished input is final. */
+  override async close(): Promise<void> {
+    if (this.#ended) {
+      await this.prepareSnapshot(Number.MAX_SAFE_INTEGER);
+      await this.notifyCheckpointComplete(Number.MAX_SAFE_INTEGER);
+    }
+    await this.#writer?.close?.();
+  }
+
+  override async dispose(): Promise<void> {
+    await this.#writer?.abort?.();
+  }
+}
