@@ -18,7 +18,7 @@ export { parseDuration } from './config/duration.ts';
 export { GraphValidationError } from './graph/graph-validation-error.ts';
 export { executeJob, createJobMaster } from './coordinator/execute-job.ts';
 export { JobMaster } from './coordinator/job-master.ts';
-export { JobModuleError } from './coordinator/job-module-error.ts';
+export { JobModuleError } from './api/job-module-error.ts';
 export { JobBuildError } from './api/job-build-error.ts';
 export { loadJobModule } from './coordinator/job-module.ts';
 export { JobFailure } from './coordinator/job-failure.ts';

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { JobModuleError } from '../coordinator/job-module-error.ts';
+import { JobModuleError } from './job-module-error.ts';
 
 /**
  * A job module's builder (`defineJob((env, args) => ...)`) threw: names the module, says that it

@@ -2,7 +2,7 @@ import { ConfigError } from './config-error.ts';
 import type { ConfigSource } from './config-source.ts';
 import type { ConsistencyMode } from './consistency-mode.ts';
 import { parseDuration } from './duration.ts';
-import { UPPER_BOUND_MAX_PARALLELISM } from '../state/key-group.ts';
+import { UPPER_BOUND_MAX_PARALLELISM } from './parallelism-bounds.ts';
 
 /**
  * All of weir's settings in one typed object, keyed like Flink's configuration where a Flink key

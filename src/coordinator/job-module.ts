@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isJobDefinition, type JobDefinition } from '../api/define-job.ts';
-import { JobModuleError } from './job-module-error.ts';
+import { JobModuleError } from '../api/job-module-error.ts';
 
 /** Loads a job module (TypeScript or JavaScript) and returns its default export made with defineJob. */
 export async function loadJobModule(path: string): Promise<{ definition: JobDefinition; modulePath: string }> {

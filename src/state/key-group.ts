@@ -4,8 +4,7 @@
  * restarts and weir versions: a savepoint's key groups stay valid when the job is rescaled.
  */
 
-export const DEFAULT_MAX_PARALLELISM = 128;
-export const UPPER_BOUND_MAX_PARALLELISM = 32768;
+export { DEFAULT_MAX_PARALLELISM, UPPER_BOUND_MAX_PARALLELISM } from '../config/parallelism-bounds.ts';
 
 /** A key as weir sees it: primitives, or arrays of primitives for composite keys. */
 export type Key = string | number | bigint | boolean | null | undefined | readonly Key[];

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { fileTaskStateStorage } from '../checkpoint/file-task-state-storage.ts';
 import type { FromTaskManager, TaskManagerThreadInit, ToTaskManager } from '../network/control-messages.ts';
 import { serializeError } from '../network/control-messages.ts';
-import { JobModuleError } from '../coordinator/job-module-error.ts';
+import { JobModuleError } from '../api/job-module-error.ts';
 import { TaskManager } from './task-manager.ts';
 
 /**
