@@ -19,9 +19,9 @@
 // `before` image takes them away from before.customer, so inserts, updates (also of the customer)
 // and deletes all keep the sums right. Amounts are exact: DECIMAL values arrive as strings
 // ('12.50') and are summed as integer cents.
-import { defineJob } from 'weir';
-import { FileSink } from 'weir/connectors/file';
-import { MySqlCdcSource, type ChangeRecord, type RowImage } from 'weir/connectors/mysql';
+import { defineJob } from 'weir-stream';
+import { FileSink } from 'weir-stream/connectors/file';
+import { MySqlCdcSource, type ChangeRecord, type RowImage } from 'weir-stream/connectors/mysql';
 
 /** A change to one customer's figures. */
 interface CustomerDelta {

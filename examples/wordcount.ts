@@ -6,10 +6,10 @@
 // --output DIR   committed files with one line per update, `word<TAB>running count` (default: print the final counts)
 // --words N      datagen words in all (default 200000); --seed S; --rate R words per second (default unlimited)
 // --checkpoint-interval MS (default 500)
-import { defineJob } from 'weir';
-import { DataGen } from 'weir/connectors/datagen';
-import { FileSink, TextFileSource } from 'weir/connectors/file';
-import { PrintSink } from 'weir/connectors/print';
+import { defineJob } from 'weir-stream';
+import { DataGen } from 'weir-stream/connectors/datagen';
+import { FileSink, TextFileSource } from 'weir-stream/connectors/file';
+import { PrintSink } from 'weir-stream/connectors/print';
 
 interface WordCount {
   word: string;

@@ -16,15 +16,15 @@ export interface WorkerBundle {
 }
 
 /**
- * `weir` and `weir/connectors/*` are this package's sources: bundled. Other packages stay outside
+ * `weir-stream` and `weir-stream/connectors/*` are this package's sources: bundled. Other packages stay outside
  * the bundle, imported by the absolute path they resolve to from the module that imports them, so
  * the bundle can live anywhere.
  */
 const resolvePackages: Plugin = {
   name: 'weir-packages',
   setup(b) {
-    b.onResolve({ filter: /^weir(\/.*)?$/ }, (args) => {
-      const sub = args.path.slice('weir'.length);
+    b.onResolve({ filter: /^weir-stream(\/.*)?$/ }, (args) => {
+      const sub = args.path.slice('weir-stream'.length);
       return { path: sub === '' ? join(SRC, 'index.ts') : join(SRC, sub, 'index.ts') };
     });
     b.onResolve({ filter: /^[^./]/ }, (args) => {
