@@ -1,7 +1,15 @@
 #!/usr/bin/env node
-// The weir command. TypeScript (weir's own sources and the user's job modules) is compiled on
-// load by tsx, so no build step is needed.
-import { register } from 'tsx/esm/api';
+// The weir command. From the repository it runs weir's TypeScript sources under tsx (no build
+// step); from the installed package, the compiled dist/.
+import { existsSync } from 'node:fs';
+import { register } from 'node:module';
 
-register();
-await import('../src/cli/main.ts');
+const sources = new URL('../src/cli/main.ts', import.meta.url);
+if (existsSync(sources)) {
+  const tsx = await import('tsx/esm/api');
+  tsx.register();
+  register('../scripts/dev-conditions.mjs', import.meta.url);
+  await import(sources.href);
+} else {
+  await import('../dist/cli/main.js');
+}

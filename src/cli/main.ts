@@ -6,6 +6,9 @@ import { verifyCommand } from './verify-command.ts';
 import { demoCommand } from './demo-command.ts';
 import { cancelCommand, checkpointsCommand, disposeCommand, listCommand, savepointCommand, stopCommand } from './job-commands.ts';
 import { inspectCommand } from './inspect-command.ts';
+import { initCommand } from './init-command.ts';
+import { configRows } from '../config/config-table.ts';
+import { PACKAGE_VERSION } from './package-version.ts';
 
 // `weir inspect ... | head` closes the pipe early: that is not an error.
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
@@ -15,6 +18,7 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
 
 const program = new Command('weir')
   .description('weir: stateful stream processing for TypeScript with exactly-once checkpoints')
+  .version(PACKAGE_VERSION, '-V, --version', 'the weir-stream version')
   .enablePositionalOptions()
   .showHelpAfterError();
 
@@ -114,6 +118,24 @@ remote(
 ).action(async (jobId: string, o) => {
   process.exitCode = await checkpointsCommand(jobId, o);
 });
+
+program
+  .command('config')
+  .description('list every configuration key with its default and meaning')
+  .option('--json', 'as JSON')
+  .action((o: { json?: boolean }) => {
+    const rows = configRows();
+    process.stdout.write(o.json ? JSON.stringify(rows) + '\n' : rows.map((r) => `${r.key} = ${r.default}\n    ${r.doc}`).join('\n') + '\n');
+  });
+
+program
+  .command('init')
+  .description('write a small weir project to start from: a job, TypeScript settings, scripts and a test')
+  .argument('<dir>', 'the project directory (made if missing; must be empty)')
+  .option('--force', 'write into a directory that is not empty')
+  .action((dir: string, o: { force?: boolean }) => {
+    process.exitCode = initCommand(dir, o);
+  });
 
 program
   .command('inspect')

@@ -93,7 +93,7 @@ export async function runCommand(job: string, jobArgs: readonly string[], o: Run
     log,
   });
   const unregister = registerJob({ jobId: master.jobId, url: rest.url, pid: process.pid, startedAt: Date.now() });
-  say(`REST: ${rest.url}`);
+  say(`REST: ${rest.url} (dashboard: ${rest.url}/)`);
   for (const w of master.graph.warnings) say(`warning: ${w}`);
   progress.line = new ProgressLine(master);
   progress.line.start();

@@ -3,6 +3,7 @@ import type { Logger } from '../log/logger.ts';
 import type { FaultInjectionOptions } from './fault-injector.ts';
 import { JobMaster, type JobListener } from './job-master.ts';
 import { loadJobModule } from './job-module.ts';
+import type { CompiledJob } from './worker-bundle.ts';
 
 export interface ExecuteJobOptions {
   /** A job definition, or the path of a job module (required for worker TaskManagers). */
@@ -36,8 +37,9 @@ export async function createJobMaster(options: ExecuteJobOptions): Promise<JobMa
   const taskManagers = options.taskManagers ?? 0;
   let definition: JobDefinition;
   let modulePath: string | undefined;
+  let compiled: CompiledJob | undefined;
   if (typeof options.job === 'string') {
-    ({ definition, modulePath } = await loadJobModule(options.job));
+    ({ definition, modulePath, compiled } = await loadJobModule(options.job));
   } else {
     definition = options.job;
   }
@@ -48,7 +50,8 @@ export async function createJobMaster(options: ExecuteJobOptions): Promise<JobMa
   for (const w of plan.jobGraph.warnings) options.log?.warn(w);
   return new JobMaster({
     plan,
-    deployment: taskManagers > 0 ? { kind: 'worker-threads', taskManagers, modulePath: modulePath!, args, layers } : { kind: 'in-thread' },
+    deployment: taskManagers > 0 ? { kind: 'worker-threads', taskManagers, modulePath: modulePath!, args, layers, ...(compiled ? { compiled } : {}) } : { kind: 'in-thread' },
+    ...(compiled ? { compiled } : {}),
     ...(options.restoreFrom !== undefined ? { restoreFrom: options.restoreFrom } : {}),
     ...(options.allowNonRestoredState !== undefined ? { allowNonRestoredState: options.allowNonRestoredState } : {}),
     ...(options.faults ? { faults: options.faults } : {}),

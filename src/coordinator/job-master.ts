@@ -8,6 +8,7 @@ import { sourcePositions, type Restore } from './checkpoint-restorer.ts';
 import type { CheckpointCoordinator, TaskDescriptions } from './checkpoint-coordinator.ts';
 import { createJobServices, type JobServices } from './job-services.ts';
 import type { Deployment } from './task-manager-pool.ts';
+import type { CompiledJob } from './worker-bundle.ts';
 import type { CompletedCheckpoint } from './completed-checkpoint.ts';
 import { FaultInjector, type FaultInjectionOptions, type PlannedFailure } from './fault-injector.ts';
 import { JobFailure } from './job-failure.ts';
@@ -42,6 +43,8 @@ export interface JobMasterOptions {
   readonly faults?: FaultInjectionOptions;
   /** Keep the completed checkpoints when the job finishes (weir verify reads the final one). */
   readonly retainCheckpointsOnFinish?: boolean;
+  /** The job module as the installed package compiled it: removed when the job ends. */
+  readonly compiled?: CompiledJob;
 }
 
 /**
@@ -324,6 +327,7 @@ export class JobMaster {
     await settled;
     await this.#ctx.sources.close();
     await this.#ctx.pool.terminateAll();
+    await this.#o.compiled?.dispose();
     const kept = await applyRetention(status, { config: this.plan.config, storage: this.#ctx.storage, store: this.checkpoints.store, retainOnFinish: this.#o.retainCheckpointsOnFinish === true });
     this.#done({
       latestCheckpoint: kept ? this.checkpoints.store.latest()?.directory : undefined,

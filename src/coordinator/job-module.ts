@@ -3,19 +3,35 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isJobDefinition, type JobDefinition } from '../api/define-job.ts';
 import { JobModuleError } from '../api/job-module-error.ts';
+import { compileJob, RUNNING_FROM_SOURCES, type CompiledJob } from './worker-bundle.ts';
 
-/** Loads a job module (TypeScript or JavaScript) and returns its default export made with defineJob. */
-export async function loadJobModule(path: string): Promise<{ definition: JobDefinition; modulePath: string }> {
+export interface LoadedJobModule {
+  readonly definition: JobDefinition;
+  readonly modulePath: string;
+  /** The installed package runs the module compiled to one ES module (worker threads load the same file). */
+  readonly compiled: CompiledJob | undefined;
+}
+
+/**
+ * Loads a job module (TypeScript or JavaScript) and returns its default export made with
+ * defineJob. From the repository the sources run under tsx; the installed package compiles the
+ * module first, so TypeScript jobs load in any project, whatever its `"type"`.
+ */
+export async function loadJobModule(path: string): Promise<LoadedJobModule> {
   const modulePath = resolve(path);
   if (!existsSync(modulePath)) throw new JobModuleError(modulePath, 'file not found');
+  let compiled: CompiledJob | undefined;
   let mod: { default?: unknown };
   try {
-    mod = (await import(pathToFileURL(modulePath).href)) as { default?: unknown };
+    if (!RUNNING_FROM_SOURCES) compiled = await compileJob(modulePath);
+    mod = (await import(pathToFileURL(compiled?.path ?? modulePath).href)) as { default?: unknown };
   } catch (e) {
+    await compiled?.dispose();
     throw new JobModuleError(modulePath, `failed to load: ${(e as Error).message}`, e);
   }
   if (!isJobDefinition(mod.default)) {
+    await compiled?.dispose();
     throw new JobModuleError(modulePath, 'its default export is not a job: write `export default defineJob((env, args) => { ... })`');
   }
-  return { definition: mod.default, modulePath };
+  return { definition: mod.default, modulePath, compiled };
 }

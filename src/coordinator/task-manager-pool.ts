@@ -9,7 +9,7 @@ import { HeartbeatMonitor } from './heartbeat-monitor.ts';
 import { InThreadGateway } from './in-thread-gateway.ts';
 import { TaskManagerLostError, type TaskManagerLoss } from './task-manager-lost-error.ts';
 import type { TaskManagerGateway } from './task-manager-gateway.ts';
-import { bundleForWorkers, type WorkerBundle } from './worker-bundle.ts';
+import { bundleForWorkers, type CompiledJob, type WorkerBundle } from './worker-bundle.ts';
 import { WorkerThreadGateway } from './worker-thread-gateway.ts';
 
 export type Deployment =
@@ -20,6 +20,8 @@ export type Deployment =
       readonly modulePath: string;
       readonly args: readonly string[];
       readonly layers: ConfigLayers;
+      /** The installed package's compiled job module, which the threads load too. */
+      readonly compiled?: CompiledJob;
     };
 
 export interface TaskManagerPoolDeps {
@@ -141,7 +143,7 @@ export class TaskManagerPool {
   async #startOne(index: number): Promise<TaskManagerGateway> {
     const { plan, deployment: d, log } = this.#d;
     if (d.kind === 'in-thread') return this.#connect(new InThreadGateway(index, 1, plan.jobGraph, plan.config, fileTaskStateStorage, lowestLevel(log)));
-    this.#bundle ??= bundleForWorkers(d.modulePath);
+    this.#bundle ??= bundleForWorkers(d.modulePath, d.compiled);
     const bundle = await this.#bundle;
     const logLevel = lowestLevel(log);
     const g = new WorkerThreadGateway(

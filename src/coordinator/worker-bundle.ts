@@ -5,46 +5,102 @@ import { fileURLToPath } from 'node:url';
 import { createRequire, isBuiltin } from 'node:module';
 import { build, type Plugin } from 'esbuild';
 
-const SRC = fileURLToPath(new URL('..', import.meta.url));
+/** The engine's own directory: `src/` in the repository (run under tsx), `dist/` in the package. */
+const ENGINE = fileURLToPath(new URL('..', import.meta.url));
+
+/** Whether the engine runs from its TypeScript sources (the repository) or the compiled package. */
+export const RUNNING_FROM_SOURCES = import.meta.url.endsWith('.ts');
+
+const ENGINE_EXTENSION = RUNNING_FROM_SOURCES ? 'ts' : 'js';
+
+/** The file of `weir-stream` or `weir-stream/connectors/x` in the running engine. */
+function engineFile(specifier: string): string {
+  const sub = specifier.slice('weir-stream'.length);
+  return sub === '' ? join(ENGINE, `index.${ENGINE_EXTENSION}`) : join(ENGINE, sub, `index.${ENGINE_EXTENSION}`);
+}
+
+/**
+ * `weir-stream` imports go to the running engine's own files: inlined (`inline`, a bundle with its
+ * own copy of the engine) or external by absolute path (the job uses the very modules the command
+ * runs, so one instance of everything). Other packages stay outside the bundle, imported by the
+ * absolute path they resolve to from the module that imports them, so the bundle can live
+ * anywhere.
+ */
+function resolvePackages(inline: boolean): Plugin {
+  return {
+    name: 'weir-packages',
+    setup(b) {
+      b.onResolve({ filter: /^weir-stream(\/.*)?$/ }, (args) => ({ path: engineFile(args.path), external: !inline }));
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (isBuiltin(args.path)) return { path: args.path, external: true };
+        try {
+          return { path: createRequire(args.importer).resolve(args.path), external: true };
+        } catch (e) {
+          throw new Error(`cannot find package '${args.path}' imported by ${args.importer}: install it where the job runs (${(e as Error).message})`);
+        }
+      });
+    },
+  };
+}
+
+export interface CompiledJob {
+  /** The job module as one ES module file: it loads whatever the project's `"type"` is. */
+  readonly path: string;
+  dispose(): Promise<void>;
+}
+
+/**
+ * Compiles a job module (TypeScript or JavaScript, with its local imports) into one ES module,
+ * the way the installed package loads a user's job: no TypeScript loader at run time, and no
+ * dependence on the user's package.json `"type"`. Its `weir-stream` imports are the running
+ * engine's, its npm packages stay where they are installed.
+ */
+export async function compileJob(modulePath: string): Promise<CompiledJob> {
+  const outdir = await mkdtemp(join(tmpdir(), 'weir-job-'));
+  try {
+    await build({
+      entryPoints: { job: modulePath },
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      outdir,
+      outExtension: { '.js': '.mjs' },
+      plugins: [resolvePackages(false)],
+      sourcemap: 'inline',
+      logLevel: 'silent',
+    });
+  } catch (e) {
+    await rm(outdir, { recursive: true, force: true });
+    throw e;
+  }
+  return { path: join(outdir, 'job.mjs'), dispose: () => rm(outdir, { recursive: true, force: true }) };
+}
 
 export interface WorkerBundle {
   /** The TaskManager thread's entry, as plain JavaScript. */
   readonly entry: string;
-  /** The job module compiled into the same bundle (one copy of the engine for both). */
+  /** The job module as plain JavaScript. */
   readonly jobModule: string;
   dispose(): Promise<void>;
 }
 
 /**
- * `weir-stream` and `weir-stream/connectors/*` are this package's sources: bundled. Other packages stay outside
- * the bundle, imported by the absolute path they resolve to from the module that imports them, so
- * the bundle can live anywhere.
+ * What worker-thread TaskManagers load, once per job. From the compiled package: the engine's
+ * own thread entry and the compiled job. From the sources: the thread entry and the job compiled
+ * into one bundle (one copy of the engine for both), so threads start without a TypeScript
+ * loader of their own, which costs each hundreds of milliseconds. Undefined when the sources
+ * cannot be bundled: the workers then compile on load instead.
  */
-const resolvePackages: Plugin = {
-  name: 'weir-packages',
-  setup(b) {
-    b.onResolve({ filter: /^weir-stream(\/.*)?$/ }, (args) => {
-      const sub = args.path.slice('weir-stream'.length);
-      return { path: sub === '' ? join(SRC, 'index.ts') : join(SRC, sub, 'index.ts') };
-    });
-    b.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (isBuiltin(args.path)) return { path: args.path, external: true };
-      return { path: createRequire(args.importer).resolve(args.path), external: true };
-    });
-  },
-};
-
-/**
- * Compiles the worker entry and the job module into one JavaScript bundle, once per job, so
- * worker-thread TaskManagers start without a TypeScript loader of their own (which costs each
- * thread hundreds of milliseconds). Returns undefined when the job cannot be bundled; the workers
- * then compile on load instead.
- */
-export async function bundleForWorkers(modulePath: string): Promise<WorkerBundle | undefined> {
+export async function bundleForWorkers(modulePath: string, compiled: CompiledJob | undefined): Promise<WorkerBundle | undefined> {
+  if (!RUNNING_FROM_SOURCES) {
+    const job = compiled ?? (await compileJob(modulePath));
+    return { entry: join(ENGINE, 'worker', 'task-manager-thread.js'), jobModule: job.path, dispose: compiled ? async () => {} : job.dispose };
+  }
   const outdir = await mkdtemp(join(tmpdir(), 'weir-bundle-'));
   try {
     await build({
-      entryPoints: { 'task-manager': join(SRC, 'worker', 'task-manager-thread.ts'), job: modulePath },
+      entryPoints: { 'task-manager': join(ENGINE, 'worker', 'task-manager-thread.ts'), job: modulePath },
       bundle: true,
       splitting: true,
       format: 'esm',
@@ -52,7 +108,7 @@ export async function bundleForWorkers(modulePath: string): Promise<WorkerBundle
       target: 'node20',
       outdir,
       outExtension: { '.js': '.mjs' },
-      plugins: [resolvePackages],
+      plugins: [resolvePackages(true)],
       sourcemap: 'inline',
       logLevel: 'silent',
     });
@@ -60,9 +116,5 @@ export async function bundleForWorkers(modulePath: string): Promise<WorkerBundle
     await rm(outdir, { recursive: true, force: true });
     return undefined;
   }
-  return {
-    entry: join(outdir, 'task-manager.mjs'),
-    jobModule: join(outdir, 'job.mjs'),
-    dispose: () => rm(outdir, { recursive: true, force: true }),
-  };
+  return { entry: join(outdir, 'task-manager.mjs'), jobModule: join(outdir, 'job.mjs'), dispose: () => rm(outdir, { recursive: true, force: true }) };
 }
