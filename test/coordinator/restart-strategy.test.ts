@@ -91,7 +91,7 @@ test('exponential-delay with a fractional multiplier', () => {
 test('exponential-delay jitter spreads each delay by at most the jitter factor either way, and never beyond max-backoff', () => {
   // random() 0 is the low end (-factor), 0.5 the middle, just below 1 the high end (+factor).
   const low = exponentialDelay({ ...exp, jitter: 0.1 }, () => 0);
-  assert.deepEqual([0, 1, 2].map((i) => delayOf(low.onFailure(T0 + i))), [90, 180, 360]);
+  assert.deepEqual([0, 1, 2, 3, 4, 5].map((i) => delayOf(low.onFailure(T0 + i))), [90, 180, 360, 720, 900, 900], 'the backoff itself stays at max-backoff');
   const mid = exponentialDelay({ ...exp, jitter: 0.1 }, () => 0.5);
   assert.deepEqual([0, 1, 2].map((i) => delayOf(mid.onFailure(T0 + i))), [100, 200, 400]);
   const high = exponentialDelay({ ...exp, jitter: 0.1 }, () => 0.999999);
