@@ -231,6 +231,11 @@ export class CheckpointCoordinator {
       await this.#discardIncomplete(p, { code: 'FINALIZE_CHECKPOINT_FAILURE', message: `writing _metadata failed: ${(e as Error).message}` });
       return;
     }
+    if (this.#shutdown !== undefined) {
+      // The job ended while _metadata was being written: this one does not complete either.
+      await this.#discardIncomplete(p, { code: 'CHECKPOINT_COORDINATOR_SUSPEND', message: this.#shutdown });
+      return;
+    }
     const completedAt = this.#d.clock.now();
     const checkpoint: CompletedCheckpoint = {
       id: p.id,
