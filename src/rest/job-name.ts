@@ -2,5 +2,5 @@ import type { JobMaster } from '../coordinator/job-master.ts';
 
 /** The job's name: env.setJobName or `weir run --name`, else its first source's name. */
 export function jobName(m: JobMaster): string {
-  return m.graph.vertices.find((v) => v.isSource)?.name ?? 'job';
+  return m.plan.name;
 }
