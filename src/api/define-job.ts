@@ -23,6 +23,8 @@ export interface PlanOptions {
 }
 
 export interface JobPlan {
+  /** pipeline.name (env.setJobName, `weir run --name`), else the first source's name. */
+  readonly name: string;
   readonly jobGraph: JobGraph;
   readonly config: WeirConfig;
 }
@@ -57,7 +59,9 @@ export function defineJob(build: JobBuilder): JobDefinition {
         parallelism: config['parallelism.default'],
         maxParallelism: config['pipeline.max-parallelism'],
       });
-      return { jobGraph: buildJobGraph(streamGraph), config };
+      const jobGraph = buildJobGraph(streamGraph);
+      const name = config['pipeline.name'] ?? jobGraph.vertices.find((v) => v.isSource)?.name ?? 'job';
+      return { name, jobGraph, config };
     },
   };
 }

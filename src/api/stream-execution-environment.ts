@@ -43,6 +43,12 @@ export class StreamExecutionEnvironment {
     return this.set('parallelism.default', parallelism);
   }
 
+  /** The job's name (pipeline.name), shown by the REST API, the dashboard and `weir list`; `weir run --name` overrides it. */
+  setJobName(name: string): this {
+    if (typeof name !== 'string' || name.trim() === '') throw new TypeError(`setJobName needs a non-empty name, got ${JSON.stringify(name)}`);
+    return this.set('pipeline.name', name);
+  }
+
   setMaxParallelism(maxParallelism: number): this {
     return this.set('pipeline.max-parallelism', maxParallelism);
   }

@@ -4,7 +4,7 @@ import { readMetadata } from '../checkpoint/checkpoint-metadata.ts';
 import { isJobId } from '../coordinator/job-id.ts';
 import type { CancelView, CheckpointsOverviewView, JobsOverviewView, SavepointTriggerView } from '../rest/rest-views.ts';
 import { registeredJobs } from './job-registry.ts';
-import { awaitTrigger, call, jobManagerFor } from './rest-client.ts';
+import { awaitCheckpoint, awaitTrigger, call, jobManagerFor } from './rest-client.ts';
 import { UsageError } from './run-command.ts';
 
 export interface RemoteOptions {
@@ -43,6 +43,17 @@ export async function savepointCommand(jobId: string, dir: string | undefined, o
   const { 'request-id': trigger } = await call<SavepointTriggerView>(base, 'POST', `/jobs/${jobId}/savepoints`, dir ? { 'target-directory': resolve(dir) } : {}, o.token);
   const location = await awaitTrigger(base, jobId, trigger, o.token);
   print(o, `Savepoint completed. Path: ${location}`, { jobId, location });
+  return 0;
+}
+
+/** `weir checkpoint <job-id>`: triggers a checkpoint now (besides the periodic ones) and waits for it. */
+export async function checkpointCommand(jobId: string, o: RemoteOptions): Promise<number> {
+  checkId(jobId);
+  const base = jobManagerFor(jobId, o.jobmanager);
+  process.stderr.write(`Triggering checkpoint for job ${jobId}.\n`);
+  const { 'request-id': trigger } = await call<SavepointTriggerView>(base, 'POST', `/jobs/${jobId}/checkpoints`, { checkpointType: 'CONFIGURED' }, o.token);
+  const { checkpointId, location } = await awaitCheckpoint(base, jobId, trigger, o.token);
+  print(o, `Checkpoint ${checkpointId} completed. Path: ${location}`, { jobId, checkpointId, location });
   return 0;
 }
 

@@ -4,7 +4,7 @@ import { ConfigFileError } from '../config/config-file-error.ts';
 import { runCommand, UsageError } from './run-command.ts';
 import { verifyCommand } from './verify-command.ts';
 import { demoCommand } from './demo-command.ts';
-import { cancelCommand, checkpointsCommand, disposeCommand, listCommand, savepointCommand, stopCommand } from './job-commands.ts';
+import { cancelCommand, checkpointCommand, checkpointsCommand, disposeCommand, listCommand, savepointCommand, stopCommand } from './job-commands.ts';
 import { inspectCommand } from './inspect-command.ts';
 import { initCommand } from './init-command.ts';
 import { configRows } from '../config/config-table.ts';
@@ -30,6 +30,7 @@ program
   .argument('<job>', 'path of the job module (its default export is made with defineJob)')
   .argument('[jobArgs...]', 'the job\'s own arguments, after --')
   .option('-p, --parallelism <n>', 'default parallelism (parallelism.default)')
+  .option('--name <name>', "the job's name, over the job's own env.setJobName (pipeline.name)")
   .option('--task-managers <n>', 'worker-thread TaskManagers; 0 runs every subtask in this thread', '0')
   .option('--checkpoint-dir <dir>', 'checkpoint storage (execution.checkpointing.dir)')
   .addOption(new Option('--mode <mode>', 'consistency level').choices(['exactly-once', 'at-least-once', 'at-most-once']))
@@ -92,6 +93,15 @@ remote(
   if (o.dispose) process.exitCode = await disposeCommand(o.dispose, o);
   else if (!jobId) throw new UsageError('weir savepoint needs a job id (or --dispose PATH)');
   else process.exitCode = await savepointCommand(jobId, dir, o);
+});
+
+remote(
+  program
+    .command('checkpoint')
+    .description('trigger a checkpoint of a running job now (besides the periodic ones) and wait for it')
+    .argument('<job-id>', 'the job'),
+).action(async (jobId: string, o) => {
+  process.exitCode = await checkpointCommand(jobId, o);
 });
 
 remote(

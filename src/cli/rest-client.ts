@@ -1,4 +1,4 @@
-import type { ErrorView, OperationStatusView } from '../rest/rest-views.ts';
+import type { CheckpointOperationStatusView, ErrorView, OperationStatusView } from '../rest/rest-views.ts';
 import { registeredJobs } from './job-registry.ts';
 
 /** A JobManager that did not answer, or answered with an error: names the address and the cause. */
@@ -56,4 +56,19 @@ export async function awaitTrigger(base: string, jobId: string, triggerId: strin
     await new Promise((resolve) => setTimeout(resolve, wait));
   }
   throw new JobManagerError(base, `the savepoint did not complete within ${Math.round(timeoutMs / 1000)} s (trigger ${triggerId}); it may still complete`);
+}
+
+/** Polls a manually triggered checkpoint until it completes; returns its id and directory. */
+export async function awaitCheckpoint(base: string, jobId: string, triggerId: string, token?: string, timeoutMs = 10 * 60_000): Promise<{ checkpointId: number; location: string }> {
+  const deadline = Date.now() + timeoutMs;
+  for (let wait = 50; Date.now() < deadline; wait = Math.min(wait * 2, 1000)) {
+    const r = await call<CheckpointOperationStatusView>(base, 'GET', `/jobs/${jobId}/checkpoints/${triggerId}`, undefined, token);
+    if (r.status.id === 'COMPLETED') {
+      const op = r.operation;
+      if (op?.checkpointId !== undefined) return { checkpointId: op.checkpointId, location: op.location };
+      throw new JobManagerError(base, op?.failureCause?.['stack-trace'] ?? 'the checkpoint failed');
+    }
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+  throw new JobManagerError(base, `the checkpoint did not complete within ${Math.round(timeoutMs / 1000)} s (trigger ${triggerId}); it may still complete`);
 }

@@ -22,6 +22,7 @@ export interface RunOptions {
   readonly verbose?: boolean;
   readonly unaligned?: boolean;
   readonly alignedTimeout?: string;
+  readonly name?: string;
 }
 
 /** The settings layer the command line makes: its flags and -D properties win over the job's own. */
@@ -31,6 +32,7 @@ export function commandLineConfig(o: RunOptions): Record<string, unknown> {
   // resolve('') would be the working directory.
   if (o.checkpointDir !== undefined) layer['execution.checkpointing.dir'] = resolve(nonEmpty('--checkpoint-dir', 'execution.checkpointing.dir', o.checkpointDir));
   if (o.mode !== undefined) layer['execution.checkpointing.mode'] = o.mode;
+  if (o.name !== undefined) layer['pipeline.name'] = nonEmpty('--name', 'pipeline.name', o.name);
   if (o.unaligned || o.alignedTimeout !== undefined) layer['execution.checkpointing.unaligned.enabled'] = true;
   if (o.alignedTimeout !== undefined) {
     layer['execution.checkpointing.aligned-checkpoint-timeout'] = nonEmpty('--aligned-timeout', 'execution.checkpointing.aligned-checkpoint-timeout', o.alignedTimeout);

@@ -11,6 +11,7 @@ import { UPPER_BOUND_MAX_PARALLELISM } from './parallelism-bounds.ts';
 export interface WeirConfig {
   'parallelism.default': number;
   'pipeline.max-parallelism': number;
+  'pipeline.name': string | null;
   'execution.checkpointing.interval': number | null;
   'execution.checkpointing.interval-during-backlog': number | null;
   'execution.checkpointing.mode': ConsistencyMode;
@@ -72,6 +73,11 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
     min: 1,
     max: UPPER_BOUND_MAX_PARALLELISM,
     doc: 'Number of key groups: the upper bound for rescaling keyed state. Fixed once state exists.',
+  },
+  'pipeline.name': {
+    kind: 'string',
+    nullable: true,
+    doc: "The job's name in the REST API, the dashboard and `weir list` (env.setJobName, `weir run --name`). Unset: the first source's name.",
   },
   'execution.checkpointing.interval': {
     kind: 'duration',
@@ -188,6 +194,7 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
 export const DEFAULT_CONFIG: Readonly<WeirConfig> = Object.freeze({
   'parallelism.default': 1,
   'pipeline.max-parallelism': 128,
+  'pipeline.name': null,
   'execution.checkpointing.interval': null,
   'execution.checkpointing.interval-during-backlog': null,
   'execution.checkpointing.mode': 'exactly-once',

@@ -26,6 +26,7 @@ import { isTerminal, type JobStatus } from './job-status.ts';
 import { createRestartStrategy } from './restart-strategy.ts';
 import { applyRetention } from './checkpoint-retention.ts';
 import { SavepointError } from './savepoint-error.ts';
+import { CheckpointTriggerError } from './checkpoint-trigger-error.ts';
 
 export type { Deployment } from './task-manager-pool.ts';
 export type { JobListener } from './job-listener.ts';
@@ -128,6 +129,22 @@ export class JobMaster {
       return await this.checkpoints.trigger({ type: 'savepoint', targetDir });
     } catch (e) {
       throw new SavepointError(this.jobId, (e as Error).message);
+    }
+  }
+
+  /**
+   * A checkpoint now, besides the periodic ones (Flink 1.19's manual trigger). It goes out even with
+   * max-concurrent-checkpoints in flight, as a savepoint does; the periodic timer counts from it.
+   * Not while the job is restarting or its subtasks are not all running (the coordinator refuses),
+   * and not at-most-once, whose jobs take no checkpoints.
+   */
+  async triggerCheckpoint(): Promise<CompletedCheckpoint> {
+    if (this.status !== 'RUNNING') throw new CheckpointTriggerError(this.jobId, `the job is ${this.status}, not RUNNING`);
+    if (this.plan.config['execution.checkpointing.mode'] === 'at-most-once') throw new CheckpointTriggerError(this.jobId, 'the job is at-most-once: it takes no checkpoints');
+    try {
+      return await this.checkpoints.trigger({ type: 'checkpoint' });
+    } catch (e) {
+      throw new CheckpointTriggerError(this.jobId, (e as Error).message);
     }
   }
 

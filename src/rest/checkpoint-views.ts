@@ -8,6 +8,7 @@ import type {
   CheckpointSubtasksView,
   CheckpointVertexView,
   CheckpointView,
+  ProcessingModeView,
   StatisticsView,
   SubtaskCheckpointView,
 } from './rest-views.ts';
@@ -84,7 +85,7 @@ export function checkpointsOverview(m: JobMaster): CheckpointsOverviewView {
 export function checkpointConfig(m: JobMaster): CheckpointConfigView {
   const c = m.plan.config;
   return {
-    mode: c['execution.checkpointing.mode'],
+    mode: c['execution.checkpointing.mode'].replaceAll('-', '_') as ProcessingModeView,
     interval: c['execution.checkpointing.interval'] ?? -1,
     timeout: c['execution.checkpointing.timeout'],
     min_pause: c['execution.checkpointing.min-pause'],
@@ -105,6 +106,17 @@ export function checkpointConfig(m: JobMaster): CheckpointConfigView {
   };
 }
 
+/**
+ * A checkpoint of the history by id, or `latest`: weir's alias for the newest one (Flink's
+ * specification has no such path; the dashboard and scripts need not look the id up first).
+ */
+export function checkpointId(m: JobMaster, param: string): number {
+  if (param !== 'latest') return Number(param);
+  const newest = m.checkpoints.stats.history().at(-1);
+  if (!newest) throw Object.assign(new Error('no checkpoint has been triggered yet'), { statusCode: 404 });
+  return newest.id;
+}
+
 function found(m: JobMaster, id: number): CheckpointStats {
   const s = m.checkpoints.stats.get(id);
   if (!s) throw Object.assign(new Error(`checkpoint ${id} not found (only the most recent are kept)`), { statusCode: 404 });
@@ -118,8 +130,12 @@ export function checkpointDetails(m: JobMaster, id: number): CheckpointDetailsVi
   for (const v of m.graph.vertices) {
     const subs = s.subtasks.filter((x) => x.vertexId === v.id);
     tasks[v.id] = {
-      id: v.id,
+      id: s.id,
+      vertex_id: v.id,
       name: v.name,
+      latest_ack_timestamp: subs.length ? Math.max(...subs.map((x) => x.ackTimestamp)) : -1,
+      checkpointed_size: subs.reduce((n, x) => n + x.stateBytes, 0),
+      alignment_buffered: 0,
       status: subs.length === v.parallelism ? 'COMPLETED' : s.status === 'FAILED' ? 'FAILED' : 'IN_PROGRESS',
       num_subtasks: v.parallelism,
       num_acknowledged_subtasks: subs.length,
@@ -150,10 +166,13 @@ export function checkpointSubtasks(m: JobMaster, id: number, vertexId: string): 
     },
     subtasks: Array.from({ length: v.parallelism }, (_, i): SubtaskCheckpointView => {
       const x = subs.find((y) => y.subtask === i);
-      if (!x) return { index: i, status: 'pending_or_failed' };
+      if (!x) return { className: 'pending', index: i, status: 'pending_or_failed' };
       return {
+        className: 'completed',
         index: i,
         status: 'completed',
+        checkpointed_size: x.stateBytes,
+        aborted: false,
         ack_timestamp: x.ackTimestamp,
         end_to_end_duration: x.ackTimestamp - s.triggerTimestamp,
         state_size: x.stateBytes,

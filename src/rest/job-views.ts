@@ -1,6 +1,12 @@
 import type { JobMaster } from '../coordinator/job-master.ts';
 import { describeActivity } from '../network/task-activity.ts';
-import type { JobDetailsView, JobExceptionsView, JobsListView, JobSummaryView, OverviewView, SubtaskView, VertexView } from './rest-views.ts';
+import { aggregateState, countStates, executionState, taskCounts } from './execution-state.ts';
+import { ioMetrics, sumIoMetrics } from './io-metrics.ts';
+import { jobPlan } from './job-config-views.ts';
+import { jobName } from './job-name.ts';
+import { attemptStart, durationSince, endTime, lastModification } from './job-timeline.ts';
+import type { ExecutionState, JobDetailsView, JobExceptionsView, JobsListView, JobSummaryView, OverviewView, SubtaskView, VertexView } from './rest-views.ts';
+import { WEIR_VERSION } from './weir-version.ts';
 
 /** GET /overview: how many jobs are in which state. */
 export function jobOverview(masters: readonly JobMaster[]): OverviewView {
@@ -10,6 +16,8 @@ export function jobOverview(masters: readonly JobMaster[]): OverviewView {
     'jobs-finished': count('FINISHED'),
     'jobs-cancelled': count('CANCELED'),
     'jobs-failed': count('FAILED'),
+    'flink-version': WEIR_VERSION,
+    'flink-commit': WEIR_VERSION,
   };
 }
 
@@ -18,15 +26,26 @@ export function jobsList(masters: readonly JobMaster[]): JobsListView {
   return { jobs: masters.map((m) => ({ id: m.jobId, status: m.status })) };
 }
 
-/** A job of GET /jobs/overview (Flink's JobDetailsInfo, in the fields that apply). */
+/** Every subtask's Flink state, vertex by vertex in graph order. */
+function subtaskStates(m: JobMaster): Map<string, ExecutionState[]> {
+  const statuses = m.taskStatuses();
+  return new Map(
+    m.graph.vertices.map((v) => [v.id, Array.from({ length: v.parallelism }, (_, i) => executionState(statuses.find((s) => s.vertexId === v.id && s.subtask === i)?.status))]),
+  );
+}
+
+/** A job of GET /jobs/overview (Flink's JobDetails, every field its clients parse). */
 export function jobSummary(m: JobMaster, now = Date.now()): JobSummaryView {
+  const end = endTime(m);
   return {
     jid: m.jobId,
-    name: m.graph.vertices.find((v) => v.isSource)?.name ?? 'job',
+    name: jobName(m),
     state: m.status,
     'start-time': m.startedAt,
-    'end-time': -1,
-    duration: now - m.startedAt,
+    'end-time': end,
+    duration: durationSince(m.startedAt, end, now),
+    'last-modification': lastModification(m),
+    tasks: taskCounts([...subtaskStates(m).values()].flat()),
     now,
     restarts: m.restarts,
   };
@@ -37,8 +56,16 @@ export function jobDetails(m: JobMaster): JobDetailsView {
   const now = Date.now();
   const metrics = m.taskMetrics();
   const statuses = m.taskStatuses();
+  const states = subtaskStates(m);
+  const started = attemptStart(m);
+  const end = endTime(m);
   return {
     ...jobSummary(m, now),
+    isStoppable: false,
+    maxParallelism: Math.max(...m.graph.vertices.map((v) => v.maxParallelism)),
+    'status-counts': countStates([...states.values()].flat()),
+    timestamps: { CREATED: m.startedAt, ...(end !== -1 ? { [m.status]: end } : {}) },
+    plan: jobPlan(m).plan,
     vertices: m.graph.vertices.map((v): VertexView => {
       const subtasks = Array.from({ length: v.parallelism }, (_, i): SubtaskView => {
         const t = metrics.find((x) => x.vertexId === v.id && x.subtask === i);
@@ -53,17 +80,21 @@ export function jobDetails(m: JobMaster): JobDetailsView {
         };
       });
       const progress = v.isSource ? m.sourceCoordinatorMetrics()[v.id] : undefined;
+      const vertexStates = states.get(v.id) ?? [];
+      const vertexEnd = vertexStates.length > 0 && vertexStates.every((s) => s === 'FINISHED' || s === 'CANCELED' || s === 'FAILED') ? (end === -1 ? now : end) : -1;
       return {
         id: v.id,
         name: v.name,
         parallelism: v.parallelism,
         maxParallelism: v.maxParallelism,
+        status: aggregateState(vertexStates),
+        tasks: countStates(vertexStates),
+        'start-time': started,
+        'end-time': vertexEnd,
+        duration: durationSince(started, vertexEnd, now),
         operators: v.operators.map((o) => ({ id: o.operatorId, uid: o.uid, name: o.name, kind: o.spec.kind })),
         inputs: v.inputs.map((e) => ({ id: e.source.id, ship_strategy: e.partitioner.kind.toUpperCase() })),
-        metrics: {
-          'read-records': subtasks.reduce((n, s) => n + s['read-records'], 0),
-          'write-records': subtasks.reduce((n, s) => n + s['write-records'], 0),
-        },
+        metrics: sumIoMetrics(Array.from({ length: v.parallelism }, (_, i) => ioMetrics(metrics.find((x) => x.vertexId === v.id && x.subtask === i), now - started))),
         subtasks,
         ...(progress && Object.keys(progress).length > 0 ? { 'source-progress': progress } : {}),
       };
@@ -79,7 +110,7 @@ export function jobExceptions(m: JobMaster): JobExceptionsView {
         exceptionName: e.error.name,
         stacktrace: e.error.stack ?? e.error.message,
         timestamp: e.timestamp,
-        taskName: e.error.vertex ?? null,
+        ...(e.error.vertex ? { taskName: e.error.vertex } : {}),
         attempt: e.attempt,
         restarted: e.restarted,
       })),

@@ -1,13 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { JobMaster } from '../coordinator/job-master.ts';
 import type { Logger } from '../log/logger.ts';
-import { jobDetails, jobExceptions, jobOverview, jobsList, jobSummary } from './job-views.ts';
 import { prometheusMetrics } from './prometheus.ts';
-import { checkpointConfig, checkpointDetails, checkpointSubtasks, checkpointsOverview } from './checkpoint-views.ts';
 import { registerDashboard } from './dashboard-files.ts';
+import { flinkApi } from './flink-api.ts';
 import { requestGuard } from './request-guard.ts';
-import type { CancelView, ErrorView, JobsOverviewView, OperationStatusView, SavepointTriggerView } from './rest-views.ts';
+import type { ErrorView } from './rest-views.ts';
+import { TriggerOperations } from './trigger-operations.ts';
 
 export interface RestServerOptions {
   readonly master: JobMaster;
@@ -27,14 +26,6 @@ export interface RestServer {
   close(graceMs?: number): Promise<void>;
 }
 
-/** The operations started by POST and polled by GET (savepoints and stops), as Flink's trigger ids. */
-interface AsyncOperation {
-  /** Set once the operation completed: where the savepoint is, or why it failed. */
-  outcome?: OperationStatusView['operation'];
-  /** Whether a client has read the completed result (a stop's client polls after the job ended). */
-  fetched: boolean;
-}
-
 const errorView = (message: string): ErrorView => ({ errors: [message] });
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -51,7 +42,7 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   // No type coercion: a body of the wrong type (`"drain": "yes"`, `"target-directory": 5`) is a 400,
   // not a guess (Fastify's default would take 5 for the directory "5"). Path parameters are strings.
   const app = Fastify({ logger: false, ajv: { customOptions: { removeAdditional: false, coerceTypes: false } } });
-  const operations = new Map<string, AsyncOperation>();
+  const operations = new TriggerOperations();
   const { master } = o;
 
   app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown }, _req, reply) => {
@@ -64,92 +55,12 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
     const refusal = guard(req);
     if (refusal) return reply.code(refusal.status).send(errorView(refusal.message));
   });
-  const job = (req: FastifyRequest): JobMaster => {
-    const id = (req.params as { jobid: string }).jobid;
-    if (id !== master.jobId) throw Object.assign(new Error(`job ${id} not found`), { statusCode: 404 });
-    return master;
-  };
-  const track = (work: Promise<{ directory: string }>): string => {
-    const id = randomBytes(16).toString('hex');
-    const op: AsyncOperation = { fetched: false };
-    operations.set(id, op);
-    work.then(
-      (sp) => (op.outcome = { location: sp.directory }),
-      (e: Error) => (op.outcome = { 'failure-cause': { class: 'SavepointError', 'stack-trace': e.message } }),
-    );
-    return id;
-  };
-  const jobIdParam = { type: 'object', properties: { jobid: { type: 'string', pattern: '^[0-9a-f]{32}$' } }, required: ['jobid'] } as const;
-
   // The web dashboard (web/index.html and its files under /web/).
   registerDashboard(app);
-  app.get('/overview', async () => jobOverview([master]));
   app.get('/metrics', async (_req, reply) => reply.type('text/plain; version=0.0.4').send(prometheusMetrics([master])));
-  app.get('/jobs', async () => jobsList([master]));
-  app.get('/jobs/overview', async (): Promise<JobsOverviewView> => ({ jobs: [jobSummary(master)] }));
-  app.get('/jobs/:jobid', { schema: { params: jobIdParam } }, async (req) => jobDetails(job(req)));
-  app.get('/jobs/:jobid/exceptions', { schema: { params: jobIdParam } }, async (req) => jobExceptions(job(req)));
-  app.get('/jobs/:jobid/checkpoints', { schema: { params: jobIdParam } }, async (req) => checkpointsOverview(job(req)));
-  app.get('/jobs/:jobid/checkpoints/config', { schema: { params: jobIdParam } }, async (req) => checkpointConfig(job(req)));
-  const cidParams = { type: 'object', properties: { jobid: { type: 'string', pattern: '^[0-9a-f]{32}$' }, checkpointid: { type: 'string', pattern: '^[1-9][0-9]{0,15}$' } }, required: ['jobid', 'checkpointid'] } as const;
-  app.get('/jobs/:jobid/checkpoints/details/:checkpointid', { schema: { params: cidParams } }, async (req) =>
-    checkpointDetails(job(req), Number((req.params as { checkpointid: string }).checkpointid)),
-  );
-  app.get('/jobs/:jobid/checkpoints/details/:checkpointid/subtasks/:vertexid', { schema: { params: { ...cidParams, properties: { ...cidParams.properties, vertexid: { type: 'string' } } } } }, async (req) => {
-    const p = req.params as { checkpointid: string; vertexid: string };
-    return checkpointSubtasks(job(req), Number(p.checkpointid), p.vertexid);
-  });
-
-  app.post(
-    '/jobs/:jobid/savepoints',
-    {
-      schema: {
-        params: jobIdParam,
-        body: { type: 'object', properties: { 'target-directory': { type: 'string', minLength: 1 }, 'cancel-job': { type: 'boolean' } }, additionalProperties: false },
-      },
-    },
-    async (req, reply) => {
-      const m = job(req);
-      const body = (req.body ?? {}) as { 'target-directory'?: string; 'cancel-job'?: boolean };
-      const work = m.triggerSavepoint(body['target-directory']).then(async (sp) => {
-        if (body['cancel-job']) await m.cancel();
-        return sp;
-      });
-      return reply.code(202).send({ 'request-id': track(work) } satisfies SavepointTriggerView);
-    },
-  );
-  app.get('/jobs/:jobid/savepoints/:triggerid', { schema: { params: { type: 'object', properties: { jobid: jobIdParam.properties.jobid, triggerid: { type: 'string' } } } } }, async (req): Promise<OperationStatusView> => {
-    job(req);
-    const op = operations.get((req.params as { triggerid: string }).triggerid);
-    if (!op) throw Object.assign(new Error('unknown trigger id'), { statusCode: 404 });
-    if (!op.outcome) return { status: { id: 'IN_PROGRESS' } };
-    op.fetched = true;
-    return { status: { id: 'COMPLETED' }, operation: op.outcome };
-  });
-  app.post(
-    '/jobs/:jobid/stop',
-    {
-      schema: {
-        params: jobIdParam,
-        body: { type: 'object', properties: { targetDirectory: { type: 'string', minLength: 1 }, drain: { type: 'boolean' } }, additionalProperties: false },
-      },
-    },
-    async (req, reply) => {
-      const m = job(req);
-      const body = (req.body ?? {}) as { targetDirectory?: string; drain?: boolean };
-      return reply.code(202).send({ 'request-id': track(m.stopWithSavepoint(body.targetDirectory, body.drain ?? false)) } satisfies SavepointTriggerView);
-    },
-  );
-  app.patch(
-    '/jobs/:jobid',
-    {
-      schema: { params: jobIdParam, querystring: { type: 'object', properties: { mode: { type: 'string', enum: ['cancel'] } }, required: ['mode'] } },
-    },
-    async (req, reply) => {
-      void job(req).cancel();
-      return reply.code(202).send({} satisfies CancelView);
-    },
-  );
+  // Flink's paths, each also under /v1/ as Flink serves them (its clients call /v1/...).
+  await app.register(flinkApi, { master, operations });
+  await app.register(flinkApi, { prefix: '/v1', master, operations });
 
   const port = await listen(app, o.host, o.port);
   const url = `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}`;
@@ -160,7 +71,7 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
     // A stop-with-savepoint ends the job; its client still polls for the savepoint's path.
     close: async (graceMs = 3000) => {
       const deadline = Date.now() + graceMs;
-      while (Date.now() < deadline && [...operations.values()].some((op) => !op.fetched)) await new Promise((r) => setTimeout(r, 25));
+      while (Date.now() < deadline && operations.anyUnread) await new Promise((r) => setTimeout(r, 25));
       await app.close();
     },
   };

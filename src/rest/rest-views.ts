@@ -12,18 +12,31 @@ import type { TaskStatus } from '../network/task-status.ts';
 
 export type { CheckpointStatus, ConsistencyMode, JobStatus, TaskStatus };
 
+/**
+ * Flink's ExecutionState: a subtask's state where Flink's fields carry it (vertex `status`, a
+ * vertex's `tasks`, the subtasks of GET /jobs/:id/vertices/:vid). weir's own `subtasks[].status`
+ * of GET /jobs/:id keeps weir's finer TaskStatus (it has `end-of-data`, which Flink counts as RUNNING).
+ */
+export type ExecutionState = 'CREATED' | 'SCHEDULED' | 'DEPLOYING' | 'RUNNING' | 'FINISHED' | 'CANCELING' | 'CANCELED' | 'FAILED' | 'RECONCILING' | 'INITIALIZING';
+
+/** How many subtasks are in each state, under Flink's lower-case names (JobDetails' `tasks`). */
+export type TaskCountsView = { readonly total: number } & { readonly [K in Lowercase<ExecutionState>]: number };
+
 /** The body of every 4xx and 5xx answer (and of a refused request). */
 export interface ErrorView {
   readonly errors: string[];
 }
 
-/** GET /overview: how many jobs are in which state. */
+/** GET /overview: how many jobs are in which state (Flink's ClusterOverviewWithVersion). */
 export interface OverviewView {
   /** Running, restarting or not yet started. */
   readonly 'jobs-running': number;
   readonly 'jobs-finished': number;
   readonly 'jobs-cancelled': number;
   readonly 'jobs-failed': number;
+  /** `weir-stream <version>`: what Flink's clients show as the cluster's version. */
+  readonly 'flink-version': string;
+  readonly 'flink-commit': string;
 }
 
 /** GET /jobs. */
@@ -31,16 +44,20 @@ export interface JobsListView {
   readonly jobs: ReadonlyArray<{ readonly id: string; readonly status: JobStatus }>;
 }
 
-/** A job in GET /jobs/overview, and the head of GET /jobs/:id (Flink's JobDetailsInfo). */
+/** A job in GET /jobs/overview (Flink's JobDetails), and the head of GET /jobs/:id (Flink's JobDetailsInfo). */
 export interface JobSummaryView {
   readonly jid: string;
-  /** The name of the (first) source. */
+  /** env.setJobName or `weir run --name` (pipeline.name); else the name of the (first) source. */
   readonly name: string;
   readonly state: JobStatus;
   readonly 'start-time': number;
-  /** -1: a job that answers has not ended. */
+  /** -1 while the job has not ended. */
   readonly 'end-time': number;
   readonly duration: number;
+  /** The last change weir records: the start, the latest failure (restart) or the end. */
+  readonly 'last-modification': number;
+  /** Subtasks per state, as Flink's clients parse them (every state present). */
+  readonly tasks: TaskCountsView;
   /** The JobManager's clock when it answered: rates are taken between two answers' `now`. */
   readonly now: number;
   readonly restarts: number;
@@ -53,6 +70,14 @@ export interface JobsOverviewView {
 
 /** GET /jobs/:id. */
 export interface JobDetailsView extends JobSummaryView {
+  readonly isStoppable: boolean;
+  readonly maxParallelism: number;
+  /** Subtasks per state, under Flink's ExecutionState names. */
+  readonly 'status-counts': Readonly<Record<ExecutionState, number>>;
+  /** When the job entered each state weir records (Flink's `timestamps`): CREATED, and a terminal state once reached. */
+  readonly timestamps: Readonly<Partial<Record<JobStatus, number>>>;
+  /** The same as GET /jobs/:id/plan's `plan`. */
+  readonly plan: JobPlanView['plan'];
   readonly vertices: readonly VertexView[];
 }
 
@@ -62,10 +87,18 @@ export interface VertexView {
   readonly name: string;
   readonly parallelism: number;
   readonly maxParallelism: number;
+  /** The vertex's state from its subtasks' (Flink's aggregate: FINISHED when all are, else FAILED, RUNNING, ...). */
+  readonly status: ExecutionState;
+  /** Subtasks per state, under Flink's ExecutionState names. */
+  readonly tasks: Readonly<Record<ExecutionState, number>>;
+  /** When the current attempt's subtasks were deployed (weir keeps no per-subtask times). */
+  readonly 'start-time': number;
+  readonly 'end-time': number;
+  readonly duration: number;
   readonly operators: readonly OperatorView[];
   readonly inputs: readonly VertexInputView[];
   /** Sums over the subtasks. */
-  readonly metrics: RecordCountsView;
+  readonly metrics: IOMetricsView;
   readonly subtasks: readonly SubtaskView[];
   /** The split enumerator's figures (e.g. CDC snapshot progress), when the source has one that reports. */
   readonly 'source-progress'?: Readonly<Record<string, number>>;
@@ -91,6 +124,23 @@ export interface RecordCountsView {
   readonly 'write-records': number;
 }
 
+/**
+ * Flink's IOMetricsInfo. weir counts records, not bytes (the byte figures are 0 and say so with
+ * `*-bytes-complete: false`), and measures the time a subtask is blocked on its outputs, not its
+ * idle time (0): busy is the rest.
+ */
+export interface IOMetricsView extends RecordCountsView {
+  readonly 'read-bytes': number;
+  readonly 'write-bytes': number;
+  readonly 'read-records-complete': boolean;
+  readonly 'write-records-complete': boolean;
+  readonly 'read-bytes-complete': boolean;
+  readonly 'write-bytes-complete': boolean;
+  readonly 'accumulated-backpressured-time': number;
+  readonly 'accumulated-idle-time': number;
+  readonly 'accumulated-busy-time': number;
+}
+
 export interface SubtaskView extends RecordCountsView {
   readonly subtask: number;
   readonly status: TaskStatus;
@@ -111,8 +161,8 @@ export interface ExceptionView {
   readonly exceptionName: string;
   readonly stacktrace: string;
   readonly timestamp: number;
-  /** The vertex whose subtask failed, if one did. */
-  readonly taskName: string | null;
+  /** The vertex whose subtask failed; absent when no subtask did (as Flink leaves it out). */
+  readonly taskName?: string;
   readonly attempt: number;
   /** Whether the job restarted after it. */
   readonly restarted: boolean;
@@ -192,9 +242,16 @@ export interface RestoredCheckpointView {
   readonly external_path: string;
 }
 
+/**
+ * Flink's spelling of the consistency mode, as its CheckpointConfigInfo writes and parses it
+ * (lower case with an underscore). `at_most_once` is weir's own: a Flink JobManager has no such
+ * mode (it answers 404 for a job without checkpoints).
+ */
+export type ProcessingModeView = 'exactly_once' | 'at_least_once' | 'at_most_once';
+
 /** GET /jobs/:id/checkpoints/config: the job's checkpointing settings. Durations in ms. */
 export interface CheckpointConfigView {
-  readonly mode: ConsistencyMode;
+  readonly mode: ProcessingModeView;
   /** -1: periodic checkpoints are off. */
   readonly interval: number;
   readonly timeout: number;
@@ -219,9 +276,15 @@ export interface CheckpointDetailsView extends CheckpointView {
   readonly tasks: Readonly<Record<string, CheckpointVertexView>>;
 }
 
+/** One vertex in a checkpoint's `tasks` (Flink's TaskCheckpointStatistics; the map's key is the vertex id). */
 export interface CheckpointVertexView {
-  readonly id: string;
+  /** The checkpoint's id, as in Flink. */
+  readonly id: number;
+  readonly vertex_id: string;
   readonly name: string;
+  readonly latest_ack_timestamp: number;
+  readonly checkpointed_size: number;
+  readonly alignment_buffered: number;
   readonly status: CheckpointStatus;
   readonly num_subtasks: number;
   readonly num_acknowledged_subtasks: number;
@@ -246,11 +309,15 @@ export interface CheckpointSubtasksView {
   readonly subtasks: readonly SubtaskCheckpointView[];
 }
 
-export type SubtaskCheckpointView = AcknowledgedSubtaskCheckpointView | { readonly index: number; readonly status: 'pending_or_failed' };
+/** Flink's SubtaskCheckpointStatistics, told apart by `className` as Flink's clients do. */
+export type SubtaskCheckpointView = AcknowledgedSubtaskCheckpointView | { readonly className: 'pending'; readonly index: number; readonly status: 'pending_or_failed' };
 
 export interface AcknowledgedSubtaskCheckpointView {
+  readonly className: 'completed';
   readonly index: number;
   readonly status: 'completed';
+  readonly checkpointed_size: number;
+  readonly aborted: boolean;
   readonly ack_timestamp: number;
   readonly end_to_end_duration: number;
   readonly state_size: number;
@@ -260,7 +327,7 @@ export interface AcknowledgedSubtaskCheckpointView {
   readonly unaligned_checkpoint: boolean;
 }
 
-/** 202 to POST /jobs/:id/savepoints and POST /jobs/:id/stop: the trigger id to poll. */
+/** 202 to POST /jobs/:id/savepoints, POST /jobs/:id/stop and POST /jobs/:id/checkpoints: the trigger id to poll. */
 export interface SavepointTriggerView {
   readonly 'request-id': string;
 }
@@ -271,6 +338,14 @@ export interface OperationStatusView {
   readonly operation?: { readonly location: string; readonly 'failure-cause'?: never } | { readonly 'failure-cause': FailureCauseView; readonly location?: never };
 }
 
+/** GET /jobs/:id/checkpoints/:trigger: a manually triggered checkpoint (Flink's CheckpointInfo, and weir's `location`). */
+export interface CheckpointOperationStatusView {
+  readonly status: { readonly id: 'IN_PROGRESS' | 'COMPLETED' };
+  readonly operation?:
+    | { readonly checkpointId: number; readonly location: string; readonly failureCause?: never }
+    | { readonly failureCause: FailureCauseView; readonly checkpointId?: never; readonly location?: never };
+}
+
 export interface FailureCauseView {
   readonly class: string;
   readonly 'stack-trace': string;
@@ -278,3 +353,114 @@ export interface FailureCauseView {
 
 /** 202 to PATCH /jobs/:id?mode=cancel: an empty object (the job is being cancelled). */
 export type CancelView = Readonly<Record<string, never>>;
+
+/** GET /jobs/:id/vertices/:vid (Flink's JobVertexDetailsInfo). */
+export interface VertexDetailsView {
+  readonly id: string;
+  readonly name: string;
+  readonly parallelism: number;
+  readonly maxParallelism: number;
+  readonly now: number;
+  readonly subtasks: readonly SubtaskAttemptView[];
+}
+
+/** A subtask's current attempt (Flink's SubtaskExecutionAttemptDetailsInfo). */
+export interface SubtaskAttemptView {
+  readonly subtask: number;
+  readonly status: ExecutionState;
+  /** The job's attempt: weir redeploys every subtask on a restart. */
+  readonly attempt: number;
+  /** Where it runs: weir's TaskManagers are threads of this process. */
+  readonly host: string;
+  readonly 'start-time': number;
+  readonly 'end-time': number;
+  readonly duration: number;
+  readonly metrics: IOMetricsView;
+}
+
+/** Flink's backpressure level: ok up to 10 % of the time blocked, low up to 50 %, high above. */
+export type BackPressureLevel = 'ok' | 'low' | 'high';
+
+/** GET /jobs/:id/vertices/:vid/backpressure (Flink's JobVertexBackPressureInfo). */
+export interface BackPressureView {
+  readonly status: 'ok';
+  /** Its most backpressured subtask's. */
+  readonly backpressureLevel: BackPressureLevel;
+  readonly 'end-timestamp': number;
+  readonly subtasks: readonly SubtaskBackPressureView[];
+}
+
+export interface SubtaskBackPressureView {
+  readonly subtask: number;
+  readonly 'attempt-number': number;
+  readonly backpressureLevel: BackPressureLevel;
+  /** The share of time blocked on its outputs since the previous sample (or over the attempt, at the first). */
+  readonly ratio: number;
+  /** weir does not measure idle time yet: 0, and busy is the rest. */
+  readonly idleRatio: number;
+  readonly busyRatio: number;
+}
+
+/** One entry of Flink's metric queries: `value` only when asked for with `?get=` (Flink's values are strings). */
+export interface MetricView {
+  readonly id: string;
+  readonly value?: string;
+}
+
+/** One entry of Flink's aggregated metric queries (`?get=...&agg=min,max,...`); without `get`, only ids. */
+export interface AggregatedMetricView {
+  readonly id: string;
+  readonly min?: number;
+  readonly max?: number;
+  readonly avg?: number;
+  readonly sum?: number;
+  readonly skew?: number;
+}
+
+/** GET /jobs/:id/config (Flink's JobConfigInfo). */
+export interface JobConfigView {
+  readonly jid: string;
+  readonly name: string;
+  readonly 'execution-config': {
+    readonly 'execution-mode': 'PIPELINED';
+    readonly 'restart-strategy': string;
+    readonly 'job-parallelism': number;
+    readonly 'object-reuse-mode': boolean;
+    /** The job's effective configuration, values as strings (unset ones left out). */
+    readonly 'user-config': Readonly<Record<string, string>>;
+  };
+}
+
+/** GET /jobs/:id/plan (Flink's JobPlanInfo): the job graph as Flink's dashboard draws it. */
+export interface JobPlanView {
+  readonly plan: {
+    readonly jid: string;
+    readonly name: string;
+    readonly type: 'STREAMING';
+    readonly nodes: readonly PlanNodeView[];
+  };
+}
+
+export interface PlanNodeView {
+  readonly id: string;
+  readonly parallelism: number;
+  /** Flink leaves this empty for streaming jobs; weir names the chain's operator kinds. */
+  readonly operator: string;
+  readonly operator_strategy: string;
+  /** The chained operators' names, as Flink's " -> " chain. */
+  readonly description: string;
+  readonly inputs?: ReadonlyArray<{ readonly num: number; readonly id: string; readonly ship_strategy: string; readonly exchange: 'pipelined_bounded' }>;
+  readonly optimizer_properties: Readonly<Record<string, never>>;
+}
+
+/** GET /config (Flink's DashboardConfiguration). */
+export interface DashboardConfigView {
+  readonly 'refresh-interval': number;
+  readonly 'timezone-name': string;
+  /** Milliseconds east of UTC, as Flink. */
+  readonly 'timezone-offset': number;
+  /** `weir-stream <version>`. */
+  readonly 'flink-version': string;
+  readonly 'flink-revision': string;
+  readonly features: { readonly 'web-submit': boolean; readonly 'web-cancel': boolean; readonly 'web-rescale': boolean; readonly 'web-history': boolean };
+}

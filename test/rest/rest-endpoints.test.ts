@@ -86,7 +86,7 @@ test('checkpoint endpoints: counts, summary, history, config, details and per-su
   assert.equal(latest.num_acknowledged_subtasks, latest.num_subtasks);
   assert.ok(latest.external_path.includes(`chk-${latest.id}`));
   const config = await json(`/jobs/${master.jobId}/checkpoints/config`);
-  assert.equal(config.mode, 'exactly-once');
+  assert.equal(config.mode, 'exactly_once', "Flink's spelling, which its clients parse");
   assert.equal(config.interval, 100);
   assert.equal(config.tolerable_failed_checkpoints, 0);
   const detail = await json(`/jobs/${master.jobId}/checkpoints/details/${latest.id}`);

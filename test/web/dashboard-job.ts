@@ -82,6 +82,9 @@ export interface DashboardJob {
   stop(): Promise<void>;
 }
 
+/** The job's own name (env.setJobName): the dashboard shows it, not its first source's name. */
+export const JOB_NAME = 'Events per key';
+
 /**
  * Starts the job (Source p2 -HASH-> Sum p2 -REBALANCE-> Sink p1, checkpoints every 400 ms with a
  * 600 ms timeout and a thousand tolerable failures) with its REST API on a free loopback port.
@@ -92,6 +95,7 @@ export async function startDashboardJob(options: { port?: number; ratePerSecond?
   const sink = new HoldableSink<unknown>();
   const job = defineJob((env) => {
     env.setParallelism(2);
+    env.setJobName(JOB_NAME);
     env.enableCheckpointing({ interval: 400, timeout: '600 ms', tolerableFailures: 1000, mode: 'exactly-once' });
     env
       .fromSource(DataGen.of((i) => ({ key: `k${i % 500}`, n: 1 }), { ratePerSecond: options.ratePerSecond ?? 4000 }), { name: 'Source: events', uid: 'source' })

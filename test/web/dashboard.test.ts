@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, numberIn, openPage, OUT, skip, until, withDiagnostics } from './browser.ts';
-import { startDashboardJob, type DashboardJob } from './dashboard-job.ts';
+import { JOB_NAME, startDashboardJob, type DashboardJob } from './dashboard-job.ts';
 
 describe('web dashboard', () => {
   let browser: Browser | undefined;
@@ -31,7 +31,7 @@ describe('web dashboard', () => {
         await page.goto(`${job.rest.url}/`);
 
         // ---- the jobs list ----
-        const link = page.locator('a.job-link', { hasText: 'Source: events' });
+        const link = page.locator('a.job-link', { hasText: JOB_NAME });
         await link.waitFor();
         assert.equal(await page.locator('tr.job-row .badge').first().textContent(), 'RUNNING');
         await link.click();
@@ -143,7 +143,7 @@ describe('web dashboard', () => {
         // The REST API goes away with the job: the page says so and keeps what it showed.
         await job.rest.close(0);
         await page.locator('.conn.offline').waitFor({ timeout: 5000 });
-        assert.equal(await page.locator('.job-title h1').textContent(), 'Source: events');
+        assert.equal(await page.locator('.job-title h1').textContent(), JOB_NAME);
       });
     } finally {
       await page.close();
@@ -177,7 +177,7 @@ describe('web dashboard', () => {
         await dialog.waitFor();
         await dialog.locator('input[name="token"]').fill(token);
         await dialog.locator('button[data-role="confirm"]').click();
-        const link = page.locator('a.job-link', { hasText: 'Source: events' });
+        const link = page.locator('a.job-link', { hasText: JOB_NAME });
         await link.waitFor();
         await until('the connection live', async () => /^Live/.test((await page.locator('#conn').textContent()) ?? ''));
         const sent = calls.length;

@@ -247,11 +247,11 @@ function detailCard(cid, detail, job) {
   const d = detail.d;
   const heads = ['Subtask', 'Acknowledged', 'End to end', 'State size', 'Sync', 'Async', 'Alignment', 'Aligned processed', 'Aligned persisted', 'Start delay', 'Unaligned'];
   const vertexBlocks = Object.values(d.tasks).map((t) => {
-    const subs = detail.subtasks[t.id];
-    const name = job.vertices.find((v) => v.id === t.id)?.name ?? t.name;
+    const subs = detail.subtasks[t.vertex_id];
+    const name = job.vertices.find((v) => v.id === t.vertex_id)?.name ?? t.name;
     return h(
       'div',
-      { class: 'detail-vertex', 'data-key': t.id },
+      { class: 'detail-vertex', 'data-key': t.vertex_id },
       h(
         'h3',
         null,

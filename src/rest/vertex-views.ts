@@ -1,0 +1,110 @@
+import type { JobMaster } from '../coordinator/job-master.ts';
+import type { JobVertex } from '../graph/job-graph.ts';
+import type { TaskMetrics } from '../network/control-messages.ts';
+import type { BackpressureSampler } from './backpressure-sampler.ts';
+import { executionState } from './execution-state.ts';
+import { ioMetrics } from './io-metrics.ts';
+import { attemptStart, durationSince, endTime } from './job-timeline.ts';
+import type { BackPressureLevel, BackPressureView, MetricView, SubtaskAttemptView, VertexDetailsView } from './rest-views.ts';
+
+/** Flink's currentInputWatermark before any watermark arrived (Long.MIN_VALUE): weir has no event time yet. */
+export const NO_WATERMARK = '-9223372036854775808';
+
+/** Where weir's subtasks run: TaskManagers are threads of the JobManager's process. */
+const HOST = 'localhost';
+
+export function vertexOf(m: JobMaster, vertexId: string): JobVertex {
+  const v = m.graph.vertices.find((x) => x.id === vertexId);
+  if (!v) throw Object.assign(new Error(`vertex ${vertexId} not found in job ${m.jobId}`), { statusCode: 404 });
+  return v;
+}
+
+const metricsOf = (m: JobMaster, v: JobVertex, i: number): TaskMetrics | undefined => m.taskMetrics().find((x) => x.vertexId === v.id && x.subtask === i);
+
+/** GET /jobs/:id/vertices/:vid (Flink's JobVertexDetailsInfo): the vertex and its subtasks' current attempt. */
+export function vertexDetails(m: JobMaster, v: JobVertex, now = Date.now()): VertexDetailsView {
+  const statuses = m.taskStatuses();
+  const started = attemptStart(m);
+  const ended = endTime(m);
+  return {
+    id: v.id,
+    name: v.name,
+    parallelism: v.parallelism,
+    maxParallelism: v.maxParallelism,
+    now,
+    subtasks: Array.from({ length: v.parallelism }, (_, i): SubtaskAttemptView => {
+      const status = executionState(statuses.find((s) => s.vertexId === v.id && s.subtask === i)?.status);
+      const end = status === 'FINISHED' || status === 'CANCELED' || status === 'FAILED' ? (ended === -1 ? now : ended) : -1;
+      return {
+        subtask: i,
+        status,
+        attempt: Math.max(0, m.attempt),
+        host: HOST,
+        'start-time': started,
+        'end-time': end,
+        duration: durationSince(started, end, now),
+        metrics: ioMetrics(metricsOf(m, v, i), now - started),
+      };
+    }),
+  };
+}
+
+/** Flink's thresholds (BackPressureStatsTrackerImpl / the web UI): ok up to 10 %, low up to 50 %, high above. */
+export function backpressureLevel(ratio: number): BackPressureLevel {
+  return ratio > 0.5 ? 'high' : ratio > 0.1 ? 'low' : 'ok';
+}
+
+/** GET /jobs/:id/vertices/:vid/backpressure (Flink's JobVertexBackPressureInfo). */
+export function vertexBackpressure(m: JobMaster, v: JobVertex, sampler: BackpressureSampler, now = Date.now()): BackPressureView {
+  const started = attemptStart(m);
+  const subtasks = Array.from({ length: v.parallelism }, (_, i) => {
+    const ratio = sampler.ratio(metricsOf(m, v, i), m.attempt, started, now);
+    return { subtask: i, 'attempt-number': Math.max(0, m.attempt), backpressureLevel: backpressureLevel(ratio), ratio, idleRatio: 0, busyRatio: 1 - ratio };
+  });
+  return { status: 'ok', backpressureLevel: backpressureLevel(Math.max(0, ...subtasks.map((s) => s.ratio))), 'end-timestamp': now, subtasks };
+}
+
+/** GET /jobs/:id/vertices/:vid/watermarks: each subtask's input watermark, Flink's "none yet" while weir has no event time. */
+export function vertexWatermarks(v: JobVertex): MetricView[] {
+  return Array.from({ length: v.parallelism }, (_, i) => ({ id: `${i}.currentInputWatermark`, value: NO_WATERMARK }));
+}
+
+/** One subtask's metrics under Flink's names (and a source reader's own figures as `source.<name>`). */
+export function subtaskMetrics(m: JobMaster, v: JobVertex, i: number, sampler: BackpressureSampler, now = Date.now()): Record<string, number | string> {
+  const t = metricsOf(m, v, i);
+  const ratio = sampler.ratio(t, m.attempt, attemptStart(m), now);
+  return {
+    numRecordsIn: t?.recordsIn ?? 0,
+    numRecordsOut: t?.recordsOut ?? 0,
+    backPressuredTimeMsPerSecond: Math.round(ratio * 1000),
+    accumulatedBackPressuredTimeMs: Math.round(t?.backpressure ?? 0),
+    currentInputWatermark: NO_WATERMARK,
+    ...Object.fromEntries(Object.entries(t?.source ?? {}).map(([k, value]) => [`source.${k}`, value])),
+  };
+}
+
+/** GET /jobs/:id/vertices/:vid/metrics: every subtask's metrics, as Flink names them (`<subtask>.<metric>`). */
+export function vertexMetrics(m: JobMaster, v: JobVertex, sampler: BackpressureSampler): Record<string, number | string> {
+  const now = Date.now();
+  const all: Record<string, number | string> = {};
+  for (let i = 0; i < v.parallelism; i++) for (const [k, value] of Object.entries(subtaskMetrics(m, v, i, sampler, now))) all[`${i}.${k}`] = value;
+  return all;
+}
+
+/** The job-level metrics of GET /jobs/:id/metrics and GET /jobs/metrics, under Flink's names. */
+export function jobMetrics(m: JobMaster, now = Date.now()): Record<string, number> {
+  const stats = m.checkpoints.stats;
+  const lastCompleted = [...stats.history()].reverse().find((s) => s.status === 'COMPLETED');
+  return {
+    numRestarts: m.restarts,
+    uptime: m.status === 'RUNNING' ? now - attemptStart(m) : 0,
+    totalNumberOfCheckpoints: stats.counts.total,
+    numberOfCompletedCheckpoints: stats.counts.completed,
+    numberOfFailedCheckpoints: stats.counts.failed,
+    numberOfInProgressCheckpoints: stats.counts.inProgress,
+    lastCheckpointDuration: lastCompleted ? Math.round(lastCompleted.endToEndDuration) : -1,
+    lastCheckpointSize: lastCompleted?.stateSize ?? -1,
+    lastCompletedCheckpointId: lastCompleted?.id ?? -1,
+    lastCheckpointRestoreTimestamp: stats.latestRestored?.timestamp ?? -1,
+  };
+}
