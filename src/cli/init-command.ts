@@ -49,6 +49,7 @@ import { DataGen } from 'weir-stream/connectors/datagen';
 import { FileSink } from 'weir-stream/connectors/file';
 
 export default defineJob((env, args) => {
+  env.setJobName('word count');
   env.enableCheckpointing({ interval: 500, mode: 'exactly-once' });
   env
     .fromSource(DataGen.words({ seed: 7, count: args.getNumber('words', 100_000) }), { name: 'Source: words', uid: 'source' })
