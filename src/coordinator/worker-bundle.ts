@@ -43,6 +43,17 @@ function resolvePackages(inline: boolean): Plugin {
   };
 }
 
+/** Options both builds share: one ES module per entry, for this Node, with inline source maps. */
+const NODE_ESM = {
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  outExtension: { '.js': '.mjs' },
+  sourcemap: 'inline',
+  logLevel: 'silent',
+} as const;
+
 export interface CompiledJob {
   /** The job module as one ES module file: it loads whatever the project's `"type"` is. */
   readonly path: string;
@@ -58,18 +69,7 @@ export interface CompiledJob {
 export async function compileJob(modulePath: string): Promise<CompiledJob> {
   const outdir = await mkdtemp(join(tmpdir(), 'weir-job-'));
   try {
-    await build({
-      entryPoints: { job: modulePath },
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      outdir,
-      outExtension: { '.js': '.mjs' },
-      plugins: [resolvePackages(false)],
-      sourcemap: 'inline',
-      logLevel: 'silent',
-    });
+    await build({ ...NODE_ESM, entryPoints: { job: modulePath }, outdir, plugins: [resolvePackages(false)] });
   } catch (e) {
     await rm(outdir, { recursive: true, force: true });
     throw e;
@@ -100,17 +100,11 @@ export async function bundleForWorkers(modulePath: string, compiled: CompiledJob
   const outdir = await mkdtemp(join(tmpdir(), 'weir-bundle-'));
   try {
     await build({
+      ...NODE_ESM,
       entryPoints: { 'task-manager': join(ENGINE, 'worker', 'task-manager-thread.ts'), job: modulePath },
-      bundle: true,
       splitting: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
       outdir,
-      outExtension: { '.js': '.mjs' },
       plugins: [resolvePackages(true)],
-      sourcemap: 'inline',
-      logLevel: 'silent',
     });
   } catch {
     await rm(outdir, { recursive: true, force: true });

@@ -14,7 +14,7 @@ import type {
   OperationStatusView,
   SavepointTriggerView,
 } from './rest-views.ts';
-import { TRIGGER_ID_PATTERN, type TriggerOperations } from './trigger-operations.ts';
+import { TRIGGER_ID_PATTERN, type OperationKind, type TriggerOperations } from './trigger-operations.ts';
 import { jobMetrics, subtaskMetrics, vertexBackpressure, vertexDetails, vertexMetrics, vertexOf, vertexWatermarks } from './vertex-views.ts';
 
 export interface FlinkApiOptions {
@@ -59,6 +59,13 @@ export async function flinkApi(app: FastifyInstance, o: FlinkApiOptions): Promis
   };
   const savepointOutcome = (work: () => Promise<CompletedCheckpoint>) => async (): Promise<SavepointOutcome> => ({ location: (await work()).directory });
   const savepointFailed = (e: Error): SavepointOutcome => ({ 'failure-cause': { ...failureCause(e), class: 'SavepointError' } });
+  const operationStatus = <Outcome>(req: FastifyRequest, kind: OperationKind) => {
+    const op = operations.get<Outcome>(job(req).jobId, kind, (req.params as { triggerid: string }).triggerid);
+    if (!op) throw Object.assign(new Error('unknown trigger id'), { statusCode: 404 });
+    if (!op.outcome) return { status: { id: 'IN_PROGRESS' as const } };
+    op.fetched = true;
+    return { status: { id: 'COMPLETED' as const }, operation: op.outcome };
+  };
   const query = (req: FastifyRequest) => req.query as { get?: string; agg?: string; subtasks?: string; jobs?: string };
 
   app.get('/overview', async () => jobOverview([master]));
@@ -147,14 +154,9 @@ export async function flinkApi(app: FastifyInstance, o: FlinkApiOptions): Promis
       return reply.code(202).send({ 'request-id': id } satisfies SavepointTriggerView);
     },
   );
-  app.get('/jobs/:jobid/checkpoints/:triggerid', { schema: { params: triggerParams } }, async (req): Promise<CheckpointOperationStatusView> => {
-    const m = job(req);
-    const op = operations.get<CheckpointOutcome>(m.jobId, 'checkpoint', (req.params as { triggerid: string }).triggerid);
-    if (!op) throw Object.assign(new Error('unknown trigger id'), { statusCode: 404 });
-    if (!op.outcome) return { status: { id: 'IN_PROGRESS' } };
-    op.fetched = true;
-    return { status: { id: 'COMPLETED' }, operation: op.outcome };
-  });
+  app.get('/jobs/:jobid/checkpoints/:triggerid', { schema: { params: triggerParams } }, async (req): Promise<CheckpointOperationStatusView> =>
+    operationStatus<CheckpointOutcome>(req, 'checkpoint'),
+  );
 
   // ---- savepoints, stop, cancel ----
   app.post(
@@ -181,14 +183,9 @@ export async function flinkApi(app: FastifyInstance, o: FlinkApiOptions): Promis
       return reply.code(202).send({ 'request-id': id } satisfies SavepointTriggerView);
     },
   );
-  app.get('/jobs/:jobid/savepoints/:triggerid', { schema: { params: triggerParams } }, async (req): Promise<OperationStatusView> => {
-    const m = job(req);
-    const op = operations.get<SavepointOutcome>(m.jobId, 'savepoint', (req.params as { triggerid: string }).triggerid);
-    if (!op) throw Object.assign(new Error('unknown trigger id'), { statusCode: 404 });
-    if (!op.outcome) return { status: { id: 'IN_PROGRESS' } };
-    op.fetched = true;
-    return { status: { id: 'COMPLETED' }, operation: op.outcome };
-  });
+  app.get('/jobs/:jobid/savepoints/:triggerid', { schema: { params: triggerParams } }, async (req): Promise<OperationStatusView> =>
+    operationStatus<SavepointOutcome>(req, 'savepoint'),
+  );
   app.post(
     '/jobs/:jobid/stop',
     {
