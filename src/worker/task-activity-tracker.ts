@@ -3,7 +3,9 @@ import type { ActivityReport, TaskActivity } from '../network/task-activity.ts';
 
 /**
  * A task's current activity with since when it lasts, and the time it has spent blocked on a full
- * output (backpressure): what its metrics and the reasons of expired checkpoints report.
+ * output (backpressure) and with nothing to do (idle): what its metrics and the reasons of expired
+ * checkpoints report. Both are timed at the state changes, never per record; busy time is the
+ * rest (Flink's busyTimeMsPerSecond is 1000 minus idle minus backpressured).
  */
 export class TaskActivityTracker {
   #activity: TaskActivity = { kind: 'starting' };
@@ -12,6 +14,9 @@ export class TaskActivityTracker {
   /** performance.now() when the current backpressure began; -1 while not backpressured. */
   #backpressureStart = -1;
   #backpressureSince = 0;
+  #idleMs = 0;
+  /** performance.now() when the current idle stretch began; -1 while not idle. */
+  #idleStart = -1;
 
   get current(): TaskActivity {
     return this.#activity;
@@ -33,6 +38,7 @@ export class TaskActivityTracker {
 
   backpressureStarted(): void {
     if (this.#backpressureStart >= 0) return;
+    this.idleEnded();
     this.#backpressureStart = performance.now();
     this.#backpressureSince = Date.now();
   }
@@ -41,6 +47,27 @@ export class TaskActivityTracker {
     if (this.#backpressureStart < 0) return;
     this.#backpressureMs += performance.now() - this.#backpressureStart;
     this.#backpressureStart = -1;
+  }
+
+  /**
+   * The task has nothing to do: no input available, its source has nothing yet, is stopped for a
+   * savepoint or its input ended. Not while backpressured: a full output is not idleness.
+   */
+  idleStarted(): void {
+    if (this.#idleStart >= 0 || this.#backpressureStart >= 0) return;
+    this.#idleStart = performance.now();
+  }
+
+  /** Called at every step of the task: whatever woke it (input, a mail) ends its idleness. */
+  idleEnded(): void {
+    if (this.#idleStart < 0) return;
+    this.#idleMs += performance.now() - this.#idleStart;
+    this.#idleStart = -1;
+  }
+
+  /** Milliseconds spent idle in this attempt, the current stretch included. */
+  get idleMs(): number {
+    return this.#idleMs + (this.#idleStart >= 0 ? performance.now() - this.#idleStart : 0);
   }
 
   get backpressured(): boolean {

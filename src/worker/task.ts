@@ -146,6 +146,7 @@ export class Task {
 
   step(): StepResult {
     if (this.#isTerminal()) return 'done';
+    this.#activity.idleEnded();
     try {
       if (!this.#mailbox.runMails(() => this.#isTerminal())) return this.#isTerminal() ? 'done' : 'idle';
       if (this.#status === 'initializing') return 'idle';
@@ -156,7 +157,11 @@ export class Task {
         this.#mailbox.runExclusively(ready, { kind: 'waiting-for-sink' });
         return 'idle';
       }
-      if (!this.#mailbox.inputAvailable) return 'idle';
+      // Neither blocked nor backpressured (both checked above): the input is suspended for want of work.
+      if (!this.#mailbox.inputAvailable) {
+        this.#activity.idleStarted();
+        return 'idle';
+      }
       const result = this.#processInput();
       this.#checkInjectedFailure();
       return result;
@@ -177,6 +182,7 @@ export class Task {
       }
       if (status === 'nothing-available') {
         this.#outputs.flush();
+        this.#activity.idleStarted();
         return 'idle';
       }
       if (this.#mailbox.blocked || !this.#outputs.writable()) return 'idle';
@@ -323,6 +329,10 @@ export class Task {
       recordsIn: this.#input.recordsIn,
       recordsOut: this.#outputs.recordsOut,
       backpressure: this.#activity.backpressuredMs,
+      idle: this.#activity.idleMs,
+      bytesIn: this.#input instanceof NetworkInput ? this.#input.bytesIn : 0,
+      bytesOut: this.#outputs.bytesOut,
+      reportedAt: Date.now(),
       ...this.#activity.report({
         aligning: this.#barriers?.activity(),
         blocked: this.#mailbox.blocked,
