@@ -332,7 +332,8 @@ export class Task {
       idle: this.#activity.idleMs,
       bytesIn: this.#input instanceof NetworkInput ? this.#input.bytesIn : 0,
       bytesOut: this.#outputs.bytesOut,
-      reportedAt: Date.now(),
+      // Monotonic within the thread (a wall clock set back would make rates negative), in epoch ms.
+      reportedAt: performance.timeOrigin + performance.now(),
       ...this.#activity.report({
         aligning: this.#barriers?.activity(),
         blocked: this.#mailbox.blocked,
