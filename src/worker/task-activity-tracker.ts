@@ -1,4 +1,5 @@
 import type { ReaderActivity, SourceReader } from '../api/source.ts';
+import type { TaskMetrics } from '../network/control-messages.ts';
 import type { ActivityReport, TaskActivity } from '../network/task-activity.ts';
 
 /**
@@ -51,11 +52,12 @@ export class TaskActivityTracker {
 
   /**
    * The task has nothing to do: no input available, its source has nothing yet, is stopped for a
-   * savepoint or its input ended. Not while backpressured: a full output is not idleness.
+   * savepoint or its input ended. Not while backpressured: a full output is not idleness. Returns
+   * what the task's step then is.
    */
-  idleStarted(): void {
-    if (this.#idleStart >= 0 || this.#backpressureStart >= 0) return;
-    this.#idleStart = performance.now();
+  idleStarted(): 'idle' {
+    if (this.#idleStart < 0 && this.#backpressureStart < 0) this.#idleStart = performance.now();
+    return 'idle';
   }
 
   /** Called at every step of the task: whatever woke it (input, a mail) ends its idleness. */
@@ -85,15 +87,21 @@ export class TaskActivityTracker {
   }
 
   /**
-   * What the task is doing for its metrics: an alignment comes first, then backpressure (unless
-   * exclusive work holds the task), then a source reader's own account, else the current activity.
+   * What the task is doing for its metrics, with its time backpressured and idle: an alignment
+   * comes first, then backpressure (unless exclusive work holds the task), then a source reader's
+   * own account, else the current activity.
    */
   report(now: {
     readonly aligning: Extract<TaskActivity, { kind: 'aligning' }> | undefined;
     readonly blocked: boolean;
     readonly reader: Pick<SourceReader<unknown, unknown>, 'describeActivity'> | undefined;
     readonly writing: ActivityReport['writing'];
-  }): ActivityReport {
+  }): ActivityReport & Pick<TaskMetrics, 'backpressure' | 'idle' | 'reportedAt'> {
+    // Monotonic within the thread (a wall clock set back would make rates negative), in epoch ms.
+    return { backpressure: this.backpressuredMs, idle: this.idleMs, reportedAt: performance.timeOrigin + performance.now(), ...this.#activityReport(now) };
+  }
+
+  #activityReport(now: Parameters<TaskActivityTracker['report']>[0]): ActivityReport {
     const { writing } = now;
     if (now.aligning) return { activity: now.aligning, activitySince: this.#since, writing };
     if (this.backpressured && !now.blocked) return { activity: { kind: 'backpressured' }, activitySince: this.#backpressureSince, writing };

@@ -157,11 +157,7 @@ export class Task {
         this.#mailbox.runExclusively(ready, { kind: 'waiting-for-sink' });
         return 'idle';
       }
-      // Neither blocked nor backpressured (both checked above): the input is suspended for want of work.
-      if (!this.#mailbox.inputAvailable) {
-        this.#activity.idleStarted();
-        return 'idle';
-      }
+      if (!this.#mailbox.inputAvailable) return this.#activity.idleStarted();
       const result = this.#processInput();
       this.#checkInjectedFailure();
       return result;
@@ -182,8 +178,7 @@ export class Task {
       }
       if (status === 'nothing-available') {
         this.#outputs.flush();
-        this.#activity.idleStarted();
-        return 'idle';
+        return this.#activity.idleStarted();
       }
       if (this.#mailbox.blocked || !this.#outputs.writable()) return 'idle';
     }
@@ -328,12 +323,8 @@ export class Task {
       subtask: this.subtask,
       recordsIn: this.#input.recordsIn,
       recordsOut: this.#outputs.recordsOut,
-      backpressure: this.#activity.backpressuredMs,
-      idle: this.#activity.idleMs,
-      bytesIn: this.#input instanceof NetworkInput ? this.#input.bytesIn : 0,
+      bytesIn: this.#input.bytesIn,
       bytesOut: this.#outputs.bytesOut,
-      // Monotonic within the thread (a wall clock set back would make rates negative), in epoch ms.
-      reportedAt: performance.timeOrigin + performance.now(),
       ...this.#activity.report({
         aligning: this.#barriers?.activity(),
         blocked: this.#mailbox.blocked,
