@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { JobMaster } from '../coordinator/job-master.ts';
 import type { Logger } from '../log/logger.ts';
 import { jobDetails, jobExceptions, jobOverview, jobsList, jobSummary } from './job-views.ts';
-import { prometheusMetrics } from './prometheus.ts';
+import { createMetricsEndpoint } from './prometheus.ts';
 import { checkpointConfig, checkpointDetails, checkpointSubtasks, checkpointsOverview } from './checkpoint-views.ts';
 import { registerDashboard } from './dashboard-files.ts';
 import { requestGuard } from './request-guard.ts';
@@ -84,7 +84,8 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   // The web dashboard (web/index.html and its files under /web/).
   registerDashboard(app);
   app.get('/overview', async () => jobOverview([master]));
-  app.get('/metrics', async (_req, reply) => reply.type('text/plain; version=0.0.4').send(prometheusMetrics([master])));
+  const metrics = createMetricsEndpoint([master]);
+  app.get('/metrics', async (_req, reply) => reply.type(metrics.contentType).send(await metrics.scrape()));
   app.get('/jobs', async () => jobsList([master]));
   app.get('/jobs/overview', async (): Promise<JobsOverviewView> => ({ jobs: [jobSummary(master)] }));
   app.get('/jobs/:jobid', { schema: { params: jobIdParam } }, async (req) => jobDetails(job(req)));
@@ -162,6 +163,7 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
       const deadline = Date.now() + graceMs;
       while (Date.now() < deadline && [...operations.values()].some((op) => !op.fetched)) await new Promise((r) => setTimeout(r, 25));
       await app.close();
+      metrics.close();
     },
   };
 }
