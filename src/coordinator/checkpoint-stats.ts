@@ -44,6 +44,7 @@ export class CheckpointStatsTracker {
   readonly counts: CheckpointCounts = { restored: 0, total: 0, inProgress: 0, completed: 0, failed: 0 };
   latestRestored: { id: number; path: string; isSavepoint: boolean; timestamp: number } | undefined;
   readonly #completionListeners = new Set<(s: CheckpointStats) => void>();
+  #latestCompleted: CheckpointStats | undefined;
 
   constructor(limit = 100) {
     this.#limit = limit;
@@ -93,6 +94,7 @@ export class CheckpointStatsTracker {
     s.endToEndDuration = now - s.triggerTimestamp;
     this.counts.inProgress--;
     this.counts.completed++;
+    this.#latestCompleted = s;
     for (const listener of this.#completionListeners) listener(s);
   }
 
@@ -121,10 +123,9 @@ export class CheckpointStatsTracker {
     this.latestRestored = { id, path, isSavepoint, timestamp: Date.now() };
   }
 
-  /** The latest completed checkpoint or savepoint still in the history. */
+  /** The latest completed checkpoint or savepoint, also once failures pushed it out of the history. */
   latestCompleted(): CheckpointStats | undefined {
-    for (let i = this.#history.length - 1; i >= 0; i--) if (this.#history[i]!.status === 'COMPLETED') return this.#history[i];
-    return undefined;
+    return this.#latestCompleted;
   }
 
   history(): readonly CheckpointStats[] {
