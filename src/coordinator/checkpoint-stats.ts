@@ -43,6 +43,8 @@ export class CheckpointStatsTracker {
   readonly #limit: number;
   readonly counts: CheckpointCounts = { restored: 0, total: 0, inProgress: 0, completed: 0, failed: 0 };
   latestRestored: { id: number; path: string; isSavepoint: boolean; timestamp: number } | undefined;
+  readonly #completionListeners = new Set<(s: CheckpointStats) => void>();
+  #latestCompleted: CheckpointStats | undefined;
 
   constructor(limit = 100) {
     this.#limit = limit;
@@ -92,6 +94,17 @@ export class CheckpointStatsTracker {
     s.endToEndDuration = now - s.triggerTimestamp;
     this.counts.inProgress--;
     this.counts.completed++;
+    this.#latestCompleted = s;
+    for (const listener of this.#completionListeners) listener(s);
+  }
+
+  /**
+   * Follows completions as they happen (the history keeps only the latest: a scrape every 15 s
+   * would miss some of checkpoints taken every 100 ms). Returns the unsubscribe.
+   */
+  onCompleted(listener: (s: CheckpointStats) => void): () => void {
+    this.#completionListeners.add(listener);
+    return () => this.#completionListeners.delete(listener);
   }
 
   failed(s: CheckpointStats, failure: CheckpointFailure, now: number): void {
@@ -108,6 +121,11 @@ export class CheckpointStatsTracker {
   restored(id: number, path: string, isSavepoint: boolean): void {
     this.counts.restored++;
     this.latestRestored = { id, path, isSavepoint, timestamp: Date.now() };
+  }
+
+  /** The latest completed checkpoint or savepoint, also once failures pushed it out of the history. */
+  latestCompleted(): CheckpointStats | undefined {
+    return this.#latestCompleted;
   }
 
   history(): readonly CheckpointStats[] {

@@ -1,6 +1,7 @@
 import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
 import type { TaskMetrics, TaskStatus } from '../network/control-messages.ts';
 import type { ActivityReport } from '../network/task-activity.ts';
+import { TaskRateWindow, type TaskRates } from './task-rates.ts';
 
 export interface ExecutionEntry {
   readonly vertex: JobVertex;
@@ -19,6 +20,7 @@ export class ExecutionGraph {
   readonly graph: JobGraph;
   readonly #entries = new Map<string, ExecutionEntry>();
   readonly #metrics = new Map<string, TaskMetrics>();
+  readonly #rates = new Map<string, TaskRateWindow>();
   readonly positions = new Map<string, unknown[]>();
 
   constructor(graph: JobGraph) {
@@ -29,6 +31,7 @@ export class ExecutionGraph {
   reset(placement: ReadonlyMap<string, number>): void {
     this.#entries.clear();
     this.#metrics.clear();
+    this.#rates.clear();
     for (const vertex of this.graph.vertices) {
       for (let s = 0; s < vertex.parallelism; s++) this.#entries.set(`${vertex.id}:${s}`, { vertex, subtask: s, taskManager: placement.get(`${vertex.id}:${s}`)!, status: 'initializing' });
     }
@@ -53,7 +56,18 @@ export class ExecutionGraph {
   }
 
   recordMetrics(tasks: readonly TaskMetrics[]): void {
-    for (const t of tasks) this.#metrics.set(`${t.vertexId}:${t.subtask}`, t);
+    for (const t of tasks) {
+      const key = `${t.vertexId}:${t.subtask}`;
+      this.#metrics.set(key, t);
+      let window = this.#rates.get(key);
+      if (!window) this.#rates.set(key, (window = new TaskRateWindow()));
+      window.add(t);
+    }
+  }
+
+  /** Per-second figures of a subtask of this attempt, from its reports; undefined before its first. */
+  ratesOf(vertexId: string, subtask: number): TaskRates | undefined {
+    return this.#rates.get(`${vertexId}:${subtask}`)?.rates();
   }
 
   metrics(): readonly TaskMetrics[] {

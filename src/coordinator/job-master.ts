@@ -27,6 +27,7 @@ import { createRestartStrategy } from './restart-strategy.ts';
 import { applyRetention } from './checkpoint-retention.ts';
 import { SavepointError } from './savepoint-error.ts';
 import { CheckpointTriggerError } from './checkpoint-trigger-error.ts';
+import type { TaskRates } from './task-rates.ts';
 
 export type { Deployment } from './task-manager-pool.ts';
 export type { JobListener } from './job-listener.ts';
@@ -70,6 +71,7 @@ export class JobMaster {
   #state: JobState;
   #attempt = -1;
   #restarts = 0;
+  #runningSince: number | undefined;
   #armed: PlannedFailure | undefined;
   #runningWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
 
@@ -103,6 +105,11 @@ export class JobMaster {
 
   get restarts(): number {
     return this.#restarts;
+  }
+
+  /** When the job last went RUNNING (ms since the epoch); undefined while it is not RUNNING. */
+  get runningSince(): number | undefined {
+    return this.status === 'RUNNING' ? this.#runningSince : undefined;
   }
 
   get attempt(): number {
@@ -178,13 +185,18 @@ export class JobMaster {
     return this.#result;
   }
 
-  taskStatuses(): ReadonlyArray<{ vertexId: string; subtask: number; status: TaskStatus }> {
-    return [...this.#ctx.execution.entries()].map((t) => ({ vertexId: t.vertex.id, subtask: t.subtask, status: t.status }));
+  taskStatuses(): ReadonlyArray<{ vertexId: string; subtask: number; status: TaskStatus; taskManager: number }> {
+    return [...this.#ctx.execution.entries()].map((t) => ({ vertexId: t.vertex.id, subtask: t.subtask, status: t.status, taskManager: t.taskManager }));
   }
 
   /** Latest figures of each subtask (records in/out, backpressure, what it is doing). */
   taskMetrics(): readonly TaskMetrics[] {
     return this.#ctx.execution.metrics();
+  }
+
+  /** A subtask's records, bytes and time per second over its recent reports (the last 60 s of this attempt). */
+  taskRates(vertexId: string, subtask: number): TaskRates | undefined {
+    return this.#ctx.execution.ratesOf(vertexId, subtask);
   }
 
   /** Records read by the sources and records that reached the sinks, over this attempt. */
@@ -361,6 +373,7 @@ export class JobMaster {
     const before = this.#state.status;
     this.#state = state;
     if (before === state.status) return;
+    if (state.status === 'RUNNING') this.#runningSince = Date.now();
     if (isTerminal(state.status)) for (const w of this.#runningWaiters.splice(0)) w.reject(new Error(`job ${this.jobId} is ${state.status}`));
     this.#log.info(`job ${state.status}`, { status: state.status });
     this.#o.listener?.onStatus?.(state.status);

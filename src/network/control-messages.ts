@@ -64,6 +64,13 @@ export interface TaskMetrics extends ActivityReport {
   readonly recordsOut: number;
   /** Milliseconds the task has spent blocked on its outputs (backpressure) in this attempt. */
   readonly backpressure: number;
+  /** Milliseconds the task has spent with nothing to do (no input, its source had nothing) in this attempt. */
+  readonly idle: number;
+  /** Bytes of record buffers received and sent over channels that serialize (between worker threads); 0 in one thread. */
+  readonly bytesIn: number;
+  readonly bytesOut: number;
+  /** When the figures were taken (ms since the epoch): rates are taken between two reports. */
+  readonly reportedAt: number;
   /** Source subtasks: their reader's own figures (e.g. CDC snapshot rows read, binlog lag). */
   readonly source?: Record<string, number>;
 }

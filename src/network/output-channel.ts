@@ -73,6 +73,11 @@ export abstract class OutputChannel {
     if (!wasWritable && this.writable) this.#onWritable?.();
   }
 
+  /** Bytes of the record buffers sent, where the channel serializes them (0 where buffers are handed over). */
+  get bytesOut(): number {
+    return 0;
+  }
+
   abstract close(): void;
   protected abstract transmit(item: ChannelItem, priority: boolean): void;
 }

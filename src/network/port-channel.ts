@@ -16,6 +16,7 @@ type Wire =
 class PortOutputChannel extends OutputChannel {
   readonly #port: MessagePort;
   readonly #packr = new Packr({ useRecords: true, moreTypes: true });
+  #bytesOut = 0;
 
   constructor(port: MessagePort, credits: number, maxBacklog: number) {
     super(credits, maxBacklog);
@@ -29,10 +30,15 @@ class PortOutputChannel extends OutputChannel {
     if (item.kind === 'records') {
       // pack() returns a view into a reused buffer; slice gives the message bytes of its own.
       const bytes = Uint8Array.prototype.slice.call(this.#packr.pack(item.records)) as Uint8Array;
+      this.#bytesOut += bytes.byteLength;
       this.#port.postMessage({ t: 'records', b: bytes } satisfies Wire, [bytes.buffer as ArrayBuffer]);
     } else {
       this.#port.postMessage({ t: 'event', e: item, p: priority } satisfies Wire);
     }
+  }
+
+  override get bytesOut(): number {
+    return this.#bytesOut;
   }
 
   close(): void {

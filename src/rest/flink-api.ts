@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CompletedCheckpoint } from '../coordinator/completed-checkpoint.ts';
 import type { JobMaster } from '../coordinator/job-master.ts';
-import { BackpressureSampler } from './backpressure-sampler.ts';
 import { checkpointConfig, checkpointDetails, checkpointId, checkpointSubtasks, checkpointsOverview } from './checkpoint-views.ts';
 import { dashboardConfig, jobConfig, jobPlan } from './job-config-views.ts';
 import { watchJob } from './job-timeline.ts';
@@ -50,7 +49,6 @@ const failureCause = (e: Error) => ({ class: e.name, 'stack-trace': e.message })
  */
 export async function flinkApi(app: FastifyInstance, o: FlinkApiOptions): Promise<void> {
   const { master, operations } = o;
-  const sampler = new BackpressureSampler();
   watchJob(master);
   const job = (req: FastifyRequest): JobMaster => {
     const id = (req.params as { jobid: string }).jobid;
@@ -96,19 +94,19 @@ export async function flinkApi(app: FastifyInstance, o: FlinkApiOptions): Promis
   });
   app.get('/jobs/:jobid/vertices/:vertexid/backpressure', { schema: { params: vertexParams } }, async (req) => {
     const { m, v } = vertex(req);
-    return vertexBackpressure(m, v, sampler);
+    return vertexBackpressure(m, v);
   });
   app.get('/jobs/:jobid/vertices/:vertexid/watermarks', { schema: { params: vertexParams } }, async (req) => vertexWatermarks(vertex(req).v));
   app.get('/jobs/:jobid/vertices/:vertexid/metrics', { schema: { params: vertexParams, querystring: metricQuery } }, async (req) => {
     const { m, v } = vertex(req);
-    return queryMetrics(vertexMetrics(m, v, sampler), query(req).get);
+    return queryMetrics(vertexMetrics(m, v), query(req).get);
   });
   app.get('/jobs/:jobid/vertices/:vertexid/subtasks/metrics', { schema: { params: vertexParams, querystring: metricQuery } }, async (req) => {
     const { m, v } = vertex(req);
     const q = query(req);
     const selected = parseSubtaskRanges(q.subtasks, v.parallelism);
     const now = Date.now();
-    const each = Array.from({ length: v.parallelism }, (_, i) => i).filter((i) => !selected || selected.has(i)).map((i) => subtaskMetrics(m, v, i, sampler, now));
+    const each = Array.from({ length: v.parallelism }, (_, i) => i).filter((i) => !selected || selected.has(i)).map((i) => subtaskMetrics(m, v, i));
     return aggregateMetrics(each, q.get, parseAggregations(q.agg));
   });
 

@@ -2,24 +2,25 @@ import type { TaskMetrics } from '../network/control-messages.ts';
 import type { IOMetricsView } from './rest-views.ts';
 
 /**
- * A subtask's figures as Flink's IOMetricsInfo. weir counts records but not bytes, so the byte
- * figures are 0 and marked incomplete; it measures time blocked on outputs but not idle time, so
- * busy time is the attempt's time less the blocked time.
+ * A subtask's figures as Flink's IOMetricsInfo. Bytes are what crossed between threads (within a
+ * thread records are never serialized, so 0 there is the truth); busy time is Flink's: the
+ * attempt's time less idle and backpressured time.
  */
 export function ioMetrics(t: TaskMetrics | undefined, attemptMs: number): IOMetricsView {
   const backpressured = Math.round(t?.backpressure ?? 0);
+  const idle = Math.round(t?.idle ?? 0);
   return {
     'read-records': t?.recordsIn ?? 0,
     'write-records': t?.recordsOut ?? 0,
-    'read-bytes': 0,
-    'write-bytes': 0,
+    'read-bytes': t?.bytesIn ?? 0,
+    'write-bytes': t?.bytesOut ?? 0,
     'read-records-complete': t !== undefined,
     'write-records-complete': t !== undefined,
-    'read-bytes-complete': false,
-    'write-bytes-complete': false,
+    'read-bytes-complete': t !== undefined,
+    'write-bytes-complete': t !== undefined,
     'accumulated-backpressured-time': backpressured,
-    'accumulated-idle-time': 0,
-    'accumulated-busy-time': t ? Math.max(0, attemptMs - backpressured) : 0,
+    'accumulated-idle-time': idle,
+    'accumulated-busy-time': t ? Math.max(0, attemptMs - backpressured - idle) : 0,
   };
 }
 
@@ -30,14 +31,14 @@ export function sumIoMetrics(all: readonly IOMetricsView[]): IOMetricsView {
   return {
     'read-records': sum('read-records'),
     'write-records': sum('write-records'),
-    'read-bytes': 0,
-    'write-bytes': 0,
+    'read-bytes': sum('read-bytes'),
+    'write-bytes': sum('write-bytes'),
     'read-records-complete': every('read-records-complete'),
     'write-records-complete': every('write-records-complete'),
-    'read-bytes-complete': false,
-    'write-bytes-complete': false,
+    'read-bytes-complete': every('read-bytes-complete'),
+    'write-bytes-complete': every('write-bytes-complete'),
     'accumulated-backpressured-time': sum('accumulated-backpressured-time'),
-    'accumulated-idle-time': 0,
+    'accumulated-idle-time': sum('accumulated-idle-time'),
     'accumulated-busy-time': sum('accumulated-busy-time'),
   };
 }

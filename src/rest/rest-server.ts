@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { JobMaster } from '../coordinator/job-master.ts';
 import type { Logger } from '../log/logger.ts';
-import { prometheusMetrics } from './prometheus.ts';
+import { createMetricsEndpoint } from './prometheus.ts';
 import { registerDashboard } from './dashboard-files.ts';
 import { flinkApi } from './flink-api.ts';
 import { requestGuard } from './request-guard.ts';
@@ -57,7 +57,8 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   });
   // The web dashboard (web/index.html and its files under /web/).
   registerDashboard(app);
-  app.get('/metrics', async (_req, reply) => reply.type('text/plain; version=0.0.4').send(prometheusMetrics([master])));
+  const metrics = createMetricsEndpoint([master]);
+  app.get('/metrics', async (_req, reply) => reply.type(metrics.contentType).send(await metrics.scrape()));
   // Flink's paths, each also under /v1/ as Flink serves them (its clients call /v1/...).
   await app.register(flinkApi, { master, operations });
   await app.register(flinkApi, { prefix: '/v1', master, operations });
@@ -73,6 +74,7 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
       const deadline = Date.now() + graceMs;
       while (Date.now() < deadline && operations.anyUnread) await new Promise((r) => setTimeout(r, 25));
       await app.close();
+      metrics.close();
     },
   };
 }

@@ -1,7 +1,6 @@
 import type { JobMaster } from '../coordinator/job-master.ts';
 import type { JobVertex } from '../graph/job-graph.ts';
 import type { TaskMetrics } from '../network/control-messages.ts';
-import type { BackpressureSampler } from './backpressure-sampler.ts';
 import { executionState } from './execution-state.ts';
 import { ioMetrics } from './io-metrics.ts';
 import { attemptStart, durationSince, endTime } from './job-timeline.ts';
@@ -54,12 +53,23 @@ export function backpressureLevel(ratio: number): BackPressureLevel {
   return ratio > 0.5 ? 'high' : ratio > 0.1 ? 'low' : 'ok';
 }
 
-/** GET /jobs/:id/vertices/:vid/backpressure (Flink's JobVertexBackPressureInfo). */
-export function vertexBackpressure(m: JobMaster, v: JobVertex, sampler: BackpressureSampler, now = Date.now()): BackPressureView {
-  const started = attemptStart(m);
+/**
+ * GET /jobs/:id/vertices/:vid/backpressure (Flink's JobVertexBackPressureInfo): since Flink 1.13 the
+ * ratios are the subtasks' backpressured / idle / busy time per second over the recent minute,
+ * which is what the JobMaster keeps.
+ */
+export function vertexBackpressure(m: JobMaster, v: JobVertex, now = Date.now()): BackPressureView {
   const subtasks = Array.from({ length: v.parallelism }, (_, i) => {
-    const ratio = sampler.ratio(metricsOf(m, v, i), m.attempt, started, now);
-    return { subtask: i, 'attempt-number': Math.max(0, m.attempt), backpressureLevel: backpressureLevel(ratio), ratio, idleRatio: 0, busyRatio: 1 - ratio };
+    const r = m.taskRates(v.id, i);
+    const ratio = (r?.backPressuredTimeMsPerSecond ?? 0) / 1000;
+    return {
+      subtask: i,
+      'attempt-number': Math.max(0, m.attempt),
+      backpressureLevel: backpressureLevel(ratio),
+      ratio,
+      idleRatio: (r?.idleTimeMsPerSecond ?? 0) / 1000,
+      busyRatio: (r?.busyTimeMsPerSecond ?? 0) / 1000,
+    };
   });
   return { status: 'ok', backpressureLevel: backpressureLevel(Math.max(0, ...subtasks.map((s) => s.ratio))), 'end-timestamp': now, subtasks };
 }
@@ -70,31 +80,39 @@ export function vertexWatermarks(v: JobVertex): MetricView[] {
 }
 
 /** One subtask's metrics under Flink's names (and a source reader's own figures as `source.<name>`). */
-export function subtaskMetrics(m: JobMaster, v: JobVertex, i: number, sampler: BackpressureSampler, now = Date.now()): Record<string, number | string> {
+export function subtaskMetrics(m: JobMaster, v: JobVertex, i: number): Record<string, number | string> {
   const t = metricsOf(m, v, i);
-  const ratio = sampler.ratio(t, m.attempt, attemptStart(m), now);
+  const r = m.taskRates(v.id, i);
   return {
     numRecordsIn: t?.recordsIn ?? 0,
     numRecordsOut: t?.recordsOut ?? 0,
-    backPressuredTimeMsPerSecond: Math.round(ratio * 1000),
+    numBytesIn: t?.bytesIn ?? 0,
+    numBytesOut: t?.bytesOut ?? 0,
+    numRecordsInPerSecond: r?.recordsInPerSecond ?? 0,
+    numRecordsOutPerSecond: r?.recordsOutPerSecond ?? 0,
+    numBytesInPerSecond: r?.bytesInPerSecond ?? 0,
+    numBytesOutPerSecond: r?.bytesOutPerSecond ?? 0,
+    busyTimeMsPerSecond: Math.round(r?.busyTimeMsPerSecond ?? 0),
+    idleTimeMsPerSecond: Math.round(r?.idleTimeMsPerSecond ?? 0),
+    backPressuredTimeMsPerSecond: Math.round(r?.backPressuredTimeMsPerSecond ?? 0),
     accumulatedBackPressuredTimeMs: Math.round(t?.backpressure ?? 0),
+    accumulatedIdleTimeMs: Math.round(t?.idle ?? 0),
     currentInputWatermark: NO_WATERMARK,
     ...Object.fromEntries(Object.entries(t?.source ?? {}).map(([k, value]) => [`source.${k}`, value])),
   };
 }
 
 /** GET /jobs/:id/vertices/:vid/metrics: every subtask's metrics, as Flink names them (`<subtask>.<metric>`). */
-export function vertexMetrics(m: JobMaster, v: JobVertex, sampler: BackpressureSampler): Record<string, number | string> {
-  const now = Date.now();
+export function vertexMetrics(m: JobMaster, v: JobVertex): Record<string, number | string> {
   const all: Record<string, number | string> = {};
-  for (let i = 0; i < v.parallelism; i++) for (const [k, value] of Object.entries(subtaskMetrics(m, v, i, sampler, now))) all[`${i}.${k}`] = value;
+  for (let i = 0; i < v.parallelism; i++) for (const [k, value] of Object.entries(subtaskMetrics(m, v, i))) all[`${i}.${k}`] = value;
   return all;
 }
 
 /** The job-level metrics of GET /jobs/:id/metrics and GET /jobs/metrics, under Flink's names. */
 export function jobMetrics(m: JobMaster, now = Date.now()): Record<string, number> {
   const stats = m.checkpoints.stats;
-  const lastCompleted = [...stats.history()].reverse().find((s) => s.status === 'COMPLETED');
+  const lastCompleted = stats.latestCompleted();
   return {
     numRestarts: m.restarts,
     uptime: m.status === 'RUNNING' ? now - attemptStart(m) : 0,

@@ -18,6 +18,8 @@ export class NetworkInput {
   readonly #ended: Uint8Array;
   #endedCount = 0;
   recordsIn = 0;
+  /** Bytes of the buffers that came serialized (from another thread); in-thread buffers are not. */
+  bytesIn = 0;
 
   constructor(gate: InputGate, barriers: BarrierHandler, head: Output, recovered: RecoveredChannelState) {
     this.gate = gate;
@@ -40,7 +42,10 @@ export class NetworkInput {
     switch (item.kind) {
       case 'records':
         this.#collect(item.records);
-        if (item.bytes > 0) this.#barriers.noteProcessed(item.bytes);
+        if (item.bytes > 0) {
+          this.bytesIn += item.bytes;
+          this.#barriers.noteProcessed(item.bytes);
+        }
         return 'more-available';
       case 'barrier':
         this.#barriers.onBarrier(next.channel, item);

@@ -50,6 +50,9 @@ export class SourceInput {
     return this.operator.emitted;
   }
 
+  /** A source receives no buffers. */
+  readonly bytesIn = 0;
+
   processInput(): DataInputStatus {
     const status = this.operator.pollNext();
     if (status === 'more') return 'more-available';

@@ -27,6 +27,12 @@ export class TaskOutputs {
     return this.#writers.reduce((n, w) => n + w.recordsOut, 0);
   }
 
+  get bytesOut(): number {
+    let n = 0;
+    for (const w of this.#writers) for (const ch of w.channels) n += ch.bytesOut;
+    return n;
+  }
+
   /** Whether every output can take more; a full one suspends the input. */
   writable(): boolean {
     if (this.#mailbox.isSuspended('backpressure')) return false;

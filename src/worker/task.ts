@@ -146,6 +146,7 @@ export class Task {
 
   step(): StepResult {
     if (this.#isTerminal()) return 'done';
+    this.#activity.idleEnded();
     try {
       if (!this.#mailbox.runMails(() => this.#isTerminal())) return this.#isTerminal() ? 'done' : 'idle';
       if (this.#status === 'initializing') return 'idle';
@@ -156,7 +157,7 @@ export class Task {
         this.#mailbox.runExclusively(ready, { kind: 'waiting-for-sink' });
         return 'idle';
       }
-      if (!this.#mailbox.inputAvailable) return 'idle';
+      if (!this.#mailbox.inputAvailable) return this.#activity.idleStarted();
       const result = this.#processInput();
       this.#checkInjectedFailure();
       return result;
@@ -177,7 +178,7 @@ export class Task {
       }
       if (status === 'nothing-available') {
         this.#outputs.flush();
-        return 'idle';
+        return this.#activity.idleStarted();
       }
       if (this.#mailbox.blocked || !this.#outputs.writable()) return 'idle';
     }
@@ -322,7 +323,8 @@ export class Task {
       subtask: this.subtask,
       recordsIn: this.#input.recordsIn,
       recordsOut: this.#outputs.recordsOut,
-      backpressure: this.#activity.backpressuredMs,
+      bytesIn: this.#input.bytesIn,
+      bytesOut: this.#outputs.bytesOut,
       ...this.#activity.report({
         aligning: this.#barriers?.activity(),
         blocked: this.#mailbox.blocked,

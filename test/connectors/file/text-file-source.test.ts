@@ -11,7 +11,7 @@ import type { SourceReader, SourceReaderContext } from '../../../src/api/source.
 import { DataGen } from '../../../src/connectors/datagen/index.ts';
 import { InvalidUtf8Error, TextFileSource, type TextFileSplit } from '../../../src/connectors/file/index.ts';
 import { createLogger, silentLogger, type Logger } from '../../../src/log/logger.ts';
-import { prometheusMetrics } from '../../../src/rest/prometheus.ts';
+import { createMetricsEndpoint } from '../../../src/rest/prometheus.ts';
 import { DiscardSink } from '../../fixtures/helpers.ts';
 import { makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
 
@@ -131,16 +131,18 @@ describe('invalid UTF-8 in a running job', { timeout: 30_000 }, () => {
     });
     const master = await createJobMaster({ job, log });
     const result = master.run();
+    const metrics = createMetricsEndpoint([master]);
     try {
       const sample = /weir_source_reader_invalid_utf8_lines\{[^}]*vertex="Source: lines"[^}]*\} (\d+)/;
       // The TaskManager reports its subtasks' figures every 500 ms.
-      while (sample.exec(prometheusMetrics([master]))?.[1] !== '2') await new Promise((r) => setTimeout(r, 50));
+      while (sample.exec(await metrics.scrape())?.[1] !== '2') await new Promise((r) => setTimeout(r, 50));
       const warning = logged.find((l) => String(l.msg).includes('not valid UTF-8'));
       assert.ok(warning, JSON.stringify(logged));
       assert.equal(warning.level, 'warn');
       assert.equal(warning.file, path);
       assert.equal(warning.offset, offsets[1]);
     } finally {
+      metrics.close();
       await master.cancel();
       await result;
     }
