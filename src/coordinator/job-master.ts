@@ -26,7 +26,7 @@ import { isTerminal, type JobStatus } from './job-status.ts';
 import { createRestartStrategy } from './restart-strategy.ts';
 import { applyRetention } from './checkpoint-retention.ts';
 import { SavepointError } from './savepoint-error.ts';
-import { CheckpointTriggerError } from './checkpoint-trigger-error.ts';
+import { ManualTriggers } from './manual-triggers.ts';
 import type { TaskRates } from './task-rates.ts';
 
 export type { Deployment } from './task-manager-pool.ts';
@@ -67,6 +67,7 @@ export class JobMaster {
   readonly #ctx: JobContext;
   readonly #faults: FaultInjector | undefined;
   readonly #result: Promise<JobResult>;
+  readonly #triggers: ManualTriggers;
   #done!: (result: JobResult) => void;
   #state: JobState;
   #attempt = -1;
@@ -97,6 +98,7 @@ export class JobMaster {
     this.checkpoints = services.checkpoints;
     this.#ctx = this.#context(services);
     this.#state = new Created(this.#ctx);
+    this.#triggers = new ManualTriggers({ jobId: this.jobId, plan: this.plan, storage: services.storage, checkpoints: this.checkpoints, status: () => this.status });
   }
 
   get status(): JobStatus {
@@ -126,53 +128,22 @@ export class JobMaster {
     return this.#result;
   }
 
-  /**
-   * Takes a savepoint of the running job: the checkpoint mechanism, triggered by a person, written
-   * self-contained to `<dir>/sp-<job-id-6>-<random>`. Savepoints are never deleted by weir.
-   */
-  async triggerSavepoint(dir?: string): Promise<CompletedCheckpoint> {
-    const targetDir = await this.#savepointTarget(dir);
-    try {
-      return await this.checkpoints.trigger({ type: 'savepoint', targetDir });
-    } catch (e) {
-      throw new SavepointError(this.jobId, (e as Error).message);
-    }
+  /** A savepoint of the running job (see ManualTriggers); savepoints are never deleted by weir. */
+  triggerSavepoint(dir?: string): Promise<CompletedCheckpoint> {
+    return this.#triggers.savepoint(dir);
   }
 
-  /**
-   * A checkpoint now, besides the periodic ones (Flink 1.19's manual trigger). It goes out even with
-   * max-concurrent-checkpoints in flight, as a savepoint does; the periodic timer counts from it.
-   * Not while the job is restarting or its subtasks are not all running (the coordinator refuses),
-   * and not at-most-once, whose jobs take no checkpoints.
-   */
-  async triggerCheckpoint(): Promise<CompletedCheckpoint> {
-    if (this.status !== 'RUNNING') throw new CheckpointTriggerError(this.jobId, `the job is ${this.status}, not RUNNING`);
-    if (this.plan.config['execution.checkpointing.mode'] === 'at-most-once') throw new CheckpointTriggerError(this.jobId, 'the job is at-most-once: it takes no checkpoints');
-    try {
-      return await this.checkpoints.trigger({ type: 'checkpoint' });
-    } catch (e) {
-      throw new CheckpointTriggerError(this.jobId, (e as Error).message);
-    }
+  /** A checkpoint now, besides the periodic ones (Flink 1.19's manual trigger). */
+  triggerCheckpoint(): Promise<CompletedCheckpoint> {
+    return this.#triggers.checkpoint();
   }
 
   /** Stop with savepoint (see StoppingWithSavepoint); with drain, sources end their input first. */
   async stopWithSavepoint(dir: string | undefined, drain = false): Promise<CompletedCheckpoint> {
-    const targetDir = await this.#savepointTarget(dir);
+    const targetDir = await this.#triggers.savepointTarget(dir);
     const state = this.#state;
     if (!state.stopWithSavepoint) throw new SavepointError(this.jobId, `the job is ${this.status} and not stoppable now`);
     return state.stopWithSavepoint(targetDir, drain);
-  }
-
-  /** The savepoint's own directory, made now: a target that cannot hold it fails before anything stops. */
-  async #savepointTarget(dir: string | undefined): Promise<string> {
-    if (this.status !== 'RUNNING') throw new SavepointError(this.jobId, `the job is ${this.status}, not RUNNING`);
-    const base = dir ?? this.plan.config['execution.checkpointing.savepoint-dir'];
-    if (!base) throw new SavepointError(this.jobId, 'no savepoint directory: give one, or set execution.checkpointing.savepoint-dir');
-    const target = await this.#ctx.storage.savepointLocation(base).catch((e: Error) => {
-      throw new SavepointError(this.jobId, e.message);
-    });
-    if (this.status !== 'RUNNING') throw new SavepointError(this.jobId, `the job is ${this.status}, not RUNNING`);
-    return target;
   }
 
   /** Cancels the job (ungraceful, like `flink cancel`). */
