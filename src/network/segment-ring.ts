@@ -1,0 +1,242 @@
+/**
+ * The memory of one channel between two threads: a single-producer / single-consumer ring of
+ * fixed-size segments in a SharedArrayBuffer, plus a small ring of priority slots for events that
+ * overtake queued data (unaligned barriers). Written by hand because the rings on npm carry bytes
+ * of any length (ringbuf.js, thread-stream), while a channel needs whole segments as the unit of
+ * credit, a publish that says how much of a segment is used, and priority events that know which
+ * segments they overtook.
+ *
+ * Counters are monotonic int32 that wrap; differences are taken with `| 0`. Every access is an
+ * Atomics operation (sequentially consistent), which is what makes the wake-up protocol safe: a
+ * side that is about to wait first says so (a flag), then looks once more; the other side first
+ * publishes, then looks at the flag. At least one of them sees the other's write.
+ */
+
+/** Int32 indices of the control block; each counter on a cache line of its own. */
+const PUBLISHED = 0; // segments the writer has published
+const RELEASED = 16; // segments the reader has released
+const SIGNAL = 32; // bumped by the writer on every publish and priority event: what the reader waits on
+const READER_WAITING = 33;
+const CREDIT_SIGNAL = 48; // bumped by the reader on every release: what the writer waits on
+const WRITER_WAITING = 49;
+const PRIORITY_WRITTEN = 64;
+const PRIORITY_READ = 80;
+const CLOSED = 96;
+const CONTROL_BYTES = 512;
+
+/** Where the counters are, for tests that start them near the int32 wrap. */
+export const RING_COUNTERS = { PUBLISHED, RELEASED, PRIORITY_WRITTEN, PRIORITY_READ, SIGNAL, CREDIT_SIGNAL } as const;
+
+/** Priority slots: an unaligned barrier is a few hundred bytes; several may be outstanding. */
+export const PRIORITY_SLOTS = 8;
+export const PRIORITY_SLOT_BYTES = 1024;
+const PRIORITY_HEADER = 8; // u32 length, u32 segments published before the event
+
+/** Each segment starts with the number of bytes used after this header. */
+export const SEGMENT_HEADER = 4;
+
+export interface RingShape {
+  readonly segments: number;
+  readonly segmentSize: number;
+}
+
+/** A priority event as the reader finds it: its bytes, and how many segments had been published before it. */
+export interface PriorityEntry {
+  readonly bytes: Uint8Array;
+  readonly publishedBefore: number;
+}
+
+/**
+ * One channel's shared memory, seen from either end. The writer acquires the segment after the
+ * last published one while fewer than `segments` are unreleased, writes into it and publishes it;
+ * the reader reads published segments in order and releases each when it no longer needs its
+ * bytes. A released segment is a credit back to the writer.
+ */
+export class SegmentRing {
+  readonly buffer: SharedArrayBuffer;
+  readonly segments: number;
+  readonly segmentSize: number;
+  readonly #control: Int32Array;
+  readonly #bytes: Uint8Array;
+  readonly #views: DataView;
+  readonly #dataStart: number;
+  readonly #mask: number;
+
+  private constructor(buffer: SharedArrayBuffer, shape: RingShape) {
+    this.buffer = buffer;
+    this.segments = shape.segments;
+    this.segmentSize = shape.segmentSize;
+    this.#control = new Int32Array(buffer, 0, CONTROL_BYTES / 4);
+    this.#bytes = new Uint8Array(buffer);
+    this.#views = new DataView(buffer);
+    this.#dataStart = CONTROL_BYTES + PRIORITY_SLOTS * PRIORITY_SLOT_BYTES;
+    this.#mask = shape.segments - 1;
+  }
+
+  static create(shape: RingShape): SegmentRing {
+    // A power of two, so that `counter & mask` stays continuous when the int32 counters wrap.
+    if (!Number.isInteger(shape.segments) || shape.segments < 1 || (shape.segments & (shape.segments - 1)) !== 0 || shape.segments > 1024) {
+      throw new RangeError(`a ring's segment count is a power of two from 1 to 1024, not ${shape.segments}`);
+    }
+    if (!Number.isInteger(shape.segmentSize) || shape.segmentSize < 256 || shape.segmentSize % 8 !== 0) {
+      throw new RangeError(`a segment is a multiple of 8 bytes, at least 256, not ${shape.segmentSize}`);
+    }
+    const size = CONTROL_BYTES + PRIORITY_SLOTS * PRIORITY_SLOT_BYTES + shape.segments * shape.segmentSize;
+    return new SegmentRing(new SharedArrayBuffer(size), shape);
+  }
+
+  /** The other thread's view of a ring made by `create` (the buffer was posted to it). */
+  static attach(buffer: SharedArrayBuffer, shape: RingShape): SegmentRing {
+    return new SegmentRing(buffer, shape);
+  }
+
+  get shape(): RingShape {
+    return { segments: this.segments, segmentSize: this.segmentSize };
+  }
+
+  // ---- writer ----
+
+  /** Segments the writer may still fill: its credits. */
+  freeSegments(): number {
+    const c = this.#control;
+    return this.segments - ((Atomics.load(c, PUBLISHED) - Atomics.load(c, RELEASED)) | 0);
+  }
+
+  /** The payload of the next segment to publish (after its length header); only valid while freeSegments() > 0. */
+  nextSegment(): Uint8Array {
+    const start = this.#segmentStart(Atomics.load(this.#control, PUBLISHED) & this.#mask);
+    return this.#bytes.subarray(start + SEGMENT_HEADER, start + this.segmentSize);
+  }
+
+  /** Publishes the segment returned by nextSegment() with `used` payload bytes, and wakes a waiting reader. */
+  publish(used: number): void {
+    const c = this.#control;
+    const published = Atomics.load(c, PUBLISHED);
+    this.#views.setUint32(this.#segmentStart(published & this.#mask), used, true);
+    Atomics.store(c, PUBLISHED, (published + 1) | 0);
+    this.#signalReader();
+  }
+
+  /** Whether a priority slot is free (the reader has taken all but PRIORITY_SLOTS - 1 of them). */
+  priorityFree(): boolean {
+    const c = this.#control;
+    return ((Atomics.load(c, PRIORITY_WRITTEN) - Atomics.load(c, PRIORITY_READ)) | 0) < PRIORITY_SLOTS;
+  }
+
+  /** Writes a priority event, marked with the segments published before it; the caller checked priorityFree(). */
+  publishPriority(event: Uint8Array): void {
+    if (event.byteLength > PRIORITY_SLOT_BYTES - PRIORITY_HEADER) throw new RangeError(`a priority event of ${event.byteLength} bytes does not fit a slot of ${PRIORITY_SLOT_BYTES - PRIORITY_HEADER}`);
+    const c = this.#control;
+    const written = Atomics.load(c, PRIORITY_WRITTEN);
+    const start = CONTROL_BYTES + (written & (PRIORITY_SLOTS - 1)) * PRIORITY_SLOT_BYTES;
+    this.#views.setUint32(start, event.byteLength, true);
+    this.#views.setInt32(start + 4, Atomics.load(c, PUBLISHED), true);
+    this.#bytes.set(event, start + PRIORITY_HEADER);
+    Atomics.store(c, PRIORITY_WRITTEN, (written + 1) | 0);
+    this.#signalReader();
+  }
+
+  #signalReader(): void {
+    const c = this.#control;
+    Atomics.add(c, SIGNAL, 1);
+    if (Atomics.load(c, READER_WAITING) !== 0) {
+      Atomics.store(c, READER_WAITING, 0);
+      Atomics.notify(c, SIGNAL);
+    }
+  }
+
+  /**
+   * Resolves once the reader released a segment after `seen` (a creditSignal() value), or the ring
+   * closed. Undefined when that happened already: the caller looks again at once.
+   */
+  waitForCredit(seen: number): Promise<unknown> | undefined {
+    return this.#wait(CREDIT_SIGNAL, WRITER_WAITING, seen);
+  }
+
+  creditSignal(): number {
+    return Atomics.load(this.#control, CREDIT_SIGNAL);
+  }
+
+  // ---- reader ----
+
+  /** The number of published segments (a counter to compare with the reader's own). */
+  published(): number {
+    return Atomics.load(this.#control, PUBLISHED);
+  }
+
+  /** The payload of the `n`-th segment ever published (n counts from 0, wrapping with the counters). */
+  segment(n: number): Uint8Array {
+    const start = this.#segmentStart(n & this.#mask);
+    const used = this.#views.getUint32(start, true);
+    return this.#bytes.subarray(start + SEGMENT_HEADER, start + SEGMENT_HEADER + used);
+  }
+
+  /** Releases the oldest unreleased segment: a credit for the writer. */
+  release(): void {
+    const c = this.#control;
+    Atomics.add(c, RELEASED, 1);
+    Atomics.add(c, CREDIT_SIGNAL, 1);
+    if (Atomics.load(c, WRITER_WAITING) !== 0) {
+      Atomics.store(c, WRITER_WAITING, 0);
+      Atomics.notify(c, CREDIT_SIGNAL);
+    }
+  }
+
+  /** The oldest priority event not yet taken, copied out of its slot (which is then free). */
+  takePriority(): PriorityEntry | undefined {
+    const c = this.#control;
+    const read = Atomics.load(c, PRIORITY_READ);
+    if (read === Atomics.load(c, PRIORITY_WRITTEN)) return undefined;
+    const start = CONTROL_BYTES + (read & (PRIORITY_SLOTS - 1)) * PRIORITY_SLOT_BYTES;
+    const length = this.#views.getUint32(start, true);
+    const publishedBefore = this.#views.getInt32(start + 4, true);
+    const bytes = this.#bytes.slice(start + PRIORITY_HEADER, start + PRIORITY_HEADER + length);
+    Atomics.store(c, PRIORITY_READ, (read + 1) | 0);
+    return { bytes, publishedBefore };
+  }
+
+  signal(): number {
+    return Atomics.load(this.#control, SIGNAL);
+  }
+
+  /**
+   * Resolves once the writer published a segment or a priority event after `seen` (a signal()
+   * value), or the ring closed. Undefined when that happened already.
+   */
+  waitForData(seen: number): Promise<unknown> | undefined {
+    return this.#wait(SIGNAL, READER_WAITING, seen);
+  }
+
+  // ---- both ----
+
+  /** Ends the channel: pending waits on either side resolve, so nothing holds on to the memory. */
+  close(): void {
+    const c = this.#control;
+    Atomics.store(c, CLOSED, 1);
+    Atomics.add(c, SIGNAL, 1);
+    Atomics.add(c, CREDIT_SIGNAL, 1);
+    Atomics.notify(c, SIGNAL);
+    Atomics.notify(c, CREDIT_SIGNAL);
+  }
+
+  get closed(): boolean {
+    return Atomics.load(this.#control, CLOSED) !== 0;
+  }
+
+  #wait(index: number, flag: number, seen: number): Promise<unknown> | undefined {
+    const c = this.#control;
+    Atomics.store(c, flag, 1);
+    if (Atomics.load(c, index) !== seen || Atomics.load(c, CLOSED) !== 0) {
+      Atomics.store(c, flag, 0);
+      return undefined;
+    }
+    // A pending waitAsync does not keep the event loop alive: a worker thread is kept alive by
+    // its port to the JobMaster, which is open for as long as the thread has tasks.
+    const r = Atomics.waitAsync(c, index, seen);
+    return r.async ? r.value : undefined;
+  }
+
+  #segmentStart(index: number): number {
+    return this.#dataStart + index * this.segmentSize;
+  }
+}
