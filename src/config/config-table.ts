@@ -1,4 +1,5 @@
 import { CONFIG_OPTIONS, DEFAULT_CONFIG, type ConfigKey } from './configuration.ts';
+import { formatMemorySize } from './memory-size.ts';
 
 /** A default as a person writes it in a config file: '1 s', '10 min', '1 h' (whole units). */
 function durationDefault(ms: number): string {
@@ -18,7 +19,7 @@ export function configRows(): ConfigRow[] {
   return (Object.keys(CONFIG_OPTIONS) as ConfigKey[]).map((key) => {
     const spec = CONFIG_OPTIONS[key];
     const value = DEFAULT_CONFIG[key];
-    const shown = value === null ? '(none)' : spec.kind === 'duration' ? durationDefault(value as number) : value === Number.MAX_SAFE_INTEGER ? 'unlimited' : String(value);
+    const shown = value === null ? '(none)' : spec.kind === 'duration' ? durationDefault(value as number) : spec.kind === 'memory' ? formatMemorySize(value as number) : value === Number.MAX_SAFE_INTEGER ? 'unlimited' : String(value);
     return { key, default: shown, doc: spec.doc };
   });
 }

@@ -2,6 +2,7 @@ import { ConfigError } from './config-error.ts';
 import type { ConfigSource } from './config-source.ts';
 import type { ConsistencyMode } from './consistency-mode.ts';
 import { parseDuration } from './duration.ts';
+import { parseMemorySize } from './memory-size.ts';
 import { UPPER_BOUND_MAX_PARALLELISM } from './parallelism-bounds.ts';
 
 /**
@@ -39,6 +40,9 @@ export interface WeirConfig {
   'restart-strategy.exponential-delay.attempts-before-reset-backoff': number;
   'taskmanager.network.buffer-records': number;
   'taskmanager.network.credits-per-channel': number;
+  'taskmanager.memory.segment-size': number;
+  'taskmanager.network.memory.buffers-per-channel': number;
+  'execution.buffer-timeout.interval': number;
   'heartbeat.interval': number;
   'heartbeat.timeout': number;
   'task.cancellation.timeout': number;
@@ -52,7 +56,7 @@ export type ConfigKey = keyof WeirConfig;
 export type { ConsistencyMode } from './consistency-mode.ts';
 export type RestartStrategyType = 'none' | 'fixed-delay' | 'failure-rate' | 'exponential-delay';
 
-type Kind = 'int' | 'duration' | 'number' | 'boolean' | 'string' | { readonly oneOf: readonly string[] };
+type Kind = 'int' | 'duration' | 'memory' | 'number' | 'boolean' | 'string' | { readonly oneOf: readonly string[] };
 
 interface OptionSpec {
   readonly kind: Kind;
@@ -158,12 +162,30 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
   'taskmanager.network.buffer-records': {
     kind: 'int',
     min: 1,
-    doc: 'Records per network buffer: a channel ships its records in batches of this many.',
+    doc: 'Records per buffer of a channel within one TaskManager (records handed over as objects, in batches of this many).',
   },
   'taskmanager.network.credits-per-channel': {
     kind: 'int',
     min: 1,
-    doc: 'Buffers a receiver grants each input channel: what may be in flight before the sender blocks.',
+    doc: 'Buffers a receiver grants each input channel within one TaskManager: what may be in flight before the sender blocks.',
+  },
+  'taskmanager.memory.segment-size': {
+    kind: 'memory',
+    min: 1024,
+    max: 16 * 1024 * 1024,
+    doc: 'Size of a network buffer between TaskManagers (a segment of a channel\'s shared-memory ring): records are serialized into it and it leaves when full, at a barrier, at end of input or after the buffer timeout.',
+  },
+  'taskmanager.network.memory.buffers-per-channel': {
+    kind: 'int',
+    min: 1,
+    max: 1024,
+    doc: 'Segments of each channel between TaskManagers (a power of two): its credits, what may be in flight before the sender blocks. Flink has 2 per channel plus 8 floating per gate; weir has no floating buffers.',
+  },
+  'execution.buffer-timeout.interval': {
+    kind: 'duration',
+    min: 0,
+    max: TIMER_MAX_MS,
+    doc: 'A partly filled network buffer leaves after this long (and whenever its task runs out of input); 0 sends every record at once.',
   },
   'heartbeat.interval': { kind: 'duration', min: 1, max: TIMER_MAX_MS, doc: 'Time between heartbeats the JobMaster sends each TaskManager thread or process.' },
   'heartbeat.timeout': {
@@ -222,6 +244,9 @@ export const DEFAULT_CONFIG: Readonly<WeirConfig> = Object.freeze({
   'restart-strategy.exponential-delay.attempts-before-reset-backoff': Number.MAX_SAFE_INTEGER,
   'taskmanager.network.buffer-records': 512,
   'taskmanager.network.credits-per-channel': 16,
+  'taskmanager.memory.segment-size': 32 * 1024,
+  'taskmanager.network.memory.buffers-per-channel': 4,
+  'execution.buffer-timeout.interval': 100,
   'heartbeat.interval': 10_000,
   'heartbeat.timeout': 50_000,
   'task.cancellation.timeout': 180_000,
@@ -240,7 +265,7 @@ export function exampleValue(key: string): string {
   if (!isConfigKey(key)) return 'VALUE';
   const kind = CONFIG_OPTIONS[key].kind;
   if (typeof kind === 'object') return kind.oneOf[0]!;
-  const examples: Record<Exclude<Kind, object>, string> = { int: '4', duration: "'10 s'", number: '0.5', boolean: 'true', string: 'VALUE' };
+  const examples: Record<Exclude<Kind, object>, string> = { int: '4', duration: "'10 s'", memory: '32kb', number: '0.5', boolean: 'true', string: 'VALUE' };
   return examples[kind];
 }
 
@@ -265,13 +290,13 @@ export function parseConfigValue<K extends ConfigKey>(key: K, raw: unknown): Wei
   } else if (kind === 'string') {
     value = String(raw);
   } else {
-    const n = kind === 'duration' ? parseDuration(raw as string | number) : Number(raw);
+    const n = kind === 'duration' ? parseDuration(raw as string | number) : kind === 'memory' ? parseMemorySize(raw as string | number) : Number(raw);
     if (n === undefined || !Number.isFinite(n)) {
-      const expected = kind === 'duration' ? "a duration such as '200', '10 s' or '1 min'" : 'a number';
+      const expected = kind === 'duration' ? "a duration such as '200', '10 s' or '1 min'" : kind === 'memory' ? "a memory size such as '32kb', '1 mb' or '4096'" : 'a number';
       throw new ConfigError(key, raw, `expected ${expected}, got '${String(raw)}'`);
     }
     if (kind === 'int' && !Number.isInteger(n)) throw new ConfigError(key, raw, `expected a whole number, got '${String(raw)}'`);
-    const unit = kind === 'duration' ? ' ms' : '';
+    const unit = kind === 'duration' ? ' ms' : kind === 'memory' ? ' bytes' : '';
     if (spec.min !== undefined && n < spec.min) throw new ConfigError(key, raw, `must be at least ${spec.min}${unit}, got ${n}${unit}`);
     if (spec.max !== undefined && n > spec.max) throw new ConfigError(key, raw, `must be at most ${spec.max}${unit}, got ${n}${unit}`);
     value = n;
@@ -332,6 +357,13 @@ function validateConfig(c: WeirConfig): void {
   }
   if (c['heartbeat.timeout'] <= c['heartbeat.interval']) {
     throw new ConfigError('heartbeat.timeout', c['heartbeat.timeout'], `must be longer than heartbeat.interval (${c['heartbeat.interval']} ms)`);
+  }
+  const segments = c['taskmanager.network.memory.buffers-per-channel'];
+  if ((segments & (segments - 1)) !== 0) {
+    throw new ConfigError('taskmanager.network.memory.buffers-per-channel', segments, `must be a power of two (1, 2, 4, 8, ...), got ${segments}`);
+  }
+  if (c['taskmanager.memory.segment-size'] % 8 !== 0) {
+    throw new ConfigError('taskmanager.memory.segment-size', c['taskmanager.memory.segment-size'], 'must be a multiple of 8 bytes');
   }
   if (c['rest.token-required-for-reads'] === true && c['rest.token'] === null) {
     throw new ConfigError('rest.token-required-for-reads', true, 'needs rest.token, the token reads must then present');

@@ -1,4 +1,4 @@
-import type { ChannelItem } from './stream-event.ts';
+import type { Barrier, ChannelItem } from './stream-event.ts';
 
 /**
  * The receiving end of a channel. It holds at most the granted credits' worth of record buffers
@@ -63,6 +63,37 @@ export class InputChannel {
       this.#overtaken = { checkpointId: item.checkpointId, buffers };
     }
     this.#queue.splice(this.#head, 0, item);
+    this.#onData?.();
+  }
+
+  /**
+   * The sender's aligned barrier timed out while still queued here, not yet taken: it moves to
+   * the front as an unaligned barrier and the records it had ahead of it are what it overtook
+   * (the receiving half of Flink's timeoutable aligned barriers). Nothing happens when it has been
+   * taken already.
+   */
+  convertBarrier(checkpointId: number): void {
+    const queue = this.#queue;
+    let index = -1;
+    for (let i = this.#head; i < queue.length; i++) {
+      const item = queue[i]!;
+      if (item.kind === 'barrier' && item.checkpointId === checkpointId && !item.options.unaligned) {
+        index = i;
+        break;
+      }
+    }
+    if (index < 0) return;
+    const barrier = queue[index] as Barrier;
+    const buffers: unknown[][] = [];
+    for (let i = this.#head; i < index; i++) {
+      const queued = queue[i]!;
+      if (queued.kind === 'records') buffers.push(queued.records);
+    }
+    queue.splice(index, 1);
+    queue.splice(this.#head, 0, { ...barrier, options: { ...barrier.options, unaligned: true } });
+    const rec = this.#recording;
+    if (rec !== undefined && checkpointId >= rec.checkpointId) this.#recording = undefined;
+    this.#overtaken = { checkpointId, buffers };
     this.#onData?.();
   }
 

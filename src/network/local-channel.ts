@@ -1,23 +1,91 @@
+import type { Clock } from '../clock/clock.ts';
 import { InputChannel } from './input-channel.ts';
 import { OutputChannel } from './output-channel.ts';
-import type { ChannelItem, StreamEvent } from './stream-event.ts';
+import type { Barrier, RecordBuffer, StreamEvent } from './stream-event.ts';
 
-/** Both ends in one TaskManager: buffers are handed over by reference, nothing is serialized. */
-class LocalOutputChannel extends OutputChannel {
-  readonly #input: InputChannel;
-  constructor(input: InputChannel, credits: number, maxBacklog: number) {
-    super(credits, maxBacklog);
-    this.#input = input;
-  }
-  protected transmit(item: ChannelItem, priority: boolean): void {
-    if (priority) this.#input.deliverPriority(item as StreamEvent);
-    else this.#input.deliver(item);
-  }
-  close(): void {}
+export interface LocalChannelOptions {
+  /** Record buffers the receiver may hold: its credits. */
+  readonly credits: number;
+  /** Records per buffer. */
+  readonly batchSize: number;
+  readonly clock: Clock;
+  /** Buffers that may wait for credit before the channel stops being writable (default 2). */
+  readonly maxBacklog?: number;
 }
 
-export function connectLocal(input: InputChannel, credits: number, maxBacklog: number): OutputChannel {
-  const output = new LocalOutputChannel(input, credits, maxBacklog);
+/**
+ * Both ends in one TaskManager: records gather in arrays that are handed over by reference,
+ * nothing is serialized. A buffer leaves when full, at an event, or when the task flushes.
+ */
+class LocalOutputChannel extends OutputChannel {
+  readonly #input: InputChannel;
+  readonly #batchSize: number;
+  readonly #capacity: number;
+  #credits: number;
+  #batch: unknown[] = [];
+
+  constructor(input: InputChannel, o: LocalChannelOptions) {
+    super(o.clock, o.maxBacklog ?? 2);
+    this.#input = input;
+    this.#credits = o.credits;
+    this.#capacity = o.credits;
+    this.#batchSize = o.batchSize;
+  }
+
+  emit(record: unknown): void {
+    const batch = this.#batch;
+    batch.push(record);
+    if (batch.length >= this.#batchSize) this.flush();
+  }
+
+  flush(): void {
+    const records = this.#batch;
+    if (records.length === 0) return;
+    this.#batch = [];
+    const buffer: RecordBuffer = { kind: 'records', records, bytes: 0 };
+    if (this.backlog.length > 0 || !this.transmitQueued(buffer)) this.backlog.push(buffer);
+  }
+
+  addCredit(n: number): void {
+    this.#credits += n;
+    this.drainBacklog();
+  }
+
+  sendPriority(event: StreamEvent): void {
+    this.#input.deliverPriority(event);
+  }
+
+  protected convertDelivered(barrier: Barrier): void {
+    this.#input.convertBarrier(barrier.checkpointId);
+  }
+
+  protected transmitEvent(event: StreamEvent): boolean {
+    this.#input.deliver(event);
+    return true;
+  }
+
+  protected transmitQueued(buffer: RecordBuffer): boolean {
+    if (this.#credits === 0) return false;
+    this.#credits--;
+    this.#input.deliver(buffer);
+    return true;
+  }
+
+  protected unsentBatch(): readonly unknown[] {
+    return this.#batch;
+  }
+
+  get usage(): number {
+    return this.#capacity === 0 ? 0 : (this.#capacity - this.#credits) / this.#capacity;
+  }
+
+  close(): void {
+    this.cancelConversions();
+  }
+}
+
+export function connectLocal(input: InputChannel, options: LocalChannelOptions): OutputChannel {
+  const output = new LocalOutputChannel(input, options);
   input.creditReturn = (n) => output.addCredit(n);
   return output;
 }

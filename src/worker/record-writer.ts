@@ -1,55 +1,51 @@
-import type { OutputChannel } from '../network/output-channel.ts';
+import type { BarrierSettlement, OutputChannel } from '../network/output-channel.ts';
 import type { StreamEvent } from '../network/stream-event.ts';
 import { BROADCAST, type ChannelSelector } from './partitioner.ts';
 
 /**
- * Writes a subtask's records of one job edge to its channels: records gather in a buffer per
- * channel and leave in batches, events leave after the records before them.
+ * Writes a subtask's records of one job edge to its channels (each channel batches or
+ * serializes them into its buffers); events leave after the records before them.
  */
 export class RecordWriter {
   readonly channels: readonly OutputChannel[];
   readonly #select: ChannelSelector;
-  readonly #batch: number;
-  readonly #pending: unknown[][];
+  readonly #flushEachRecord: boolean;
   recordsOut = 0;
 
-  constructor(channels: readonly OutputChannel[], select: ChannelSelector, batchSize: number) {
+  /** `flushEachRecord`: a buffer timeout of 0, every record leaves at once. */
+  constructor(channels: readonly OutputChannel[], select: ChannelSelector, flushEachRecord = false) {
     this.channels = channels;
     this.#select = select;
-    this.#batch = batchSize;
-    this.#pending = channels.map(() => []);
+    this.#flushEachRecord = flushEachRecord;
   }
 
   emit(record: unknown): void {
     this.recordsOut++;
     const c = this.#select(record);
     if (c === BROADCAST) {
-      for (let i = 0; i < this.#pending.length; i++) this.#add(i, record);
+      for (const ch of this.channels) this.#write(ch, record);
     } else {
-      this.#add(c, record);
+      this.#write(this.channels[c]!, record);
     }
   }
 
-  #add(c: number, record: unknown): void {
-    const buf = this.#pending[c]!;
-    buf.push(record);
-    if (buf.length >= this.#batch) this.#flushChannel(c);
-  }
-
-  #flushChannel(c: number): void {
-    const records = this.#pending[c]!;
-    if (records.length === 0) return;
-    this.#pending[c] = [];
-    this.channels[c]!.send({ kind: 'records', records, bytes: 0 });
+  #write(ch: OutputChannel, record: unknown): void {
+    ch.emit(record, -1);
+    if (this.#flushEachRecord) ch.flush();
   }
 
   flushAll(): void {
-    for (let c = 0; c < this.#pending.length; c++) this.#flushChannel(c);
+    for (const ch of this.channels) ch.flush();
   }
 
-  broadcastEvent(event: StreamEvent): void {
-    this.flushAll();
-    for (const ch of this.channels) ch.send(event);
+  /** Returns the settlements of an aligned barrier that had to wait in some channel (see OutputChannel.sendEvent). */
+  broadcastEvent(event: StreamEvent): Array<{ channel: number; settled: BarrierSettlement }> {
+    const waiting: Array<{ channel: number; settled: BarrierSettlement }> = [];
+    this.channels.forEach((ch, channel) => {
+      const settled = ch.sendEvent(event);
+      if (settled) waiting.push({ channel, settled });
+    });
+    return waiting;
   }
 
   /** Sends an event ahead of everything queued in every channel (unaligned barriers). */
@@ -57,22 +53,26 @@ export class RecordWriter {
     for (const ch of this.channels) ch.sendPriority(event);
   }
 
-  /**
-   * The records this writer holds that downstream has not received, per channel, oldest first:
-   * waiting for credit, then not yet batched. An unaligned checkpoint persists a copy; they are
-   * still sent as usual.
-   */
+  /** The records each channel holds that downstream has not received, oldest first (see OutputChannel.inFlight). */
   inFlight(): unknown[][] {
-    return this.channels.map((ch, c) => [...ch.backlogRecords().flat(), ...this.#pending[c]!]);
+    return this.channels.map((ch) => ch.inFlight());
   }
 
   /** Restore of an unaligned checkpoint: the persisted output of one channel goes out first, to that channel. */
   emitToChannel(channel: number, records: readonly unknown[]): void {
-    for (const r of records) this.#add(channel, r);
+    const ch = this.channels[channel]!;
+    for (const r of records) this.#write(ch, r);
   }
 
   get writable(): boolean {
     for (const ch of this.channels) if (!ch.writable) return false;
     return true;
+  }
+
+  /** Flink's outPoolUsage: the share of the edge's buffers in use, over all its channels. */
+  get usage(): number {
+    let u = 0;
+    for (const ch of this.channels) u += ch.usage;
+    return this.channels.length === 0 ? 0 : u / this.channels.length;
   }
 }

@@ -12,6 +12,14 @@ import { CheckpointAbortedError } from './checkpointing/checkpoint-aborted-error
 import type { OperatorChain } from './operator-chain.ts';
 import type { RecordWriter } from './record-writer.ts';
 
+/** The channel state of an unaligned (or converted) checkpoint, once it is all known. */
+interface ChannelStateToWrite {
+  readonly outputs: Promise<Array<[string, unknown[]]>>;
+  readonly inputs: InFlightInput | undefined;
+  /** An aligned checkpoint whose barrier waited in some channels: channel state only where one was converted. */
+  readonly onlyIfConverted?: boolean;
+}
+
 /** What a subtask reports about its part of a checkpoint. */
 export type CheckpointReport =
   | { readonly type: 'ack-checkpoint'; readonly checkpointId: number; readonly state: TaskStateSnapshot; readonly figures: TaskFigures }
@@ -60,15 +68,30 @@ export class SubtaskCheckpointCoordinator {
     const { chain, writers } = this.#s;
     await chain.prepareSnapshot(barrier.checkpointId);
     const captured = chain.members.map((m) => ({ uid: m.uid, operatorId: m.operatorId, operator: m.operatorState.snapshot(), keyed: m.keyedState?.snapshot() ?? null }));
-    let outputs: Array<[string, unknown[]]> | undefined;
+    let channels: ChannelStateToWrite | undefined;
     if (barrier.options.unaligned) {
-      outputs = [];
-      for (const [edgeId, w] of writers) w.inFlight().forEach((records, c) => outputs!.push([`${edgeId}:${c}`, records]));
+      const outputs: Array<[string, unknown[]]> = [];
+      for (const [edgeId, w] of writers) w.inFlight().forEach((records, c) => outputs.push([`${edgeId}:${c}`, records]));
       for (const w of writers.values()) w.broadcastPriorityEvent(barrier);
+      channels = { outputs: Promise.resolve(outputs), inputs: inFlight };
     } else {
-      for (const w of writers.values()) w.broadcastEvent(barrier);
+      channels = this.#sendAligned(barrier);
     }
-    this.#writeAsync(barrier, captured, performance.now() - start, alignment, outputs && { outputs, inputs: inFlight });
+    this.#writeAsync(barrier, captured, performance.now() - start, alignment, channels);
+  }
+
+  /**
+   * An aligned barrier goes out after the records before it. Where it has to wait in a channel
+   * and may time out, the checkpoint is acknowledged once it has left; if the channel converted
+   * it to a priority barrier instead, what it overtook there is this subtask's channel state.
+   */
+  #sendAligned(barrier: Barrier): ChannelStateToWrite | undefined {
+    const waiting: Array<Promise<[string, unknown[]] | undefined>> = [];
+    for (const [edgeId, w] of this.#s.writers) {
+      for (const { channel, settled } of w.broadcastEvent(barrier)) waiting.push(settled.then((records) => (records ? [`${edgeId}:${channel}`, records] : undefined)));
+    }
+    if (waiting.length === 0) return undefined;
+    return { outputs: Promise.all(waiting).then((all) => all.filter((x) => x !== undefined)), inputs: undefined, onlyIfConverted: true };
   }
 
   decline(checkpointId: number, code: CheckpointFailureCode, reason: string): void {
@@ -82,13 +105,7 @@ export class SubtaskCheckpointCoordinator {
     this.#writing.get(checkpointId)?.abort(reason);
   }
 
-  #writeAsync(
-    barrier: Barrier,
-    captured: CapturedOperatorState[],
-    syncMs: number,
-    alignment: AlignmentFigures,
-    channels: { outputs: Array<[string, unknown[]]>; inputs: InFlightInput | undefined } | undefined,
-  ): void {
+  #writeAsync(barrier: Barrier, captured: CapturedOperatorState[], syncMs: number, alignment: AlignmentFigures, channels: ChannelStateToWrite | undefined): void {
     const start = performance.now();
     const checkpointId = barrier.checkpointId;
     const target: CheckpointTarget = { checkpointId, location: barrier.options.targetDir };
@@ -101,15 +118,19 @@ export class SubtaskCheckpointCoordinator {
     // copy-on-write) for as long as a slow or hung write takes: it is released at once.
     this.#writing.set(checkpointId, { since: Date.now(), abort: (reason) => (controller.abort(new Error(reason)), release()) });
     const storage = this.#s.storage;
-    const writeChannels = async () => {
-      if (!channels) return { alignmentMs: alignment.alignmentMs, handles: { inputChannels: {}, outputChannels: {} } };
+    type Handles = Awaited<ReturnType<CheckpointStorageWorkerView['writeChannelState']>>;
+    const none = { alignmentMs: alignment.alignmentMs, unaligned: false, handles: { inputChannels: {}, outputChannels: {} } as Handles };
+    const writeChannels = async (): Promise<{ alignmentMs: number; unaligned: boolean; handles: Handles }> => {
+      if (!channels) return none;
+      const outputs = await channels.outputs;
+      if (channels.onlyIfConverted && outputs.length === 0) return none;
       // The input side is complete when the last barrier has arrived.
-      const alignmentMs = channels.inputs ? await channels.inputs.complete : 0;
+      const alignmentMs = channels.inputs ? await channels.inputs.complete : channels.onlyIfConverted ? alignment.alignmentMs : 0;
       const inputs = (channels.inputs?.buffers ?? []).map((buffers, i) => [this.#s.inputChannelKeys[i]!, buffers.flat()] as const);
-      return { alignmentMs, handles: await storage.writeChannelState(target, this.#info, { inputs, outputs: channels.outputs }) };
+      return { alignmentMs, unaligned: true, handles: await storage.writeChannelState(target, this.#info, { inputs, outputs }) };
     };
     Promise.all([storage.writeSnapshot(target, captured, this.#info, controller.signal), writeChannels()]).then(
-      ([operators, { alignmentMs, handles }]) => {
+      ([operators, { alignmentMs, unaligned, handles }]) => {
         release();
         const persisted = [...Object.values(handles.inputChannels), ...Object.values(handles.outputChannels)].reduce((n, h) => n + h.length, 0);
         const figures: TaskFigures = {
@@ -120,7 +141,7 @@ export class SubtaskCheckpointCoordinator {
           processedBytes: alignment.processedBytes,
           persistedBytes: persisted,
           stateBytes: operators.operators.reduce((n, o) => n + (o.keyed?.bytes ?? 0), 0) + persisted,
-          unaligned: channels !== undefined,
+          unaligned,
         };
         this.#s.log.debug(`acknowledged checkpoint ${checkpointId}`, { checkpointId, syncMs: Math.round(syncMs), asyncMs: Math.round(figures.asyncMs), alignmentMs: Math.round(alignmentMs), stateBytes: figures.stateBytes });
         this.#s.report({ type: 'ack-checkpoint', checkpointId, state: { ...operators, ...handles }, figures });

@@ -13,6 +13,7 @@ import { createChannelSelector } from './partitioner.ts';
 import { consumersOf, producersOf } from '../graph/edge-connections.ts';
 import { RecordWriter } from './record-writer.ts';
 import { Task } from './task.ts';
+import { systemClock } from '../clock/clock.ts';
 
 export interface TaskManagerOptions {
   readonly index: number;
@@ -140,8 +141,8 @@ export class TaskManager {
 
   #build({ jobId, attempt, tasks: deployments, remoteChannels: remote, placement }: Extract<ToTaskManager, { type: 'deploy' }>): Task[] {
     const { jobGraph, config, index } = this.#o;
-    const credits = config['taskmanager.network.credits-per-channel'];
-    const batch = config['taskmanager.network.buffer-records'];
+    const local = { credits: config['taskmanager.network.credits-per-channel'], batchSize: config['taskmanager.network.buffer-records'], clock: systemClock };
+    const bufferTimeoutMs = config['execution.buffer-timeout.interval'];
     const key = (edgeId: number, producer: number, consumer: number) => `${edgeId}:${producer}:${consumer}`;
     const remoteByKey = new Map(remote.map((r) => [`${key(r.edgeId, r.producer, r.consumer)}:${r.role}`, r.port]));
     const here = (vertexId: string, subtask: number) => placement[vertexId]?.[subtask] === index;
@@ -181,16 +182,16 @@ export class TaskManager {
           if (here(edge.target.id, consumer)) {
             const input = inputs.get(k);
             if (!input) throw new Error(`no local input channel for ${k}`);
-            return connectLocal(input, credits, 2);
+            return connectLocal(input, local);
           }
           const port = remoteByKey.get(`${k}:output`);
           if (!port) throw new Error(`no port for output channel ${k}`);
-          const out = connectPortOutput(port, credits, 2);
+          const out = connectPortOutput(port, local);
           this.#closers.push(() => out.close());
           return out;
         });
         const select = createChannelSelector(edge.partitioner, outs.length, d.subtask, edge.target.maxParallelism);
-        writers.set(edge.id, new RecordWriter(outs, select, batch));
+        writers.set(edge.id, new RecordWriter(outs, select, bufferTimeoutMs === 0));
       }
       const task: Task = new Task({
         jobId,
@@ -206,6 +207,7 @@ export class TaskManager {
         wake: () => this.#markReady(task),
         storage,
         failAfterRecords: d.failAfterRecords,
+        bufferTimeoutMs,
         log: this.#log.child({ vertex: vertex.name, subtask: d.subtask, attempt }),
       });
       tasks.push(task);

@@ -3,21 +3,21 @@ import type { MailboxProcessor } from './mailbox-processor.ts';
 import type { RecordWriter } from './record-writer.ts';
 import type { TaskActivityTracker } from './task-activity-tracker.ts';
 
-const FLUSH_INTERVAL_MS = 100;
-
 /**
  * A task's record writers, as the task sees them: a full channel suspends the task's input
  * (backpressure, timed by the activity tracker) until every channel can take more, and partial
- * buffers leave when the task goes idle, becomes blocked, or every 100 ms while it is busy.
+ * buffers leave when the task goes idle, becomes blocked, or every buffer timeout while it is busy.
  */
 export class TaskOutputs {
   readonly #writers: RecordWriter[];
   readonly #mailbox: MailboxProcessor;
   readonly #activity: TaskActivityTracker;
+  readonly #timeoutMs: number;
   #lastFlush = 0;
 
-  constructor(writers: RecordWriter[], mailbox: MailboxProcessor, activity: TaskActivityTracker) {
+  constructor(writers: RecordWriter[], mailbox: MailboxProcessor, activity: TaskActivityTracker, bufferTimeoutMs: number) {
     this.#writers = writers;
+    this.#timeoutMs = bufferTimeoutMs;
     this.#mailbox = mailbox;
     this.#activity = activity;
     for (const w of writers) for (const ch of w.channels) ch.onWritable = () => this.#onWritable();
@@ -63,6 +63,6 @@ export class TaskOutputs {
   }
 
   maybeTimedFlush(): void {
-    if (performance.now() - this.#lastFlush > FLUSH_INTERVAL_MS) this.flush();
+    if (performance.now() - this.#lastFlush >= this.#timeoutMs) this.flush();
   }
 }

@@ -37,6 +37,8 @@ export interface TaskSetup {
   readonly wake: () => void;
   readonly storage: CheckpointStorageWorkerView;
   readonly failAfterRecords?: number | undefined;
+  /** execution.buffer-timeout.interval: partly filled buffers leave at least this often. */
+  readonly bufferTimeoutMs?: number;
   /** Lines carry the job id, vertex, subtask and attempt. */
   readonly log: Logger;
 }
@@ -73,7 +75,7 @@ export class Task {
     this.vertex = setup.vertex;
     this.subtask = setup.subtask;
     this.#mailbox = new MailboxProcessor(this.#activity, setup.wake, (e) => this.fail(e));
-    this.#outputs = new TaskOutputs([...setup.writers.values()], this.#mailbox, this.#activity);
+    this.#outputs = new TaskOutputs([...setup.writers.values()], this.#mailbox, this.#activity, setup.bufferTimeoutMs ?? 100);
     this.#chain = new OperatorChain({
       jobId: setup.jobId,
       attempt: setup.attempt,

@@ -8,7 +8,7 @@
 // decides between aligned and unaligned checkpoints.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createJobMaster, createLogger, type JobListener, type JobMaster, type JobResult } from '../../src/index.ts';
 import type { CheckpointStats } from '../../src/coordinator/checkpoint-stats.ts';
@@ -112,7 +112,7 @@ function completedStats(master: JobMaster): CheckpointStats[] {
 }
 
 function describeStats(stats: readonly CheckpointStats[]): string {
-  return stats.map((s) => `${s.id}:${s.status}${s.unaligned ? ' unaligned' : ''} persisted=${s.persistedData}`).join(', ');
+  return stats.map((s) => `${s.id}:${s.status}${s.unaligned ? ' unaligned' : ''} persisted=${s.persistedData} ${Math.round(s.endToEndDuration)} ms`).join(', ');
 }
 
 function assertExactlyOnce(output: string, expected: readonly string[]): void {
@@ -339,6 +339,39 @@ describe('aligned-checkpoint timeout', () => {
     assert.ok(beforeEnd.length >= 3, `too few checkpoints completed: ${describeStats(stats)}`);
     assert.ok(beforeEnd.every((s) => s.unaligned), `a checkpoint whose barriers came after the timeout stayed aligned: ${describeStats(stats)}`);
     assertExactlyOnce(join(dir, 'output'), expected);
+  });
+
+  test('100 ms timeout, one channel behind a slow sink: the sender converts its barrier and checkpoints complete unaligned within the timeout', async () => {
+    const dir = join(root, 'timeout-sender');
+    // Parallelism 1: Sum has one input channel, so it never waits to align and its own timeout
+    // never runs; only the source's output channel, full behind the slow sink, holds a barrier
+    // back. Draining what it holds takes over a second at the sink's pace: an aligned barrier
+    // would take that long, the converted one overtakes it.
+    const small = join(dir, 'words.txt');
+    mkdirSync(dir, { recursive: true });
+    const few = writeWordsFile(small, { seed: 7, bytes: 30_000 }).counts;
+    const timeout = 100;
+    const sinkRate = 1500;
+    const network = { 'taskmanager.network.buffer-records': 64, 'taskmanager.network.credits-per-channel': 32 };
+    const run = await start({
+      dir,
+      input: small,
+      parallelism: 1,
+      sinkRate,
+      checkpointInterval: 300,
+      config: { 'execution.checkpointing.aligned-checkpoint-timeout': `${timeout} ms`, ...network },
+    });
+    const result = await run.result;
+    assert.equal(result.status, 'FINISHED', `job did not finish: ${result.error?.message}`);
+    const stats = completedStats(run.master);
+    const drainMs = ((network['taskmanager.network.buffer-records'] * network['taskmanager.network.credits-per-channel']) / sinkRate) * 1000;
+    const converted = stats.filter((s) => s.unaligned && s.persistedData > 0);
+    if (process.env.WEIR_TEST_DEBUG) console.log(describeStats(stats));
+    assert.ok(converted.length >= 2, `too few checkpoints were converted at the sender: ${describeStats(stats)}`);
+    for (const s of converted) {
+      assert.ok(s.endToEndDuration < timeout + 700, `checkpoint ${s.id} took ${s.endToEndDuration} ms with a ${timeout} ms aligned timeout (draining the channel takes ~${drainMs} ms)`);
+    }
+    assertExactlyOnce(join(dir, 'output'), expectedRunningCounts(few));
   });
 
   test('1 ms timeout under backpressure: checkpoints start aligned and complete unaligned', async () => {

@@ -11,6 +11,7 @@ import { readSnapshot } from '../../src/checkpoint/snapshot-reader.ts';
 import type { FromTaskManager } from '../../src/network/control-messages.ts';
 import { InputChannel } from '../../src/network/input-channel.ts';
 import { connectLocal } from '../../src/network/local-channel.ts';
+import { systemClock } from '../../src/clock/clock.ts';
 import type { ChannelItem } from '../../src/network/stream-event.ts';
 import type { CapturedOperatorState } from '../../src/state/captured-state.ts';
 import { InputGate } from '../../src/worker/input-gate.ts';
@@ -64,7 +65,7 @@ test('Sum1 aligns like the seed: records behind an early barrier wait, records b
   const gate = new InputGate([fromMap1, fromMap2]);
   // Sum's output: one channel whose receiving end the test reads.
   const downstream = new InputChannel(0, 'sink');
-  const writers = new Map([[sum.outputs[0]!.id, new RecordWriter([connectLocal(downstream, 100, 100)], () => 0, 1)]]);
+  const writers = new Map([[sum.outputs[0]!.id, new RecordWriter([connectLocal(downstream, { credits: 100, batchSize: 1, clock: systemClock, maxBacklog: 100 })], () => 0)]]);
   // Sum1 is the subtask that owns 'hello'; the second word must belong to it as well.
   const owner = (w: string) => operatorIndexForKeyGroup(keyGroupFor(w, 128), 2, 128);
   const subtask = owner('hello');

@@ -6,6 +6,7 @@ import { CollectSink } from '../../src/connectors/collect/index.ts';
 import type { ChannelStateHandle, TaskRestoreState } from '../../src/checkpoint/state-handles.ts';
 import { InputChannel } from '../../src/network/input-channel.ts';
 import { connectLocal } from '../../src/network/local-channel.ts';
+import { systemClock } from '../../src/clock/clock.ts';
 import type { Barrier, ChannelItem } from '../../src/network/stream-event.ts';
 import type { JobVertex } from '../../src/graph/job-graph.ts';
 import { InputGate } from '../../src/worker/input-gate.ts';
@@ -49,7 +50,7 @@ interface Harness {
 async function sumTask(sum: JobVertex, subtask: number, credits: number, restore: TaskRestoreState | null, stored: Map<string, unknown[]>): Promise<Harness> {
   const inputs = [new InputChannel(0, 'input 0 (from Map 1)', `${sum.inputs[0]!.id}:0`), new InputChannel(1, 'input 1 (from Map 2)', `${sum.inputs[0]!.id}:1`)];
   const downstream = new InputChannel(0, 'sink');
-  const writer = new RecordWriter([connectLocal(downstream, credits, 1000)], () => 0, 1);
+  const writer = new RecordWriter([connectLocal(downstream, { credits, batchSize: 1, clock: systemClock, maxBacklog: 1000 })], () => 0);
   const h: Harness = {
     inputs,
     downstream,
