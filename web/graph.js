@@ -1,8 +1,9 @@
 // @ts-check
 // The job graph: one box per vertex (a chain of operators), arrows for the connections between
-// them, laid out left to right by depth. Boxes are coloured by backpressure.
+// them, laid out left to right by depth. Boxes are coloured by where their time goes (load.js).
 import { s } from './dom.js';
 import { clip, count, percent } from './format.js';
+import { loadColours, vertexLoad } from './load.js';
 /** @import { VertexView as Vertex } from '../src/rest/rest-views.ts' */
 
 const W = 240;
@@ -10,10 +11,6 @@ const H = 96;
 const GAP_X = 96;
 const GAP_Y = 28;
 const PAD = 16;
-
-/**
- * @typedef {{ ratio: number | null, level: 'ok' | 'low' | 'high' | 'idle' }} Pressure
- */
 
 /**
  * Columns by depth (a vertex sits one column right of its deepest input), each column ordered by
@@ -68,10 +65,9 @@ function layout(vertices) {
 
 /**
  * @param {readonly Vertex[]} vertices
- * @param {(v: Vertex) => Pressure} pressure
  * @param {string | null} selected the selected vertex's id
  */
-export function jobGraph(vertices, pressure, selected) {
+export function jobGraph(vertices, selected) {
   const { at, width, height } = layout(vertices);
   /** How many arrows leave each vertex, and which one is next (to spread them over the box's side). */
   const outs = new Map(vertices.map((v) => [v.id, vertices.filter((t) => t.inputs.some((i) => i.id === v.id)).length]));
@@ -102,14 +98,15 @@ export function jobGraph(vertices, pressure, selected) {
   }
   const boxes = vertices.map((v) => {
     const p = at.get(v.id) ?? { x: 0, y: 0 };
-    const bp = pressure(v);
+    const load = vertexLoad(v);
+    const { fill, stroke } = loadColours(load);
     const running = v.subtasks.filter((t) => t.status === 'running').length;
     const state = running === v.subtasks.length ? 'running' : `${running}/${v.subtasks.length} running`;
-    const bpText = bp.ratio === null ? 'Backpressure –' : `Backpressure ${percent(bp.ratio)} (${bp.level.toUpperCase()})`;
+    const loadText = load.kind === 'unknown' ? 'Busy – · Backpressured –' : `Busy ${percent(load.busy)} · Backpressured ${percent(load.backpressured)}`;
     return s(
       'g',
       {
-        class: `vertex bp-${bp.level}${selected === v.id ? ' selected' : ''}`,
+        class: `vertex load-${load.kind}${selected === v.id ? ' selected' : ''}`,
         'data-key': v.id,
         'data-action': 'select-vertex',
         'data-vertex': v.id,
@@ -117,13 +114,13 @@ export function jobGraph(vertices, pressure, selected) {
         role: 'button',
         tabindex: 0,
       },
-      s('title', null, `${v.name}\nclick for its subtasks`),
-      s('rect', { width: W, height: H, rx: 8 }),
-      s('rect', { class: 'stripe', width: 6, height: H, rx: 3 }),
+      s('title', null, `${v.name}\nbusy ${percent(load.busy)}, backpressured ${percent(load.backpressured)}, idle ${percent(load.idle)} (its busiest subtask, last 5 s)\nclick for its subtasks`),
+      s('rect', { width: W, height: H, rx: 8, fill, stroke }),
+      s('rect', { class: 'stripe', width: 6, height: H, rx: 3, fill: stroke }),
       s('text', { x: 16, y: 22, class: 'vertex-name' }, clip(v.name, 30)),
       s('text', { x: 16, y: 42, class: 'vertex-line' }, `Parallelism ${v.parallelism} · ${state}`),
       s('text', { x: 16, y: 61, class: 'vertex-line' }, `In ${count(v.metrics['read-records'])} · Out ${count(v.metrics['write-records'])}`),
-      s('text', { x: 16, y: 80, class: 'vertex-line vertex-bp' }, bpText),
+      s('text', { x: 16, y: 80, class: 'vertex-line vertex-load' }, loadText),
     );
   });
   return s(

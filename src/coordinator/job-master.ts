@@ -165,7 +165,7 @@ export class JobMaster {
     return this.#ctx.execution.metrics();
   }
 
-  /** A subtask's records, bytes and time per second over its recent reports (the last 60 s of this attempt). */
+  /** A subtask's records and bytes per second over the last 60 s of this attempt, and where its time went over the last 5 s. */
   taskRates(vertexId: string, subtask: number): TaskRates | undefined {
     return this.#ctx.execution.ratesOf(vertexId, subtask);
   }

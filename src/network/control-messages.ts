@@ -69,6 +69,10 @@ export interface TaskMetrics extends ActivityReport {
   /** Bytes of record buffers received and sent over channels that serialize (between worker threads); 0 in one thread. */
   readonly bytesIn: number;
   readonly bytesOut: number;
+  /** The share of the input channels' buffers in use, 0..1 (Flink's inPoolUsage); 0 for a source. */
+  readonly inPoolUsage: number;
+  /** The share of the output channels' buffers in use, 0..1 (Flink's outPoolUsage). */
+  readonly outPoolUsage: number;
   /** When the figures were taken (ms since the epoch): rates are taken between two reports. */
   readonly reportedAt: number;
   /** Source subtasks: their reader's own figures (e.g. CDC snapshot rows read, binlog lag). */

@@ -13,6 +13,12 @@ export class InputChannel {
   readonly #queue: ChannelItem[] = [];
   #head = 0;
   #returnCredit: (n: number) => void = () => {};
+  /** Record buffers queued, against the credits granted: Flink's inPoolUsage. */
+  #buffered = 0;
+  /** Buffers the sender may have in flight to this channel (its credits); set by the transport. */
+  capacity = 0;
+  /** A transport that holds buffers of its own (a shared-memory ring) says how full it is. */
+  measureUsage: (() => number) | undefined;
   #onData: (() => void) | undefined;
   /** Unaligned checkpoints: records that arrive before this checkpoint's barrier are copied here. */
   #recording: { checkpointId: number; buffers: unknown[][] } | undefined;
@@ -40,7 +46,14 @@ export class InputChannel {
     return this.#queue.length - this.#head;
   }
 
+  /** The share of this channel's buffers in use, 0..1 (Flink's inPoolUsage). */
+  get usage(): number {
+    if (this.measureUsage) return this.measureUsage();
+    return this.capacity > 0 ? Math.min(1, this.#buffered / this.capacity) : 0;
+  }
+
   deliver(item: ChannelItem): void {
+    if (item.kind === 'records') this.#buffered++;
     const rec = this.#recording;
     if (rec !== undefined) {
       if (item.kind === 'records') rec.buffers.push(item.records);
@@ -146,7 +159,10 @@ export class InputChannel {
       this.#queue.splice(0, this.#head);
       this.#head = 0;
     }
-    if (item.kind === 'records') this.#returnCredit(1);
+    if (item.kind === 'records') {
+      this.#buffered--;
+      this.#returnCredit(1);
+    }
     return item;
   }
 

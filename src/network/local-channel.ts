@@ -87,5 +87,6 @@ class LocalOutputChannel extends OutputChannel {
 export function connectLocal(input: InputChannel, options: LocalChannelOptions): OutputChannel {
   const output = new LocalOutputChannel(input, options);
   input.creditReturn = (n) => output.addCredit(n);
+  input.capacity = options.credits;
   return output;
 }

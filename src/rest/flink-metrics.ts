@@ -99,11 +99,14 @@ export function registerFlinkMetrics(registry: Registry, masters: readonly JobMa
   task('numBytesOut', 'bytes of record buffers sent to other threads (0 within one thread).', (r) => r.t.bytesOut);
   task('numBytesInPerSecond', 'bytes received per second (over the last 60 s).', rate((x) => x.bytesInPerSecond));
   task('numBytesOutPerSecond', 'bytes sent per second (over the last 60 s).', rate((x) => x.bytesOutPerSecond));
-  task('busyTimeMsPerSecond', 'ms per second neither idle nor backpressured (over the last 60 s).', rate((x) => x.busyTimeMsPerSecond));
-  task('idleTimeMsPerSecond', 'ms per second with nothing to do (over the last 60 s).', rate((x) => x.idleTimeMsPerSecond));
-  task('backPressuredTimeMsPerSecond', 'ms per second blocked on full outputs (over the last 60 s).', rate((x) => x.backPressuredTimeMsPerSecond));
+  task('busyTimeMsPerSecond', 'ms per second neither idle nor backpressured (over the last 5 s).', rate((x) => x.busyTimeMsPerSecond));
+  task('idleTimeMsPerSecond', 'ms per second with nothing to do (over the last 5 s).', rate((x) => x.idleTimeMsPerSecond));
+  task('backPressuredTimeMsPerSecond', 'ms per second blocked on full outputs (over the last 5 s).', rate((x) => x.backPressuredTimeMsPerSecond));
   task('isBackPressured', '1 while the subtask is blocked on a full output.', (r) => (r.t.activity.kind === 'backpressured' ? 1 : 0));
   // Whole milliseconds, as Flink's.
   task('accumulateIdleTimeMs', 'ms idle in this attempt.', (r) => Math.round(r.t.idle));
   task('accumulateBackPressuredTimeMs', 'ms backpressured in this attempt.', (r) => Math.round(r.t.backpressure));
+  // Flink serves the buffer usages under both scopes: the current Shuffle.Netty one and the older buffers one.
+  for (const prefix of ['Shuffle_Netty_Input_Buffers_', 'buffers_']) task(`${prefix}inPoolUsage`, 'share of the input channels\' buffers in use (0..1).', (r) => r.t.inPoolUsage);
+  for (const prefix of ['Shuffle_Netty_Output_Buffers_', 'buffers_']) task(`${prefix}outPoolUsage`, 'share of the output channels\' buffers in use (0..1).', (r) => r.t.outPoolUsage);
 }

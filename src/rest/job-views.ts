@@ -1,4 +1,5 @@
 import type { JobMaster } from '../coordinator/job-master.ts';
+import type { TaskRates } from '../coordinator/task-rates.ts';
 import { describeActivity } from '../network/task-activity.ts';
 import { aggregateState, countStates, executionState, taskCounts } from './execution-state.ts';
 import { ioMetrics, sumIoMetrics } from './io-metrics.ts';
@@ -52,6 +53,15 @@ export function jobSummary(m: JobMaster, now = Date.now()): JobSummaryView {
 }
 
 /** GET /jobs/:id: the summary with the job graph's vertices and their subtasks' figures. */
+/** Where a subtask's time goes, per second over the recent minute (Flink's task time gauges). */
+function timeShares(r: TaskRates | undefined): Pick<SubtaskView, 'busyTimeMsPerSecond' | 'idleTimeMsPerSecond' | 'backPressuredTimeMsPerSecond'> {
+  return {
+    busyTimeMsPerSecond: Math.round(r?.busyTimeMsPerSecond ?? 0),
+    idleTimeMsPerSecond: Math.round(r?.idleTimeMsPerSecond ?? 0),
+    backPressuredTimeMsPerSecond: Math.round(r?.backPressuredTimeMsPerSecond ?? 0),
+  };
+}
+
 export function jobDetails(m: JobMaster): JobDetailsView {
   const now = Date.now();
   const metrics = m.taskMetrics();
@@ -75,6 +85,11 @@ export function jobDetails(m: JobMaster): JobDetailsView {
           'read-records': t?.recordsIn ?? 0,
           'write-records': t?.recordsOut ?? 0,
           'backpressured-ms': Math.round(t?.backpressure ?? 0),
+          'read-bytes': t?.bytesIn ?? 0,
+          'write-bytes': t?.bytesOut ?? 0,
+          ...timeShares(m.taskRates(v.id, i)),
+          inPoolUsage: t?.inPoolUsage ?? 0,
+          outPoolUsage: t?.outPoolUsage ?? 0,
           activity: t ? describeActivity(t, now) : '',
           ...(t?.source ? { source: t.source } : {}),
         };

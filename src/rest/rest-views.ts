@@ -146,6 +146,16 @@ export interface SubtaskView extends RecordCountsView {
   readonly status: TaskStatus;
   /** Cumulative in this attempt: the share of time blocked is its growth between two polls. */
   readonly 'backpressured-ms': number;
+  /** Bytes of record buffers received / sent between threads (0 within one thread, where records are not serialized). */
+  readonly 'read-bytes': number;
+  readonly 'write-bytes': number;
+  /** Where its time goes, ms per second over the recent minute; the three add up to 1000 while it runs. */
+  readonly busyTimeMsPerSecond: number;
+  readonly idleTimeMsPerSecond: number;
+  readonly backPressuredTimeMsPerSecond: number;
+  /** The share of its input / output channels' buffers in use, 0..1. */
+  readonly inPoolUsage: number;
+  readonly outPoolUsage: number;
   readonly activity: string;
   /** Source subtasks: their reader's own figures (e.g. CDC rows emitted, binlog lag). */
   readonly source?: Readonly<Record<string, number>>;

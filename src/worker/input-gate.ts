@@ -62,6 +62,13 @@ export class InputGate {
     return false;
   }
 
+  /** Flink's inPoolUsage: the share of the gate's buffers in use, over all its channels. */
+  get usage(): number {
+    let u = 0;
+    for (const c of this.channels) u += c.usage;
+    return this.channels.length === 0 ? 0 : u / this.channels.length;
+  }
+
   queuedItems(): number {
     let n = 0;
     for (const c of this.channels) n += c.size;

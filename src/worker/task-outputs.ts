@@ -33,6 +33,13 @@ export class TaskOutputs {
     return n;
   }
 
+  /** Flink's outPoolUsage: the share of the output buffers in use, over all edges. */
+  get usage(): number {
+    let u = 0;
+    for (const w of this.#writers) u += w.usage;
+    return this.#writers.length === 0 ? 0 : u / this.#writers.length;
+  }
+
   /** Whether every output can take more; a full one suspends the input. */
   writable(): boolean {
     if (this.#mailbox.isSuspended('backpressure')) return false;

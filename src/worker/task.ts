@@ -327,6 +327,8 @@ export class Task {
       recordsOut: this.#outputs.recordsOut,
       bytesIn: this.#input.bytesIn,
       bytesOut: this.#outputs.bytesOut,
+      inPoolUsage: this.#input instanceof NetworkInput ? this.#input.gate.usage : 0,
+      outPoolUsage: this.#outputs.usage,
       ...this.#activity.report({
         aligning: this.#barriers?.activity(),
         blocked: this.#mailbox.blocked,

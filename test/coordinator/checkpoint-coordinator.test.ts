@@ -206,6 +206,8 @@ describe('the timeout', () => {
     idle: 0,
     bytesIn: 0,
     bytesOut: 0,
+    inPoolUsage: 0,
+    outPoolUsage: 0,
     reportedAt: T0,
     writing: [],
     silent: false,

@@ -13,6 +13,8 @@ const report = (at: number, f: Partial<TaskMetrics> = {}): TaskMetrics => ({
   backpressure: 0,
   idle: 0,
   bytesIn: 0,
+  inPoolUsage: 0,
+  outPoolUsage: 0,
   bytesOut: 0,
   reportedAt: at,
   activity: { kind: 'processing' },
@@ -58,4 +60,16 @@ test('a report at the same moment as the last replaces it; idle and backpressure
   assert.equal(r.idleTimeMsPerSecond, 900);
   assert.equal(r.backPressuredTimeMsPerSecond, 100, 'clamped to what idle left of the second');
   assert.equal(r.busyTimeMsPerSecond, 0);
+});
+
+test('where the time goes is taken over the recent 5 s (Flink\'s TimerGauge), record rates over the minute', () => {
+  const w = new TaskRateWindow();
+  // 30 s idle, then 10 s fully backpressured.
+  for (let s = 0; s <= 30; s++) w.add(report(s * 1_000, { recordsIn: s * 100, idle: s * 1_000 }));
+  for (let s = 31; s <= 40; s++) w.add(report(s * 1_000, { recordsIn: s * 100, idle: 30_000, backpressure: (s - 30) * 1_000 }));
+  const r = w.rates();
+  assert.equal(r.backPressuredTimeMsPerSecond, 1000, 'the last 5 s were all backpressured');
+  assert.equal(r.idleTimeMsPerSecond, 0);
+  assert.equal(r.busyTimeMsPerSecond, 0);
+  assert.equal(r.recordsInPerSecond, 100, 'records per second over the whole window');
 });

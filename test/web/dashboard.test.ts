@@ -49,11 +49,17 @@ describe('web dashboard', () => {
         const sinkIn = async () => numberIn(await page.locator('.facts div', { hasText: 'Records into sinks' }).locator('dd').textContent());
         const first = await until('records reaching the sink', async () => (await sinkIn()) > 0 && sinkIn());
         await until('the record counts to update', async () => (await sinkIn()) > first);
-        await until('backpressure measured for every vertex', async () => (await page.locator('svg.job-graph g.vertex.bp-idle').count()) === 0);
+        await until('every vertex measured', async () => (await page.locator('svg.job-graph g.vertex.load-unknown').count()) === 0);
+        const kind = async (name: string) => {
+          const cls = (await page.locator('svg.job-graph g.vertex', { has: page.locator('.vertex-name', { hasText: name }) }).getAttribute('class')) ?? '';
+          return /load-(\w+)/.exec(cls)?.[1];
+        };
 
-        // The sink hangs: the operators before it back up (and checkpoints expire meanwhile).
-        job.sink.hold(4000);
-        await until('a vertex coloured as backpressured', async () => (await page.locator('svg.job-graph g.vertex.bp-high, svg.job-graph g.vertex.bp-low').count()) > 0, 8000);
+        // The sink hangs: it is the bottleneck (busy, red) and the operators before it back up
+        // (grey), as Flink colours them; checkpoints expire meanwhile.
+        job.sink.hold(8000);
+        await until('the held sink is the busy box and the sum behind it is backpressured', async () => (await kind('Sink: holdable')) === 'busy' && (await kind('Sum per key')) === 'backpressured', 9000);
+        assert.match((await page.locator('svg.job-graph g.vertex', { has: page.locator('.vertex-name', { hasText: 'Sum per key' }) }).textContent()) ?? '', /Backpressured [1-9]\d*%/);
         await page.screenshot({ path: join(OUT, 'dashboard-job.png'), fullPage: true });
 
         // ---- checkpoints, live ----

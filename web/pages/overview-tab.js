@@ -1,13 +1,15 @@
 // @ts-check
 // A job's overview: the graph, the progress of sources that report it (a CDC snapshot), a table of
 // its vertices and, for the selected vertex, its subtasks.
-// Backpressure is the share of the last few seconds a subtask spent blocked on output (the growth
-// of its backpressured-ms between polls), as Flink shows it: OK up to 10 %, LOW up to 50 %, HIGH above.
+// Busy, backpressured and idle are the shares of the last 5 s a subtask spent working, blocked on
+// output and waiting for input, as Flink measures them; backpressure reads OK up to 10 %, LOW up to
+// 50 %, HIGH above, as in Flink.
 import { h } from '../dom.js';
-import { count, percent, rate } from '../format.js';
+import { bytes, count, percent, rate } from '../format.js';
 import { jobGraph } from '../graph.js';
+import { subtaskLoad, vertexLoad } from '../load.js';
 import { sourceProgressCards } from './source-progress.js';
-/** @import { Pressure } from '../graph.js' */
+/** @import { Load } from '../load.js' */
 /** @import { JobDetailsView, SubtaskView, VertexView } from '../../src/rest/rest-views.ts' */
 
 /** Rates and ratios are taken over about this window. */
@@ -42,11 +44,20 @@ class Rates {
 /** @type {Map<string, Rates>} one per job, kept while the page is open */
 const perJob = new Map();
 
-/** @param {number | null} ratio @returns {Pressure['level']} */
-function level(ratio) {
-  if (ratio === null) return 'idle';
-  return ratio > 0.5 ? 'high' : ratio > 0.1 ? 'low' : 'ok';
+/** @param {Load} load @returns {'ok' | 'low' | 'high' | 'idle'} */
+function level(load) {
+  if (load.kind === 'unknown') return 'idle';
+  return load.backpressured > 0.5 ? 'high' : load.backpressured > 0.1 ? 'low' : 'ok';
 }
+
+/** @param {Load} load */
+function backpressureChip(load) {
+  const l = level(load);
+  return h('span', { class: `bp-chip bp-${l}` }, load.kind === 'unknown' ? '–' : `${percent(load.backpressured)} ${l.toUpperCase()}`);
+}
+
+/** @param {Load} load */
+const busy = (load) => h('span', { class: `load-chip load-${load.kind}` }, load.kind === 'unknown' ? '–' : percent(load.busy));
 
 /** @param {string} jobId */
 export function overviewTab(jobId) {
@@ -60,20 +71,7 @@ export function overviewTab(jobId) {
     for (const v of job.vertices) {
       rates.add(`${v.id}:in`, job.now, v.metrics['read-records']);
       rates.add(`${v.id}:out`, job.now, v.metrics['write-records']);
-      for (const t of v.subtasks) rates.add(`${v.id}:${t.subtask}:bp`, job.now, t['backpressured-ms']);
     }
-  };
-  /** @param {VertexView} v @param {SubtaskView} t */
-  const subtaskRatio = (v, t) => {
-    if (t.status !== 'running') return null;
-    const r = rates.perMs(`${v.id}:${t.subtask}:bp`);
-    return r === null ? null : Math.min(1, Math.max(0, r));
-  };
-  /** The vertex's backpressure: its most backpressured subtask. @param {VertexView} v @returns {Pressure} */
-  const pressure = (v) => {
-    const rs = v.subtasks.map((t) => subtaskRatio(v, t)).filter((r) => r !== null);
-    const ratio = rs.length ? Math.max(...rs) : null;
-    return { ratio, level: level(ratio) };
   };
 
   return {
@@ -82,10 +80,10 @@ export function overviewTab(jobId) {
       measure(job);
       const vertex = job.vertices.find((v) => v.id === selected);
       return [
-        h('section', { class: 'card graph-card' }, h('h2', null, 'Job graph'), h('div', { class: 'graph-wrap' }, jobGraph(job.vertices, pressure, selected)), legend()),
+        h('section', { class: 'card graph-card' }, h('h2', null, 'Job graph'), h('div', { class: 'graph-wrap' }, jobGraph(job.vertices, selected)), legend()),
         ...sourceProgressCards(job),
-        h('section', { class: 'card' }, h('h2', null, 'Vertices'), verticesTable(job, pressure, rates, selected)),
-        vertex ? h('section', { class: 'card' }, h('h2', null, `Subtasks of ${vertex.name}`), subtasksTable(vertex, (t) => subtaskRatio(vertex, t))) : null,
+        h('section', { class: 'card' }, h('h2', null, 'Vertices'), verticesTable(job, rates, selected)),
+        vertex ? h('section', { class: 'card' }, h('h2', null, `Subtasks of ${vertex.name}`), subtasksTable(vertex)) : null,
       ];
     },
     /** @param {string} name @param {HTMLElement} el */
@@ -96,34 +94,38 @@ export function overviewTab(jobId) {
 }
 
 function legend() {
-  const item = (/** @type {string} */ lvl, /** @type {string} */ text) => h('span', { class: `legend-item bp-${lvl}` }, h('i', null), text);
-  return h('div', { class: 'graph-legend' }, 'Backpressure: ', item('ok', 'OK ≤ 10%'), item('low', 'LOW ≤ 50%'), item('high', 'HIGH > 50%'), item('idle', 'not measured yet / not running'), h('span', { class: 'muted' }, ' · click a box or row for its subtasks'));
+  const item = (/** @type {string} */ kind, /** @type {string} */ text) => h('span', { class: `legend-item load-${kind}` }, h('i', null), text);
+  return h(
+    'div',
+    { class: 'graph-legend' },
+    item('idle', 'idle'),
+    item('busy', 'busy (the redder, the busier: the bottleneck)'),
+    item('backpressured', 'backpressured (waiting on a busy box downstream)'),
+    item('unknown', 'not measured yet / not running'),
+    h('span', { class: 'muted' }, ' · each box shows its busiest subtask over the last 5 s · click a box or row for its subtasks'),
+  );
 }
 
 /**
  * @param {JobDetailsView} job
- * @param {(v: VertexView) => Pressure} pressure
  * @param {Rates} rates
  * @param {string | null} selected
  */
-function verticesTable(job, pressure, rates, selected) {
+function verticesTable(job, rates, selected) {
   const perSecond = (/** @type {string} */ key) => {
     const r = rates.perMs(key);
     return r === null ? null : r * 1000;
   };
+  const heads = ['Name', 'Status', 'Parallelism', 'Records received', 'Received/s', 'Records sent', 'Sent/s', 'Busy', 'Backpressure', 'Activity'];
   return h(
     'table',
     { class: 'table vertices' },
-    h(
-      'thead',
-      null,
-      h('tr', null, ...['Name', 'Status', 'Parallelism', 'Records received', 'Received/s', 'Records sent', 'Sent/s', 'Backpressure', 'Activity'].map((t, i) => h('th', { class: i >= 2 && i <= 7 ? 'num' : null }, t))),
-    ),
+    h('thead', null, h('tr', null, ...heads.map((t, i) => h('th', { class: i >= 2 && i <= 8 ? 'num' : null }, t)))),
     h(
       'tbody',
       null,
       job.vertices.map((v) => {
-        const bp = pressure(v);
+        const load = vertexLoad(v);
         const statuses = new Map();
         for (const t of v.subtasks) statuses.set(t.status, (statuses.get(t.status) ?? 0) + 1);
         const activities = [...new Set(v.subtasks.map((t) => t.activity).filter(Boolean))];
@@ -137,7 +139,8 @@ function verticesTable(job, pressure, rates, selected) {
           h('td', { class: 'num' }, rate(perSecond(`${v.id}:in`))),
           h('td', { class: 'num' }, count(v.metrics['write-records'])),
           h('td', { class: 'num' }, rate(perSecond(`${v.id}:out`))),
-          h('td', { class: 'num' }, h('span', { class: `bp-chip bp-${bp.level}` }, bp.ratio === null ? '–' : `${percent(bp.ratio)} ${bp.level.toUpperCase()}`)),
+          h('td', { class: 'num' }, busy(load)),
+          h('td', { class: 'num' }, backpressureChip(load)),
           h('td', { class: 'activity' }, activities.length <= 1 ? (activities[0] ?? '') : `${activities[0]} (+${activities.length - 1} more; see subtasks)`),
         );
       }),
@@ -145,17 +148,18 @@ function verticesTable(job, pressure, rates, selected) {
   );
 }
 
-/** @param {VertexView} v @param {(t: SubtaskView) => number | null} ratio */
-function subtasksTable(v, ratio) {
+/** @param {VertexView} v */
+function subtasksTable(v) {
+  const heads = ['Subtask', 'Status', 'Records received', 'Records sent', 'Bytes received', 'Bytes sent', 'Busy', 'Idle', 'Backpressure', 'In buffers', 'Out buffers', 'Activity'];
   return h(
     'table',
     { class: 'table subtasks' },
-    h('thead', null, h('tr', null, ...['Subtask', 'Status', 'Records received', 'Records sent', 'Backpressure', 'Activity'].map((t, i) => h('th', { class: i >= 2 && i <= 4 ? 'num' : null }, t)))),
+    h('thead', null, h('tr', null, ...heads.map((t, i) => h('th', { class: i >= 2 && i <= 10 ? 'num' : null }, t)))),
     h(
       'tbody',
       null,
       v.subtasks.map((t) => {
-        const r = ratio(t);
+        const load = subtaskLoad(t);
         return h(
           'tr',
           { 'data-key': String(t.subtask) },
@@ -163,7 +167,13 @@ function subtasksTable(v, ratio) {
           h('td', null, t.status),
           h('td', { class: 'num' }, count(t['read-records'])),
           h('td', { class: 'num' }, count(t['write-records'])),
-          h('td', { class: 'num' }, h('span', { class: `bp-chip bp-${level(r)}` }, r === null ? '–' : `${percent(r)} ${level(r).toUpperCase()}`)),
+          h('td', { class: 'num' }, bytes(t['read-bytes'])),
+          h('td', { class: 'num' }, bytes(t['write-bytes'])),
+          h('td', { class: 'num' }, busy(load)),
+          h('td', { class: 'num' }, load.kind === 'unknown' ? '–' : percent(load.idle)),
+          h('td', { class: 'num' }, backpressureChip(load)),
+          h('td', { class: 'num', title: 'share of its input channels\' buffers in use (inPoolUsage)' }, percent(t.inPoolUsage)),
+          h('td', { class: 'num', title: 'share of its output channels\' buffers in use (outPoolUsage)' }, percent(t.outPoolUsage)),
           h('td', { class: 'activity' }, t.activity),
         );
       }),
