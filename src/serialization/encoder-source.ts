@@ -9,8 +9,8 @@ import type { StructField, TypeInfo } from './type-info.ts';
  * (for inferred types) also rejects objects that are not exactly of the struct's shape, since
  * there the schema is a guess and a silent drop would lose data.
  */
-export function encoderSource(type: TypeInfo, v: string, path: PathExpression, ctx: SourceContext, exact: boolean): string {
-  const fail = () => `${ctx.use('fail')}(${v}, ${JSON.stringify(describeType(type))}, ${path.render()})`;
+export function encoderSource(type: TypeInfo, v: string, path: PathExpression, ctx: SourceContext, exact: boolean, expected = describeType(type)): string {
+  const fail = () => `${ctx.use('fail')}(${v}, ${JSON.stringify(expected)}, ${path.render()})`;
   switch (type.kind) {
     case 'string':
       return `if (typeof ${v} !== 'string') ${fail()}; out.writeString(${v});`;
@@ -31,7 +31,9 @@ export function encoderSource(type: TypeInfo, v: string, path: PathExpression, c
     case 'any':
       return `${ctx.use('any')}.encode(${v}, out, ${path.render()});`;
     case 'nullable':
-      return `if (${v} == null) out.writeByte(0); else { out.writeByte(1); ${encoderSource(type.of, v, path, ctx, exact)} }`;
+      // A value that is not null is checked against the inner type, but reported against the
+      // nullable one: null would have been fine too.
+      return `if (${v} == null) out.writeByte(0); else { out.writeByte(1); ${encoderSource(type.of, v, path, ctx, exact, describeType(type))} }`;
     case 'array':
       return arraySource(type.of, v, path, ctx, exact, fail);
     case 'map':
