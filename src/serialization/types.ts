@@ -29,7 +29,8 @@ type TupleValue<T extends readonly Type<unknown>[]> = { -readonly [K in keyof T]
  *   JSON.stringify's silent dropping. -0 decodes as 0.
  * - `any`: schemaless MessagePack (msgpackr) keeping bigints, Maps, Sets, Dates and typed arrays;
  *   functions, symbols and cyclic objects are errors.
- * - strings are UTF-8; a lone surrogate becomes U+FFFD, as with TextEncoder and Buffer.
+ * - strings are UTF-8; a lone surrogate becomes U+FFFD, as with TextEncoder and Buffer (also
+ *   inside `any`). Inside `json` it survives: JSON.stringify writes it as a \uD800 escape.
  */
 export const Types = {
   string: { kind: 'string' } as Type<string>,
