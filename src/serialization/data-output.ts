@@ -79,19 +79,27 @@ export class DataOutput {
   /** 0 <= n <= 2^53-1 (lengths, sizes). */
   writeVarUint(n: number): void {
     if (n < 0x80) return this.writeByte(n);
+    if (n < 0x80000000) return this.writeVarUint31(n);
     this.ensure(8);
     const buf = this.buf;
     let pos = this.pos;
-    if (n < 0x80000000) {
-      while (n >= 0x80) {
-        buf[pos++] = (n & 0x7f) | 0x80;
-        n >>>= 7;
-      }
-    } else {
-      while (n >= 0x80) {
-        buf[pos++] = (n % 0x80) | 0x80;
-        n = Math.floor(n / 0x80);
-      }
+    while (n >= 0x80) {
+      buf[pos++] = (n % 0x80) | 0x80;
+      n = Math.floor(n / 0x80);
+    }
+    buf[pos++] = n;
+    this.pos = pos;
+  }
+
+  /** 0 <= n < 2^31, in int32 arithmetic; exactly as many bytes are checked as are written. */
+  private writeVarUint31(n: number): void {
+    const size = n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5;
+    if (this.pos + size > this.limit) this.overflow(size);
+    const buf = this.buf;
+    let pos = this.pos;
+    while (n >= 0x80) {
+      buf[pos++] = (n & 0x7f) | 0x80;
+      n >>>= 7;
     }
     buf[pos++] = n;
     this.pos = pos;
@@ -102,7 +110,7 @@ export class DataOutput {
     if (v >= -0x40000000 && v < 0x40000000) {
       const zz = ((v << 1) ^ (v >> 31)) >>> 0;
       if (zz < 0x80) return this.writeByte(zz);
-      return this.writeVarUint(zz);
+      return this.writeVarUint31(zz);
     }
     // Beyond 31 bits the zigzag of a negative value (2|v|-1) is not exact as a double, so work
     // on the two's-complement words of v, which are.

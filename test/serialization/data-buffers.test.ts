@@ -32,6 +32,24 @@ describe('DataOutput / DataInput', () => {
     assert.ok(Object.is(new DataInput(out.written()).readInt(), 0), '-0 is written as 0');
   });
 
+  test('ints and varints read the same at the very end of the input as with bytes to spare (fast and slow paths)', () => {
+    for (const v of [...EDGE_INTS, 2 ** 27 - 1, -(2 ** 27), 2 ** 27, 8191, -8192]) {
+      const out = DataOutput.growable();
+      out.writeInt(v);
+      const exact = out.written().slice();
+      const padded = new Uint8Array(exact.length + 8);
+      padded.set(exact);
+      assert.equal(new DataInput(exact).readInt(), v, `${v} at the end`);
+      assert.equal(new DataInput(padded).readInt(), v, `${v} with slack`);
+      assert.throws(() => new DataInput(exact.subarray(0, exact.length - 1)).readInt(), SerializationError, `${v} truncated`);
+    }
+    for (const n of [0, 127, 128, 16383, 16384, 2 ** 21, 2 ** 31 - 1, 2 ** 31, Number.MAX_SAFE_INTEGER]) {
+      const out = DataOutput.growable();
+      out.writeVarUint(n);
+      assert.equal(new DataInput(out.written()).readVarUint(), n);
+    }
+  });
+
   test('unsigned varints up to 2^53-1', () => {
     const values = [0, 127, 128, 16383, 16384, 2 ** 31 - 1, 2 ** 31, 2 ** 35 + 7, Number.MAX_SAFE_INTEGER];
     assert.deepEqual(roundTrip((o, v) => o.writeVarUint(v), (i) => i.readVarUint(), values), values);
