@@ -1,3 +1,4 @@
+import { checkTypeInfo } from './check-type-info.ts';
 import type { Codec } from './codec.ts';
 import { codecRuntime } from './codec-runtime.ts';
 import type { DataInput } from './data-input.ts';
@@ -25,6 +26,8 @@ export interface CompiledCodec<T> extends Codec<T> {
 
 type Compiled = { encode(value: unknown, out: DataOutput): void; decode(input: DataInput): unknown };
 
+/** Inferred schemas arrive from the wire, so the cache is bounded: the oldest entry goes first. */
+const CACHE_LIMIT = 512;
 const cache = new Map<string, CompiledCodec<unknown>>();
 
 /**
@@ -37,7 +40,8 @@ export function compileCodec<T>(type: Type<T>, options: CompileOptions = {}): Co
   const key = `${options.exact ? 'x' : 'd'}${JSON.stringify(type)}`;
   let codec = cache.get(key);
   if (!codec) {
-    codec = build(type, options.exact ?? false);
+    codec = build(checkTypeInfo(type), options.exact ?? false);
+    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
     cache.set(key, codec);
   }
   return codec as CompiledCodec<T>;

@@ -22,8 +22,10 @@ type TupleValue<T extends readonly Type<unknown>[]> = { -readonly [K in keyof T]
  *   getTime(); an invalid Date is an error) because event times often arrive as Dates, but it
  *   decodes as a number: one representation downstream, whatever the source had.
  * - `nullable(t)`: null or undefined, both decoded as null (one absent value, as in SQL).
- * - `struct`: a plain object, fields written in declared order; a field that is undefined or
- *   missing is an error unless it is nullable. Properties not declared are not carried.
+ * - `struct`: an object, fields written in declared order (Object.entries order of the argument,
+ *   which puts integer-like names first); a field that is undefined or missing is an error
+ *   unless it is nullable or any. Properties not declared are not carried; inherited ones (class
+ *   getters) are read. It decodes as a plain object.
  * - `json`: what JSON text can carry (null, booleans, finite numbers, strings, arrays, plain
  *   objects), checked before it is written as JSON text; anything else is an error rather than
  *   JSON.stringify's silent dropping. -0 decodes as 0.

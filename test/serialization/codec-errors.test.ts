@@ -44,6 +44,15 @@ describe('encoding values that do not fit', () => {
     const out = DataOutput.growable();
     compileCodec(withNote).encode({ word: 'a' }, out);
     assert.deepStrictEqual(compileCodec(withNote).decode(new DataInput(out.written())), { word: 'a', note: null });
+    const withExtra = Types.struct({ word: Types.string, extra: Types.any });
+    const out2 = DataOutput.growable();
+    compileCodec(withExtra).encode({ word: 'a' } as never, out2);
+    assert.deepStrictEqual(compileCodec(withExtra).decode(new DataInput(out2.written())), { word: 'a', extra: undefined }, 'any carries undefined');
+  });
+
+  test('a TypeInfo that is not one is refused before any code is generated', () => {
+    assert.throws(() => compileCodec({ kind: 'struct', fields: [{ name: 'a', type: { kind: 'strin' } }] } as never), /not a TypeInfo at \$\.fields\[0\]\.type: unknown kind "strin"/);
+    assert.throws(() => Types.struct({ ['__proto__']: Types.int } as never), TypeError);
   });
 
   test('not a struct at all', () => {
