@@ -1,8 +1,8 @@
-import { MessageChannel } from 'node:worker_threads';
 import type { TaskRestoreState } from '../checkpoint/state-handles.ts';
 import { consumersOf } from '../graph/edge-connections.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
 import type { RemoteChannelEndpoint, TaskDeployment } from '../network/control-messages.ts';
+import { SegmentRing, type RingShape } from '../network/segment-ring.ts';
 import type { PlannedFailure } from './fault-injector.ts';
 import type { TaskManagerPool } from './task-manager-pool.ts';
 
@@ -19,15 +19,17 @@ export interface AttemptPlan {
 /**
  * Places subtasks on TaskManagers and deploys an attempt (Flink's ExecutionDeployer): subtask i
  * of every vertex runs on TaskManager i mod n, so forward-connected subtasks share a thread, and
- * every channel between two TaskManagers gets a port pair of its own.
+ * every channel between two TaskManagers gets a shared-memory ring of its own, new for each attempt.
  */
 export class ExecutionDeployer {
   readonly #graph: JobGraph;
   readonly #pool: TaskManagerPool;
+  readonly #ring: RingShape;
 
-  constructor(graph: JobGraph, pool: TaskManagerPool) {
+  constructor(graph: JobGraph, pool: TaskManagerPool, ring: RingShape) {
     this.#graph = graph;
     this.#pool = pool;
+    this.#ring = ring;
   }
 
   /** Which TaskManager runs a subtask. */
@@ -61,15 +63,11 @@ export class ExecutionDeployer {
     const remote = this.#remoteChannels();
     const placement = Object.fromEntries(this.#graph.vertices.map((v) => [v.id, Array.from({ length: v.parallelism }, (_, s) => this.taskManagerOf(s))]));
     for (let i = 0; i < n; i++) {
-      this.#pool.send(
-        i,
-        { type: 'deploy', jobId: plan.jobId, attempt: plan.attempt, fingerprint: this.#graph.fingerprint, tasks: perTm[i]!, remoteChannels: remote[i]!, placement },
-        remote[i]!.map((r) => r.port),
-      );
+      this.#pool.send(i, { type: 'deploy', jobId: plan.jobId, attempt: plan.attempt, fingerprint: this.#graph.fingerprint, tasks: perTm[i]!, remoteChannels: remote[i]!, placement });
     }
   }
 
-  /** A port pair for every channel whose producer and consumer run on different TaskManagers. */
+  /** A ring for every channel whose producer and consumer run on different TaskManagers. */
   #remoteChannels(): RemoteChannelEndpoint[][] {
     const remote: RemoteChannelEndpoint[][] = Array.from({ length: this.#pool.size }, () => []);
     for (const edge of this.#graph.edges) {
@@ -79,9 +77,9 @@ export class ExecutionDeployer {
           const tp = this.taskManagerOf(p);
           const tc = this.taskManagerOf(c);
           if (tp === tc) continue;
-          const { port1, port2 } = new MessageChannel();
-          remote[tp]!.push({ edgeId: edge.id, producer: p, consumer: c, role: 'output', port: port1 });
-          remote[tc]!.push({ edgeId: edge.id, producer: p, consumer: c, role: 'input', port: port2 });
+          const ring = SegmentRing.create(this.#ring).buffer;
+          remote[tp]!.push({ edgeId: edge.id, producer: p, consumer: c, role: 'output', ring, shape: this.#ring });
+          remote[tc]!.push({ edgeId: edge.id, producer: p, consumer: c, role: 'input', ring, shape: this.#ring });
         }
       }
     }

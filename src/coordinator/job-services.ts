@@ -62,7 +62,10 @@ export function createJobServices(o: JobServicesOptions): JobServices {
     lastMetrics: () => execution.metrics(),
     taskManagerOf: (_vertexId, subtask) => deployer.taskManagerOf(subtask),
   });
-  const deployer = new ExecutionDeployer(graph, pool);
+  const deployer = new ExecutionDeployer(graph, pool, {
+    segments: plan.config['taskmanager.network.memory.buffers-per-channel'],
+    segmentSize: plan.config['taskmanager.memory.segment-size'],
+  });
   const sources = new SourceCoordinators({
     jobId,
     graph,

@@ -4,6 +4,9 @@ import type { TaskManagerGateway } from './task-manager-gateway.ts';
 
 const BOOTSTRAP = new URL('../worker/worker-bootstrap.mjs', import.meta.url);
 
+/** Profiling flags of this process go to the threads too (a bundled thread gets no other flags: it needs no loader). */
+const PROFILING = process.execArgv.filter((a) => /^--(cpu|heap)-prof/.test(a));
+
 /** A TaskManager in a worker thread of its own: subtasks there run on another core. */
 export class WorkerThreadGateway implements TaskManagerGateway {
   readonly index: number;
@@ -18,7 +21,7 @@ export class WorkerThreadGateway implements TaskManagerGateway {
   constructor(init: TaskManagerThreadInit, entry?: string) {
     this.index = init.index;
     this.#worker = entry
-      ? new Worker(entry, { workerData: init, stdout: false, stderr: false, execArgv: ['--enable-source-maps'] })
+      ? new Worker(entry, { workerData: init, stdout: false, stderr: false, execArgv: ['--enable-source-maps', ...PROFILING] })
       : new Worker(BOOTSTRAP, { workerData: init, stdout: false, stderr: false });
     this.ready = new Promise((resolve, reject) => {
       const first = (m: FromTaskManager) => {

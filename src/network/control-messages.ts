@@ -1,3 +1,4 @@
+import type { RingShape } from './segment-ring.ts';
 import type { MessagePort } from 'node:worker_threads';
 import type { CheckpointFailureCode } from '../checkpoint/checkpoint-failure-reason.ts';
 import type { TaskRestoreState, TaskStateSnapshot } from '../checkpoint/state-handles.ts';
@@ -38,12 +39,14 @@ export interface TaskDeployment {
   readonly failAfterRecords?: number;
 }
 
+/** A channel between two TaskManagers: its shared-memory ring, which both ends attach to. */
 export interface RemoteChannelEndpoint {
   readonly edgeId: number;
   readonly producer: number;
   readonly consumer: number;
   readonly role: 'output' | 'input';
-  readonly port: MessagePort;
+  readonly ring: SharedArrayBuffer;
+  readonly shape: RingShape;
 }
 
 export interface TaskFigures {

@@ -19,6 +19,8 @@ export class InputChannel {
   capacity = 0;
   /** A transport that holds buffers of its own (a shared-memory ring) says how full it is. */
   measureUsage: (() => number) | undefined;
+  /** A transport that delivers on demand (a shared-memory ring) brings in more when the queue has run dry. */
+  refill: (() => void) | undefined;
   #onData: (() => void) | undefined;
   /** Unaligned checkpoints: records that arrive before this checkpoint's barrier are copied here. */
   #recording: { checkpointId: number; buffers: unknown[][] } | undefined;
@@ -42,7 +44,14 @@ export class InputChannel {
     this.#onData = callback;
   }
 
+  /** Items queued, after a transport that delivers on demand has been asked for more. */
   get size(): number {
+    if (this.#head >= this.#queue.length) this.refill?.();
+    return this.#queue.length - this.#head;
+  }
+
+  /** Items queued now, without asking the transport for more. */
+  get queuedSize(): number {
     return this.#queue.length - this.#head;
   }
 
@@ -148,11 +157,15 @@ export class InputChannel {
   }
 
   peek(): ChannelItem | undefined {
+    if (this.#head >= this.#queue.length) this.refill?.();
     return this.#head < this.#queue.length ? this.#queue[this.#head] : undefined;
   }
 
   poll(): ChannelItem | undefined {
-    if (this.#head >= this.#queue.length) return undefined;
+    if (this.#head >= this.#queue.length) {
+      this.refill?.();
+      if (this.#head >= this.#queue.length) return undefined;
+    }
     const item = this.#queue[this.#head]!;
     this.#queue[this.#head++] = undefined as unknown as ChannelItem;
     if (this.#head > 64 && this.#head * 2 > this.#queue.length) {

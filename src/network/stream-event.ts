@@ -39,6 +39,8 @@ export interface RecordBuffer {
   readonly records: unknown[];
   /** Serialized size when the buffer crossed a thread; 0 in-thread. */
   readonly bytes: number;
+  /** Each record's key group where the sender computed it (a keyed edge), so the receiver need not hash the key again. */
+  readonly keyGroups?: readonly number[];
 }
 
 export type ChannelItem = RecordBuffer | StreamEvent;

@@ -7,7 +7,10 @@ import { serializeError } from '../network/control-messages.ts';
 import { InputChannel } from '../network/input-channel.ts';
 import { connectLocal } from '../network/local-channel.ts';
 import type { OutputChannel } from '../network/output-channel.ts';
-import { connectPortInput, connectPortOutput } from '../network/port-channel.ts';
+import { connectRingInput } from '../network/ring-input.ts';
+import { RingOutputChannel } from '../network/ring-output-channel.ts';
+import { SegmentRing } from '../network/segment-ring.ts';
+import { edgeCodec } from './edge-codec.ts';
 import { InputGate } from './input-gate.ts';
 import { createChannelSelector } from './partitioner.ts';
 import { consumersOf, producersOf } from '../graph/edge-connections.ts';
@@ -144,7 +147,7 @@ export class TaskManager {
     const local = { credits: config['taskmanager.network.credits-per-channel'], batchSize: config['taskmanager.network.buffer-records'], clock: systemClock };
     const bufferTimeoutMs = config['execution.buffer-timeout.interval'];
     const key = (edgeId: number, producer: number, consumer: number) => `${edgeId}:${producer}:${consumer}`;
-    const remoteByKey = new Map(remote.map((r) => [`${key(r.edgeId, r.producer, r.consumer)}:${r.role}`, r.port]));
+    const remoteByKey = new Map(remote.map((r) => [`${key(r.edgeId, r.producer, r.consumer)}:${r.role}`, r]));
     const here = (vertexId: string, subtask: number) => placement[vertexId]?.[subtask] === index;
     const pointwise = (e: JobEdge) => e.partitioner.kind === 'forward';
 
@@ -162,9 +165,11 @@ export class TaskManager {
           if (here(edge.source.id, producer)) {
             inputs.set(k, ch);
           } else {
-            const port = remoteByKey.get(`${k}:input`);
-            if (!port) throw new Error(`no port for input channel ${k}`);
-            this.#closers.push(connectPortInput(port, ch));
+            const endpoint = remoteByKey.get(`${k}:input`);
+            if (!endpoint) throw new Error(`no ring for input channel ${k}`);
+            const ring = SegmentRing.attach(endpoint.ring, endpoint.shape);
+            const consumer = `${d.vertexId}:${d.subtask}`;
+            this.#closers.push(connectRingInput(ring, ch, edgeCodec(edge), (e) => this.#failTask(consumer, e, ch.description)));
           }
         }
       }
@@ -184,9 +189,9 @@ export class TaskManager {
             if (!input) throw new Error(`no local input channel for ${k}`);
             return connectLocal(input, local);
           }
-          const port = remoteByKey.get(`${k}:output`);
-          if (!port) throw new Error(`no port for output channel ${k}`);
-          const out = connectPortOutput(port, local);
+          const endpoint = remoteByKey.get(`${k}:output`);
+          if (!endpoint) throw new Error(`no ring for output channel ${k}`);
+          const out = new RingOutputChannel(SegmentRing.attach(endpoint.ring, endpoint.shape), edgeCodec(edge), systemClock);
           this.#closers.push(() => out.close());
           return out;
         });
@@ -213,6 +218,12 @@ export class TaskManager {
       tasks.push(task);
     }
     return tasks;
+  }
+
+  /** A channel's transport failed outside a task's step (a segment that cannot be decoded): the receiving task fails. */
+  #failTask(taskKey: string, error: unknown, channel: string): void {
+    const task = this.#tasks.find((t) => `${t.vertex.id}:${t.subtask}` === taskKey);
+    task?.fail(new Error(`reading ${channel} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
   }
 
   #markReady(task: Task): void {

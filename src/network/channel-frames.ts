@@ -1,0 +1,213 @@
+import { Packr } from 'msgpackr';
+import type { Codec } from '../serialization/codec.ts';
+import { DataInput } from '../serialization/data-input.ts';
+import { DataOutput } from '../serialization/data-output.ts';
+import { SEGMENT_FULL } from '../serialization/segment-full.ts';
+import { SerializationError } from '../serialization/serialization-error.ts';
+import type { StreamEvent } from './stream-event.ts';
+
+/**
+ * What a channel's segments hold, as frames back to back up to the segment's used length (the
+ * ring header says how much of a segment is used):
+ *
+ *   0x01 RECORD        a record, as the edge's codec wrote it (codecs are self-delimiting)
+ *   0x02 KEYED_RECORD  u16 LE key group, then the record: the receiver need not hash the key again
+ *   0x03 EVENT         varint length + MessagePack of the event (barriers, end of data: rare)
+ *   0x04 SPAN          u32 LE length L of one record (with its frame) too large for a segment, then
+ *                      its first bytes up to the end of the segment; the next segments start with
+ *   0x05 MORE          the record's next bytes, up to L; frames may follow in the same segment.
+ *
+ * A record that does not fit the rest of a segment moves whole to the next one; only one larger
+ * than an empty segment spans. Priority events (in the ring's priority slots) are one byte,
+ * 0x03 EVENT or 0x06 CONVERT (u32 LE checkpoint id: the receiver converts that aligned barrier,
+ * still queued on its side, to unaligned), then the MessagePack of the event.
+ */
+export const RECORD = 0x01;
+export const KEYED_RECORD = 0x02;
+export const EVENT = 0x03;
+export const SPAN = 0x04;
+export const MORE = 0x05;
+export const CONVERT = 0x06;
+
+const SPAN_HEADER = 5;
+const events = new Packr({ useRecords: false, moreTypes: true });
+
+export function encodeEvent(event: StreamEvent): Uint8Array {
+  return events.pack(event);
+}
+
+/** A priority slot's bytes: an event that overtakes, or the order to convert a queued barrier. */
+export function encodePriority(p: { kind: 'event'; event: StreamEvent } | { kind: 'convert'; checkpointId: number }): Uint8Array {
+  if (p.kind === 'convert') {
+    const b = new Uint8Array(5);
+    b[0] = CONVERT;
+    new DataView(b.buffer).setUint32(1, p.checkpointId, true);
+    return b;
+  }
+  const body = encodeEvent(p.event);
+  const b = new Uint8Array(body.length + 1);
+  b[0] = EVENT;
+  b.set(body, 1);
+  return b;
+}
+
+export function decodePriority(bytes: Uint8Array): { kind: 'event'; event: StreamEvent } | { kind: 'convert'; checkpointId: number } {
+  if (bytes[0] === CONVERT) return { kind: 'convert', checkpointId: new DataView(bytes.buffer, bytes.byteOffset).getUint32(1, true) };
+  if (bytes[0] !== EVENT) throw SerializationError.corrupt(`a priority slot of kind ${bytes[0]}`, 0);
+  return { kind: 'event', event: events.unpack(bytes.subarray(1)) as StreamEvent };
+}
+
+/**
+ * Writes frames into one segment at a time. `record` and `event` return false when the frame does
+ * not fit what is left of the segment (nothing of it is written); a record that cannot fit even
+ * an empty segment is written by `span` into a scratch buffer, for the caller to copy over as
+ * many segments as it takes.
+ */
+export class FrameWriter {
+  readonly #codec: Codec<unknown> & { startSegment?(): void };
+  readonly #out = DataOutput.bounded(new Uint8Array(0));
+  readonly #scratch = DataOutput.growable(64 * 1024);
+
+  constructor(codec: Codec<unknown>) {
+    this.#codec = codec;
+  }
+
+  /** Starts writing into a fresh segment. */
+  begin(segment: Uint8Array): void {
+    this.#out.reset(segment, 0, segment.length);
+    this.#codec.startSegment?.();
+  }
+
+  /** Bytes used of the current segment. */
+  get used(): number {
+    return this.#out.pos;
+  }
+
+  record(value: unknown, keyGroup: number): boolean {
+    const out = this.#out;
+    const start = out.pos;
+    try {
+      this.#frame(value, keyGroup, out);
+      return true;
+    } catch (e) {
+      out.pos = start;
+      if (e === SEGMENT_FULL) return false;
+      throw e;
+    }
+  }
+
+  event(event: StreamEvent): boolean {
+    const bytes = encodeEvent(event);
+    const out = this.#out;
+    if (out.limit - out.pos < bytes.length + 6) return false;
+    out.writeByte(EVENT);
+    out.writeVarUint(bytes.length);
+    out.writeRaw(bytes);
+    return true;
+  }
+
+  /** The record as one spanning frame's bytes (SPAN header included). */
+  span(value: unknown, keyGroup: number): Uint8Array {
+    const s = this.#scratch;
+    s.pos = SPAN_HEADER;
+    this.#frame(value, keyGroup, s);
+    const length = s.pos - SPAN_HEADER;
+    s.buf[0] = SPAN;
+    s.view.setUint32(1, length, true);
+    return s.written();
+  }
+
+  /** Copies spanning bytes from `offset` into the current segment; a continuation starts with MORE. Returns the new offset. */
+  copySpan(bytes: Uint8Array, offset: number): number {
+    const out = this.#out;
+    if (offset > 0) out.writeByte(MORE);
+    const n = Math.min(bytes.length - offset, out.limit - out.pos);
+    out.buf.set(bytes.subarray(offset, offset + n), out.pos);
+    out.pos += n;
+    return offset + n;
+  }
+
+  #frame(value: unknown, keyGroup: number, out: DataOutput): void {
+    if (keyGroup >= 0) {
+      out.ensure(3);
+      out.buf[out.pos] = KEYED_RECORD;
+      out.view.setUint16(out.pos + 1, keyGroup, true);
+      out.pos += 3;
+    } else {
+      out.writeByte(RECORD);
+    }
+    this.#codec.encode(value, out);
+  }
+}
+
+/** What a segment held, in order: runs of records (with their key groups where sent) and events. */
+export interface FrameSink {
+  record(value: unknown, keyGroup: number): void;
+  event(event: StreamEvent): void;
+}
+
+/** Reads the frames of successive segments of one channel, gathering spanning records across them. */
+export class FrameReader {
+  readonly #codec: Codec<unknown>;
+  readonly #input = new DataInput(new Uint8Array(0));
+  #span: Uint8Array | undefined;
+  #spanFilled = 0;
+
+  constructor(codec: Codec<unknown>) {
+    this.#codec = codec;
+  }
+
+  read(segment: Uint8Array, sink: FrameSink): void {
+    const input = this.#input;
+    input.reset(segment, 0, segment.length);
+    if (this.#span) {
+      if (input.readByte() !== MORE) input.fail('a segment that does not go on with the record spanning into it', 0);
+      this.#continueSpan(input, sink);
+    }
+    while (input.pos < input.end) this.#frame(input, sink);
+  }
+
+  #frame(input: DataInput, sink: FrameSink): void {
+    const at = input.pos;
+    switch (input.readByte()) {
+      case RECORD:
+        return sink.record(this.#codec.decode(input), -1);
+      case KEYED_RECORD: {
+        input.require(2);
+        const kg = input.view.getUint16(input.pos, true);
+        input.pos += 2;
+        return sink.record(this.#codec.decode(input), kg);
+      }
+      case EVENT: {
+        const n = input.readVarUint();
+        input.require(n);
+        sink.event(events.unpack(input.buf.subarray(input.pos, input.pos + n)) as StreamEvent);
+        input.pos += n;
+        return;
+      }
+      case SPAN: {
+        input.require(4);
+        const length = input.view.getUint32(input.pos, true);
+        input.pos += 4;
+        this.#span = new Uint8Array(length);
+        this.#spanFilled = 0;
+        return this.#continueSpan(input, sink);
+      }
+      default:
+        input.fail(`a frame of kind ${input.buf[at]}`, at);
+    }
+  }
+
+  #continueSpan(input: DataInput, sink: FrameSink): void {
+    const span = this.#span!;
+    const n = Math.min(span.length - this.#spanFilled, input.end - input.pos);
+    span.set(input.buf.subarray(input.pos, input.pos + n), this.#spanFilled);
+    this.#spanFilled += n;
+    input.pos += n;
+    if (this.#spanFilled < span.length) return;
+    this.#span = undefined;
+    const whole = new DataInput(span);
+    this.#frame(whole, sink);
+    if (whole.remaining !== 0) whole.fail(`a spanning record of ${span.length} bytes decoded to ${whole.pos}`);
+  }
+}

@@ -1,0 +1,122 @@
+import type { Codec } from '../serialization/codec.ts';
+import { decodePriority, FrameReader, type FrameSink } from './channel-frames.ts';
+import type { InputChannel } from './input-channel.ts';
+import type { SegmentRing } from './segment-ring.ts';
+import type { RecordBuffer, StreamEvent } from './stream-event.ts';
+
+/**
+ * The receiving end of a channel from another thread: segments are decoded into the input
+ * channel's queue one at a time, when it has run dry (so the ring, not the heap, holds what is in
+ * flight, and a full ring is backpressure), and each is released, a credit back to the writer, as
+ * soon as it is decoded. A priority event first brings in every segment published before it, so
+ * that the input channel knows what it overtook.
+ *
+ * The reader is woken by the writer through Atomics only while it waits; it always waits while
+ * the channel is open, so that a priority event is seen even while the task is not taking input.
+ */
+class RingReader implements FrameSink {
+  readonly #ring: SegmentRing;
+  readonly #channel: InputChannel;
+  readonly #frames: FrameReader;
+  /** Segments decoded so far (the count, wrapping as the ring's counters do). */
+  #next = 0;
+  #records: unknown[] = [];
+  #keyGroups: number[] = [];
+  #keyed = false;
+  #bytes = 0;
+  #closed = false;
+  readonly #onError: (e: unknown) => void;
+
+  constructor(ring: SegmentRing, channel: InputChannel, codec: Codec<unknown>, onError: (e: unknown) => void) {
+    this.#ring = ring;
+    this.#channel = channel;
+    this.#frames = new FrameReader(codec);
+    this.#onError = onError;
+  }
+
+  start(): void {
+    this.#channel.refill = () => this.#drain();
+    this.#channel.measureUsage = () => ((this.#ring.published() - this.#next) | 0) / this.#ring.segments;
+    this.#loop();
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#channel.refill = undefined;
+    this.#ring.close();
+  }
+
+  record(value: unknown, keyGroup: number): void {
+    this.#records.push(value);
+    this.#keyGroups.push(keyGroup);
+    if (keyGroup >= 0) this.#keyed = true;
+  }
+
+  event(event: StreamEvent): void {
+    this.#deliverRecords();
+    this.#channel.deliver(event);
+  }
+
+  /**
+   * Waits for the writer's next publish or priority event, for as long as the channel is open. A
+   * segment that cannot be decoded here fails the receiving task (a refill's failure does so by
+   * itself: it happens inside the task's step).
+   */
+  #loop(): void {
+    try {
+      for (;;) {
+        if (this.#closed || this.#ring.closed) return;
+        const seen = this.#ring.signal();
+        this.#drain();
+        const wait = this.#ring.waitForData(seen);
+        if (wait !== undefined) {
+          void wait.then(() => this.#loop());
+          return;
+        }
+      }
+    } catch (e) {
+      this.#closed = true;
+      this.#onError(e);
+    }
+  }
+
+  /** Priority events first; then one more segment if the channel has nothing queued. */
+  #drain(): void {
+    if (this.#closed) return;
+    const ring = this.#ring;
+    for (let p = ring.takePriority(); p !== undefined; p = ring.takePriority()) {
+      while (((p.publishedBefore - this.#next) | 0) > 0) this.#decodeNext();
+      const priority = decodePriority(p.bytes);
+      if (priority.kind === 'convert') this.#channel.convertBarrier(priority.checkpointId);
+      else this.#channel.deliverPriority(priority.event);
+    }
+    if (this.#channel.queuedSize === 0 && ring.published() !== this.#next) this.#decodeNext();
+  }
+
+  #decodeNext(): void {
+    const segment = this.#ring.segment(this.#next);
+    this.#bytes = segment.byteLength;
+    this.#frames.read(segment, this);
+    this.#next = (this.#next + 1) | 0;
+    this.#ring.release();
+    this.#deliverRecords();
+  }
+
+  #deliverRecords(): void {
+    if (this.#records.length === 0) return;
+    const buffer: RecordBuffer = { kind: 'records', records: this.#records, bytes: this.#bytes, ...(this.#keyed ? { keyGroups: this.#keyGroups } : {}) };
+    this.#records = [];
+    this.#keyGroups = [];
+    this.#keyed = false;
+    // A segment's bytes count once, with its first buffer.
+    this.#bytes = 0;
+    this.#channel.deliver(buffer);
+  }
+}
+
+/** Connects the reading half of a ring to an input channel; returns how to close it. */
+export function connectRingInput(ring: SegmentRing, channel: InputChannel, codec: Codec<unknown>, onError: (e: unknown) => void): () => void {
+  const reader = new RingReader(ring, channel, codec, onError);
+  reader.start();
+  return () => reader.close();
+}
