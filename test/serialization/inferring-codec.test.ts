@@ -135,6 +135,14 @@ describe('InferringCodec', () => {
     }
   });
 
+  test('a value no codec can carry is an error on the inferred path too, never a silent undefined', () => {
+    const writer = new InferringCodec();
+    const out = DataOutput.growable();
+    writer.encode({ a: 1, note: null }, out);
+    assert.throws(() => writer.encode({ a: 2, note: { parse() {} } }, out), (e: unknown) => e instanceof SerializationError && e.path === '$.note.parse' && e.actual === 'function parse');
+    assert.throws(() => new InferringCodec().encode(Symbol('x'), DataOutput.growable()), (e: unknown) => e instanceof SerializationError && e.actual === 'symbol Symbol(x)');
+  });
+
   test('bytes that are not an inferred stream are SerializationErrors, and a schema frame is data, not code', () => {
     const decode = (bytes: number[]) => new InferringCodec().decode(new DataInput(new Uint8Array(bytes)));
     assert.throws(() => decode([INFERRED, 1]), (e: unknown) => e instanceof SerializationError && /an inferred record before any schema/.test(e.message));
