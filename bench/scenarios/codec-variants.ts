@@ -134,7 +134,7 @@ export function msgpackPerRecordVariant(): CodecVariant {
   };
 }
 
-/** Today's network path (port-channel.ts): one msgpackr pack of the whole buffer's array, with records. */
+/** The network path before shared-memory rings (a port channel): one msgpackr pack of the whole buffer's array, with records. */
 export function msgpackBatchVariant(): CodecVariant {
   const packr = new Packr({ useRecords: true, moreTypes: true });
   const unpackr = new Unpackr({ useRecords: true, moreTypes: true });

@@ -237,14 +237,17 @@ function edgeId(metadata: CheckpointMetadata, partitioner: string): number {
 }
 
 describe('restoring an unaligned checkpoint at another parallelism', () => {
-  for (const [from, to] of [
-    [2, 3],
-    [3, 2],
+  for (const [from, to, tms] of [
+    [2, 3, 0],
+    [3, 2, 0],
+    [2, 3, 3],
   ] as const) {
-    test(`keyed connection: in-flight input and output taken at p=${from} are redistributed at p=${to}, output exact`, async () => {
-      const dir = join(root, `rescale-keyed-${from}-${to}`);
+    const where = tms === 0 ? 'in this thread' : 'on worker TaskManagers (shared-memory channels)';
+    test(`keyed connection: in-flight input and output taken at p=${from} are redistributed at p=${to}, output exact (${where})`, async () => {
+      const dir = join(root, `rescale-keyed-${from}-${to}-tm${tms}`);
       const output = join(dir, 'output');
-      const retained = await retainCheckpoint({ dir, input, output, parallelism: from, sinkRate: 2500 }, (s, master) => {
+      const taskManagers = tms === 0 ? 0 : from;
+      const retained = await retainCheckpoint({ dir, input, output, parallelism: from, sinkRate: 2500, taskManagers }, (s, master) => {
         if (s.id < 3 || !s.unaligned) return false;
         // Both sides: records the Sum subtasks had queued, and records the sources could not send yet.
         const source = master.graph.vertices.find((v) => v.isSource)!.id;
@@ -255,7 +258,7 @@ describe('restoring an unaligned checkpoint at another parallelism', () => {
       assert.ok(onKeyed && onKeyed.input > 0 && onKeyed.output > 0, `the retained checkpoint lacks in-flight records on the keyed connection: ${JSON.stringify(onKeyed)}`);
       assert.ok(readCommittedLines(output).length < expected.length, 'everything was committed before the rescale: make the input larger or the sink slower');
 
-      const resumed = await start({ dir, input, output, parallelism: to, sinkRate: 0, restoreFrom: retained.directory });
+      const resumed = await start({ dir, input, output, parallelism: to, sinkRate: 0, restoreFrom: retained.directory, taskManagers: tms === 0 ? 0 : to });
       const result = await resumed.result;
       assert.equal(result.status, 'FINISHED', `the rescaled run did not finish: ${result.error?.message}; ${resumed.events.describe()}`);
       assert.deepEqual(resumed.events.restored.map((r) => r.checkpointId), [retained.id]);
