@@ -11,6 +11,8 @@ export {
   AggregatingStateDescriptor,
 } from './api/state-descriptors.ts';
 export { msgpackSerializer } from './api/serializer.ts';
+export { Types } from './serialization/types.ts';
+export { SerializationError } from './serialization/serialization-error.ts';
 export { DEFAULT_CONFIG, CONFIG_OPTIONS, buildConfig, buildLayeredConfig } from './config/configuration.ts';
 export { ConfigError } from './config/config-error.ts';
 export { ConfigFileError } from './config/config-file-error.ts';
@@ -47,6 +49,7 @@ export type {
 } from './api/functions.ts';
 export type { ValueState, ListState, MapState, ReducingState, AggregatingState, OperatorListState } from './api/state.ts';
 export type { TypeSerializer } from './api/serializer.ts';
+export type { TypeInfo, ValueOf } from './serialization/type-info.ts';
 export type { AggregateFunction, StateDescriptor } from './api/state-descriptors.ts';
 export type {
   Source,

@@ -11,6 +11,8 @@ import type { Sink } from './sink.ts';
 import type { TwoPhaseCommittingSink } from './two-phase-committing-sink.ts';
 import type { StreamExecutionEnvironment } from './stream-execution-environment.ts';
 import type { OperatorSettings, Transformation, TransformationSpec } from './transformation.ts';
+import { checkTypeInfo } from '../serialization/check-type-info.ts';
+import type { TypeInfo } from '../serialization/type-info.ts';
 
 export class DataStream<T> {
   readonly environment: StreamExecutionEnvironment;
@@ -31,6 +33,22 @@ export class DataStream<T> {
 
   filter(fn: FilterFunction<T>, settings?: OperatorSettings): DataStream<T> {
     return this.then({ kind: 'filter', fn: fn as FilterFunction<unknown> }, settings);
+  }
+
+  /**
+   * Declares the type of this stream's records (Flink's returns()): where they cross threads or
+   * hosts they are written by a codec compiled from it, and a record that does not fit fails the
+   * job naming the operator, the edge, the field and what it was. E.g.
+   * `.map(...).returns(Types.struct({ word: Types.string, count: Types.int }))`.
+   */
+  returns(type: TypeInfo): this {
+    const t = this.transformation;
+    if (t.spec.kind === 'partition' || t.spec.kind === 'union' || t.spec.kind === 'sink') {
+      throw new TypeError(`returns() declares what an operator emits: call it on the stream of a source or function, not after ${t.spec.kind === 'partition' ? 'keyBy/rebalance/broadcast/forward' : t.spec.kind}`);
+    }
+    checkTypeInfo(type);
+    (t.settings as OperatorSettings).returns = type;
+    return this;
   }
 
   /** Partitions by key: each key goes to the subtask that owns its key group. */

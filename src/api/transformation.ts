@@ -1,3 +1,4 @@
+import type { TypeInfo } from '../serialization/type-info.ts';
 import type { Key } from '../state/key-group.ts';
 import type {
   FilterFunction,
@@ -49,6 +50,12 @@ export interface OperatorSettings {
   maxParallelism?: number;
   /** false starts a new chain at this operator (Flink's disableChaining). */
   chaining?: boolean;
+  /**
+   * The type of the records this operator emits (Flink's returns(TypeInformation)): records that
+   * cross threads or hosts are written by a codec compiled from it. Undeclared, a type is inferred
+   * from the records, with a schemaless fallback when they change shape.
+   */
+  returns?: TypeInfo;
 }
 
 export interface Transformation {

@@ -1,3 +1,4 @@
+import type { TypeInfo } from '../serialization/type-info.ts';
 import { createHash } from 'node:crypto';
 import type { OperatorSpec, PartitionerSpec } from '../api/transformation.ts';
 import type { StreamEdge, StreamGraph, StreamNode } from './stream-graph.ts';
@@ -34,6 +35,8 @@ export interface JobEdge {
   readonly sourceOperator: number;
   readonly target: JobVertex;
   readonly partitioner: PartitionerSpec;
+  /** The declared type of the records on it (its source operator's); undefined: inferred at run time. */
+  readonly type: TypeInfo | undefined;
 }
 
 export interface JobGraph {
@@ -100,7 +103,7 @@ export function buildJobGraph(streamGraph: StreamGraph): JobGraph {
       if (vertexOf.get(e.target)!.vertex === vertexOf.get(e.source)!.vertex) continue;
       const from = vertexOf.get(e.source)!;
       const to = vertexOf.get(e.target)!;
-      const edge: JobEdge = { id: edges.length, source: from.vertex, sourceOperator: from.index, target: to.vertex, partitioner: e.partitioner };
+      const edge: JobEdge = { id: edges.length, source: from.vertex, sourceOperator: from.index, target: to.vertex, partitioner: e.partitioner, type: e.source.outputType };
       edges.push(edge);
       from.vertex.outputs.push(edge);
       to.vertex.inputs.push(edge);
@@ -115,7 +118,7 @@ export function buildJobGraph(streamGraph: StreamGraph): JobGraph {
 function fingerprint(vertices: readonly JobVertex[], edges: readonly JobEdge[]): string {
   const shape = {
     v: vertices.map((v) => [v.id, v.parallelism, v.maxParallelism, v.operators.map((o) => [o.operatorId, o.spec.kind, o.chainedOutputs, o.networkOutputs])]),
-    e: edges.map((e) => [e.id, e.source.id, e.sourceOperator, e.target.id, e.partitioner.kind]),
+    e: edges.map((e) => [e.id, e.source.id, e.sourceOperator, e.target.id, e.partitioner.kind, e.type ?? null]),
   };
   return createHash('sha256').update(JSON.stringify(shape)).digest('hex').slice(0, 16);
 }

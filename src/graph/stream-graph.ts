@@ -1,3 +1,4 @@
+import type { TypeInfo } from '../serialization/type-info.ts';
 import type { OperatorSpec, PartitionerSpec, Transformation, TransformationSpec } from '../api/transformation.ts';
 import { GraphValidationError } from './graph-validation-error.ts';
 import { hashId, operatorIdFromUid } from './operator-id.ts';
@@ -15,6 +16,8 @@ export interface StreamNode {
   readonly maxParallelism: number;
   readonly chaining: boolean;
   readonly createdAt: string | undefined;
+  /** The declared type of what it emits; a filter passes on its input's. Undefined: inferred at run time. */
+  readonly outputType: TypeInfo | undefined;
   readonly inputs: StreamEdge[];
   readonly outputs: StreamEdge[];
 }
@@ -74,6 +77,7 @@ export function buildStreamGraph(transformations: readonly Transformation[], def
       maxParallelism,
       chaining: t.settings.chaining !== false,
       createdAt: t.createdAt,
+      outputType: t.settings.returns ?? (spec.kind === 'filter' && upstream.length === 1 ? nodes.get(upstream[0]!.node.id)!.outputType : undefined),
       inputs: [],
       outputs: [],
     };

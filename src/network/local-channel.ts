@@ -11,6 +11,11 @@ export interface LocalChannelOptions {
   readonly clock: Clock;
   /** Buffers that may wait for credit before the channel stops being writable (default 2). */
   readonly maxBacklog?: number;
+  /**
+   * A declared type's check: records stay objects here, but one that does not fit its type fails
+   * as it would between threads, wherever the subtasks happen to run.
+   */
+  readonly check?: (record: unknown) => void;
 }
 
 /**
@@ -23,9 +28,11 @@ class LocalOutputChannel extends OutputChannel {
   readonly #capacity: number;
   #credits: number;
   #batch: unknown[] = [];
+  readonly #check: ((record: unknown) => void) | undefined;
 
   constructor(input: InputChannel, o: LocalChannelOptions) {
     super(o.clock, o.maxBacklog ?? 2);
+    this.#check = o.check;
     this.#input = input;
     this.#credits = o.credits;
     this.#capacity = o.credits;
@@ -33,6 +40,7 @@ class LocalOutputChannel extends OutputChannel {
   }
 
   emit(record: unknown): void {
+    this.#check?.(record);
     const batch = this.#batch;
     batch.push(record);
     if (batch.length >= this.#batchSize) this.flush();

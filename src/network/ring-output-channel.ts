@@ -1,5 +1,6 @@
 import type { Clock } from '../clock/clock.ts';
 import type { Codec } from '../serialization/codec.ts';
+import { SerializationError } from '../serialization/serialization-error.ts';
 import { encodePriority, FrameWriter } from './channel-frames.ts';
 import { OutputChannel } from './output-channel.ts';
 import type { SegmentRing } from './segment-ring.ts';
@@ -34,15 +35,23 @@ export class RingOutputChannel extends OutputChannel {
   #bytesOut = 0;
   readonly #pendingPriority: Uint8Array[] = [];
 
-  constructor(ring: SegmentRing, codec: Codec<unknown>, clock: Clock) {
+  readonly #context: { readonly operatorUid?: string; readonly edge?: string };
+
+  /** `context`: what a record that cannot be serialized is reported against (the emitting operator, the edge). */
+  constructor(ring: SegmentRing, codec: Codec<unknown>, clock: Clock, context: { readonly operatorUid?: string; readonly edge?: string } = {}) {
     super(clock);
     this.#ring = ring;
     this.#frames = new FrameWriter(codec);
     this.#clock = clock;
+    this.#context = context;
   }
 
   emit(record: unknown, keyGroup: number): void {
-    if (this.backlog.length > 0 || this.#span || !this.#write(record, keyGroup)) this.#enqueue(record, keyGroup);
+    try {
+      if (this.backlog.length > 0 || this.#span || !this.#write(record, keyGroup)) this.#enqueue(record, keyGroup);
+    } catch (e) {
+      throw e instanceof SerializationError ? e.withContext(this.#context) : e;
+    }
   }
 
   flush(): void {

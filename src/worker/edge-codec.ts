@@ -1,12 +1,41 @@
 import type { JobEdge } from '../graph/job-graph.ts';
 import type { Codec } from '../serialization/codec.ts';
+import { compileCodec } from '../serialization/compile-codec.ts';
+import { DataOutput } from '../serialization/data-output.ts';
 import { InferringCodec } from '../serialization/inferring-codec.ts';
+import { SerializationError } from '../serialization/serialization-error.ts';
 
 /**
  * The codec of one channel of an edge, one per channel and direction (an inferring codec keeps
- * what it has announced or been told). Streams without a declared type infer one from their
- * records and fall back to MessagePack when the records change shape.
+ * what it has announced or been told). A declared type (`returns`) is compiled; streams without
+ * one infer a type from their records and fall back to MessagePack when the records change shape.
  */
-export function edgeCodec(_edge: JobEdge): Codec<unknown> {
-  return new InferringCodec();
+export function edgeCodec(edge: JobEdge): Codec<unknown> {
+  return edge.type ? compileCodec(edge.type) : new InferringCodec();
+}
+
+/** What a serialization error on this edge names: the operator that emits onto it and the connection. */
+export function edgeContext(edge: JobEdge): { operatorUid: string; edge: string } {
+  const op = edge.source.operators[edge.sourceOperator]!;
+  return { operatorUid: op.uid, edge: `'${op.name}' -> '${edge.target.operators[0]!.name}' (${edge.partitioner.kind})` };
+}
+
+/**
+ * For a channel within one TaskManager, where records are handed over as objects: a declared type
+ * is checked by encoding into a scratch buffer (the same codec, the same error facts as between
+ * threads). Undeclared edges are not checked: there is nothing they must fit.
+ */
+export function edgeCheck(edge: JobEdge): ((record: unknown) => void) | undefined {
+  if (!edge.type) return undefined;
+  const codec = compileCodec(edge.type);
+  const scratch = DataOutput.growable(256);
+  const context = edgeContext(edge);
+  return (record) => {
+    scratch.pos = 0;
+    try {
+      codec.encode(record, scratch);
+    } catch (e) {
+      throw e instanceof SerializationError ? e.withContext(context) : e;
+    }
+  };
 }

@@ -10,7 +10,7 @@ import type { OutputChannel } from '../network/output-channel.ts';
 import { connectRingInput } from '../network/ring-input.ts';
 import { RingOutputChannel } from '../network/ring-output-channel.ts';
 import { SegmentRing } from '../network/segment-ring.ts';
-import { edgeCodec } from './edge-codec.ts';
+import { edgeCheck, edgeCodec, edgeContext } from './edge-codec.ts';
 import { InputGate } from './input-gate.ts';
 import { createChannelSelector } from './partitioner.ts';
 import { consumersOf, producersOf } from '../graph/edge-connections.ts';
@@ -187,11 +187,11 @@ export class TaskManager {
           if (here(edge.target.id, consumer)) {
             const input = inputs.get(k);
             if (!input) throw new Error(`no local input channel for ${k}`);
-            return connectLocal(input, local);
+            return connectLocal(input, { ...local, check: edgeCheck(edge) });
           }
           const endpoint = remoteByKey.get(`${k}:output`);
           if (!endpoint) throw new Error(`no ring for output channel ${k}`);
-          const out = new RingOutputChannel(SegmentRing.attach(endpoint.ring, endpoint.shape), edgeCodec(edge), systemClock);
+          const out = new RingOutputChannel(SegmentRing.attach(endpoint.ring, endpoint.shape), edgeCodec(edge), systemClock, edgeContext(edge));
           this.#closers.push(() => out.close());
           return out;
         });
