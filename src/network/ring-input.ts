@@ -11,8 +11,9 @@ import type { RecordBuffer, StreamEvent } from './stream-event.ts';
  * soon as it is decoded. A priority event first brings in every segment published before it, so
  * that the input channel knows what it overtook.
  *
- * The reader is woken by the writer through Atomics only while it waits; it always waits while
- * the channel is open, so that a priority event is seen even while the task is not taking input.
+ * The reader always waits (Atomics) while the channel is open, so that a priority event is seen
+ * even while the task is not taking input; a publish wakes it only when it has said it has
+ * nothing to read (SegmentRing.hungry), otherwise the segment waits for the task's next poll.
  */
 class RingReader implements FrameSink {
   readonly #ring: SegmentRing;
@@ -48,8 +49,16 @@ class RingReader implements FrameSink {
 
   record(value: unknown, keyGroup: number): void {
     this.#records.push(value);
-    this.#keyGroups.push(keyGroup);
-    if (keyGroup >= 0) this.#keyed = true;
+    if (keyGroup >= 0) {
+      // Key groups come on keyed edges only, with every record; an array per buffer, not per record.
+      if (!this.#keyed) {
+        this.#keyed = true;
+        for (let i = this.#keyGroups.length; i < this.#records.length - 1; i++) this.#keyGroups.push(-1);
+      }
+      this.#keyGroups.push(keyGroup);
+    } else if (this.#keyed) {
+      this.#keyGroups.push(-1);
+    }
   }
 
   event(event: StreamEvent): void {
@@ -90,7 +99,10 @@ class RingReader implements FrameSink {
       if (priority.kind === 'convert') this.#channel.convertBarrier(priority.checkpointId);
       else this.#channel.deliverPriority(priority.event);
     }
-    if (this.#channel.queuedSize === 0 && ring.published() !== this.#next) this.#decodeNext();
+    while (this.#channel.queuedSize === 0) {
+      if (ring.published() !== this.#next) this.#decodeNext();
+      else if (ring.hungry(this.#next)) return;
+    }
   }
 
   #decodeNext(): void {

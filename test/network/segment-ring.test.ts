@@ -85,9 +85,17 @@ test('waiting: a wait for data that is already there returns at once; close() en
   write(writer, [1]);
   assert.equal(reader.waitForData(seen), undefined);
   const pendingData = reader.waitForData(reader.signal());
-  for (let i = 1; i < 4; i++) write(writer, [i]);
-  assert.equal(writer.freeSegments(), 0);
   assert.ok(pendingData, 'nothing new to read: the reader waits');
+  // Not hungry (it has a segment to read): a publish does not wake it.
+  write(writer, [1]);
+  let woken = false;
+  void pendingData.then(() => (woken = true));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(woken, false, 'a reader with something to read is not woken by a publish');
+  assert.equal(reader.hungry(0), false, 'segments are there: not hungry');
+  assert.equal(reader.hungry(2), true, 'read up to the last: hungry');
+  for (let i = 2; i < 4; i++) write(writer, [i]);
+  assert.equal(writer.freeSegments(), 0);
   await pendingData;
   const pendingCredit = writer.waitForCredit(writer.creditSignal());
   assert.ok(pendingCredit);
@@ -126,7 +134,7 @@ test('between threads: 20,000 segments from a worker arrive complete and in orde
         bytes.setUint32(start + 4, i++, true);
         Atomics.store(c, 0, (Atomics.load(c, 0) + 1) | 0);
         Atomics.add(c, 32, 1);
-        if (Atomics.load(c, 33) !== 0) { Atomics.store(c, 33, 0); Atomics.notify(c, 32); }
+        if (Atomics.load(c, 34) !== 0) { Atomics.store(c, 34, 0); Atomics.store(c, 33, 0); Atomics.notify(c, 32); }
       }
     }
     pump();
@@ -141,7 +149,7 @@ test('between threads: 20,000 segments from a worker arrive complete and in orde
     while (got.length < total) {
       const seen = ring.signal();
       if (ring.published() === n) {
-        await ring.waitForData(seen);
+        if (ring.hungry(n)) await ring.waitForData(seen);
         continue;
       }
       const seg = ring.segment(n);

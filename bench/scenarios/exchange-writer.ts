@@ -1,0 +1,43 @@
+// The writing thread of the `exchange` scenario: builds N records and either only adds them up
+// (the loop) or writes them into a ring output channel, waiting when the ring is full.
+import { parentPort, workerData } from 'node:worker_threads';
+import { systemClock } from '../../src/clock/clock.ts';
+import { RingOutputChannel } from '../../src/network/ring-output-channel.ts';
+import { SegmentRing, type RingShape } from '../../src/network/segment-ring.ts';
+import { compileCodec } from '../../src/serialization/compile-codec.ts';
+import { InferringCodec } from '../../src/serialization/inferring-codec.ts';
+import { WORKLOADS, type ExchangeWorkload } from './exchange-workloads.ts';
+
+export interface WriterJob {
+  readonly mode: 'loop' | 'declared' | 'inferred';
+  readonly workload: ExchangeWorkload['id'];
+  readonly records: number;
+  readonly ring?: SharedArrayBuffer;
+  readonly shape?: RingShape;
+}
+
+const port = parentPort!;
+
+async function run(job: WriterJob): Promise<number> {
+  const w = WORKLOADS[job.workload];
+  const n = job.records;
+  if (job.mode === 'loop') {
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += w.touch(w.make(i));
+    return sum;
+  }
+  const codec = job.mode === 'declared' ? compileCodec(w.type) : new InferringCodec();
+  const out = new RingOutputChannel(SegmentRing.attach(job.ring!, job.shape!), codec, systemClock);
+  let i = 0;
+  while (i < n) {
+    while (i < n && out.writable) out.emit(w.make(i++), -1);
+    if (!out.writable) await new Promise<void>((resolve) => (out.onWritable = resolve));
+  }
+  out.sendEvent({ kind: 'end-of-data' });
+  while (!out.writable) await new Promise<void>((resolve) => (out.onWritable = resolve));
+  return out.bytesOut;
+}
+
+port.on('message', (job: WriterJob) => {
+  void run(job).then((result) => port.postMessage({ result }));
+});
