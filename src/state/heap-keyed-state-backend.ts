@@ -103,23 +103,30 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     } else {
       kg = keyGroupFor(key, this.maxParallelism);
     }
+    this.#currentIndex = this.#indexOf(key, kg);
+    this.#currentKey = key;
+  }
+
+  /** The index of a key's key group in this subtask's range; a key of another subtask is an error. */
+  #indexOf(key: Key, kg: number): number {
     const index = kg - this.keyGroupRange.start;
     if (index < 0 || kg > this.keyGroupRange.end) {
       throw new KeyedStateError(
         `key ${JSON.stringify(key)} (key group ${kg}) reached ${this.#describe()}, which owns key groups ${this.keyGroupRange.start}..${this.keyGroupRange.end}: the key selector must return the same key for a record every time it is called`,
       );
     }
-    this.#currentKey = key;
-    this.#currentIndex = index;
+    return index;
   }
 
   get currentKey(): Key {
     return this.#currentKey;
   }
 
-  valueFolder<T>(descriptor: ValueStateDescriptor<T>, fn: ReduceFunction<T>): (value: T) => T {
+  valueFolder<T>(descriptor: ValueStateDescriptor<T>, fn: ReduceFunction<T>): (key: Key, value: T) => T {
     const table = this.#register(descriptor) as StateTable<T>;
-    return (value) => table.reduce(this.#checkKey(descriptor.name), this.#currentKey, value, fn);
+    // The table caches entries by key, so the key group is only computed for keys it has not seen.
+    const place = (key: Key): number => this.#indexOf(key, keyGroupFor(key, this.maxParallelism));
+    return (key, value) => table.fold(key, value, fn, place);
   }
 
   snapshot(): CapturedKeyedState {

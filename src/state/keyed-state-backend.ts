@@ -36,10 +36,11 @@ export interface KeyedStateBackend {
   getReducingState<T>(descriptor: ReducingStateDescriptor<T>): ReducingState<T>;
   getAggregatingState<IN, ACC, OUT>(descriptor: AggregatingStateDescriptor<IN, ACC, OUT>): AggregatingState<IN, OUT>;
   /**
-   * A function that folds a value into the current key's value of `descriptor` with `fn` and
-   * returns the result: the rolling aggregates' hot path, one lookup per record.
+   * A function that folds a value into `key`'s value of `descriptor` with `fn` and returns the
+   * result: the rolling aggregates' hot path, one lookup per record for keys seen recently. It
+   * does not change the current key.
    */
-  valueFolder<T>(descriptor: ValueStateDescriptor<T>, fn: ReduceFunction<T>): (value: T) => T;
+  valueFolder<T>(descriptor: ValueStateDescriptor<T>, fn: ReduceFunction<T>): (key: Key, value: T) => T;
   /** Entries of one stored state and key group, laid out key, value, key, value, ... from `pairs[from]` on. */
   restorePairs(info: StoredStateInfo, keyGroup: number, pairs: readonly unknown[], from: number): void;
   /** The synchronous part of a snapshot: views of every state that the asynchronous part writes. */

@@ -23,6 +23,9 @@ export interface Entry<V> {
   old: unknown;
 }
 
+/** Keys fold() finds without their key group, at most (as many as a subtask usually has hot keys). */
+const INDEX_LIMIT = 65_536;
+
 /** Entry.old when the entry holds no value for a snapshot. */
 const NO_OLD: unique symbol = Symbol('no old value');
 
@@ -42,6 +45,11 @@ export class StateTable<V> {
   #copy: (value: V) => V;
   #version = 1;
   #active: ActiveSnapshot<V> | undefined;
+  /**
+   * Entries of recently folded keys, by key alone, for fold(). Entries stay in `maps`; this only
+   * finds them. remove() takes the key out, so it never holds an entry the table has dropped.
+   */
+  readonly #index = new Map<Key, Entry<V>>();
 
   constructor(keyGroups: number, copy: (value: V) => V) {
     this.maps = Array.from({ length: keyGroups }, () => new Map());
@@ -67,15 +75,24 @@ export class StateTable<V> {
   }
 
   /**
-   * Folds a value into a key's entry with one lookup: the entry becomes `value` when absent, else
-   * `fn(current, value)`. `fn` may return a new object or change `current` in place.
+   * Folds a value into a key's entry: the entry becomes `value` when absent, else
+   * `fn(current, value)`. `fn` may return a new object or change `current` in place. A key folded
+   * recently is found with one lookup and no key group (computing one costs about as much as the
+   * lookup); otherwise `place` gives its key group index (and throws for a key this table must not
+   * hold).
    */
-  reduce(kg: number, key: Key, value: V, fn: (current: V, value: V) => V): V {
-    const map = this.maps[kg]!;
-    const entry = map.get(key);
+  fold(key: Key, value: V, fn: (current: V, value: V) => V, place: (key: Key) => number): V {
+    let entry = this.#index.get(key);
     if (entry === undefined) {
-      map.set(key, { value, version: this.#version, written: 0, old: NO_OLD });
-      return value;
+      const map = this.maps[place(key)]!;
+      entry = map.get(key);
+      if (entry === undefined) {
+        entry = { value, version: this.#version, written: 0, old: NO_OLD };
+        map.set(key, entry);
+        this.#remember(key, entry);
+        return value;
+      }
+      this.#remember(key, entry);
     }
     const snap = this.#active;
     let current = entry.value;
@@ -87,6 +104,12 @@ export class StateTable<V> {
     entry.value = next;
     entry.version = this.#version;
     return next;
+  }
+
+  #remember(key: Key, entry: Entry<V>): void {
+    // A cache, not the table: starting over when full keeps it small whatever the key count.
+    if (this.#index.size >= INDEX_LIMIT) this.#index.clear();
+    this.#index.set(key, entry);
   }
 
   put(kg: number, key: Key, value: V): void {
@@ -113,6 +136,7 @@ export class StateTable<V> {
       else if (entry.version <= snap.version && entry.written !== snap.version) snap.saveRemoved(kg, key, entry.value);
     }
     map.delete(key);
+    if (this.#index.size > 0) this.#index.delete(key);
   }
 
   get size(): number {

@@ -1,6 +1,5 @@
 import type { KeySelector, ReduceFunction } from '../../api/functions.ts';
 import { ValueStateDescriptor } from '../../api/state-descriptors.ts';
-import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import type { Key } from '../../state/key-group.ts';
 import { AbstractStreamOperator, type OperatorContext } from './stream-operator.ts';
 
@@ -9,8 +8,7 @@ export class ReduceOperator extends AbstractStreamOperator {
   static readonly STATE_NAME = '_reduce';
   readonly #fn: ReduceFunction<unknown>;
   readonly #keySelector: KeySelector<unknown>;
-  #backend!: KeyedStateBackend;
-  #fold!: (value: unknown) => unknown;
+  #fold!: (key: Key, value: unknown) => unknown;
 
   constructor(fn: ReduceFunction<unknown>, keySelector: KeySelector<unknown>) {
     super();
@@ -20,14 +18,10 @@ export class ReduceOperator extends AbstractStreamOperator {
 
   override open(ctx: OperatorContext): void {
     super.open(ctx);
-    this.#backend = ctx.keyedState!;
-    this.#fold = this.#backend.valueFolder(new ValueStateDescriptor<unknown>(ReduceOperator.STATE_NAME), this.#fn);
+    this.#fold = ctx.keyedState!.valueFolder(new ValueStateDescriptor<unknown>(ReduceOperator.STATE_NAME), this.#fn);
   }
 
   processElement(value: unknown): void {
-    const backend = this.#backend;
-    const key = this.#keySelector(value) as Key;
-    backend.setCurrentKey(key);
-    this.output.collect(this.#fold(value));
+    this.output.collect(this.#fold(this.#keySelector(value) as Key, value));
   }
 }
