@@ -198,9 +198,9 @@ export const wordcount: Scenario = {
     const { log, runs } = options;
     const records = options.records ?? DEFAULT_RECORDS;
     const seed = intFlag(options, 'seed', 7);
-    const warmup = intFlag(options, 'warmup', Math.floor(records / 10));
-    const startupRecords = intFlag(options, 'startup-records', 1000);
-    const verifyRecords = intFlag(options, 'verify-records', 100_000);
+    const warmup = intFlag(options, 'warmup', Math.floor(records / 10), 0);
+    const startupRecords = intFlag(options, 'startup-records', 1000, 0);
+    const verifyRecords = intFlag(options, 'verify-records', 100_000, 0);
     const breakdown = options.flags.breakdown !== undefined && options.flags.breakdown !== 'false';
     const only = options.flags.only?.split(',').map((s) => s.trim());
     const main = only ? MAIN_VARIANTS.filter((v) => only.includes(v.id)) : MAIN_VARIANTS;
