@@ -25,6 +25,12 @@ export interface Entry<V> {
 
 /** Keys fold() finds without their key group, at most (as many as a subtask usually has hot keys). */
 const INDEX_LIMIT = 65_536;
+/**
+ * Folds that skip the index after it filled up with fewer hits than keys put in it: when most
+ * keys are not seen again before the index starts over, its lookup and insert cost more than
+ * finding the key group. Then it is tried again.
+ */
+const INDEX_BYPASS = 8 * INDEX_LIMIT;
 
 /** Entry.old when the entry holds no value for a snapshot. */
 const NO_OLD: unique symbol = Symbol('no old value');
@@ -50,6 +56,8 @@ export class StateTable<V> {
    * finds them. remove() takes the key out, so it never holds an entry the table has dropped.
    */
   readonly #index = new Map<Key, Entry<V>>();
+  #indexHits = 0;
+  #indexBypass = 0;
 
   constructor(keyGroups: number, copy: (value: V) => V) {
     this.maps = Array.from({ length: keyGroups }, () => new Map());
@@ -82,7 +90,13 @@ export class StateTable<V> {
    * hold).
    */
   fold(key: Key, value: V, fn: (current: V, value: V) => V, place: (key: Key) => number): V {
-    let entry = this.#index.get(key);
+    let entry: Entry<V> | undefined;
+    if (this.#indexBypass === 0) {
+      entry = this.#index.get(key);
+      if (entry !== undefined) this.#indexHits++;
+    } else {
+      this.#indexBypass--;
+    }
     if (entry === undefined) {
       const map = this.maps[place(key)]!;
       entry = map.get(key);
@@ -107,8 +121,14 @@ export class StateTable<V> {
   }
 
   #remember(key: Key, entry: Entry<V>): void {
-    // A cache, not the table: starting over when full keeps it small whatever the key count.
-    if (this.#index.size >= INDEX_LIMIT) this.#index.clear();
+    if (this.#indexBypass > 0) return;
+    if (this.#index.size >= INDEX_LIMIT) {
+      // A cache, not the table: starting over when full keeps it small whatever the key count.
+      this.#index.clear();
+      if (this.#indexHits < INDEX_LIMIT) this.#indexBypass = INDEX_BYPASS;
+      this.#indexHits = 0;
+      if (this.#indexBypass > 0) return;
+    }
     this.#index.set(key, entry);
   }
 

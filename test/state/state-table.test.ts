@@ -302,6 +302,23 @@ describe('StateTable.fold', () => {
     for (const i of [0, 1, 65_535, 65_536, 69_999]) assert.equal(table.get(kgOfKey(`k-${i}`), `k-${i}`), 2 * i);
   });
 
+  test('after a stretch of keys that never come back, hot keys are found without their key group again', () => {
+    const table = new StateTable<number>(4, (v) => v);
+    const { place, calls } = counting(kgOfKey);
+    const sum = (a: number, b: number) => a + b;
+    // Every key once: the entry cache fills up without a hit, again and again.
+    const cold = 400_000;
+    for (let i = 0; i < cold; i++) table.fold(`cold-${i}`, 1, sum, place);
+    assert.equal(calls(), cold);
+    // Then ten hot keys, long enough for the cache to be tried again.
+    for (let i = 0; i < 2_000_000; i++) table.fold(`hot-${i % 10}`, 1, sum, place);
+    const before = calls();
+    for (let i = 0; i < 100_000; i++) table.fold(`hot-${i % 10}`, 1, sum, place);
+    assert.equal(calls(), before, 'the last 100,000 folds of hot keys needed no key group');
+    for (let k = 0; k < 10; k++) assert.equal(table.get(kgOfKey(`hot-${k}`), `hot-${k}`), 210_000);
+    assert.equal(table.get(kgOfKey('cold-7'), 'cold-7'), 1);
+  });
+
   test('a snapshot in flight keeps the values as of the snapshot, whether fold returns a new object or changes the old one', () => {
     const table = new StateTable<Doc>(4, copyDoc);
     const inPlace = (a: Doc, b: Doc): Doc => {
