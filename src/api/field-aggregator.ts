@@ -22,7 +22,7 @@ const COMBINE: Readonly<Record<FieldAggregation, string>> = {
  * are the values (numbers, bigints).
  */
 export function fieldAggregator<T>(field: string | undefined, aggregation: FieldAggregation): ReduceFunction<T> {
-  if (field === undefined) return new Function('x', 'y', `return ${COMBINE[aggregation]};`) as ReduceFunction<T>;
+  if (field === undefined) return compiled(['x', 'y'], `return ${COMBINE[aggregation]};`) as ReduceFunction<T>;
   let keys: string[] = [];
   let build: ((a: object, b: object) => object) | undefined;
   const sameShape = (a: object): boolean => {
@@ -44,5 +44,25 @@ function shapeBuilder(keys: readonly string[], field: string, combine: string): 
   const f = JSON.stringify(field);
   const props = keys.map((k) => `${JSON.stringify(k)}: ${k === field ? 'v' : `a[${JSON.stringify(k)}]`}`);
   if (!keys.includes(field)) props.push(`${f}: v`);
-  return new Function('a', 'b', `const x = a[${f}], y = b[${f}], v = ${combine}; return { ${props.join(', ')} };`) as (a: object, b: object) => object;
+  return compiled(['a', 'b'], `const x = a[${f}], y = b[${f}], v = ${combine}; return { ${props.join(', ')} };`) as (a: object, b: object) => object;
+}
+
+/**
+ * Generated functions by their source. Every job that aggregates records of one shape gets the
+ * same function, so that V8 keeps one compiled copy and the call into it stays monomorphic in a
+ * process that runs many jobs (a fresh function per job would make the call megamorphic).
+ */
+const COMPILED = new Map<string, (...args: never[]) => unknown>();
+const COMPILED_LIMIT = 1024;
+
+function compiled(params: readonly string[], body: string): (...args: never[]) => unknown {
+  const source = `${params.join(',')}\n${body}`;
+  let fn = COMPILED.get(source);
+  if (fn === undefined) {
+    // Shapes are few in practice; a job that makes endless ones must not grow this without bound.
+    if (COMPILED.size >= COMPILED_LIMIT) COMPILED.clear();
+    fn = new Function(...params, body) as (...args: never[]) => unknown;
+    COMPILED.set(source, fn);
+  }
+  return fn;
 }
