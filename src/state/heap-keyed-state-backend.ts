@@ -20,6 +20,7 @@ import { StateTable } from './state-table.ts';
 import type { TypeSerializer } from '../api/serializer.ts';
 import type { ReduceFunction } from '../api/functions.ts';
 import type { CapturedKeyedState } from './captured-state.ts';
+import type { InPlaceAggregate } from './in-place-aggregate.ts';
 import type { KeyedStateBackend, StoredStateInfo } from './keyed-state-backend.ts';
 
 export type { StoredStateInfo } from './keyed-state-backend.ts';
@@ -127,6 +128,16 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     // The table caches entries by key, so the key group is only computed for keys it has not seen.
     const place = (key: Key): number => this.#indexOf(key, keyGroupFor(key, this.maxParallelism));
     return (key, value) => table.fold(key, value, fn, place);
+  }
+
+  inPlaceFolder<S, T>(descriptor: ValueStateDescriptor<T>, form: InPlaceAggregate<S, T>): (key: Key, value: T) => T {
+    const table = this.#register(descriptor) as unknown as StateTable<S>;
+    // Restored entries hold what snapshots write; from now on the table holds the form's states.
+    for (const map of table.maps) for (const entry of map.values()) entry.value = form.fromStored(entry.value as unknown as T);
+    table.useCopy((state) => form.copy(state));
+    table.storeAs((state) => form.toStored(state));
+    const place = (key: Key): number => this.#indexOf(key, keyGroupFor(key, this.maxParallelism));
+    return (key, value) => table.foldInPlace(key, value, form, place);
   }
 
   snapshot(): CapturedKeyedState {

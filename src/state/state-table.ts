@@ -1,3 +1,4 @@
+import type { InPlaceAggregate } from './in-place-aggregate.ts';
 import type { Key } from './key-group.ts';
 
 /**
@@ -49,6 +50,7 @@ export interface TableSnapshot<V> {
 export class StateTable<V> {
   readonly maps: Map<Key, Entry<V>>[];
   #copy: (value: V) => V;
+  #stored: ((value: V) => unknown) | undefined;
   #version = 1;
   #active: ActiveSnapshot<V> | undefined;
   /**
@@ -67,6 +69,11 @@ export class StateTable<V> {
   /** Restored tables get the copy function of their descriptor once the operator registers it. */
   useCopy(copy: (value: V) => V): void {
     this.#copy = copy;
+  }
+
+  /** Values kept in a form of their own (InPlaceAggregate) are written to snapshots as `toStored` makes them. */
+  storeAs(toStored: (value: V) => unknown): void {
+    this.#stored = toStored;
   }
 
   get(kg: number, key: Key): V | undefined {
@@ -90,13 +97,7 @@ export class StateTable<V> {
    * hold).
    */
   fold(key: Key, value: V, fn: (current: V, value: V) => V, place: (key: Key) => number): V {
-    let entry: Entry<V> | undefined;
-    if (this.#indexBypass === 0) {
-      entry = this.#index.get(key);
-      if (entry !== undefined) this.#indexHits++;
-    } else {
-      this.#indexBypass--;
-    }
+    let entry = this.#cached(key);
     if (entry === undefined) {
       const map = this.maps[place(key)]!;
       entry = map.get(key);
@@ -118,6 +119,46 @@ export class StateTable<V> {
     entry.value = next;
     entry.version = this.#version;
     return next;
+  }
+
+  /**
+   * fold() for values kept in a form of their own (InPlaceAggregate): the entry becomes
+   * `form.first(value)` when absent and `value` is returned; else `form.fold` changes the entry's
+   * state in place (a copy of it while a snapshot still needs the original) and returns what to
+   * emit. Entries are found as fold() finds them.
+   */
+  foldInPlace<T>(key: Key, value: T, form: InPlaceAggregate<V, T>, place: (key: Key) => number): T {
+    let entry = this.#cached(key);
+    if (entry === undefined) {
+      const map = this.maps[place(key)]!;
+      entry = map.get(key);
+      if (entry === undefined) {
+        entry = { value: form.first(value), version: this.#version, written: 0, old: NO_OLD };
+        map.set(key, entry);
+        this.#remember(key, entry);
+        return value;
+      }
+      this.#remember(key, entry);
+    }
+    const snap = this.#active;
+    let state = entry.value;
+    if (snap !== undefined && entry.version <= snap.version && entry.written !== snap.version) {
+      snap.saveOld(entry, state);
+      entry.value = state = this.#copy(state);
+    }
+    entry.version = this.#version;
+    return form.fold(state, value);
+  }
+
+  /** The entry of a recently folded key, or undefined (also while the cache is bypassed). */
+  #cached(key: Key): Entry<V> | undefined {
+    if (this.#indexBypass > 0) {
+      this.#indexBypass--;
+      return undefined;
+    }
+    const entry = this.#index.get(key);
+    if (entry !== undefined) this.#indexHits++;
+    return entry;
   }
 
   #remember(key: Key, entry: Entry<V>): void {
@@ -172,6 +213,7 @@ export class StateTable<V> {
   snapshot(): TableSnapshot<V> {
     if (this.#active !== undefined) return this.#eagerSnapshot();
     const maps = this.maps;
+    const stored = this.#stored;
     const snap = new ActiveSnapshot<V>(this.#version, this.maps.length, () => {
       if (this.#active === snap) this.#active = undefined;
       // Values saved for entries the writer never reached (it stopped early) must not linger.
@@ -188,7 +230,7 @@ export class StateTable<V> {
         else if (entry.version <= snap.version) value = entry.value;
         else continue;
         entry.written = snap.version;
-        frame.push(key, value);
+        frame.push(key, stored === undefined ? value : stored(value));
         if (frame.length >= full) {
           yield frame;
           frame = prefix.slice();
@@ -196,7 +238,7 @@ export class StateTable<V> {
       }
       // Entries removed since the snapshot (some may have been created again since).
       for (const [key, value] of snap.remainingRemoved(kg)) {
-        frame.push(key, value);
+        frame.push(key, stored === undefined ? value : stored(value));
         if (frame.length >= full) {
           yield frame;
           frame = prefix.slice();
@@ -214,7 +256,7 @@ export class StateTable<V> {
   #eagerSnapshot(): TableSnapshot<V> {
     const copies = this.maps.map((m) => {
       const flat: unknown[] = [];
-      for (const [k, e] of m) flat.push(k, this.#copy(e.value));
+      for (const [k, e] of m) flat.push(k, this.#stored === undefined ? this.#copy(e.value) : this.#stored(this.#copy(e.value)));
       return flat;
     });
     function* keyGroupFrames(kg: number, sliceSize: number, prefix: readonly unknown[]): Generator<unknown[]> {

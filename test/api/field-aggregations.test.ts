@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import { defineJob, executeJob, keyGroupFor, ValueStateDescriptor, type DataStream, type Key } from '../../src/index.ts';
 import { CollectionSource } from '../../src/connectors/collection/index.ts';
 import { CollectSink } from '../../src/connectors/collect/index.ts';
-import { fieldAggregator } from '../../src/api/field-aggregator.ts';
+import { fieldAggregateOf, fieldAggregator, type FieldAggregation } from '../../src/api/field-aggregator.ts';
 import { HeapKeyedStateBackend } from '../../src/state/heap-keyed-state-backend.ts';
+import { seededRandom } from '../../src/coordinator/fault-injector.ts';
 import { runCollecting, uniqueId } from '../fixtures/helpers.ts';
 
 interface Rec {
@@ -133,5 +134,115 @@ describe('sum state under a snapshot in flight', () => {
     }
     for (const { record, copy } of emitted) assert.deepEqual(record, copy, 'an emitted aggregate is never changed afterwards');
     backend.dispose();
+  });
+});
+
+/** Every entry a backend's snapshot holds, by key, as plain data; the snapshot is released. */
+function snapshotContents(backend: HeapKeyedStateBackend): Map<Key, unknown> {
+  const captured = backend.snapshot();
+  const out = new Map<Key, unknown>();
+  for (const { snapshot } of captured.tables) {
+    for (let kg = 0; kg < 128; kg++) for (const frame of snapshot.keyGroupFrames(kg, 7, [kg])) for (let i = 1; i < frame.length; i += 2) out.set(frame[i] as Key, structuredClone(frame[i + 1]));
+    snapshot.release();
+  }
+  return out;
+}
+
+describe('field aggregates kept in place', () => {
+  const backend = () => new HeapKeyedStateBackend({ start: 0, end: 127 }, 128, 'sum', () => 'the test backend');
+  const descriptor = () => new ValueStateDescriptor<Record<string, unknown>>('_reduce');
+
+  test('emit, snapshot and restore exactly what the reduce function would, over random records, shapes and snapshots', () => {
+    for (const aggregation of ['sum', 'min', 'max'] as FieldAggregation[]) {
+      const fn = fieldAggregator<Record<string, unknown>>('n', aggregation);
+      const form = fieldAggregateOf(fn)!;
+      assert.ok(form, 'a field aggregator has an in-place form');
+      let reduce = backend();
+      let inPlace = backend();
+      let foldReduce = reduce.valueFolder(descriptor(), fn);
+      let foldInPlace = inPlace.inPlaceFolder(descriptor(), form);
+      const rnd = seededRandom(aggregation.length * 31);
+      const shapes = [
+        (k: string, n: number) => ({ k, n, tag: `t${n}` }),
+        (k: string, n: number) => ({ n, k }),
+        (k: string) => ({ k, tag: 'no n' }),
+        (k: string, n: number) => ({ k, n, tag: 'more', extra: [n] }),
+      ];
+      for (let step = 0; step < 3000; step++) {
+        const k = `k${Math.floor(rnd() * 25)}`;
+        // Mostly one shape, as real streams are; now and then another.
+        const shape = rnd() < 0.85 ? shapes[0]! : shapes[Math.floor(rnd() * shapes.length)]!;
+        const record = shape(k, Math.floor(rnd() * 100) - 50);
+        const expected = foldReduce(k, structuredClone(record));
+        const got = foldInPlace(k, record);
+        assert.deepEqual(got, expected, `${aggregation}, step ${step}, key ${k}`);
+        if (step % 250 === 249) {
+          const stored = snapshotContents(reduce);
+          assert.deepEqual(snapshotContents(inPlace), stored, `${aggregation}: snapshots agree at step ${step}`);
+          if (step % 500 === 499) {
+            // A restore: both start over from what the snapshot holds.
+            reduce = backend();
+            inPlace = backend();
+            for (const b of [reduce, inPlace]) {
+              for (const [key, value] of stored) b.restoreEntries({ name: '_reduce', kind: 'value', serializer: 'msgpack', version: 1 }, keyGroupFor(key, 128), [[key, structuredClone(value)]]);
+            }
+            foldReduce = reduce.valueFolder(descriptor(), fn);
+            foldInPlace = inPlace.inPlaceFolder(descriptor(), form);
+          }
+        }
+      }
+    }
+  });
+
+  test('a snapshot in flight holds the aggregates as of the snapshot; emitted records never change; keys added later are not in it', () => {
+    const b = backend();
+    const fold = b.inPlaceFolder(descriptor(), fieldAggregateOf(fieldAggregator<Record<string, unknown>>('n', 'sum'))!);
+    const emitted: Array<{ record: unknown; copy: unknown }> = [];
+    const feed = (keys: string[], n: number) => {
+      for (const k of keys) {
+        const record = fold(k, { k, n, tag: `r${n}` });
+        emitted.push({ record, copy: structuredClone(record) });
+        latest.set(k, structuredClone(record));
+      }
+    };
+    // The latest record emitted for a key is its aggregate.
+    const latest = new Map<Key, unknown>();
+    let atSecond = new Map<Key, unknown>();
+    const twice = Array.from({ length: 30 }, (_, i) => `twice-${i}`);
+    const once = Array.from({ length: 10 }, (_, i) => `once-${i}`);
+    feed(twice, 1);
+    feed(twice, 2);
+    feed(once, 5);
+    const captured = b.snapshot();
+    const [table] = captured.tables;
+    const seen = new Map<Key, unknown>();
+    let second: ReturnType<HeapKeyedStateBackend['snapshot']> | undefined;
+    const lateKeys: string[] = [];
+    for (let kg = 0; kg < 128; kg++) {
+      // Halfway, a second snapshot while the first is still being written (copied eagerly).
+      if (kg === 64) {
+        second = b.snapshot();
+        atSecond = new Map(latest);
+      }
+      for (const slice of table!.snapshot.keyGroupSlices(kg, 2)) {
+        for (const [k, v] of slice) seen.set(k, structuredClone(v));
+        // Records go on between the writer's slices, for old keys and new ones.
+        feed([...twice, ...once], 100 + kg);
+        if (!lateKeys.includes(`late-${kg}`)) lateKeys.push(`late-${kg}`);
+        feed([`late-${kg}`], 1);
+      }
+    }
+    table!.snapshot.release();
+    const sorted = (entries: Iterable<readonly [Key, unknown]>) => [...entries].sort(([x], [y]) => String(x).localeCompare(String(y)));
+    const expected: Array<[Key, unknown]> = [...twice.map((k): [Key, unknown] => [k, { k, n: 3, tag: 'r1' }]), ...once.map((k): [Key, unknown] => [k, { k, n: 5, tag: 'r5' }])];
+    assert.deepEqual(sorted(seen), sorted(expected));
+    const secondSeen = new Map<Key, unknown>();
+    const [secondTable] = second!.tables;
+    for (let kg = 0; kg < 128; kg++) for (const slice of secondTable!.snapshot.keyGroupSlices(kg, 5)) for (const [k, v] of slice) secondSeen.set(k, structuredClone(v));
+    secondTable!.snapshot.release();
+    assert.deepEqual(sorted(secondSeen), sorted(atSecond), 'the second snapshot holds the aggregates as of its own time');
+    assert.ok([...secondSeen.keys()].some((k) => String(k).startsWith('late-')), 'with keys added after the first snapshot');
+    assert.equal(snapshotContents(b).size, twice.length + once.length + lateKeys.length);
+    for (const { record, copy } of emitted) assert.deepEqual(record, copy, 'an emitted aggregate is never changed afterwards');
   });
 });

@@ -1,3 +1,4 @@
+import { fieldAggregateOf } from '../../api/field-aggregator.ts';
 import type { KeySelector, ReduceFunction } from '../../api/functions.ts';
 import { ValueStateDescriptor } from '../../api/state-descriptors.ts';
 import type { Key } from '../../state/key-group.ts';
@@ -18,7 +19,10 @@ export class ReduceOperator extends AbstractStreamOperator {
 
   override open(ctx: OperatorContext): void {
     super.open(ctx);
-    this.#fold = ctx.keyedState!.valueFolder(new ValueStateDescriptor<unknown>(ReduceOperator.STATE_NAME), this.#fn);
+    const descriptor = new ValueStateDescriptor<unknown>(ReduceOperator.STATE_NAME);
+    // sum, min and max of a field keep their state in place; snapshots hold the same aggregate.
+    const inPlace = fieldAggregateOf(this.#fn);
+    this.#fold = inPlace ? ctx.keyedState!.inPlaceFolder(descriptor, inPlace) : ctx.keyedState!.valueFolder(descriptor, this.#fn);
   }
 
   processElement(value: unknown): void {
