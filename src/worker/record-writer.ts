@@ -11,6 +11,8 @@ export class RecordWriter {
   readonly #select: ChannelSelector;
   readonly #batch: number;
   readonly #pending: unknown[][];
+  /** One channel: every partitioner picks it (a broadcast too), so no record needs the selector. */
+  readonly #single: boolean;
   recordsOut = 0;
 
   constructor(channels: readonly OutputChannel[], select: ChannelSelector, batchSize: number) {
@@ -18,10 +20,15 @@ export class RecordWriter {
     this.#select = select;
     this.#batch = batchSize;
     this.#pending = channels.map(() => []);
+    this.#single = channels.length === 1;
   }
 
   emit(record: unknown): void {
     this.recordsOut++;
+    if (this.#single) {
+      this.#add(0, record);
+      return;
+    }
     const c = this.#select(record);
     if (c === BROADCAST) {
       for (let i = 0; i < this.#pending.length; i++) this.#add(i, record);
