@@ -1,12 +1,13 @@
 import type { OutputChannel } from '../network/output-channel.ts';
 import type { StreamEvent } from '../network/stream-event.ts';
+import type { Output } from './operators/stream-operator.ts';
 import { BROADCAST, type ChannelSelector } from './partitioner.ts';
 
 /**
  * Writes a subtask's records of one job edge to its channels: records gather in a buffer per
  * channel and leave in batches, events leave after the records before them.
  */
-export class RecordWriter {
+export class RecordWriter implements Output {
   readonly channels: readonly OutputChannel[];
   readonly #select: ChannelSelector;
   readonly #batch: number;
@@ -35,6 +36,11 @@ export class RecordWriter {
     } else {
       this.#add(c, record);
     }
+  }
+
+  /** The writer is the output of the operator before it: no closure in between. */
+  collect(record: unknown): void {
+    this.emit(record);
   }
 
   #add(c: number, record: unknown): void {
