@@ -146,7 +146,7 @@ const BREAKDOWN: ReadonlyArray<{ variant: Variant; stage: string }> = [
     variant: { id: 'p1-literal', label: 'p1 ... keyBy -> reduce(literal)', run: (n, seed) => runEngine(1, 0, 'literal', n, seed, false) },
     stage: '+ keyBy and a rolling reduce on heap keyed state, the sum built as an object literal',
   },
-  { variant: P1, stage: "+ sum('count') instead of the literal reduce: the field aggregator copies each record with {...acc}" },
+  { variant: P1, stage: "+ sum('count') instead of the literal reduce: the field aggregation keeps its state in place and builds one new record per input" },
 ];
 
 
