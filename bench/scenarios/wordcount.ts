@@ -146,7 +146,7 @@ const BREAKDOWN: ReadonlyArray<{ variant: Variant; stage: string }> = [
     variant: { id: 'p1-literal', label: 'p1 ... keyBy -> reduce(literal)', run: (n, seed) => runEngine(1, 0, 'literal', n, seed, false) },
     stage: '+ keyBy and a rolling reduce on heap keyed state, the sum built as an object literal',
   },
-  { variant: P1, stage: "+ sum('count') instead of the literal reduce: the field aggregator copies each record with {...acc}" },
+  { variant: P1, stage: "+ sum('count') instead of the literal reduce: the field aggregation keeps its state in place and builds one new record per input" },
 ];
 
 
@@ -198,9 +198,9 @@ export const wordcount: Scenario = {
     const { log, runs } = options;
     const records = options.records ?? DEFAULT_RECORDS;
     const seed = intFlag(options, 'seed', 7);
-    const warmup = intFlag(options, 'warmup', Math.floor(records / 10));
-    const startupRecords = intFlag(options, 'startup-records', 1000);
-    const verifyRecords = intFlag(options, 'verify-records', 100_000);
+    const warmup = intFlag(options, 'warmup', Math.floor(records / 10), 0);
+    const startupRecords = intFlag(options, 'startup-records', 1000, 0);
+    const verifyRecords = intFlag(options, 'verify-records', 100_000, 0);
     const breakdown = options.flags.breakdown !== undefined && options.flags.breakdown !== 'false';
     const only = options.flags.only?.split(',').map((s) => s.trim());
     const main = only ? MAIN_VARIANTS.filter((v) => only.includes(v.id)) : MAIN_VARIANTS;

@@ -20,6 +20,7 @@ import { StateTable } from './state-table.ts';
 import type { TypeSerializer } from '../api/serializer.ts';
 import type { ReduceFunction } from '../api/functions.ts';
 import type { CapturedKeyedState } from './captured-state.ts';
+import type { InPlaceAggregate } from './in-place-aggregate.ts';
 import type { KeyedStateBackend, StoredStateInfo } from './keyed-state-backend.ts';
 
 export type { StoredStateInfo } from './keyed-state-backend.ts';
@@ -31,8 +32,6 @@ export interface RegisteredState {
   restoredAs: StoredStateInfo | undefined;
 }
 
-
-const KEY_GROUP_CACHE = 65_536;
 
 /** Keeps restored values in their stored form until the operator asks for the state. */
 function passthroughSerializer(info: StoredStateInfo): TypeSerializer<unknown> {
@@ -55,7 +54,6 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
   readonly states = new Map<string, RegisteredState>();
   #currentKey: Key = undefined;
   #currentIndex = -1;
-  readonly #keyGroups = new Map<string, number>();
   readonly uid: string;
   readonly #describe: () => string;
 
@@ -91,35 +89,42 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
   }
 
   setCurrentKey(key: Key): void {
-    let kg: number | undefined;
-    if (typeof key === 'string') {
-      // Hashing a string costs more than finding it in a map: remember the key groups of recent keys.
-      kg = this.#keyGroups.get(key);
-      if (kg === undefined) {
-        kg = keyGroupFor(key, this.maxParallelism);
-        if (this.#keyGroups.size >= KEY_GROUP_CACHE) this.#keyGroups.clear();
-        this.#keyGroups.set(key, kg);
-      }
-    } else {
-      kg = keyGroupFor(key, this.maxParallelism);
-    }
+    // murmur over a key costs less than finding the key in a map of recent key groups (measured
+    // with a keyed process function over DataGen words), and needs no memory.
+    this.#currentIndex = this.#indexOf(key, keyGroupFor(key, this.maxParallelism));
+    this.#currentKey = key;
+  }
+
+  /** The index of a key's key group in this subtask's range; a key of another subtask is an error. */
+  #indexOf(key: Key, kg: number): number {
     const index = kg - this.keyGroupRange.start;
     if (index < 0 || kg > this.keyGroupRange.end) {
       throw new KeyedStateError(
         `key ${JSON.stringify(key)} (key group ${kg}) reached ${this.#describe()}, which owns key groups ${this.keyGroupRange.start}..${this.keyGroupRange.end}: the key selector must return the same key for a record every time it is called`,
       );
     }
-    this.#currentKey = key;
-    this.#currentIndex = index;
+    return index;
   }
 
   get currentKey(): Key {
     return this.#currentKey;
   }
 
-  valueFolder<T>(descriptor: ValueStateDescriptor<T>, fn: ReduceFunction<T>): (value: T) => T {
+  valueFolder<T>(descriptor: ValueStateDescriptor<T>, fn: ReduceFunction<T>): (key: Key, value: T) => T {
     const table = this.#register(descriptor) as StateTable<T>;
-    return (value) => table.reduce(this.#checkKey(descriptor.name), this.#currentKey, value, fn);
+    // The table caches entries by key, so the key group is only computed for keys it has not seen.
+    const place = (key: Key): number => this.#indexOf(key, keyGroupFor(key, this.maxParallelism));
+    return (key, value) => table.fold(key, value, fn, place);
+  }
+
+  inPlaceFolder<S, T>(descriptor: ValueStateDescriptor<T>, form: InPlaceAggregate<S, T>): (key: Key, value: T) => T {
+    const table = this.#register(descriptor) as unknown as StateTable<S>;
+    // Restored entries hold what snapshots write; from now on the table holds the form's states.
+    for (const map of table.maps) for (const entry of map.values()) entry.value = form.fromStored(entry.value as unknown as T);
+    table.useCopy((state) => form.copy(state));
+    table.storeAs((state) => form.toStored(state));
+    const place = (key: Key): number => this.#indexOf(key, keyGroupFor(key, this.maxParallelism));
+    return (key, value) => table.foldInPlace(key, value, form, place);
   }
 
   snapshot(): CapturedKeyedState {
@@ -132,7 +137,6 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
 
   dispose(): void {
     this.states.clear();
-    this.#keyGroups.clear();
   }
 
   #register(descriptor: StateDescriptor): StateTable<unknown> {

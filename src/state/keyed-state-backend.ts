@@ -8,6 +8,7 @@ import type {
   ValueStateDescriptor,
 } from '../api/state-descriptors.ts';
 import type { CapturedKeyedState } from './captured-state.ts';
+import type { InPlaceAggregate } from './in-place-aggregate.ts';
 import type { Key, KeyGroupRange } from './key-group.ts';
 
 /** How a state was written: what a restore checks the job's descriptor against. */
@@ -36,10 +37,17 @@ export interface KeyedStateBackend {
   getReducingState<T>(descriptor: ReducingStateDescriptor<T>): ReducingState<T>;
   getAggregatingState<IN, ACC, OUT>(descriptor: AggregatingStateDescriptor<IN, ACC, OUT>): AggregatingState<IN, OUT>;
   /**
-   * A function that folds a value into the current key's value of `descriptor` with `fn` and
-   * returns the result: the rolling aggregates' hot path, one lookup per record.
+   * A function that folds a value into `key`'s value of `descriptor` with `fn` and returns the
+   * result: the rolling aggregates' hot path, one lookup per record for keys seen recently. It
+   * does not change the current key.
    */
-  valueFolder<T>(descriptor: ValueStateDescriptor<T>, fn: ReduceFunction<T>): (value: T) => T;
+  valueFolder<T>(descriptor: ValueStateDescriptor<T>, fn: ReduceFunction<T>): (key: Key, value: T) => T;
+  /**
+   * valueFolder for an aggregate kept in a form of its own: `form` makes each key's state from
+   * its first record, changes it in place per record and says what to emit; snapshots still
+   * write (and restores read) the aggregate as a reduce would hold it.
+   */
+  inPlaceFolder<S, T>(descriptor: ValueStateDescriptor<T>, form: InPlaceAggregate<S, T>): (key: Key, value: T) => T;
   /** Entries of one stored state and key group, laid out key, value, key, value, ... from `pairs[from]` on. */
   restorePairs(info: StoredStateInfo, keyGroup: number, pairs: readonly unknown[], from: number): void;
   /** The synchronous part of a snapshot: views of every state that the asynchronous part writes. */

@@ -1,3 +1,4 @@
+import type { InPlaceAggregate } from './in-place-aggregate.ts';
 import type { Key } from './key-group.ts';
 
 /**
@@ -23,6 +24,15 @@ export interface Entry<V> {
   old: unknown;
 }
 
+/** Keys fold() finds without their key group, at most (as many as a subtask usually has hot keys). */
+const INDEX_LIMIT = 65_536;
+/**
+ * Folds that skip the index after it filled up with fewer hits than keys put in it: when most
+ * keys are not seen again before the index starts over, its lookup and insert cost more than
+ * finding the key group. Then it is tried again.
+ */
+const INDEX_BYPASS = 8 * INDEX_LIMIT;
+
 /** Entry.old when the entry holds no value for a snapshot. */
 const NO_OLD: unique symbol = Symbol('no old value');
 
@@ -40,8 +50,16 @@ export interface TableSnapshot<V> {
 export class StateTable<V> {
   readonly maps: Map<Key, Entry<V>>[];
   #copy: (value: V) => V;
+  #stored: ((value: V) => unknown) | undefined;
   #version = 1;
   #active: ActiveSnapshot<V> | undefined;
+  /**
+   * Entries of recently folded keys, by key alone, for fold(). Entries stay in `maps`; this only
+   * finds them. remove() takes the key out, so it never holds an entry the table has dropped.
+   */
+  readonly #index = new Map<Key, Entry<V>>();
+  #indexHits = 0;
+  #indexBypass = 0;
 
   constructor(keyGroups: number, copy: (value: V) => V) {
     this.maps = Array.from({ length: keyGroups }, () => new Map());
@@ -51,6 +69,11 @@ export class StateTable<V> {
   /** Restored tables get the copy function of their descriptor once the operator registers it. */
   useCopy(copy: (value: V) => V): void {
     this.#copy = copy;
+  }
+
+  /** Values kept in a form of their own (InPlaceAggregate) are written to snapshots as `toStored` makes them. */
+  storeAs(toStored: (value: V) => unknown): void {
+    this.#stored = toStored;
   }
 
   get(kg: number, key: Key): V | undefined {
@@ -67,15 +90,24 @@ export class StateTable<V> {
   }
 
   /**
-   * Folds a value into a key's entry with one lookup: the entry becomes `value` when absent, else
-   * `fn(current, value)`. `fn` may return a new object or change `current` in place.
+   * Folds a value into a key's entry: the entry becomes `value` when absent, else
+   * `fn(current, value)`. `fn` may return a new object or change `current` in place. A key folded
+   * recently is found with one lookup and no key group (computing one costs about as much as the
+   * lookup); otherwise `place` gives its key group index (and throws for a key this table must not
+   * hold).
    */
-  reduce(kg: number, key: Key, value: V, fn: (current: V, value: V) => V): V {
-    const map = this.maps[kg]!;
-    const entry = map.get(key);
+  fold(key: Key, value: V, fn: (current: V, value: V) => V, place: (key: Key) => number): V {
+    let entry = this.#cached(key);
     if (entry === undefined) {
-      map.set(key, { value, version: this.#version, written: 0, old: NO_OLD });
-      return value;
+      const map = this.maps[place(key)]!;
+      entry = map.get(key);
+      if (entry === undefined) {
+        entry = { value, version: this.#version, written: 0, old: NO_OLD };
+        map.set(key, entry);
+        this.#remember(key, entry);
+        return value;
+      }
+      this.#remember(key, entry);
     }
     const snap = this.#active;
     let current = entry.value;
@@ -87,6 +119,58 @@ export class StateTable<V> {
     entry.value = next;
     entry.version = this.#version;
     return next;
+  }
+
+  /**
+   * fold() for values kept in a form of their own (InPlaceAggregate): the entry becomes
+   * `form.first(value)` when absent and `value` is returned; else `form.fold` changes the entry's
+   * state in place (a copy of it while a snapshot still needs the original) and returns what to
+   * emit. Entries are found as fold() finds them.
+   */
+  foldInPlace<T>(key: Key, value: T, form: InPlaceAggregate<V, T>, place: (key: Key) => number): T {
+    let entry = this.#cached(key);
+    if (entry === undefined) {
+      const map = this.maps[place(key)]!;
+      entry = map.get(key);
+      if (entry === undefined) {
+        entry = { value: form.first(value), version: this.#version, written: 0, old: NO_OLD };
+        map.set(key, entry);
+        this.#remember(key, entry);
+        return value;
+      }
+      this.#remember(key, entry);
+    }
+    const snap = this.#active;
+    let state = entry.value;
+    if (snap !== undefined && entry.version <= snap.version && entry.written !== snap.version) {
+      snap.saveOld(entry, state);
+      entry.value = state = this.#copy(state);
+    }
+    entry.version = this.#version;
+    return form.fold(state, value);
+  }
+
+  /** The entry of a recently folded key, or undefined (also while the cache is bypassed). */
+  #cached(key: Key): Entry<V> | undefined {
+    if (this.#indexBypass > 0) {
+      this.#indexBypass--;
+      return undefined;
+    }
+    const entry = this.#index.get(key);
+    if (entry !== undefined) this.#indexHits++;
+    return entry;
+  }
+
+  #remember(key: Key, entry: Entry<V>): void {
+    if (this.#indexBypass > 0) return;
+    if (this.#index.size >= INDEX_LIMIT) {
+      // A cache, not the table: starting over when full keeps it small whatever the key count.
+      this.#index.clear();
+      if (this.#indexHits < INDEX_LIMIT) this.#indexBypass = INDEX_BYPASS;
+      this.#indexHits = 0;
+      if (this.#indexBypass > 0) return;
+    }
+    this.#index.set(key, entry);
   }
 
   put(kg: number, key: Key, value: V): void {
@@ -113,6 +197,7 @@ export class StateTable<V> {
       else if (entry.version <= snap.version && entry.written !== snap.version) snap.saveRemoved(kg, key, entry.value);
     }
     map.delete(key);
+    if (this.#index.size > 0) this.#index.delete(key);
   }
 
   get size(): number {
@@ -128,6 +213,7 @@ export class StateTable<V> {
   snapshot(): TableSnapshot<V> {
     if (this.#active !== undefined) return this.#eagerSnapshot();
     const maps = this.maps;
+    const stored = this.#stored;
     const snap = new ActiveSnapshot<V>(this.#version, this.maps.length, () => {
       if (this.#active === snap) this.#active = undefined;
       // Values saved for entries the writer never reached (it stopped early) must not linger.
@@ -144,7 +230,7 @@ export class StateTable<V> {
         else if (entry.version <= snap.version) value = entry.value;
         else continue;
         entry.written = snap.version;
-        frame.push(key, value);
+        frame.push(key, stored === undefined ? value : stored(value));
         if (frame.length >= full) {
           yield frame;
           frame = prefix.slice();
@@ -152,7 +238,7 @@ export class StateTable<V> {
       }
       // Entries removed since the snapshot (some may have been created again since).
       for (const [key, value] of snap.remainingRemoved(kg)) {
-        frame.push(key, value);
+        frame.push(key, stored === undefined ? value : stored(value));
         if (frame.length >= full) {
           yield frame;
           frame = prefix.slice();
@@ -170,7 +256,7 @@ export class StateTable<V> {
   #eagerSnapshot(): TableSnapshot<V> {
     const copies = this.maps.map((m) => {
       const flat: unknown[] = [];
-      for (const [k, e] of m) flat.push(k, this.#copy(e.value));
+      for (const [k, e] of m) flat.push(k, this.#stored === undefined ? this.#copy(e.value) : this.#stored(this.#copy(e.value)));
       return flat;
     });
     function* keyGroupFrames(kg: number, sliceSize: number, prefix: readonly unknown[]): Generator<unknown[]> {

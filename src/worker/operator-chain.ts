@@ -70,7 +70,7 @@ export class OperatorChain {
     this.outputs = ops.map((op) => {
       const targets: Output[] = [
         ...op.chainedOutputs.map((next) => this.#guarded(next)),
-        ...op.networkOutputs.map((edgeId) => writerOutput(setup.writers.get(edgeId)!)),
+        ...op.networkOutputs.map((edgeId): Output => setup.writers.get(edgeId)!),
       ];
       return targets.length === 1 ? targets[0]! : fanOut(targets);
     });
@@ -167,10 +167,6 @@ export class OperatorChain {
       throw new OperatorFailure(e, m.name, m.uid, this.#vertexName, this.#subtask, this.#parallelism);
     }
   }
-}
-
-function writerOutput(writer: RecordWriter): Output {
-  return { collect: (value) => writer.emit(value) };
 }
 
 function fanOut(targets: readonly Output[]): Output {

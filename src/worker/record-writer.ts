@@ -1,15 +1,18 @@
 import type { BarrierSettlement, OutputChannel } from '../network/output-channel.ts';
 import type { StreamEvent } from '../network/stream-event.ts';
+import type { Output } from './operators/stream-operator.ts';
 import { BROADCAST, type ChannelSelector } from './partitioner.ts';
 
 /**
  * Writes a subtask's records of one job edge to its channels (each channel batches or
  * serializes them into its buffers); events leave after the records before them.
  */
-export class RecordWriter {
+export class RecordWriter implements Output {
   readonly channels: readonly OutputChannel[];
   readonly #select: ChannelSelector;
   readonly #flushEachRecord: boolean;
+  /** One channel: every partitioner picks it (a broadcast too), so no record needs the selector. */
+  readonly #single: OutputChannel | undefined;
   recordsOut = 0;
 
   /** `flushEachRecord`: a buffer timeout of 0, every record leaves at once. */
@@ -17,16 +20,26 @@ export class RecordWriter {
     this.channels = channels;
     this.#select = select;
     this.#flushEachRecord = flushEachRecord;
+    this.#single = channels.length === 1 ? channels[0] : undefined;
   }
 
   emit(record: unknown): void {
     this.recordsOut++;
+    if (this.#single !== undefined) {
+      this.#write(this.#single, record);
+      return;
+    }
     const c = this.#select(record);
     if (c === BROADCAST) {
       for (const ch of this.channels) this.#write(ch, record);
     } else {
       this.#write(this.channels[c]!, record);
     }
+  }
+
+  /** The writer is the output of the operator before it: no closure in between. */
+  collect(record: unknown): void {
+    this.emit(record);
   }
 
   #write(ch: OutputChannel, record: unknown): void {

@@ -79,6 +79,26 @@ describe('HeapKeyedStateBackend', () => {
     );
   });
 
+  test('a value folder folds per key, and refuses a key of another subtask as setCurrentKey does', () => {
+    const b = backend(0, 63);
+    const fold = b.valueFolder(new ValueStateDescriptor<number>('sum'), (x, y) => x + y);
+    let inside = 0;
+    while (keyGroupFor(`k${inside}`, 128) > 63) inside++;
+    let outside = 0;
+    while (keyGroupFor(`k${outside}`, 128) <= 63) outside++;
+    const key = `k${inside}`;
+    assert.equal(fold(key, 2), 2);
+    assert.equal(fold(key, 3), 5);
+    b.setCurrentKey(key);
+    assert.equal(b.getValueState(new ValueStateDescriptor<number>('sum')).value(), 5, 'the folded value is the key\'s state');
+    const wrong = `k${outside}`;
+    assert.throws(
+      () => fold(wrong, 1),
+      (e: unknown) => e instanceof KeyedStateError && e.message.includes(JSON.stringify(wrong)) && e.message.includes(`key group ${keyGroupFor(wrong, 128)}`) && e.message.includes('0..63'),
+    );
+    assert.equal(b.currentKey, key, 'folding does not change the current key');
+  });
+
   test('one name is one state: the same kind shares it, another kind is an error', () => {
     const b = backend();
     const first = b.getValueState(new ValueStateDescriptor<number>('shared'));

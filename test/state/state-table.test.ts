@@ -244,6 +244,113 @@ describe('StateTable copy-on-write snapshots', () => {
   });
 });
 
+describe('StateTable.fold', () => {
+  /** A place function that counts its calls: how often a fold needed the key group. */
+  function counting(kgOf: (key: Key) => number): { place: (key: Key) => number; calls: () => number } {
+    let n = 0;
+    return {
+      place: (key) => {
+        n++;
+        return kgOf(key);
+      },
+      calls: () => n,
+    };
+  }
+  const kgOfKey = (key: Key) => Number(String(key).split('-')[1]) % 4;
+  const add = (a: Doc, b: Doc): Doc => ({ n: a.n + b.n, tags: [...a.tags, ...b.tags] });
+
+  test('the first fold of a key stores the value; later ones fold into it, finding the entry without its key group', () => {
+    const table = new StateTable<Doc>(4, copyDoc);
+    const { place, calls } = counting(kgOfKey);
+    const first = { n: 1, tags: ['a'] };
+    assert.equal(table.fold('k-1', first, add, place), first);
+    assert.deepEqual(table.fold('k-1', { n: 2, tags: ['b'] }, add, place), { n: 3, tags: ['a', 'b'] });
+    assert.deepEqual(table.fold('k-1', { n: 3, tags: [] }, add, place), { n: 6, tags: ['a', 'b'] });
+    assert.equal(calls(), 1, 'the key group was asked for once');
+    assert.deepEqual(table.get(1, 'k-1'), { n: 6, tags: ['a', 'b'] }, 'the entry is in its key group');
+  });
+
+  test('a fold sees entries written by put and restored ones, and a removed key starts over', () => {
+    const table = new StateTable<number>(4, (v) => v);
+    const { place, calls } = counting(kgOfKey);
+    const sum = (a: number, b: number) => a + b;
+    table.put(2, 'k-2', 10);
+    assert.equal(table.fold('k-2', 5, sum, place), 15);
+    assert.equal(table.fold('k-2', 5, sum, place), 20);
+    table.put(2, 'k-2', 100);
+    assert.equal(table.fold('k-2', 1, sum, place), 101, 'a put after the fold is the value folded into');
+    table.remove(2, 'k-2');
+    assert.equal(table.fold('k-2', 7, sum, place), 7, 'after a remove the key has no value');
+    assert.equal(table.get(2, 'k-2'), 7);
+    assert.equal(calls(), 2, 'once before the remove, once after');
+  });
+
+  test('an error from place leaves the table as it was', () => {
+    const table = new StateTable<number>(4, (v) => v);
+    const refuse = () => {
+      throw new RangeError('not this subtask\'s key');
+    };
+    assert.throws(() => table.fold('k-3', 1, (a, b) => a + b, refuse), RangeError);
+    assert.equal(table.size, 0);
+  });
+
+  test('more keys than the entry cache holds fold right', () => {
+    const table = new StateTable<number>(4, (v) => v);
+    const keys = 70_000;
+    for (let round = 1; round <= 2; round++) for (let i = 0; i < keys; i++) table.fold(`k-${i}`, i, (a, b) => a + b, kgOfKey);
+    assert.equal(table.size, keys);
+    for (const i of [0, 1, 65_535, 65_536, 69_999]) assert.equal(table.get(kgOfKey(`k-${i}`), `k-${i}`), 2 * i);
+  });
+
+  test('after a stretch of keys that never come back, hot keys are found without their key group again', () => {
+    const table = new StateTable<number>(4, (v) => v);
+    const { place, calls } = counting(kgOfKey);
+    const sum = (a: number, b: number) => a + b;
+    // Every key once: the entry cache fills up without a hit, again and again.
+    const cold = 400_000;
+    for (let i = 0; i < cold; i++) table.fold(`cold-${i}`, 1, sum, place);
+    assert.equal(calls(), cold);
+    // Then ten hot keys, long enough for the cache to be tried again.
+    for (let i = 0; i < 2_000_000; i++) table.fold(`hot-${i % 10}`, 1, sum, place);
+    const before = calls();
+    for (let i = 0; i < 100_000; i++) table.fold(`hot-${i % 10}`, 1, sum, place);
+    assert.equal(calls(), before, 'the last 100,000 folds of hot keys needed no key group');
+    for (let k = 0; k < 10; k++) assert.equal(table.get(kgOfKey(`hot-${k}`), `hot-${k}`), 210_000);
+    assert.equal(table.get(kgOfKey('cold-7'), 'cold-7'), 1);
+  });
+
+  test('a snapshot in flight keeps the values as of the snapshot, whether fold returns a new object or changes the old one', () => {
+    const table = new StateTable<Doc>(4, copyDoc);
+    const inPlace = (a: Doc, b: Doc): Doc => {
+      a.n += b.n;
+      a.tags.push(...b.tags);
+      return a;
+    };
+    for (const fn of [add, inPlace]) {
+      for (let i = 0; i < 8; i++) table.fold(`k-${i}`, { n: i, tags: [`t${i}`] }, fn, kgOfKey);
+      const atSnapshot = readAllCurrent(table, 4);
+      const snap = table.snapshot();
+      const partial = new Map<number, Array<[Key, Doc]>>();
+      for (let kg = 0; kg < 4; kg++) {
+        const entries: Array<[Key, Doc]> = [];
+        for (const slice of snap.keyGroupSlices(kg, 1)) {
+          for (const [k, v] of slice) entries.push([k, structuredClone(v)]);
+          // Records keep arriving between the slices the writer takes.
+          for (let i = 0; i < 10; i++) table.fold(`k-${i}`, { n: 100, tags: ['later'] }, fn, kgOfKey);
+        }
+        entries.sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+        if (entries.length > 0) partial.set(kg, entries);
+      }
+      snap.release();
+      assert.deepEqual(partial, atSnapshot, fn === add ? 'new objects' : 'changed in place');
+      table.remove(kgOfKey('k-8'), 'k-8');
+      table.remove(kgOfKey('k-9'), 'k-9');
+      for (let i = 0; i < 8; i++) table.remove(kgOfKey(`k-${i}`), `k-${i}`);
+      assert.equal(table.size, 0);
+    }
+  });
+});
+
 /** The table's current contents, read through a snapshot that is released at once. */
 function readAllCurrent(table: StateTable<Doc>, keyGroups: number): Map<number, Array<[Key, Doc]>> {
   const snap = table.snapshot();

@@ -1,6 +1,6 @@
+import { fieldAggregateOf } from '../../api/field-aggregator.ts';
 import type { KeySelector, ReduceFunction } from '../../api/functions.ts';
 import { ValueStateDescriptor } from '../../api/state-descriptors.ts';
-import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import type { Key } from '../../state/key-group.ts';
 import { AbstractStreamOperator, type OperatorContext } from './stream-operator.ts';
 
@@ -9,8 +9,7 @@ export class ReduceOperator extends AbstractStreamOperator {
   static readonly STATE_NAME = '_reduce';
   readonly #fn: ReduceFunction<unknown>;
   readonly #keySelector: KeySelector<unknown>;
-  #backend!: KeyedStateBackend;
-  #fold!: (value: unknown) => unknown;
+  #fold!: (key: Key, value: unknown) => unknown;
 
   constructor(fn: ReduceFunction<unknown>, keySelector: KeySelector<unknown>) {
     super();
@@ -20,14 +19,13 @@ export class ReduceOperator extends AbstractStreamOperator {
 
   override open(ctx: OperatorContext): void {
     super.open(ctx);
-    this.#backend = ctx.keyedState!;
-    this.#fold = this.#backend.valueFolder(new ValueStateDescriptor<unknown>(ReduceOperator.STATE_NAME), this.#fn);
+    const descriptor = new ValueStateDescriptor<unknown>(ReduceOperator.STATE_NAME);
+    // sum, min and max of a field keep their state in place; snapshots hold the same aggregate.
+    const inPlace = fieldAggregateOf(this.#fn);
+    this.#fold = inPlace ? ctx.keyedState!.inPlaceFolder(descriptor, inPlace) : ctx.keyedState!.valueFolder(descriptor, this.#fn);
   }
 
   processElement(value: unknown): void {
-    const backend = this.#backend;
-    const key = this.#keySelector(value) as Key;
-    backend.setCurrentKey(key);
-    this.output.collect(this.#fold(value));
+    this.output.collect(this.#fold(this.#keySelector(value) as Key, value));
   }
 }
