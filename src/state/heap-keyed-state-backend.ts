@@ -15,6 +15,7 @@ import type {
 } from '../api/state-descriptors.ts';
 import { type Key, type KeyGroupRange, keyGroupFor } from './key-group.ts';
 import { KeyedStateError } from './keyed-state-error.ts';
+import { stateKey } from './state-key.ts';
 import { StateMigrationError } from './state-migration-error.ts';
 import { StateTable } from './state-table.ts';
 import type { TypeSerializer } from '../api/serializer.ts';
@@ -52,7 +53,9 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
   readonly keyGroupRange: KeyGroupRange;
   readonly maxParallelism: number;
   readonly states = new Map<string, RegisteredState>();
+  /** The current key as the tables hold it (stateKey), and as the key selector returned it. */
   #currentKey: Key = undefined;
+  #userKey: Key = undefined;
   #currentIndex = -1;
   readonly uid: string;
   readonly #describe: () => string;
@@ -68,14 +71,14 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
   restoreEntries(info: StoredStateInfo, keyGroup: number, entries: ReadonlyArray<readonly [Key, unknown]>): void {
     const table = this.#restoredTable(info);
     const index = keyGroup - this.keyGroupRange.start;
-    for (const [key, value] of entries) table.put(index, key, value);
+    for (const [key, value] of entries) table.put(index, stateKey(key), value);
   }
 
   /** restoreEntries for entries laid out key, value, key, value, ... from `pairs[from]` on (as a state file's frames are). */
   restorePairs(info: StoredStateInfo, keyGroup: number, pairs: readonly unknown[], from: number): void {
     const table = this.#restoredTable(info);
     const index = keyGroup - this.keyGroupRange.start;
-    for (let i = from; i + 1 < pairs.length; i += 2) table.put(index, pairs[i] as Key, pairs[i + 1]);
+    for (let i = from; i + 1 < pairs.length; i += 2) table.put(index, stateKey(pairs[i] as Key), pairs[i + 1]);
   }
 
   #restoredTable(info: StoredStateInfo): StateTable<unknown> {
@@ -92,7 +95,8 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     // murmur over a key costs less than finding the key in a map of recent key groups (measured
     // with a keyed process function over DataGen words), and needs no memory.
     this.#currentIndex = this.#indexOf(key, keyGroupFor(key, this.maxParallelism));
-    this.#currentKey = key;
+    this.#userKey = key;
+    this.#currentKey = stateKey(key);
   }
 
   /** The index of a key's key group in this subtask's range; a key of another subtask is an error. */
@@ -107,14 +111,14 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
   }
 
   get currentKey(): Key {
-    return this.#currentKey;
+    return this.#userKey;
   }
 
   valueFolder<T>(descriptor: ValueStateDescriptor<T>, fn: ReduceFunction<T>): (key: Key, value: T) => T {
     const table = this.#register(descriptor) as StateTable<T>;
     // The table caches entries by key, so the key group is only computed for keys it has not seen.
     const place = (key: Key): number => this.#indexOf(key, keyGroupFor(key, this.maxParallelism));
-    return (key, value) => table.fold(key, value, fn, place);
+    return (key, value) => (Array.isArray(key) ? table.fold(stateKey(key), value, fn, () => place(key)) : table.fold(key, value, fn, place));
   }
 
   inPlaceFolder<S, T>(descriptor: ValueStateDescriptor<T>, form: InPlaceAggregate<S, T>): (key: Key, value: T) => T {
@@ -124,7 +128,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     table.useCopy((state) => form.copy(state));
     table.storeAs((state) => form.toStored(state));
     const place = (key: Key): number => this.#indexOf(key, keyGroupFor(key, this.maxParallelism));
-    return (key, value) => table.foldInPlace(key, value, form, place);
+    return (key, value) => (Array.isArray(key) ? table.foldInPlace(stateKey(key), value, form, () => place(key)) : table.foldInPlace(key, value, form, place));
   }
 
   snapshot(): CapturedKeyedState {
