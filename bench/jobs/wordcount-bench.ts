@@ -8,6 +8,7 @@
 //   --report-dir DIR         each sink subtask writes sink-<subtask>.json there when it closes
 //   --verify                 the sink also keeps the latest count per word (slower; for checking results)
 //   --checkpoint-interval MS enable exactly-once checkpoints (off unless given)
+//   --declared               the records' type is declared (.returns): a compiled codec, no inference
 //   --pipeline NAME          what runs between source and sink (default full); the others take
 //                            parts away, so that timing them apart shows what each part costs:
 //                              full      map -> keyBy(word) -> sum('count')
@@ -20,6 +21,9 @@ import { join } from 'node:path';
 import { defineJob } from '../../src/index.ts';
 import type { DataStream, Sink, SinkContext, SinkWriter } from '../../src/index.ts';
 import { DataGen } from '../../src/connectors/datagen/index.ts';
+import { Types } from '../../src/index.ts';
+
+const WORD_COUNT = Types.struct({ word: Types.string, count: Types.int });
 
 export interface WordCount {
   word: string;
@@ -70,9 +74,10 @@ export default defineJob((env, args) => {
   const interval = args.get('checkpoint-interval');
   if (interval !== undefined) env.enableCheckpointing({ interval: Number(interval), mode: 'exactly-once' });
 
-  const words = env
+  const mapped = env
     .fromSource(DataGen.words({ seed: args.getNumber('seed', 7), count: args.getNumber('words', 1_000_000) }), { name: 'Source: words', uid: 'source' })
     .map((word: string): WordCount => ({ word, count: 1 }), { name: 'Map' });
+  const words = args.has('declared') ? mapped.returns(WORD_COUNT) : mapped;
   const pipeline = args.get('pipeline', 'full');
   let counts: DataStream<WordCount>;
   switch (pipeline) {

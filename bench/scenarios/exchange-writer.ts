@@ -38,6 +38,8 @@ async function run(job: WriterJob): Promise<number> {
   return out.bytesOut;
 }
 
-port.on('message', (job: WriterJob) => {
+// 'stop' lets the thread end by itself (not terminate()d), so that --cpu-prof writes its profile.
+port.on('message', (job: WriterJob | 'stop') => {
+  if (job === 'stop') return port.close();
   void run(job).then((result) => port.postMessage({ result }));
 });

@@ -125,7 +125,9 @@ export const exchange: Scenario = {
         }
       }
     } finally {
-      await worker.terminate();
+      const exited = new Promise((resolve) => worker.once('exit', resolve));
+      worker.postMessage('stop');
+      await exited;
     }
     return summarizeSamples(samples, options.runs);
   },

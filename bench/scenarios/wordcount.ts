@@ -4,6 +4,10 @@
 //   loop  for i in 0..N-1: counts.set(w, (counts.get(w) ?? 0) + 1), w = new WordGenerator(seed).wordAt(i)
 //   p1    the engine, parallelism 1, one TaskManager in this thread
 //   p2    the engine, parallelism 2, two worker-thread TaskManagers
+//   p2-declared  the same with the records' type declared (.returns(Types.struct(...)))
+//
+// Goals (issue 14): p1 >= 0.5x the loop; p2 >= 1.7x p1 counted from RUNNING (floor 1.5x), with
+// whole-process CPU per record at p2 <= 1.3x p1's.
 //
 // Each run measures every variant once, in an order that rotates from run to run, so that a noisy
 // neighbour on a shared machine hurts all of them alike; ratios are taken within a run and the
@@ -38,15 +42,20 @@ import {
 import type { SinkReport } from '../jobs/wordcount-bench.ts';
 
 const JOB = join(BENCH_DIR, 'jobs', 'wordcount-bench.ts');
-// Large enough that engine p1 runs >= ~1 s on the development machine (2,000,000 took ~0.55 s),
-// so that job startup and noise weigh little; a warning is printed when a run is shorter.
-const DEFAULT_RECORDS = 4_000_000;
-const MIN_ENGINE_RUN_MS = 1000;
+// Large enough that every engine variant runs >= 2 s on the development machine (p1 does ~8M
+// records/s), so that start-up, the JIT's first compilations in each worker and noise weigh
+// little; a warning is printed when a run is shorter.
+const DEFAULT_RECORDS = 20_000_000;
+const MIN_ENGINE_RUN_MS = 2000;
 const GOAL_P1_VS_LOOP = 0.5;
-const GOAL_P2_VS_P1 = 1.6;
+/** p2 against p1, both counted from RUNNING: the goal, and the floor below which parallelism does not pay. */
+const GOAL_P2_VS_P1 = 1.7;
+const FLOOR_P2_VS_P1 = 1.5;
+/** Whole-process CPU per record at p2 against p1: at most this. */
+const GOAL_P2_CPU_VS_P1 = 1.3;
 
 type Pipeline = 'full' | 'literal' | 'hop' | 'chained';
-type VariantId = 'loop' | 'p1' | 'p2' | 'p1-literal' | 'p1-hop' | 'p1-chained';
+type VariantId = 'loop' | 'p1' | 'p2' | 'p2-declared' | 'p1-literal' | 'p1-hop' | 'p1-chained';
 
 interface Variant {
   readonly id: VariantId;
@@ -86,10 +95,10 @@ export function handWrittenWordCount(records: number, seed: number): Map<string,
   return counts;
 }
 
-async function runEngine(parallelism: number, taskManagers: number, pipeline: Pipeline, records: number, seed: number, verify: boolean): Promise<RunOutcome> {
+async function runEngine(parallelism: number, taskManagers: number, pipeline: Pipeline, records: number, seed: number, verify: boolean, declared = false): Promise<RunOutcome> {
   const reportDir = mkdtempSync(join(tmpdir(), 'weir-bench-'));
   try {
-    const args = ['--words', String(records), '--seed', String(seed), '--pipeline', pipeline, '--report-dir', reportDir, ...(verify ? ['--verify'] : [])];
+    const args = ['--words', String(records), '--seed', String(seed), '--pipeline', pipeline, '--report-dir', reportDir, ...(verify ? ['--verify'] : []), ...(declared ? ['--declared'] : [])];
     let runningSince = NaN;
     const result = await executeJob({
       job: JOB,
@@ -130,7 +139,9 @@ const LOOP: Variant = {
 };
 const P1: Variant = { id: 'p1', label: 'engine p1 (in-thread)', run: (n, seed, verify) => runEngine(1, 0, 'full', n, seed, verify ?? false) };
 const P2: Variant = { id: 'p2', label: 'engine p2 (2 worker TMs)', run: (n, seed, verify) => runEngine(2, 2, 'full', n, seed, verify ?? false) };
-const MAIN_VARIANTS: readonly Variant[] = [LOOP, P1, P2];
+/** The same with the records' type declared (.returns): a compiled codec instead of an inferred one. */
+const P2_DECLARED: Variant = { id: 'p2-declared', label: 'engine p2, declared type', run: (n, seed, verify) => runEngine(2, 2, 'full', n, seed, verify ?? false, true) };
+const MAIN_VARIANTS: readonly Variant[] = [LOOP, P1, P2, P2_DECLARED];
 
 /** The cut-down pipelines of --breakdown, cheapest first; each adds one stage to the one before. */
 const BREAKDOWN: ReadonlyArray<{ variant: Variant; stage: string }> = [
@@ -187,7 +198,7 @@ export const wordcount: Scenario = {
   description: `records/s of the word count: hand-written loop vs engine p1 in-thread vs engine p2 on 2 worker TaskManagers (default ${fmtNumber(DEFAULT_RECORDS)} records)`,
   flags: {
     seed: 'generator seed (default 7)',
-    only: 'comma-separated variants to run: loop,p1,p2 (default all; e.g. --only p1 to profile one)',
+    only: 'comma-separated variants to run: loop,p1,p2,p2-declared (default all; e.g. --only p1 to profile one)',
     breakdown: 'also time cut-down p1 pipelines and show what each stage costs per record',
     warmup: 'records of the unmeasured warm-up round (default records/10, 0 to skip)',
     'startup-records': 'records of the startup-overhead runs (default 1000, 0 to skip)',
@@ -248,18 +259,23 @@ export const wordcount: Scenario = {
     }
 
     // Paired ratios: both sides of a ratio come from the same run, then the median over runs.
-    const pairedRatio = (a: VariantId, b: VariantId): Summary | undefined => {
+    // `of`: what is compared: records/s from executeJob() (loop: its whole run), from RUNNING, or CPU per record.
+    const pairedRatio = (a: VariantId, b: VariantId, of: (s: Sample) => number = (s) => s.recordsPerSecond): Summary | undefined => {
       if (!stats.has(a) || !stats.has(b)) return undefined;
       const ratios: number[] = [];
       for (let run = 0; run < runs; run++) {
         const x = samples.find((s) => s.run === run && s.variant === a)!;
         const y = samples.find((s) => s.run === run && s.variant === b)!;
-        ratios.push(x.recordsPerSecond / y.recordsPerSecond);
+        ratios.push(of(x) / of(y));
       }
       return summarize(ratios);
     };
+    const fromRunning = (s: Sample) => s.records / ((s.runningMs ?? s.wallMs) / 1000);
+    const cpuPerRecord = (s: Sample) => s.cpuMs / s.records;
     const p1VsLoop = pairedRatio('p1', 'loop');
-    const p2VsP1 = pairedRatio('p2', 'p1');
+    const p2VsP1 = pairedRatio('p2', 'p1', fromRunning);
+    const p2DeclaredVsP1 = pairedRatio('p2-declared', 'p1', fromRunning);
+    const p2CpuVsP1 = pairedRatio('p2', 'p1', cpuPerRecord);
     const startupMs = new Map(engines.map((v) => [v.id, summarize(of(v.id, startup).map((s) => s.wallMs))]));
 
     const loopRate = stats.get('loop')?.rate.median;
@@ -311,7 +327,12 @@ export const wordcount: Scenario = {
       startupRecords > 0 && engines.length > 0 ? `startup = wall time of the same job over ${fmtNumber(startupRecords)} records (planning, worker threads, deployment, teardown)` : undefined,
       engines.length > 0 ? `rec/s from RUNNING leaves out planning and TaskManager start-up; CPU ns/rec is the whole process's CPU time (all threads) per record` : undefined,
       goal('engine-p1 / loop', p1VsLoop, GOAL_P1_VS_LOOP),
-      goal('engine-p2 / engine-p1', p2VsP1, GOAL_P2_VS_P1),
+      goal('engine-p2 / engine-p1 (rec/s from RUNNING)', p2VsP1, GOAL_P2_VS_P1),
+      p2VsP1 ? `engine-p2 / engine-p1 floor >= ${FLOOR_P2_VS_P1}x (parallelism must pay): ${p2VsP1.median >= FLOOR_P2_VS_P1 ? 'met' : 'NOT met'}` : undefined,
+      goal('engine-p2 declared / engine-p1 (rec/s from RUNNING)', p2DeclaredVsP1, GOAL_P2_VS_P1),
+      p2CpuVsP1
+        ? `engine-p2 / engine-p1 CPU per record: ${fmtRatio(p2CpuVsP1.median)} median (range ${fmtRatio(p2CpuVsP1.min)}..${fmtRatio(p2CpuVsP1.max)}), goal <= ${GOAL_P2_CPU_VS_P1}x: ${p2CpuVsP1.median <= GOAL_P2_CPU_VS_P1 ? 'met' : 'NOT met'}`
+        : undefined,
       engines.length > 0 && shortest < MIN_ENGINE_RUN_MS
         ? `warning: an engine variant ran only ${fmtMs(shortest)} per run (< ${MIN_ENGINE_RUN_MS} ms); startup and noise weigh more than they should: raise --records`
         : undefined,
@@ -344,10 +365,12 @@ export const wordcount: Scenario = {
         ),
         ratios: {
           p1VsLoop: p1VsLoop ?? null,
-          p2VsP1: p2VsP1 ?? null,
+          p2VsP1FromRunning: p2VsP1 ?? null,
+          p2DeclaredVsP1FromRunning: p2DeclaredVsP1 ?? null,
+          p2CpuVsP1: p2CpuVsP1 ?? null,
           p1VsLoopOfMedians: stats.has('p1') && loopRate ? stats.get('p1')!.rate.median / loopRate : null,
           p2VsP1OfMedians: stats.has('p1') && stats.has('p2') ? stats.get('p2')!.rate.median / stats.get('p1')!.rate.median : null,
-          goals: { p1VsLoop: GOAL_P1_VS_LOOP, p2VsP1: GOAL_P2_VS_P1 },
+          goals: { p1VsLoop: GOAL_P1_VS_LOOP, p2VsP1: GOAL_P2_VS_P1, p2VsP1Floor: FLOOR_P2_VS_P1, p2CpuVsP1: GOAL_P2_CPU_VS_P1 },
         },
         medianRunningMs: Object.fromEntries(engines.map((v) => [v.id, median(of(v.id).map((s) => s.runningMs ?? NaN))])),
         samples,

@@ -1,4 +1,5 @@
 import { readAsciiShort, SHORT_ASCII_MAX } from './read-ascii-short.ts';
+import { cachedAscii, CACHED_STRING_MAX, CACHED_STRING_READ } from './short-string-cache.ts';
 import { SerializationError } from './serialization-error.ts';
 
 const TWO_32 = 0x100000000;
@@ -183,7 +184,10 @@ export class DataInput {
     const p = this.pos;
     if (n > this.end - p) this.fail(`a string of ${n} bytes with ${this.end - p} left`, p);
     this.pos = p + n;
-    if (n <= SHORT_ASCII_MAX) {
+    if (n <= CACHED_STRING_MAX && p + CACHED_STRING_READ <= this.buf.length) {
+      const s = cachedAscii(this.view, this.buf, p, n);
+      if (s !== undefined) return s;
+    } else if (n <= SHORT_ASCII_MAX) {
       const s = readAsciiShort(this.buf, p, n);
       if (s !== undefined) return s;
     }
