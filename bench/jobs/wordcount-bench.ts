@@ -9,6 +9,7 @@
 //   --verify                 the sink also keeps the latest count per word (slower; for checking results)
 //   --checkpoint-interval MS enable exactly-once checkpoints (off unless given)
 //   --declared               the records' type is declared (.returns): a compiled codec, no inference
+//   --map-work N             the map also does N rounds of userWork (a stand-in for a user function's cost)
 //   --pipeline NAME          what runs between source and sink (default full); the others take
 //                            parts away, so that timing them apart shows what each part costs:
 //                              full      map -> keyBy(word) -> sum('count')
@@ -70,13 +71,32 @@ export class CountingSink implements Sink<WordCount> {
   }
 }
 
+/**
+ * Stands for a user function's own work, which the data plane's cost per record is weighed
+ * against: `rounds` passes of an integer hash over the word. What it returns goes into a module
+ * variable so that the JIT cannot drop it.
+ */
+export function userWork(word: string, rounds: number): number {
+  let h = 0;
+  for (let r = 0; r < rounds; r++) for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x5bd1e995);
+  return h;
+}
+
+let workSink = 0;
+
 export default defineJob((env, args) => {
   const interval = args.get('checkpoint-interval');
   if (interval !== undefined) env.enableCheckpointing({ interval: Number(interval), mode: 'exactly-once' });
 
-  const mapped = env
-    .fromSource(DataGen.words({ seed: args.getNumber('seed', 7), count: args.getNumber('words', 1_000_000) }), { name: 'Source: words', uid: 'source' })
-    .map((word: string): WordCount => ({ word, count: 1 }), { name: 'Map' });
+  const rounds = args.getNumber('map-work', 0);
+  const source = env.fromSource(DataGen.words({ seed: args.getNumber('seed', 7), count: args.getNumber('words', 1_000_000) }), { name: 'Source: words', uid: 'source' });
+  const mapped =
+    rounds > 0
+      ? source.map((word: string): WordCount => {
+          workSink ^= userWork(word, rounds);
+          return { word, count: 1 };
+        }, { name: 'Map' })
+      : source.map((word: string): WordCount => ({ word, count: 1 }), { name: 'Map' });
   const words = args.has('declared') ? mapped.returns(WORD_COUNT) : mapped;
   const pipeline = args.get('pipeline', 'full');
   let counts: DataStream<WordCount>;

@@ -39,7 +39,7 @@ import {
   type Summary,
   type Table,
 } from '../harness.ts';
-import type { SinkReport } from '../jobs/wordcount-bench.ts';
+import { userWork, type SinkReport } from '../jobs/wordcount-bench.ts';
 
 const JOB = join(BENCH_DIR, 'jobs', 'wordcount-bench.ts');
 // Large enough that every engine variant runs >= 2 s on the development machine (p1 does ~8M
@@ -85,11 +85,16 @@ interface Sample {
 }
 
 /** The baseline: the same words, counted in a Map by a plain loop. */
-export function handWrittenWordCount(records: number, seed: number): Map<string, number> {
+/** --map-work: rounds of userWork per record, in every variant (set once per scenario run). */
+let mapWork = 0;
+let loopWorkSink = 0;
+
+export function handWrittenWordCount(records: number, seed: number, rounds = 0): Map<string, number> {
   const gen = new WordGenerator(seed);
   const counts = new Map<string, number>();
   for (let i = 0; i < records; i++) {
     const w = gen.wordAt(i);
+    if (rounds > 0) loopWorkSink ^= userWork(w, rounds);
     counts.set(w, (counts.get(w) ?? 0) + 1);
   }
   return counts;
@@ -98,7 +103,7 @@ export function handWrittenWordCount(records: number, seed: number): Map<string,
 async function runEngine(parallelism: number, taskManagers: number, pipeline: Pipeline, records: number, seed: number, verify: boolean, declared = false): Promise<RunOutcome> {
   const reportDir = mkdtempSync(join(tmpdir(), 'weir-bench-'));
   try {
-    const args = ['--words', String(records), '--seed', String(seed), '--pipeline', pipeline, '--report-dir', reportDir, ...(verify ? ['--verify'] : []), ...(declared ? ['--declared'] : [])];
+    const args = ['--words', String(records), '--seed', String(seed), '--pipeline', pipeline, '--report-dir', reportDir, ...(verify ? ['--verify'] : []), ...(declared ? ['--declared'] : []), ...(mapWork > 0 ? ['--map-work', String(mapWork)] : [])];
     let runningSince = NaN;
     const result = await executeJob({
       job: JOB,
@@ -131,7 +136,7 @@ const LOOP: Variant = {
   id: 'loop',
   label: 'hand-written loop',
   run: async (records, seed) => {
-    const counts = handWrittenWordCount(records, seed);
+    const counts = handWrittenWordCount(records, seed, mapWork);
     let n = 0;
     for (const c of counts.values()) n += c;
     return { records: n, counts };
@@ -200,6 +205,7 @@ export const wordcount: Scenario = {
     seed: 'generator seed (default 7)',
     only: 'comma-separated variants to run: loop,p1,p2,p2-declared (default all; e.g. --only p1 to profile one)',
     breakdown: 'also time cut-down p1 pipelines and show what each stage costs per record',
+    'map-work': 'rounds of a stand-in user function per record in the map (and the loop), default 0: how the speed-up grows when a record costs more than moving it',
     warmup: 'records of the unmeasured warm-up round (default records/10, 0 to skip)',
     'startup-records': 'records of the startup-overhead runs (default 1000, 0 to skip)',
     'verify-records': 'records of the result check against the loop (default 100000, 0 to skip)',
@@ -212,6 +218,7 @@ export const wordcount: Scenario = {
     const warmup = intFlag(options, 'warmup', Math.floor(records / 10), 0);
     const startupRecords = intFlag(options, 'startup-records', 1000, 0);
     const verifyRecords = intFlag(options, 'verify-records', 100_000, 0);
+    mapWork = intFlag(options, 'map-work', 0, 0);
     const breakdown = options.flags.breakdown !== undefined && options.flags.breakdown !== 'false';
     const only = options.flags.only?.split(',').map((s) => s.trim());
     const main = only ? MAIN_VARIANTS.filter((v) => only.includes(v.id)) : MAIN_VARIANTS;
