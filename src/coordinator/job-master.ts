@@ -240,6 +240,9 @@ export class JobMaster {
       case 'reader-event':
         this.#ctx.sources.get(m.vertexId)?.handleReaderEvent(m.subtask, m.event);
         return;
+      case 'watermark-report':
+        this.#ctx.alignment.report(m.vertexId, m.subtask, m.group, m.watermark);
+        return;
     }
   }
 
@@ -297,6 +300,7 @@ export class JobMaster {
     const from = this.#state;
     const attempt = ++this.#attempt;
     execution.reset(deployer.placement());
+    this.#ctx.alignment.reset(attempt);
     this.#armed = this.#faults?.next(this.graph);
     const splits = await sources.splits(execution.positions, attempt > 0);
     await sources.start(attempt);

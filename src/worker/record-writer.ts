@@ -1,4 +1,5 @@
 import type { BarrierSettlement, OutputChannel } from '../network/output-channel.ts';
+import { RecordTimestamp } from '../network/record-timestamp.ts';
 import type { StreamEvent } from '../network/stream-event.ts';
 import type { Output } from './operators/stream-operator.ts';
 import { BROADCAST, type ChannelSelector } from './partitioner.ts';
@@ -13,6 +14,8 @@ export class RecordWriter implements Output {
   readonly #flushEachRecord: boolean;
   /** One channel: every partitioner picks it (a broadcast too), so no record needs the selector. */
   readonly #single: OutputChannel | undefined;
+  /** Where the record being emitted has its timestamp: the task's (OperatorChain shares it). */
+  #time = new RecordTimestamp();
   recordsOut = 0;
 
   /** `flushEachRecord`: a buffer timeout of 0, every record leaves at once. */
@@ -21,6 +24,11 @@ export class RecordWriter implements Output {
     this.#select = select;
     this.#flushEachRecord = flushEachRecord;
     this.#single = channels.length === 1 ? channels[0] : undefined;
+  }
+
+  /** The task's current record timestamp, which every record written here carries. */
+  set timestamps(time: RecordTimestamp) {
+    this.#time = time;
   }
 
   emit(record: unknown): void {
@@ -43,7 +51,7 @@ export class RecordWriter implements Output {
   }
 
   #write(ch: OutputChannel, record: unknown): void {
-    ch.emit(record, -1);
+    ch.emit(record, -1, this.#time.current);
     if (this.#flushEachRecord) ch.flush();
   }
 
