@@ -33,12 +33,30 @@ export { CheckpointCorruptedError } from './checkpoint/checkpoint-storage-error.
 export { keyGroupFor, operatorIndexForKeyGroup, keyGroupRangeForSubtask, hashKey } from './state/key-group.ts';
 export { createLogger } from './log/logger.ts';
 
+// Event time: watermarks, timers, side outputs (Flink's names).
+export { WatermarkStrategy } from './api/watermark-strategy.ts';
+export { Watermark, MIN_WATERMARK, MAX_WATERMARK } from './api/watermark.ts';
+export { BoundedOutOfOrdernessWatermarks } from './api/bounded-out-of-orderness-watermarks.ts';
+export { WatermarksWithIdleness } from './api/watermarks-with-idleness.ts';
+export { OutputTag } from './api/output-tag.ts';
+export { TimeDomain } from './api/timer-service.ts';
+export { TimerServiceError } from './worker/timers/timer-service-error.ts';
+export { InvalidTimestampError } from './worker/invalid-timestamp-error.ts';
+
 export type { JobDefinition, JobPlan, ConfigLayers } from './api/define-job.ts';
 export type { CheckpointingOptions } from './api/stream-execution-environment.ts';
+export type { TimestampAssigner, WatermarkAlignment } from './api/watermark-strategy.ts';
+export type { WatermarkOutput } from './api/watermark.ts';
+export type { WatermarkGenerator, WatermarkGeneratorContext } from './api/watermark-generator.ts';
+export type { TimerService } from './api/timer-service.ts';
+export type { ProcessFunction, ProcessContext } from './api/process-function.ts';
+export type { SourceSettings } from './api/stream-execution-environment.ts';
+export type { DurationArg } from './api/duration-arg.ts';
 export type {
   Collector,
   RuntimeContext,
   KeyedContext,
+  OnTimerContext,
   KeyedProcessFunction,
   KeySelector,
   MapFunction,
