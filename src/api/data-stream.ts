@@ -16,6 +16,9 @@ import { checkTypeInfo } from '../serialization/check-type-info.ts';
 import { OutputTag } from './output-tag.ts';
 import type { ProcessFunction } from './process-function.ts';
 import { WatermarkStrategy } from './watermark-strategy.ts';
+import type { Window } from './windowing/window.ts';
+import type { WindowAssigner } from './windowing/window-assigner.ts';
+import { AllWindowedStream, WindowedStream } from './windowing/windowed-stream.ts';
 import type { TypeInfo } from '../serialization/type-info.ts';
 
 export class DataStream<T> {
@@ -87,6 +90,15 @@ export class DataStream<T> {
       throw new TypeError(`getSideOutput(${tag.id}) takes the side output of an operator: call it on the stream a process function or window returned, not after ${t.spec.kind}`);
     }
     return new DataStream<X>(this.environment, this.environment.addTransformation({ kind: 'side-output', tag: tag as OutputTag<unknown> }, [t], {}));
+  }
+
+  /**
+   * Windows over the whole stream, in one subtask (Flink's windowAll): the records of all keys
+   * together. Prefer keyBy(...).window(...), which runs in parallel.
+   */
+  windowAll<W extends Window>(assigner: WindowAssigner<T, W>): AllWindowedStream<T, W> {
+    const keyed = this.keyBy(() => 0);
+    return new AllWindowedStream<T, W>(keyed.windowNonParallel(assigner));
   }
 
   /** Partitions by key: each key goes to the subtask that owns its key group. */
@@ -176,6 +188,19 @@ export class KeyedStream<T, K extends Key> extends DataStream<T> {
       throw new TypeError('process() needs an object with a processElement(value, ctx, out) method, or a function that makes one');
     }
     return this.then({ kind: 'keyed-process', fn: fn as unknown as KeyedProcessFunction<Key, unknown, unknown>, keySelector: this.selector() }, settings);
+  }
+
+  /**
+   * Puts each key's records into windows (Flink's KeyedStream.window): tumbling, sliding or
+   * session windows in event or processing time, or GlobalWindows with a trigger.
+   */
+  window<W extends Window>(assigner: WindowAssigner<T, W>): WindowedStream<T, K, W> {
+    return new WindowedStream<T, K, W>(assigner, (window, settings) => this.then({ kind: 'window', window, keySelector: this.selector() }, { name: `Window(${window.describe()})`, ...settings }));
+  }
+
+  /** @internal windowAll's window operator: one subtask. */
+  windowNonParallel<W extends Window>(assigner: WindowAssigner<T, W>): WindowedStream<T, K, W> {
+    return new WindowedStream<T, K, W>(assigner, (window, settings) => this.then({ kind: 'window', window, keySelector: this.selector() }, { name: `WindowAll(${window.describe()})`, ...settings }), true);
   }
 
   /** Rolling reduce: emits the new aggregate of the key after every record. */
