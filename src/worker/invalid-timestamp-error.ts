@@ -7,6 +7,8 @@ import { describeValue } from '../serialization/describe-value.ts';
  */
 export class InvalidTimestampError extends Error {
   readonly operator: string;
+  /** The same records fail the same way after a restart: the job fails at once. */
+  readonly unrecoverable = true;
   readonly uid: string;
   /** What the timestamp was (`number NaN`, `string "1700000000"`). */
   readonly timestamp: string;

@@ -3,6 +3,8 @@ import { describeValue } from '../../serialization/describe-value.ts';
 /** An event-time window got a record without a timestamp (Flink: "Record has Long.MIN_VALUE timestamp"). */
 export class MissingTimestampError extends Error {
   readonly operator: string;
+  /** The same records fail the same way after a restart: the job fails at once. */
+  readonly unrecoverable = true;
   readonly uid: string;
   readonly record: string;
 
