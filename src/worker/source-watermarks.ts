@@ -50,6 +50,8 @@ export class SourceWatermarks {
   #emitted = MIN_WATERMARK;
   #idle = false;
   #finished = false;
+  /** Whether the reader emitted through its main output (not only through split outputs). */
+  #mainUsed = false;
 
   constructor(setup: SourceWatermarksSetup) {
     this.#s = setup;
@@ -119,7 +121,11 @@ export class SourceWatermarks {
   alignmentWatermark(): number {
     if (this.#finished) return MAX_WATERMARK;
     let min = Infinity;
-    for (const s of this.#participants()) if (!s.idle && s.watermark < min) min = s.watermark;
+    for (const s of this.#participants()) {
+      // A reader between splits (or before its first) has nothing to hold the others back with.
+      if (s === this.#main && !this.#mainUsed) continue;
+      if (!s.idle && s.watermark < min) min = s.watermark;
+    }
     return min;
   }
 
@@ -178,6 +184,7 @@ export class SourceWatermarks {
 
   #collect(state: SplitState, value: unknown, recordTimestamp: number | undefined): void {
     const s = this.#s;
+    if (state === this.#main) this.#mainUsed = true;
     let ts = recordTimestamp ?? NO_TIMESTAMP;
     const assigner = this.#assigner;
     if (assigner !== undefined) {

@@ -87,7 +87,7 @@ test('stop with savepoint at parallelism 2 (open windows and their timers in it)
   assert.ok(timers.length > 0, 'and their timers');
   // Every open window of a key has its timer (at its end - 1) in the same key's timer state.
   const timerSet = new Set(timers.flatMap(([k, v]) => (v as { timers: Array<[number, number]> }).timers.map(([t, ns]) => `${String(k)}@${ns}:${t}`)));
-  for (const [key, bytes] of open) for (const start of windowMapSerializer.deserialize(bytes as Uint8Array).keys()) assert.ok(timerSet.has(`${String(key)}@${start}:${start + 999}`), `window ${start} of ${String(key)} has its timer`);
+  for (const [key, bytes] of open) for (const start of windowMapSerializer.deserialize(bytes as Uint8Array).keys()) assert.ok(timerSet.has(`${String(key)}@${start}:${(start as number) + 999}`), `window ${start} of ${String(key)} has its timer`);
   const committedBefore = readCommittedLines(output).length;
   assert.ok(committedBefore > 0 && committedBefore < slidingSums(events, 1000, 1000).length, `the stop came mid-stream: ${committedBefore} windows committed`);
 

@@ -137,6 +137,9 @@ class DataGenReader<T> implements SourceReader<T, DataGenSplit> {
     for (const id of toPause) this.#paused.add(laneOf(id));
     for (const id of toResume) this.#paused.delete(laneOf(id));
     if (toResume.length > 0) {
+      // The rate counts from now: records not read while paused are not due in a burst.
+      this.#rateStart = 0;
+      this.#emittedSinceStart = 0;
       const wake = this.#resumed;
       this.#resumed = undefined;
       wake?.();

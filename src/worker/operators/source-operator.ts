@@ -142,6 +142,9 @@ export class SourceOperator extends AbstractStreamOperator {
     if (watermark !== Infinity) return;
     this.#stopTimers();
     this.#watermarks.finish();
+    // A finished reader holds its alignment group back no more.
+    const alignment = this.#strategy?.alignment;
+    if (alignment) this.onWatermarkReport(alignment.group, Infinity);
   }
 
   override prepareSnapshot(checkpointId: number): void {
