@@ -3,7 +3,8 @@ import { ValueStateDescriptor, type ListStateDescriptor, type ReducingStateDescr
 import type { ValueState } from '../../api/state.ts';
 import { isFire, isPurge, type OnMergeContext, type Trigger, type TriggerContext, type TriggerResult } from '../../api/windowing/trigger.ts';
 import { EventTimeTrigger, ProcessingTimeTrigger } from '../../api/windowing/triggers.ts';
-import type { Window } from '../../api/windowing/window.ts';
+import { TimeWindow, type Window } from '../../api/windowing/window.ts';
+import { TumblingEventTimeWindows, TumblingProcessingTimeWindows } from '../../api/windowing/window-assigners.ts';
 import { MergingWindowAssigner, type WindowKey } from '../../api/windowing/window-assigner.ts';
 import type { WindowDefinition } from '../../api/windowing/window-definition.ts';
 import type { OperatorContext } from '../operators/stream-operator.ts';
@@ -30,12 +31,16 @@ export class WindowOperator extends WindowOperatorBase {
   readonly #defaultTimeTrigger: 'event' | 'processing' | undefined;
   #triggerContext!: TriggerContext & OnMergeContext & { window: Window; merged: readonly WindowKey[] };
   #mergingWindows: ValueState<WindowKey[]> | undefined;
+  /** Tumbling windows with a built-in time trigger: a record's window is its start, no window object per record. */
+  readonly #tumbling: { readonly size: number; readonly offset: number } | undefined;
 
   constructor(definition: WindowDefinition, keySelector: KeySelector<unknown>) {
     super(definition, keySelector);
     this.#trigger = definition.trigger ?? definition.assigner.getDefaultTrigger();
     this.#merging = definition.assigner instanceof MergingWindowAssigner ? definition.assigner : undefined;
     this.#defaultTimeTrigger = this.#merging ? undefined : this.#trigger instanceof EventTimeTrigger ? 'event' : this.#trigger instanceof ProcessingTimeTrigger ? 'processing' : undefined;
+    const a = definition.assigner;
+    this.#tumbling = this.#defaultTimeTrigger && (a instanceof TumblingEventTimeWindows || a instanceof TumblingProcessingTimeWindows) ? { size: a.size, offset: a.offset } : undefined;
   }
 
   protected get contentsName(): string {
@@ -92,6 +97,7 @@ export class WindowOperator extends WindowOperatorBase {
   }
 
   processElement(value: unknown): void {
+    if (this.#tumbling !== undefined) return this.#processTumbling(value, this.#tumbling.size, this.#tumbling.offset);
     const ts = this.timestampOf(value);
     const windows = this.assigner.assignWindows(value, ts, this.assignerContext);
     this.currentKey(value);
@@ -115,6 +121,27 @@ export class WindowOperator extends WindowOperatorBase {
       }
     }
     if (skipped && this.isEventTime && ts + this.allowedLateness <= this.timers.currentWatermark) this.lateRecord(value);
+  }
+
+  /** processElement of tumbling windows with a built-in time trigger (the same steps, on the window's start). */
+  #processTumbling(value: unknown, size: number, offset: number): void {
+    const ts = this.timestampOf(value);
+    const t = this.isEventTime ? ts : this.ctx.processingTime.now();
+    const start = TimeWindow.getWindowStartWithOffset(t, offset, size);
+    const max = start + size - 1;
+    this.currentKey(value);
+    const watermark = this.timers.currentWatermark;
+    if (this.isEventTime && max + this.allowedLateness <= watermark) {
+      if (ts + this.allowedLateness <= watermark) this.lateRecord(value);
+      return;
+    }
+    const map = this.contents.value();
+    const existing = map?.get(start);
+    const contents = this.aggregator.add(existing, value);
+    if (map === undefined) this.contents.update(new Map([[start, contents]]));
+    else map.set(start, contents);
+    if (existing !== undefined && (!this.isEventTime || max > watermark)) return;
+    this.#afterAdd(new TimeWindow(start, start + size), start, value, ts);
   }
 
   /** The trigger's say on the record just added to `w`, then the window's cleanup timer. */
