@@ -2,6 +2,7 @@ import type { Clock } from '../clock/clock.ts';
 import { InputChannel } from './input-channel.ts';
 import { OutputChannel } from './output-channel.ts';
 import { NO_TIMESTAMP } from './record-timestamp.ts';
+import { persistedRecords } from './timestamped-record.ts';
 import type { Barrier, RecordBuffer, StreamEvent } from './stream-event.ts';
 
 export interface LocalChannelOptions {
@@ -92,7 +93,8 @@ class LocalOutputChannel extends OutputChannel {
   }
 
   protected unsentBatch(): readonly unknown[] {
-    return this.#batch;
+    const ts = this.#timestamps;
+    return ts === undefined ? this.#batch : persistedRecords({ kind: 'records', records: this.#batch, bytes: 0, timestamps: ts });
   }
 
   get usage(): number {

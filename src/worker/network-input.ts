@@ -4,6 +4,7 @@ import type { DataInputStatus } from './data-input-status.ts';
 import type { InputGate } from './input-gate.ts';
 import type { RecoveredChannelState } from './recovered-channel-state.ts';
 import { NO_TIMESTAMP, type RecordTimestamp } from '../network/record-timestamp.ts';
+import { unwrapRecord } from '../network/timestamped-record.ts';
 import { StatusWatermarkValve, type ValveOutput } from './status-watermark-valve.ts';
 
 /**
@@ -41,7 +42,7 @@ export class NetworkInput {
   processInput(): DataInputStatus {
     const replayed = this.#recovered.next();
     if (replayed !== undefined) {
-      this.#collect(replayed);
+      this.#collectReplayed(replayed);
       return 'more-available';
     }
     const next = this.gate.pollNext();
@@ -81,6 +82,17 @@ export class NetworkInput {
     const head = this.#head;
     this.#time.current = NO_TIMESTAMP;
     for (let r = 0; r < records.length; r++) head.collect(records[r]);
+  }
+
+  /** Restored in-flight records of an unaligned checkpoint, with their timestamps. */
+  #collectReplayed(records: readonly unknown[]): void {
+    this.recordsIn += records.length;
+    const time = this.#time;
+    for (const r of records) {
+      const { value, timestamp } = unwrapRecord(r);
+      time.current = timestamp;
+      this.#head.collect(value);
+    }
   }
 
   #collectTimed(records: readonly unknown[], timestamps: readonly number[]): void {

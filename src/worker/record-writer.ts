@@ -1,5 +1,6 @@
 import type { BarrierSettlement, OutputChannel } from '../network/output-channel.ts';
 import { RecordTimestamp } from '../network/record-timestamp.ts';
+import { unwrapRecord } from '../network/timestamped-record.ts';
 import type { StreamEvent } from '../network/stream-event.ts';
 import type { Output } from './operators/stream-operator.ts';
 import { BROADCAST, type ChannelSelector } from './partitioner.ts';
@@ -79,10 +80,27 @@ export class RecordWriter implements Output {
     return this.channels.map((ch) => ch.inFlight());
   }
 
-  /** Restore of an unaligned checkpoint: the persisted output of one channel goes out first, to that channel. */
+  /** Restore of an unaligned checkpoint: the persisted output of one channel goes out first, to that channel, with the records' timestamps. */
   emitToChannel(channel: number, records: readonly unknown[]): void {
     const ch = this.channels[channel]!;
-    for (const r of records) this.#write(ch, r);
+    for (const r of records) {
+      const { value, timestamp } = unwrapRecord(r);
+      ch.emit(value, -1, timestamp);
+      if (this.#flushEachRecord) ch.flush();
+    }
+  }
+
+  /** Restore of an unaligned checkpoint at another parallelism: a persisted output record goes where the partitioner says. */
+  emitRestored(record: unknown): void {
+    const { value, timestamp } = unwrapRecord(record);
+    const time = this.#time;
+    const previous = time.current;
+    time.current = timestamp;
+    try {
+      this.emit(value);
+    } finally {
+      time.current = previous;
+    }
   }
 
   get writable(): boolean {

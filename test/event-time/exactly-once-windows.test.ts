@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { join } from 'node:path';
 import { createJobMaster, executeJob, type JobMaster } from '../../src/index.ts';
 import { readSnapshot } from '../../src/checkpoint/snapshot-reader.ts';
+import { readMetadata } from '../../src/checkpoint/checkpoint-metadata.ts';
 import { isTerminal } from '../../src/coordinator/job-status.ts';
 import { windowMapSerializer } from '../../src/worker/windowing/window-map-serializer.ts';
 import { diffSortedLines, JobEvents, makeTempDir, readCommittedLines, removeDir } from '../fixtures/recovery-helpers.ts';
@@ -62,6 +63,48 @@ describe('windows under injected failures', () => {
       assert.equal(diff, undefined, `committed window results are not exactly-once: ${diff}`);
     });
   }
+});
+
+test('unaligned checkpoints behind a slow sink: a restore replays in-flight records with their timestamps, and sliding windows stay exact', async () => {
+  const dir = join(root, 'unaligned');
+  const output = join(dir, 'output');
+  const args = ['--kind', 'sliding', '--size', '1000', '--slide', '250', '--events', String(EVENTS), '--ooo', String(OOO), '--output', output, '--checkpoint-interval', '100'];
+  const config = {
+    'parallelism.default': 2,
+    'pipeline.auto-watermark-interval': '20 ms',
+    'execution.checkpointing.dir': join(dir, 'checkpoints'),
+    'execution.checkpointing.unaligned.enabled': true,
+    'execution.checkpointing.externalized-checkpoint-retention': 'RETAIN_ON_CANCELLATION',
+    'taskmanager.network.buffer-records': 32,
+    'taskmanager.network.credits-per-channel': 4,
+  };
+  // The first run is cancelled as soon as a checkpoint with in-flight records completes: the next one restores it.
+  let withChannelState: { id: number; directory: string } | undefined;
+  let first!: JobMaster;
+  first = await createJobMaster({
+    job: JOB,
+    args: [...args, '--rate', '4000', '--sink-rate', '50'],
+    config,
+    listener: {
+      onCheckpointCompleted: (c) => {
+        if (withChannelState || (first.checkpoints.stats.get(c.id)?.persistedData ?? 0) === 0) return;
+        withChannelState = { id: c.id, directory: c.directory };
+        void first.cancel();
+      },
+    },
+  });
+  started.push(first);
+  assert.equal((await first.run()).status, 'CANCELED', 'a checkpoint with in-flight records completed before the input ended');
+  const { metadata } = await readMetadata(withChannelState!.directory);
+  const inFlight = metadata.operators.flatMap((o) => o.subtasks).reduce((n, st) => n + Object.values(st.inputChannels ?? {}).reduce((m, h) => m + h.records, 0) + Object.values(st.outputChannels ?? {}).reduce((m, h) => m + h.records, 0), 0);
+  assert.ok(inFlight > 0, 'the restored checkpoint holds in-flight records');
+
+  const events2 = new JobEvents();
+  const resumed = await executeJob({ job: JOB, args: [...args, '--rate', '20000'], config, restoreFrom: withChannelState!.directory, listener: events2.listener });
+  assert.equal(resumed.status, 'FINISHED', resumed.error?.message);
+  assert.deepEqual(events2.restored.map((r) => r.checkpointId), [withChannelState!.id]);
+  const diff = diffSortedLines(readCommittedLines(output), slidingSums(events, 1000, 250));
+  assert.equal(diff, undefined, `committed window results are not exactly-once: ${diff}`);
 });
 
 test('stop with savepoint at parallelism 2 (open windows and their timers in it), resume at 3 on worker TaskManagers: every window result committed once', async () => {

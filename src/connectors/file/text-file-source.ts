@@ -82,8 +82,9 @@ interface OpenSplit {
   validUntil: number;
   /** Whether this split's first invalid line was logged. */
   warned: boolean;
-  /** The split's own output (its watermarks), once it has emitted. */
+  /** The split's own output (its watermarks), made from `outputOf`, the output pollNext was given. */
   output?: SourceOutput<string>;
+  outputOf?: SourceOutput<string>;
 }
 const NL = 0x0a;
 
@@ -123,8 +124,13 @@ class TextFileReader implements SourceReader<string, TextFileSplit> {
         this.#finishCurrent(output);
         continue;
       }
-      // Each split (a byte range of a file) has watermarks of its own.
-      (cur.output ??= output.createOutputForSplit?.(splitId(cur.split)) ?? output).collect(line);
+      // Each split (a byte range of a file) has watermarks of its own. The output may be another
+      // object at each poll (a wrapper's), so the split's is kept only for the same one.
+      if (cur.outputOf !== output) {
+        cur.output = output.createOutputForSplit?.(splitId(cur.split)) ?? output;
+        cur.outputOf = output;
+      }
+      cur.output!.collect(line);
       emitted++;
     }
     return 'more';

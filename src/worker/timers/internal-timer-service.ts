@@ -5,7 +5,7 @@ import type { Timer } from '../../clock/clock.ts';
 import type { Key } from '../../state/key-group.ts';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import type { ProcessingTimeProvider } from '../processing-time-service.ts';
-import { keyedStateEntries } from './keyed-state-entries.ts';
+import { hasState, keyedStateEntries } from './keyed-state-entries.ts';
 import { TimerHeap, type QueuedTimer, type TimerNamespace } from './timer-heap.ts';
 
 /** A key's timers of one kind, as its keyed state holds them. */
@@ -62,13 +62,22 @@ export class InternalTimerService {
   }
 
   #kind(stateName: string): TimerKind {
-    const descriptor = new ValueStateDescriptor<KeyTimers>(stateName);
-    return { descriptor, state: this.#s.backend.getValueState(descriptor), heap: new TimerHeap() };
+    return { descriptor: new ValueStateDescriptor<KeyTimers>(stateName), state: undefined, heap: new TimerHeap() };
+  }
+
+  /**
+   * A kind's keyed state, registered with the backend when first needed (or restored): an
+   * operator that never sets a timer has no timer state in its snapshots.
+   */
+  #state(kind: TimerKind): ValueState<KeyTimers> {
+    return (kind.state ??= this.#s.backend.getValueState(kind.descriptor));
   }
 
   /** Rebuilds the queues from restored state; processing-time timers that came due meanwhile fire soon after. */
   open(): void {
     for (const kind of [this.#event, this.#processing]) {
+      if (!hasState(this.#s.backend, kind.descriptor.name)) continue;
+      this.#state(kind);
       const queued: QueuedTimer[] = [];
       for (const [tableKey, value] of keyedStateEntries<KeyTimers>(this.#s.backend, kind.descriptor)) {
         const key = value.key !== undefined ? value.key : tableKey;
@@ -126,7 +135,7 @@ export class InternalTimerService {
     for (let t = heap.peek(); t !== undefined && t.timestamp <= upTo && !this.#closed; t = heap.peek()) {
       heap.pop();
       backend.setCurrentKey(t.key);
-      const current = kind.state.value();
+      const current = this.#state(kind).value();
       const i = current === undefined ? -1 : indexOf(current.timers, t.timestamp, t.namespace);
       if (i < 0) continue;
       this.#store(kind, current!, current!.timers.filter((_, j) => j !== i));
@@ -136,17 +145,19 @@ export class InternalTimerService {
 
   /** Returns whether the timer is new. */
   #register(kind: TimerKind, namespace: TimerNamespace, time: number): boolean {
-    const current = kind.state.value();
+    const state = this.#state(kind);
+    const current = state.value();
     if (current !== undefined && indexOf(current.timers, time, namespace) >= 0) return false;
     const key = this.#s.backend.currentKey;
     // Copies, not pushes: a snapshot may still be writing the array the state holds.
     const timers = current === undefined ? [[time, namespace] as const] : [...current.timers, [time, namespace] as const];
-    kind.state.update(Array.isArray(key) ? { timers, key } : { timers });
+    state.update(Array.isArray(key) ? { timers, key } : { timers });
     kind.heap.push({ timestamp: time, key, namespace, seq: this.#seq++ });
     return true;
   }
 
   #delete(kind: TimerKind, namespace: TimerNamespace, time: number): void {
+    if (kind.state === undefined) return;
     const current = kind.state.value();
     if (current === undefined) return;
     const i = indexOf(current.timers, time, namespace);
@@ -154,8 +165,9 @@ export class InternalTimerService {
   }
 
   #store(kind: TimerKind, current: KeyTimers, timers: KeyTimers['timers']): void {
-    if (timers.length === 0) kind.state.clear();
-    else kind.state.update(current.key !== undefined ? { timers, key: current.key } : { timers });
+    const state = this.#state(kind);
+    if (timers.length === 0) state.clear();
+    else state.update(current.key !== undefined ? { timers, key: current.key } : { timers });
   }
 
   /** One clock callback at the earliest processing-time timer (a mail: never during a record). */
@@ -184,7 +196,7 @@ export class InternalTimerService {
 
 interface TimerKind {
   readonly descriptor: ValueStateDescriptor<KeyTimers>;
-  readonly state: ValueState<KeyTimers>;
+  state: ValueState<KeyTimers> | undefined;
   readonly heap: TimerHeap;
 }
 

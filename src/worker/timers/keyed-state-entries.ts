@@ -15,3 +15,9 @@ export function* keyedStateEntries<V>(backend: KeyedStateBackend, descriptor: St
   if (table === undefined) return;
   for (const map of table.maps) for (const [key, entry] of map) yield [key, entry.value as V];
 }
+
+/** Whether the backend holds a state of this name (registered, or restored and not claimed yet). */
+export function hasState(backend: KeyedStateBackend, name: string): boolean {
+  if (!(backend instanceof HeapKeyedStateBackend)) throw new TypeError(`hasState does not know the backend ${backend.constructor.name}`);
+  return backend.states.has(name);
+}
