@@ -114,3 +114,33 @@ test('without a late-data side output, late records count in numLateRecordsDropp
     await done;
   }
 });
+
+test('windowAll: the windows of the whole stream in one subtask, fed by two source subtasks; its parallelism cannot be more than 1', async () => {
+  const id = uniqueId();
+  const source = ScriptedSource.perSubtask<Ev>([
+    [ev('a', 1, 1), ev('b', 12, 2), wm(15), ev('a', 25, 4)],
+    [ev('c', 3, 10), wm(9), ev('d', 14, 20), ev('e', 31, 40)],
+  ]);
+  const job = defineJob((env) => {
+    env
+      .fromSource(source, { uid: 'src', parallelism: 2 })
+      .windowAll(TumblingEventTimeWindows.of(10))
+      .process(
+        { process: (ctx: WindowContext<TimeWindow>, es: readonly Ev[], out: Collector<string>) => out.collect(`[${ctx.window().start},${ctx.window().end}) ${es.map((e) => e.key).sort().join('')} ${es.reduce((n, e) => n + e.v, 0)}`) },
+        { uid: 'all' },
+      )
+      .sinkTo(new CollectSink<string>(id), { parallelism: 1 });
+  });
+  const { result, records } = await runCollecting<string>(id, () => executeJob({ job, config: { 'parallelism.default': 2 } }));
+  assert.equal(result.status, 'FINISHED', result.error?.message);
+  assert.deepEqual(records, ['[0,10) ac 11', '[10,20) bd 22', '[20,30) a 4', '[30,40) e 40']);
+  const plan = await job.plan([], { commandLine: { 'parallelism.default': 2 } });
+  assert.equal(plan.jobGraph.vertices.find((v) => v.operators.some((o) => o.uid === 'all'))!.parallelism, 1);
+
+  await assert.rejects(
+    defineJob((env) => {
+      env.fromSource(source, { uid: 'src' }).windowAll(TumblingEventTimeWindows.of(10)).reduce((a) => a, { parallelism: 3 });
+    }).plan([]),
+    /windowAll runs in one subtask: its parallelism must be 1, got 3/,
+  );
+});
