@@ -27,8 +27,6 @@ export interface SourceWatermarksSetup {
   /** Named in an InvalidTimestampError. */
   readonly operator: string;
   readonly uid: string;
-  /** Counts what the reader emitted. */
-  readonly onRecord: () => void;
 }
 
 const MAIN = '';
@@ -48,6 +46,8 @@ export class SourceWatermarks {
   readonly #main: SplitState;
   readonly #mainOutput: SourceOutput<unknown>;
   #emitted = MIN_WATERMARK;
+  /** Records the reader emitted. */
+  records = 0;
   #idle = false;
   #finished = false;
   /** Whether the reader emitted through its main output (not only through split outputs). */
@@ -58,8 +58,10 @@ export class SourceWatermarks {
     this.#assigner = setup.strategy?.timestampAssigner;
     this.#main = this.#state(MAIN);
     const main = this.#main;
+    // Without a strategy a record only keeps the timestamp its source gave it: the short way.
+    const plain = setup.strategy === undefined;
     const recordsOf = (state: SplitState): SourceOutput<unknown> => ({
-      collect: (value, timestamp) => this.#collect(state, value, timestamp),
+      collect: plain ? (value, timestamp) => this.#collectPlain(value, timestamp) : (value, timestamp) => this.#collect(state, value, timestamp),
       emitWatermark: (wm) => state.output.emitWatermark(wm),
       markIdle: () => state.output.markIdle(),
       markActive: () => state.output.markActive(),
@@ -182,8 +184,21 @@ export class SourceWatermarks {
     return state;
   }
 
+  #collectPlain(value: unknown, timestamp: number | undefined): void {
+    this.records++;
+    const time = this.#s.time;
+    if (timestamp === undefined) {
+      time.current = NO_TIMESTAMP;
+    } else {
+      if (typeof timestamp !== 'number' || !Number.isFinite(timestamp)) throw new InvalidTimestampError(this.#s.operator, this.#s.uid, timestamp, value, 'source');
+      time.current = timestamp;
+    }
+    this.#s.records.collect(value);
+  }
+
   #collect(state: SplitState, value: unknown, recordTimestamp: number | undefined): void {
     const s = this.#s;
+    this.records++;
     if (state === this.#main) this.#mainUsed = true;
     let ts = recordTimestamp ?? NO_TIMESTAMP;
     const assigner = this.#assigner;
@@ -194,7 +209,6 @@ export class SourceWatermarks {
     } else if (ts !== NO_TIMESTAMP && (typeof ts !== 'number' || !Number.isFinite(ts))) {
       throw new InvalidTimestampError(s.operator, s.uid, ts, value, 'source');
     }
-    s.onRecord();
     state.generator?.onEvent(value, ts, state.output);
     s.time.current = ts;
     s.records.collect(value);

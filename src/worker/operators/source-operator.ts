@@ -29,7 +29,9 @@ export class SourceOperator extends AbstractStreamOperator {
   /** Watermark alignment: whether the whole reader must stop reading (it cannot pause splits). */
   onAlignmentPause: (paused: boolean) => void = () => {};
   /** Records the reader has emitted in this attempt. */
-  emitted = 0;
+  get emitted(): number {
+    return this.#watermarks?.records ?? 0;
+  }
 
   constructor(source: Source<unknown, unknown>, watermarks?: WatermarkStrategy<unknown>) {
     super();
@@ -60,7 +62,6 @@ export class SourceOperator extends AbstractStreamOperator {
       now: () => ctx.processingTime.now(),
       operator: ctx.operatorName,
       uid: ctx.operatorUid,
-      onRecord: () => void this.emitted++,
     });
     this.#reader = this.#source.createReader({
       ...ctx,
