@@ -72,9 +72,16 @@ export class ObjectStoreTaskStateStorage implements CheckpointStorageWorkerView 
 
   async #uploadAll(dir: string, location: string, signal?: AbortSignal): Promise<void> {
     const { bucket, path } = parseNatsObjectLocation(location);
+    const uploaded: string[] = [];
     for (const name of await readdir(dir)) {
-      signal?.throwIfAborted();
+      if (signal?.aborted) break;
       await this.#files.upload(bucket, objectName(path, name), join(dir, name));
+      uploaded.push(objectName(path, name));
+    }
+    if (signal?.aborted) {
+      // The JobMaster disposed of the checkpoint when it aborted it: what landed since is ours to take back.
+      for (const name of uploaded) await this.#files.delete(bucket, name).catch(() => {});
+      signal.throwIfAborted();
     }
   }
 

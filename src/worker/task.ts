@@ -310,6 +310,7 @@ export class Task {
   async cancel(): Promise<void> {
     if (this.#isTerminal()) return;
     this.#status = 'canceled';
+    this.#checkpoints.abortAll('the task was cancelled');
     this.#report({ type: 'task-status', status: 'canceled', ...this.#positions() });
     await this.#chain.dispose();
   }
@@ -317,6 +318,7 @@ export class Task {
   fail(error: unknown): void {
     if (this.#isTerminal()) return;
     this.#status = 'failed';
+    this.#checkpoints.abortAll('the task failed');
     this.#setup.log.warn(`failed: ${error instanceof Error ? error.message : String(error)}`, { error: error instanceof Error ? error.name : 'Error' });
     this.#report({
       type: 'task-status',

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { Objm } from '@nats-io/obj';
 import { buildConfig, type WeirConfig } from '../../src/config/configuration.ts';
-import { createLogger, executeJob } from '../../src/index.ts';
+import { createJobMaster, createLogger, executeJob } from '../../src/index.ts';
 import { createCheckpointStorage, createTaskStateStorage } from '../../src/checkpoint/create-checkpoint-storage.ts';
 import { CheckpointCorruptedError } from '../../src/checkpoint/checkpoint-storage-error.ts';
 import { METADATA_VERSION, type CheckpointMetadata } from '../../src/checkpoint/checkpoint-metadata.ts';
@@ -139,7 +139,7 @@ describe('checkpoint storage on the NATS object store', { timeout: 180_000 }, ()
     const names = await objectNames('ckpt-job');
     const retained = new Set(names.filter((n) => n.endsWith('/_metadata')).map((n) => n.split('/').at(-2)));
     assert.equal(retained.size, 2, `num-retained 2: ${[...retained].join(', ')}`);
-    assert.ok(names.every((n) => n === '_weir/layout' || retained.has(n.split('/').at(-2)!)), 'subsumed and aborted checkpoints leave no objects');
+    assert.ok(names.every((n) => n === '_weir/layout' || retained.has(n.split('/').at(-2)!)), `subsumed and aborted checkpoints leave no objects: ${names.join(', ')}; ${events.describe()}`);
 
     const config = configFor(checkpointDir);
     await withReadableSnapshot(result.latestCheckpoint!, config, async (local) => {
@@ -150,5 +150,40 @@ describe('checkpoint storage on the NATS object store', { timeout: 180_000 }, ()
       assert.equal(counts.size, generated.counts.size);
       for (const [w, n] of generated.counts) assert.equal(counts.get(w), n, w);
     });
+  });
+
+  test('savepoints move between the two: to the object store from a job on a directory, and back; the output stays exactly-once', async () => {
+    const dir = join(root, 'relocate');
+    mkdirSync(dir, { recursive: true });
+    const input = join(dir, 'words.txt');
+    const generated = writeWordsFile(input, { seed: 20261202, bytes: 40_000 });
+    const output = join(dir, 'out');
+    const args = ['--input', input, '--output', output, '--checkpoint-interval', '150', '--lines-per-second', '1500'];
+    const base = { 'parallelism.default': 2, 'high-availability.nats.servers': cluster.servers };
+    const log = createLogger({ level: 'error' });
+
+    async function runUntilSavepoint(config: Record<string, unknown>, target: string, restoreFrom?: string): Promise<string> {
+      const events = new JobEvents();
+      const master = await createJobMaster({ job: JOB, args, config: { ...base, ...config }, listener: events.listener, log, ...(restoreFrom ? { restoreFrom } : {}) });
+      const run = master.run();
+      await events.waitFor('a checkpoint', () => events.completed[0], 30_000);
+      const savepoint = await master.stopWithSavepoint(target);
+      assert.equal((await run).status, 'FINISHED');
+      if (restoreFrom) assert.deepEqual(events.restored.map((r) => r.path), [restoreFrom]);
+      return savepoint.directory;
+    }
+    // Checkpoints in a directory, savepoint to the object store.
+    const toObjects = await runUntilSavepoint({ 'execution.checkpointing.dir': join(dir, 'ckpt-a') }, 'nats-obj://savepoints/moved');
+    assert.match(toObjects, /^nats-obj:\/\/savepoints\/moved\/sp-[0-9a-f]{6}-[0-9a-f]{12}$/);
+    // Checkpoints on the object store, restored from there, savepoint to a directory.
+    const toDirectory = await runUntilSavepoint({ 'execution.checkpointing.dir': 'nats-obj://ckpt-b/x' }, join(dir, 'savepoints'), toObjects);
+    assert.ok(toDirectory.startsWith(join(dir, 'savepoints')), toDirectory);
+    // Checkpoints on the object store, restored from the directory, to the end of the input.
+    const events = new JobEvents();
+    const last = await executeJob({ job: JOB, args, config: { ...base, 'execution.checkpointing.dir': 'nats-obj://ckpt-b/y' }, restoreFrom: toDirectory, listener: events.listener, log });
+    assert.equal(last.status, 'FINISHED', last.error?.message);
+    assert.deepEqual(events.restored.map((r) => r.path), [toDirectory]);
+    const diff = diffSortedLines(readCommittedLines(output), expectedRunningCounts(generated.counts));
+    assert.equal(diff, undefined, `committed output is not exactly-once: ${diff}`);
   });
 });

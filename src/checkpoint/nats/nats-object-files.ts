@@ -83,6 +83,11 @@ export class NatsObjectFiles {
     return (await os.list()).map((o) => o.name).filter((n) => n !== LAYOUT_OBJECT && n.startsWith(below)).sort();
   }
 
+  async delete(bucket: string, name: string): Promise<void> {
+    const os = await this.bucket(bucket, 'read');
+    if (os) await deleteObject((await this.#connection()).connection, bucket, os, name);
+  }
+
   async deleteBelow(bucket: string, prefix: string): Promise<void> {
     const names = await this.list(bucket, prefix);
     if (names.length === 0) return;
