@@ -18,6 +18,7 @@ import { readSnapshot } from '../../src/checkpoint/snapshot-reader.ts';
 import { BucketLayoutError } from '../../src/ha/bucket-layout-error.ts';
 import { diffSortedLines, expectedRunningCounts, JobEvents, makeTempDir, readCommittedLines, removeDir, writeWordsFile } from '../fixtures/recovery-helpers.ts';
 import { startNatsCluster, type NatsCluster } from '../fixtures/nats-cluster.ts';
+import { weir } from '../fixtures/weir-process.ts';
 
 const JOB = join(import.meta.dirname, '..', 'fixtures', 'jobs', 'wordcount-throttled.ts');
 
@@ -150,6 +151,11 @@ describe('checkpoint storage on the NATS object store', { timeout: 180_000 }, ()
       assert.equal(counts.size, generated.counts.size);
       for (const [w, n] of generated.counts) assert.equal(counts.get(w), n, w);
     });
+    // The command reads it too.
+    const cli = await weir(['inspect', result.latestCheckpoint!, '-D', `high-availability.nats.servers=${cluster.servers}`, '--json']);
+    assert.equal(cli.code, 0, cli.stderr);
+    const listing = JSON.parse(cli.stdout) as { operators: Array<{ uid: string; keyedStates: Array<{ entries: number }> }> };
+    assert.equal(listing.operators.find((o) => o.uid === 'counts')?.keyedStates[0]?.entries, generated.counts.size);
   });
 
   test('savepoints move between the two: to the object store from a job on a directory, and back; the output stays exactly-once', async () => {
