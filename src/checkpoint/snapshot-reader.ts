@@ -1,5 +1,6 @@
 import { isAbsolute, join } from 'node:path';
 import type { Key } from '../state/key-group.ts';
+import type { SerializerSnapshot } from '../serialization/serializer-snapshot.ts';
 import { readMetadata, type CheckpointMetadata } from './checkpoint-metadata.ts';
 import { readKeyedStateFile } from './keyed-state-file.ts';
 
@@ -8,6 +9,8 @@ export interface ReadKeyedState {
   readonly kind: string;
   readonly serializer: string;
   readonly version: number;
+  /** What wrote the state (kind, version, schema): metadata format 4 records it, older ones are read as `any`. */
+  readonly snapshot: SerializerSnapshot;
   /** Entries by key group; values of custom serializers are the stored bytes. */
   readonly entries: Map<number, Array<[Key, unknown]>>;
 }
@@ -38,13 +41,17 @@ export async function readSnapshot(path: string, only?: { uid?: string }): Promi
     const operator: Record<string, { mode: string; values: unknown[] }> = {};
     for (const sub of op.subtasks) {
       if (sub.keyed) {
-        readKeyedStateFile(sub.keyed, resolve, { start: 0, end: op.maxParallelism - 1 }).forEach((info, kg, entries) => {
-          let s = keyed.get(info.name);
-          if (!s) keyed.set(info.name, (s = { ...info, entries: new Map() }));
-          const list = s.entries.get(kg) ?? [];
-          list.push(...entries);
-          s.entries.set(kg, list);
-        });
+        const file = readKeyedStateFile(sub.keyed, resolve, { start: 0, end: op.maxParallelism - 1 });
+        for (const kg of file.keyGroups) {
+          file.readKeyGroup(kg, (info, g) => {
+            let s = keyed.get(info.name);
+            if (!s) keyed.set(info.name, (s = { name: info.name, kind: info.kind, serializer: info.serializer, version: info.version, snapshot: info.snapshot, entries: new Map() }));
+            let list = s.entries.get(g);
+            if (!list) s.entries.set(g, (list = []));
+            const entries = list;
+            return (key, value) => void entries.push([key, value]);
+          });
+        }
       }
       for (const [name, entry] of Object.entries(sub.operator)) {
         const target = (operator[name] ??= { mode: entry.mode, values: [] });

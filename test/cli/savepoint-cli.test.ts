@@ -105,7 +105,7 @@ async function checkInspect(path: string, output: string, parallelism: number): 
   assert.equal(summary.path, path);
   assert.equal(summary.type, 'savepoint');
   assert.equal(summary.checkpointId, facts.checkpointId);
-  assert.equal(summary.formatVersion, 3);
+  assert.equal(summary.formatVersion, 4);
   assert.deepEqual(summary.operators.map((o) => o.name), ['Source: words', 'Map', 'Sum', 'Format', 'Sink: files']);
   for (const o of summary.operators) assert.equal(o.parallelism, parallelism, `parallelism of ${o.name}`);
   const counts = summary.operators.find((o) => o.uid === 'counts')!;

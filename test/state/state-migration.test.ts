@@ -110,7 +110,7 @@ describe('serializer versions on the heap backend', () => {
     restore(c, 'a', 7, 'msgpack', 1);
     assert.throws(() => c.getValueState(new ValueStateDescriptor<number>('total', { serializer: jsonSerializer(1) })), (e: unknown) => {
       assert.ok(e instanceof StateMigrationError);
-      assert.match(e.message, /written with serializer 'msgpack', the job now uses 'json'/);
+      assert.match(e.message, /state 'total' of operator uid 'totals' was written with serializer msgpack v1, the job now uses json v1, which cannot read it: serializer 'msgpack' was replaced by 'json'/);
       return true;
     });
   });
