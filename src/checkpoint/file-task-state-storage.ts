@@ -24,7 +24,7 @@ export const fileTaskStateStorage: CheckpointStorageWorkerView = {
         keyed = { ...handle, file: name };
       }
       const operator: OperatorStateMap = {};
-      for (const [stateName, entry] of op.operator) operator[stateName] = { mode: entry.mode, values: entry.values };
+      for (const [stateName, entry] of op.operator) operator[stateName] = { mode: entry.mode, values: entry.values, ...(entry.serializer ? { serializer: entry.serializer } : {}) };
       operators.push({ operatorId: op.operatorId, uid: op.uid, keyed, operator });
     }
     return { operators, inputChannels: {}, outputChannels: {} };
