@@ -3,6 +3,7 @@ import type { Key } from '../state/key-group.ts';
 import type { SerializerSnapshot } from '../serialization/serializer-snapshot.ts';
 import { readMetadata, type CheckpointMetadata } from './checkpoint-metadata.ts';
 import { readKeyedStateFile } from './keyed-state-file.ts';
+import { restoreSerializer } from '../serialization/serializer-for.ts';
 
 export interface ReadKeyedState {
   readonly name: string;
@@ -21,7 +22,8 @@ export interface ReadOperatorState {
   readonly parallelism: number;
   readonly maxParallelism: number;
   readonly keyed: ReadKeyedState[];
-  readonly operator: Record<string, { mode: string; values: unknown[] }>;
+  /** Operator list states; values of declared ones decoded with the type that wrote them. */
+  readonly operator: Record<string, { mode: string; values: unknown[]; serializer?: SerializerSnapshot }>;
 }
 
 export interface ReadSnapshot {
@@ -38,7 +40,7 @@ export async function readSnapshot(path: string, only?: { uid?: string }): Promi
   for (const op of metadata.operators) {
     if (only?.uid !== undefined && op.uid !== only.uid) continue;
     const keyed = new Map<string, ReadKeyedState>();
-    const operator: Record<string, { mode: string; values: unknown[] }> = {};
+    const operator: Record<string, { mode: string; values: unknown[]; serializer?: SerializerSnapshot }> = {};
     for (const sub of op.subtasks) {
       if (sub.keyed) {
         const file = readKeyedStateFile(sub.keyed, resolve, { start: 0, end: op.maxParallelism - 1 });
@@ -54,8 +56,11 @@ export async function readSnapshot(path: string, only?: { uid?: string }): Promi
         }
       }
       for (const [name, entry] of Object.entries(sub.operator)) {
-        const target = (operator[name] ??= { mode: entry.mode, values: [] });
-        target.values.push(...entry.values);
+        const target = (operator[name] ??= { mode: entry.mode, values: [], ...(entry.serializer ? { serializer: entry.serializer } : {}) });
+        if (entry.serializer) {
+          const reader = restoreSerializer(entry.serializer);
+          for (const v of entry.values) target.values.push(reader.deserialize(v as Uint8Array));
+        } else target.values.push(...entry.values);
       }
     }
     operators.push({ uid: op.uid, name: op.name, parallelism: op.parallelism, maxParallelism: op.maxParallelism, keyed: [...keyed.values()], operator });
