@@ -1,4 +1,5 @@
 import type { Logger } from '../log/logger.ts';
+import type { Type } from '../serialization/type-info.ts';
 import type { Key } from '../state/key-group.ts';
 import type {
   AggregatingState,
@@ -41,9 +42,10 @@ export interface RuntimeContext extends TaskInfo {
   getAggregatingState<IN, ACC, OUT>(descriptor: AggregatingStateDescriptor<IN, ACC, OUT>): AggregatingState<IN, OUT>;
 }
 
+/** `type` declares the element type: values are written by its codec and a restore checks it (operator-state-backend.ts). */
 export interface OperatorStateContext extends TaskInfo {
-  getListState<T>(name: string): OperatorListState<T>;
-  getUnionListState<T>(name: string): OperatorListState<T>;
+  getListState<T>(name: string, options?: { readonly type?: Type<T> }): OperatorListState<T>;
+  getUnionListState<T>(name: string, options?: { readonly type?: Type<T> }): OperatorListState<T>;
 }
 
 export interface KeyedContext<K> {
