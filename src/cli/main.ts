@@ -8,6 +8,9 @@ import { cancelCommand, checkpointCommand, checkpointsCommand, disposeCommand, l
 import { inspectCommand } from './inspect-command.ts';
 import { initCommand } from './init-command.ts';
 import { configRows } from '../config/config-table.ts';
+import { buildConfig } from '../config/configuration.ts';
+import { parseDynamicProperties, readConfigFile } from './config-file.ts';
+import { withReadableSnapshot } from '../checkpoint/readable-snapshot.ts';
 import { PACKAGE_VERSION } from './package-version.ts';
 
 // `weir inspect ... | head` closes the pipe early: that is not an error.
@@ -150,12 +153,15 @@ program
 program
   .command('inspect')
   .description('read a savepoint or checkpoint: operators, states, key groups, sizes; or dump one state')
-  .argument('<path>', 'savepoint or checkpoint directory (or its _metadata)')
+  .argument('<path>', 'savepoint or checkpoint directory (or its _metadata), or a nats-obj://<bucket>/<path> location')
   .option('--uid <uid>', 'an operator uid')
   .option('--state <name>', 'dump this state of --uid as JSON lines (key, value)')
   .option('--json', 'the listing as JSON')
+  .option('-D, --define <key=value>', 'configuration for reaching the storage, e.g. -D high-availability.nats.servers=nats://host:4222 (repeatable)', collect)
+  .option('--config <file>', 'YAML or JSON configuration file')
   .action(async (path: string, o) => {
-    process.exitCode = await inspectCommand(path, o);
+    const config = buildConfig(o.config ? readConfigFile(o.config) : undefined, parseDynamicProperties(o.define ?? []));
+    process.exitCode = await withReadableSnapshot(path, config, (local) => inspectCommand(local, o));
   });
 
 /**
@@ -177,7 +183,7 @@ try {
     err instanceof UsageError ||
     err instanceof ConfigError ||
     err instanceof ConfigFileError ||
-    ['JobModuleError', 'JobBuildError', 'GraphValidationError', 'RestoreError', 'CheckpointCorruptedError', 'JobManagerError', 'SavepointError'].includes(err.name);
+    ['JobModuleError', 'JobBuildError', 'GraphValidationError', 'RestoreError', 'CheckpointCorruptedError', 'JobManagerError', 'SavepointError', 'NatsConnectError', 'BucketLayoutError', 'CheckpointLocationError'].includes(err.name);
   process.stderr.write(`weir: ${err.message}\n`);
   if (!known && process.env.WEIR_DEBUG) process.stderr.write(`${err.stack}\n`);
   process.exitCode = known ? 2 : 1;

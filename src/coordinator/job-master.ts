@@ -329,6 +329,7 @@ export class JobMaster {
     await this.#ctx.pool.terminateAll();
     await this.#o.compiled?.dispose();
     const kept = await applyRetention(status, { config: this.plan.config, storage: this.#ctx.storage, store: this.checkpoints.store, retainOnFinish: this.#o.retainCheckpointsOnFinish === true });
+    await this.#ctx.storage.close?.().catch((e: Error) => this.#log.warn(`closing the checkpoint storage failed: ${e.message}`));
     this.#done({
       latestCheckpoint: kept ? this.checkpoints.store.latest()?.directory : undefined,
       jobId: this.jobId,

@@ -105,6 +105,11 @@ export class SubtaskCheckpointCoordinator {
     this.#writing.get(checkpointId)?.abort(reason);
   }
 
+  /** The task is cancelled or failed: no write of it may go on landing files in checkpoints that the JobMaster has disposed of. */
+  abortAll(reason: string): void {
+    for (const w of [...this.#writing.values()]) w.abort(reason);
+  }
+
   #writeAsync(barrier: Barrier, captured: CapturedOperatorState[], syncMs: number, alignment: AlignmentFigures, channels: ChannelStateToWrite | undefined): void {
     const start = performance.now();
     const checkpointId = barrier.checkpointId;

@@ -290,5 +290,6 @@ export class TaskManager {
   async shutdown(): Promise<void> {
     await this.#cancelAll();
     if (this.#metricsTimer) clearInterval(this.#metricsTimer);
+    await this.#o.storage.close?.().catch(() => {});
   }
 }
