@@ -50,6 +50,14 @@ export interface WeirConfig {
   'rest.bind-address': string;
   'rest.token': string | null;
   'rest.token-required-for-reads': boolean | null;
+  'jobstore.max-capacity': number;
+  'taskmanager.numberOfTaskSlots': number;
+  'taskmanager.host': string;
+  'taskmanager.data.port': number;
+  'taskmanager.resource-id': string | null;
+  'slot.request.timeout': number;
+  'security.cluster.token': string | null;
+  'security.cluster.token-file': string | null;
 }
 
 export type ConfigKey = keyof WeirConfig;
@@ -211,6 +219,48 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
     nullable: true,
     doc: "Whether GET calls (other than the dashboard's files) need rest.token too. Unset: when rest.bind-address is beyond loopback.",
   },
+  'jobstore.max-capacity': {
+    kind: 'int',
+    min: 0,
+    doc: 'Finished, failed and cancelled jobs a JobManager keeps visible (status, exceptions, checkpoint history); the oldest goes first.',
+  },
+  'taskmanager.numberOfTaskSlots': {
+    kind: 'int',
+    min: 1,
+    max: 1024,
+    doc: 'Slots of a TaskManager process (`weir taskmanager --slots`): each is a worker thread and holds one subtask of every vertex, so a job of parallelism p needs p slots.',
+  },
+  'taskmanager.host': {
+    kind: 'string',
+    doc: 'The address a TaskManager process binds its data port to and announces to the JobManager (`weir taskmanager --host`). Beyond loopback, `security.cluster.token` is required.',
+  },
+  'taskmanager.data.port': {
+    kind: 'int',
+    min: 0,
+    max: 65535,
+    doc: 'The port other TaskManagers send records to (one TCP connection per TaskManager pair); 0 takes any free port.',
+  },
+  'taskmanager.resource-id': {
+    kind: 'string',
+    nullable: true,
+    doc: 'The id of a TaskManager process in the cluster; a second TaskManager with the id of a registered one is refused. Unset: host:data-port and a random suffix.',
+  },
+  'slot.request.timeout': {
+    kind: 'duration',
+    min: 1,
+    max: TIMER_MAX_MS,
+    doc: 'How long a job waits for enough free slots (at its start and at each restart) before it fails, naming how many it needed and how many were offered.',
+  },
+  'security.cluster.token': {
+    kind: 'string',
+    nullable: true,
+    doc: 'The cluster secret TaskManagers and clients present to the JobManager and to each other (handshake of every internal connection; REST bearer token unless rest.token is set). Required beyond loopback.',
+  },
+  'security.cluster.token-file': {
+    kind: 'string',
+    nullable: true,
+    doc: 'A file whose first line is security.cluster.token (so the secret stays off the command line).',
+  },
 };
 
 export const DEFAULT_CONFIG: Readonly<WeirConfig> = Object.freeze({
@@ -254,6 +304,14 @@ export const DEFAULT_CONFIG: Readonly<WeirConfig> = Object.freeze({
   'rest.bind-address': '127.0.0.1',
   'rest.token': null,
   'rest.token-required-for-reads': null,
+  'jobstore.max-capacity': Number.MAX_SAFE_INTEGER,
+  'taskmanager.numberOfTaskSlots': 1,
+  'taskmanager.host': '127.0.0.1',
+  'taskmanager.data.port': 0,
+  'taskmanager.resource-id': null,
+  'slot.request.timeout': 5 * 60_000,
+  'security.cluster.token': null,
+  'security.cluster.token-file': null,
 });
 
 export function isConfigKey(key: string): key is ConfigKey {
