@@ -14,6 +14,7 @@ export class RemoteSlotGateway implements TaskManagerGateway, SlotListener {
   readonly index: number;
   readonly location = 'remote' as const;
   readonly where: string;
+  readonly host: string;
   readonly grant: SlotGrant;
   readonly ready: Promise<void>;
   readonly #locations: () => Record<number, SlotLocation>;
@@ -31,6 +32,7 @@ export class RemoteSlotGateway implements TaskManagerGateway, SlotListener {
     this.#release = o.release;
     const tm = o.grant.taskManager;
     this.where = `slot ${o.grant.slot} of TaskManager ${tm.id} at ${tm.address}`;
+    this.host = tm.registration.host;
     this.ready = new Promise((resolve, reject) => (this.#readiness = { resolve, reject }));
     // Not awaited by everyone: a slot lost before anyone asked must not be an unhandled rejection.
     this.ready.catch(() => {});

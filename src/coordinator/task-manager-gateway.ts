@@ -7,6 +7,8 @@ export interface TaskManagerGateway {
   readonly location: 'in-thread' | 'worker-thread' | 'remote';
   /** For remote ones: the process and slot, as errors name it ("slot 1 of TaskManager tm-a at 10.0.0.2"). */
   readonly where?: string;
+  /** For remote ones: the host its process runs on (the REST API's subtask host). */
+  readonly host?: string;
   send(message: ToTaskManager, transfer?: readonly Transferable[]): void;
   /** Messages from the TaskManager; a lost TaskManager is reported through onLost. */
   onMessage(handler: (message: FromTaskManager) => void): void;

@@ -75,6 +75,11 @@ export class TaskManagerPool {
     return this.#gateways[index]?.where;
   }
 
+  /** The host a TaskManager runs on: its process's for a cluster's slots, else this one ('localhost'). */
+  hostOf(index: number): string {
+    return this.#gateways[index]?.host ?? 'localhost';
+  }
+
   /** TaskManagers that are not lost. */
   live(): number[] {
     return this.#gateways.map((g) => g.index).filter((i) => !this.#lost.has(i));

@@ -17,8 +17,10 @@ export interface RestServerOptions {
   readonly extend?: (app: FastifyInstance) => void | Promise<void>;
   readonly cluster?: FlinkApiOptions['cluster'];
   readonly host: string;
-  /** The first port to try; the next free one is taken if it is in use. 0: any free port. */
+  /** The first port to try; the next free one is taken if it is in use (unless exactPort). 0: any free port. */
   readonly port: number;
+  /** A port in use is an error, not a reason to take the next (a JobManager's address is known to others). */
+  readonly exactPort?: boolean;
   readonly token: string | null;
   /** Whether GET calls other than the dashboard's files need the token too; unset: when the host is beyond loopback. */
   readonly tokenRequiredForReads?: boolean | null;
@@ -72,7 +74,7 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   await app.register(flinkApi, { prefix: '/v1', jobs, operations, ...cluster });
   await o.extend?.(app);
 
-  const port = await listen(app, o.host, o.port);
+  const port = await listen(app, o.host, o.port, o.exactPort === true);
   const url = `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}`;
   o.log.info(`REST API listening on ${url}`);
   return {
@@ -89,14 +91,29 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   };
 }
 
-async function listen(app: FastifyInstance, host: string, first: number): Promise<number> {
+/** The port asked for is taken, and the server may not take another. */
+export class PortInUseError extends Error {
+  readonly host: string;
+  readonly port: number;
+
+  constructor(host: string, port: number, cause: unknown) {
+    super(`${host}:${port} is in use by another process: choose another port (--port, rest.port) or stop what listens there`, { cause });
+    this.name = 'PortInUseError';
+    this.host = host;
+    this.port = port;
+  }
+}
+
+async function listen(app: FastifyInstance, host: string, first: number, exact: boolean): Promise<number> {
   for (let port = first, i = 0; ; port++, i++) {
     try {
       await app.listen({ host, port });
       const address = app.server.address();
       return typeof address === 'object' && address ? address.port : port;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || first === 0 || i >= PORT_ATTEMPTS) throw e;
+      const inUse = (e as NodeJS.ErrnoException).code === 'EADDRINUSE';
+      if (inUse && exact) throw new PortInUseError(host, port, e);
+      if (!inUse || first === 0 || i >= PORT_ATTEMPTS) throw e;
     }
   }
 }
