@@ -81,7 +81,7 @@ export async function followJob(base: string, jobId: string, token: string | und
         failures = 0;
       } catch (e) {
         // A JobManager that is gone for long is not coming back for this job.
-        if (++failures >= 20) throw e;
+        if (++failures >= 10) throw e;
         await new Promise((r) => setTimeout(r, 500));
         continue;
       }

@@ -51,7 +51,7 @@ export async function bundleJob(modulePath: string): Promise<JobBundle> {
   } catch (e) {
     const errors = (e as { errors?: Array<{ text: string; location?: { file: string; line: number; column: number } | null }> }).errors;
     const detail = errors?.length
-      ? errors.map((x) => (x.location ? `${x.location.file}:${x.location.line}:${x.location.column}: ${x.text}` : x.text)).join('; ')
+      ? errors.map((x) => (x.location ? `${resolve(x.location.file)}:${x.location.line}:${x.location.column}: ${x.text}` : x.text)).join('; ')
       : (e as Error).message;
     throw new JobModuleError(entry, `cannot be bundled for the cluster: ${detail}`, e);
   }
