@@ -78,6 +78,8 @@ export class DataPlane {
   readonly #o: DataPlaneOptions;
   #server: Server | undefined;
   readonly #connections = new Map<string, DataConnection>();
+  /** Every open connection, also the older one of two processes that dialed each other at once. */
+  readonly #all = new Set<FramedSocket>();
   readonly #dialing = new Map<string, Promise<DataConnection>>();
   readonly #registrations = new Map<string, Registration>();
   /** OPENs whose receiver is not registered yet (its deploy has not reached this process). */
@@ -166,8 +168,10 @@ export class DataPlane {
   }
 
   async close(): Promise<void> {
-    for (const c of this.#connections.values()) c.conn.destroy();
-    await new Promise<void>((resolve) => (this.#server ? this.#server.close(() => resolve()) : resolve()));
+    const closing = new Promise<void>((resolve) => (this.#server ? this.#server.close(() => resolve()) : resolve()));
+    // The server's close waits for its connections: every one is ended at once.
+    for (const c of this.#all) c.destroy(new Error('this TaskManager is stopping'));
+    await closing;
   }
 
   #bind(reg: Registration, key: string, connection: DataConnection, channel: number): void {
@@ -208,6 +212,7 @@ export class DataPlane {
     });
     socket.setNoDelay(true);
     const conn = new FramedSocket(socket, HANDSHAKE_MAX_FRAME, `${peer.host}:${peer.dataPort}`);
+    this.#track(conn);
     const welcome = await greetHandshake(conn, { role: 'data', token: this.#o.token, id: this.#o.id });
     if (welcome.id !== peer.taskManagerId) {
       conn.destroy();
@@ -219,8 +224,14 @@ export class DataPlane {
   async #accept(socket: Socket): Promise<void> {
     socket.setNoDelay(true);
     const conn = new FramedSocket(socket, HANDSHAKE_MAX_FRAME);
+    this.#track(conn);
     const hello = await acceptHandshake(conn, { role: 'data', token: this.#o.token, id: this.#o.id, log: this.#o.log });
     if (hello) this.#open(hello.id, conn);
+  }
+
+  #track(conn: FramedSocket): void {
+    this.#all.add(conn);
+    conn.onClose(() => this.#all.delete(conn));
   }
 
   #open(peer: string, conn: FramedSocket): DataConnection {
