@@ -195,12 +195,17 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
     max: TIMER_MAX_MS,
     doc: 'A partly filled network buffer leaves after this long (and whenever its task runs out of input); 0 sends every record at once.',
   },
-  'heartbeat.interval': { kind: 'duration', min: 1, max: TIMER_MAX_MS, doc: 'Time between heartbeats the JobMaster sends each TaskManager thread or process.' },
+  'heartbeat.interval': {
+    kind: 'duration',
+    min: 1,
+    max: TIMER_MAX_MS,
+    doc: 'Time between heartbeats the JobMaster sends each TaskManager thread or slot, and a JobManager process each TaskManager process.',
+  },
   'heartbeat.timeout': {
     kind: 'duration',
     min: 1,
     max: TIMER_MAX_MS,
-    doc: 'A TaskManager that has not answered a heartbeat for this long is lost (e.g. its thread is blocked): its subtasks fail and it is replaced.',
+    doc: 'A TaskManager that has not answered a heartbeat for this long is lost (its thread is blocked, its process died or hangs, its host is cut off): its subtasks fail and it is replaced. A TaskManager process that has heard no heartbeat from its JobManager for this long cancels its subtasks and registers again.',
   },
   'task.cancellation.timeout': {
     kind: 'duration',
