@@ -1,12 +1,23 @@
+import { createHash } from 'node:crypto';
 import { CONFIG_OPTIONS, type ConfigKey, type WeirConfig } from '../config/configuration.ts';
+import type { JobManagerConfigView, ResourceView, TaskManagerDetailsView, TaskManagerInfoView, TaskManagersView } from '../rest/rest-views.ts';
 import type { RegisteredTaskManager } from './registered-task-manager.ts';
 import type { ResourceManager } from './resource-manager.ts';
 
 /** One TaskManager as GET /taskmanagers lists it (Flink's TaskManagerInfo, with weir's host). */
-export function taskManagerInfo(tm: RegisteredTaskManager) {
+/**
+ * Flink's clients expect a TaskManager id of 32 hex characters; weir's resource ids are the
+ * names TaskManagers were given (`--id`): the REST id is the resource id's hash, beside it.
+ */
+export function restId(resourceId: string): string {
+  return /^[0-9a-f]{32}$/.test(resourceId) ? resourceId : createHash('sha256').update(resourceId).digest('hex').slice(0, 32);
+}
+
+export function taskManagerInfo(tm: RegisteredTaskManager): TaskManagerInfoView {
   const r = tm.registration;
   return {
-    id: tm.id,
+    id: restId(tm.id),
+    resourceId: tm.id,
     path: `weir://${r.host}:${r.dataPort}/${tm.id}`,
     host: r.host,
     hostname: r.hostname,
@@ -36,16 +47,16 @@ export function taskManagerInfo(tm: RegisteredTaskManager) {
   };
 }
 
-function resource(slots: number) {
+function resource(slots: number): ResourceView {
   return { cpuCores: slots, taskHeapMemory: 0, taskOffHeapMemory: 0, managedMemory: 0, networkMemory: 0, extendedResources: {} };
 }
 
-export function taskManagersView(resources: ResourceManager) {
+export function taskManagersView(resources: ResourceManager): TaskManagersView {
   return { taskmanagers: resources.taskManagers().map(taskManagerInfo) };
 }
 
 /** GET /taskmanagers/:id: Flink's TaskManagerDetailsInfo, the info with its slots' allocations. */
-export function taskManagerDetails(tm: RegisteredTaskManager) {
+export function taskManagerDetails(tm: RegisteredTaskManager): TaskManagerDetailsView {
   return {
     ...taskManagerInfo(tm),
     allocatedSlots: tm.slots.flatMap((a, index) => (a === undefined ? [] : [{ index, allocation: a }])),
@@ -76,7 +87,7 @@ export function taskManagerDetails(tm: RegisteredTaskManager) {
 }
 
 /** GET /jobmanager/config: every key with its effective value (Flink's ClusterConfigurationInfo), secrets left out. */
-export function jobManagerConfig(config: WeirConfig): Array<{ key: string; value: string }> {
+export function jobManagerConfig(config: WeirConfig): JobManagerConfigView {
   const secret = new Set<ConfigKey>(['rest.token', 'security.cluster.token']);
   return (Object.keys(CONFIG_OPTIONS) as ConfigKey[])
     .filter((k) => !secret.has(k) && config[k] !== null)

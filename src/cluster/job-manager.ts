@@ -10,7 +10,7 @@ import { ResourceManager } from './resource-manager.ts';
 import { RpcConnection } from './rpc-connection.ts';
 import { acceptRpcUpgrades } from './rpc-upgrade.ts';
 import { parseUpload } from './jar-upload.ts';
-import { taskManagerDetails, taskManagersView, jobManagerConfig } from './cluster-views.ts';
+import { jobManagerConfig, restId, taskManagerDetails, taskManagersView } from './cluster-views.ts';
 
 export interface JobManagerOptions {
   readonly config: WeirConfig;
@@ -109,7 +109,9 @@ export class JobManager {
       });
       r.get('/taskmanagers', async () => taskManagersView(this.resources));
       r.get('/taskmanagers/:taskmanagerid', async (req, reply) => {
-        const tm = this.resources.get((req.params as { taskmanagerid: string }).taskmanagerid);
+        const id = (req.params as { taskmanagerid: string }).taskmanagerid;
+        // By Flink's 32-hex id, or by the resource id.
+        const tm = this.resources.get(id) ?? this.resources.taskManagers().find((t) => restId(t.id) === id);
         if (!tm) return reply.code(404).send({ errors: [`no TaskManager ${(req.params as { taskmanagerid: string }).taskmanagerid}`] });
         return taskManagerDetails(tm);
       });

@@ -9,6 +9,21 @@ import { diffSortedLines, expectedRunningCounts, makeTempDir, readCommittedLines
 import { wordCounts, WORDCOUNT } from '../fixtures/savepoint-helpers.ts';
 import { spawnWeir } from '../fixtures/weir-process.ts';
 import { slotsOf, TestCluster } from '../fixtures/weir-cluster.ts';
+import { loadFlinkSpec } from '../fixtures/flink/flink-spec.ts';
+
+const spec = loadFlinkSpec();
+
+/** GET `path` of the cluster, which must answer 200 with a body valid against Flink's specification (at / and /v1/). */
+async function flinkGet(path: string): Promise<any> {
+  let body: unknown;
+  for (const prefix of ['', '/v1']) {
+    const res = await fetch(`http://${cluster.address}${prefix}${path}`);
+    assert.equal(res.status, 200, `GET ${prefix}${path}`);
+    body = await res.json();
+    assert.deepEqual(spec.check('GET', path, 200, body), [], `GET ${path} is not as Flink's specification says: ${JSON.stringify(body).slice(0, 1500)}`);
+  }
+  return body;
+}
 
 const SEED = 11;
 
@@ -31,7 +46,7 @@ test('a job on two TaskManager processes: records cross over TCP, the output is 
   await cluster.startJobManager();
   await cluster.startTaskManager({ id: 'tm-a' });
   await cluster.startTaskManager({ id: 'tm-b' });
-  const overview = (await (await fetch(`http://${cluster.address}/overview`)).json()) as Record<string, number>;
+  const overview = (await flinkGet('/overview')) as Record<string, number>;
   assert.equal(overview.taskmanagers, 2);
   assert.equal(overview['slots-total'], 2);
   assert.equal(overview['slots-available'], 2);
@@ -48,8 +63,20 @@ test('a job on two TaskManager processes: records cross over TCP, the output is 
   // The finished job stays readable.
   const details = (await (await fetch(`http://${cluster.address}/jobs/${jobId}`)).json()) as { state: string };
   assert.equal(details.state, 'FINISHED');
-  const tms = (await (await fetch(`http://${cluster.address}/taskmanagers`)).json()) as { taskmanagers: Array<{ id: string; slotsNumber: number; freeSlots: number; dataPort: number }> };
-  assert.deepEqual(tms.taskmanagers.map((t) => [t.id, t.slotsNumber, t.freeSlots]).sort(), [['tm-a', 1, 1], ['tm-b', 1, 1]]);
+  const tms = (await flinkGet('/taskmanagers')) as { taskmanagers: Array<{ id: string; resourceId: string; host: string; slotsNumber: number; freeSlots: number; dataPort: number; timeSinceLastHeartbeat: number }> };
+  assert.deepEqual(tms.taskmanagers.map((t) => [t.resourceId, t.host, t.slotsNumber, t.freeSlots]).sort(), [['tm-a', '127.0.0.1', 1, 1], ['tm-b', '127.0.0.1', 1, 1]]);
+  assert.ok(tms.taskmanagers.every((t) => t.dataPort > 0 && t.timeSinceLastHeartbeat > 0));
+  const a = tms.taskmanagers.find((t) => t.resourceId === 'tm-a')!;
+  const one = (await flinkGet(`/taskmanagers/${a.id}`)) as { resourceId: string; allocatedSlots: unknown[] };
+  assert.equal(one.resourceId, 'tm-a');
+  assert.equal(((await (await fetch(`http://${cluster.address}/taskmanagers/tm-a`)).json()) as { id: string }).id, a.id, 'found by its resource id too');
+  assert.deepEqual(one.allocatedSlots, []);
+  assert.equal((await fetch(`http://${cluster.address}/taskmanagers/nobody`)).status, 404);
+  const config = (await flinkGet('/jobmanager/config')) as Array<{ key: string; value: string }>;
+  assert.equal(config.find((c) => c.key === 'heartbeat.timeout')?.value, '5000');
+  assert.ok(!config.some((c) => c.key === 'security.cluster.token' || c.key === 'rest.token'));
+  // The dashboard's Task Managers and Job Manager pages are served with it.
+  for (const page of ['task-managers', 'job-manager']) assert.equal((await fetch(`http://${cluster.address}/web/pages/${page}.js`)).status, 200);
 });
 
 test('SIGKILL of a TaskManager process: its subtasks fail, the job restarts from the latest checkpoint on a spare slot, exactly-once', { timeout: 150_000 }, async () => {
