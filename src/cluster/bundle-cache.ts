@@ -6,32 +6,35 @@ import { bundleHash } from './job-bundle.ts';
 /** A bundle that could not be fetched, or whose bytes are not the ones its hash names. */
 export class BundleFetchError extends Error {
   readonly hash: string;
-  readonly url: string;
+  readonly source: string;
 
-  constructor(hash: string, url: string, detail: string, cause?: unknown) {
-    super(`the job bundle ${hash.slice(0, 12)} could not be fetched from ${url}: ${detail}`, cause === undefined ? undefined : { cause });
+  constructor(hash: string, source: string, detail: string, cause?: unknown) {
+    super(`the job bundle ${hash.slice(0, 12)} could not be fetched from ${source}: ${detail}`, cause === undefined ? undefined : { cause });
     this.name = 'BundleFetchError';
     this.hash = hash;
-    this.url = url;
+    this.source = source;
   }
 }
 
+/** Asks the JobManager for a bundle's bytes (over the RPC connection: the token and TLS cover it). */
+export type FetchBundle = (hash: string) => Promise<Uint8Array>;
+
 /**
- * A TaskManager's job bundles: fetched from the JobManager by content hash (over the one address
- * it has, with the cluster token), checked against the hash, kept in its working directory, and
- * fetched once however many slots load the job.
+ * A TaskManager's job bundles: fetched from the JobManager by content hash, checked against the
+ * hash, kept in its working directory, and fetched once however many slots load the job.
  */
 export class BundleCache {
   readonly directory: string;
-  readonly #base: string;
-  readonly #token: string | null;
+  readonly #source: string;
+  readonly #fetch: FetchBundle;
   readonly #fetching = new Map<string, Promise<string>>();
 
-  constructor(workDir: string, jobManagerUrl: string, token: string | null) {
+  /** `source`: where bundles come from, as errors name it. */
+  constructor(workDir: string, source: string, fetch: FetchBundle) {
     this.directory = join(workDir, BUNDLE_DIRECTORY);
     mkdirSync(this.directory, { recursive: true });
-    this.#base = jobManagerUrl;
-    this.#token = token;
+    this.#source = source;
+    this.#fetch = fetch;
   }
 
   /** The bundle's path here, fetched first if need be. */
@@ -40,24 +43,21 @@ export class BundleCache {
     if (existsSync(path)) return Promise.resolve(path);
     let p = this.#fetching.get(hash);
     if (!p) {
-      p = this.#fetch(hash, path).finally(() => this.#fetching.delete(hash));
+      p = this.#load(hash, path).finally(() => this.#fetching.delete(hash));
       this.#fetching.set(hash, p);
     }
     return p;
   }
 
-  async #fetch(hash: string, path: string): Promise<string> {
-    const url = `${this.#base}/blobs/${hash}`;
-    let res: Response;
+  async #load(hash: string, path: string): Promise<string> {
+    let code: Uint8Array;
     try {
-      res = await fetch(url, { headers: this.#token ? { authorization: `Bearer ${this.#token}` } : {}, signal: AbortSignal.timeout(60_000) });
+      code = await this.#fetch(hash);
     } catch (e) {
-      throw new BundleFetchError(hash, url, (e as Error).cause instanceof Error ? ((e as Error).cause as Error).message : (e as Error).message, e);
+      throw new BundleFetchError(hash, this.#source, (e as Error).message, e);
     }
-    if (!res.ok) throw new BundleFetchError(hash, url, `HTTP ${res.status} ${await res.text()}`);
-    const code = Buffer.from(await res.arrayBuffer());
     const got = bundleHash(code);
-    if (got !== hash) throw new BundleFetchError(hash, url, `its bytes hash to ${got}: they were changed on the way`);
+    if (got !== hash) throw new BundleFetchError(hash, this.#source, `its bytes hash to ${got}: they were changed on the way`);
     const tmp = `${path}.${process.pid}.tmp`;
     writeFileSync(tmp, code);
     renameSync(tmp, path);

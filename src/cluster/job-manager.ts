@@ -39,9 +39,9 @@ export class JobManager {
   constructor(o: JobManagerOptions) {
     this.#o = o;
     const c = o.config;
-    this.resources = new ResourceManager({ heartbeatIntervalMs: c['heartbeat.interval'], heartbeatTimeoutMs: c['heartbeat.timeout'], log: o.log });
-    this.store = new JobStore(c['jobstore.max-capacity']);
     this.bundles = new BlobStore(o.workDir);
+    this.resources = new ResourceManager({ heartbeatIntervalMs: c['heartbeat.interval'], heartbeatTimeoutMs: c['heartbeat.timeout'], log: o.log, bundle: (hash) => (isBundleHash(hash) ? this.bundles.read(hash) : undefined) });
+    this.store = new JobStore(c['jobstore.max-capacity']);
     this.#dispatcher = new Dispatcher({ bundles: this.bundles, store: this.store, resources: this.resources, defaults: o.settings, slotRequestTimeoutMs: c['slot.request.timeout'], log: o.log });
   }
 

@@ -30,11 +30,14 @@ export class RegisteredTaskManager {
   #lostReason: string | undefined;
   #onLost: (tm: RegisteredTaskManager, reason: string) => void = () => {};
 
-  constructor(registration: TaskManagerRegistration, rpc: RpcConnection, o: { heartbeatIntervalMs: number; heartbeatTimeoutMs: number; log: Logger }) {
+  readonly #bundle: (hash: string) => Uint8Array | undefined;
+
+  constructor(registration: TaskManagerRegistration, rpc: RpcConnection, o: { heartbeatIntervalMs: number; heartbeatTimeoutMs: number; log: Logger; bundle: (hash: string) => Uint8Array | undefined }) {
     this.registration = registration;
     this.slots = Array.from({ length: registration.slots }, () => undefined);
     this.#rpc = rpc;
     this.#log = o.log;
+    this.#bundle = o.bundle;
     this.#freeMemory = registration.hardware.freeMemory;
     this.#heartbeat = new HeartbeatMonitor({
       intervalMs: o.heartbeatIntervalMs,
@@ -122,6 +125,11 @@ export class RegisteredTaskManager {
       case 'from-slot':
         this.#listeners.get(m.allocation)?.message(m.message);
         return;
+      case 'fetch-bundle': {
+        const code = this.#bundle(m.hash);
+        this.send(code ? { type: 'bundle', hash: m.hash, code } : { type: 'bundle', hash: m.hash, code: null, error: `the JobManager has no bundle ${m.hash}` });
+        return;
+      }
       case 'slot-lost': {
         const l = this.#listeners.get(m.allocation);
         if (!l) return;

@@ -24,6 +24,8 @@ export interface ResourceManagerOptions {
   readonly heartbeatIntervalMs: number;
   readonly heartbeatTimeoutMs: number;
   readonly log: Logger;
+  /** The bundles TaskManagers ask for, by content hash. */
+  readonly bundle: (hash: string) => Uint8Array | undefined;
 }
 
 /**
@@ -72,7 +74,7 @@ export class ResourceManager {
   }
 
   register(registration: TaskManagerRegistration, rpc: RpcConnection): RegisteredTaskManager {
-    const tm = new RegisteredTaskManager(registration, rpc, { heartbeatIntervalMs: this.#o.heartbeatIntervalMs, heartbeatTimeoutMs: this.#o.heartbeatTimeoutMs, log: this.#o.log });
+    const tm = new RegisteredTaskManager(registration, rpc, { heartbeatIntervalMs: this.#o.heartbeatIntervalMs, heartbeatTimeoutMs: this.#o.heartbeatTimeoutMs, log: this.#o.log, bundle: this.#o.bundle });
     this.#taskManagers.set(registration.id, tm);
     tm.start((lost) => {
       if (this.#taskManagers.get(lost.id) === lost) this.#taskManagers.delete(lost.id);

@@ -59,6 +59,7 @@ export class TaskManagerProcess {
   readonly #slots = new Map<number, SlotThread>();
   readonly #byAllocation = new Map<string, SlotThread>();
   #rpc: RpcConnection | undefined;
+  readonly #bundleRequests = new Map<string, Array<{ resolve: (code: Uint8Array) => void; reject: (e: Error) => void }>>();
   #registeredOnce = false;
   #stopped = false;
   #jmSilence: NodeJS.Timeout | undefined;
@@ -71,8 +72,7 @@ export class TaskManagerProcess {
     this.id = c['taskmanager.resource-id'] ?? `${c['taskmanager.host']}-${randomBytes(3).toString('hex')}`;
     this.#data = new DataPlane({ id: this.id, host: c['taskmanager.host'], port: c['taskmanager.data.port'], token: o.token, log: o.log });
     this.#channels = new SlotChannels(this.id, this.#data);
-    const jm = o.jobManager;
-    this.#bundles = new BundleCache(o.workDir, `http://${jm.host.includes(':') ? `[${jm.host}]` : jm.host}:${jm.port}`, o.token);
+    this.#bundles = new BundleCache(o.workDir, `the JobManager at ${this.jobManagerAddress}`, (hash) => this.#fetchBundle(hash));
     this.done = new Promise((resolve, reject) => (this.#done = (e) => (e ? reject(e) : resolve())));
   }
 
@@ -170,10 +170,31 @@ export class TaskManagerProcess {
     }, timeoutMs);
   }
 
+  #fetchBundle(hash: string): Promise<Uint8Array> {
+    const rpc = this.#rpc;
+    if (!rpc || rpc.closed) return Promise.reject(new Error('not connected to the JobManager'));
+    return new Promise((resolve, reject) => {
+      const waiting = this.#bundleRequests.get(hash);
+      if (waiting) return void waiting.push({ resolve, reject });
+      this.#bundleRequests.set(hash, [{ resolve, reject }]);
+      rpc.send({ type: 'fetch-bundle', hash });
+      rpc.onClose(() => {
+        for (const w of this.#bundleRequests.get(hash) ?? []) w.reject(new Error('the connection to the JobManager closed'));
+        this.#bundleRequests.delete(hash);
+      });
+    });
+  }
+
   #receive(rpc: RpcConnection, m: RpcMessage): void {
     switch (m.type) {
       case 'registered':
         return;
+      case 'bundle': {
+        const waiting = this.#bundleRequests.get(m.hash) ?? [];
+        this.#bundleRequests.delete(m.hash);
+        for (const w of waiting) m.code ? w.resolve(m.code) : w.reject(new Error(m.error ?? 'no such bundle'));
+        return;
+      }
       case 'heartbeat-request':
         this.#expectHeartbeat(rpc);
         rpc.send({ type: 'heartbeat-reply', seq: m.seq, freeMemory: freemem() });

@@ -266,7 +266,10 @@ export type RpcMessage =
   /** The slot's thread ended (or never started) on its own: its TaskManager is lost. */
   | { readonly type: 'slot-lost'; readonly allocation: string; readonly error: SerializedError }
   | { readonly type: 'from-slot'; readonly allocation: string; readonly message: FromTaskManager }
+  /** A job bundle by its content hash (Flink's BlobServer): it comes over this connection, so TLS and the token cover it. */
+  | { readonly type: 'fetch-bundle'; readonly hash: string }
   // JobManager -> TaskManager process
+  | { readonly type: 'bundle'; readonly hash: string; readonly code: Uint8Array | null; readonly error?: string }
   | { readonly type: 'registered'; readonly jobManager: string }
   | { readonly type: 'heartbeat-request'; readonly seq: number }
   | { readonly type: 'start-slot'; readonly allocation: string; readonly slot: number; readonly init: SlotInit }
