@@ -5,8 +5,11 @@ import { DataFrame, dataHeader, DATA_FRAME_HEADER, type DataFrameKind } from '..
 import { RingReceiver } from '../network/ring-receiver.ts';
 import { RingSender } from '../network/ring-sender.ts';
 import type { SegmentRing } from '../network/segment-ring.ts';
-import { FramedSocket } from './framed-socket.ts';
+import { FramedSocket, peerAddress } from './framed-socket.ts';
 import { acceptHandshake, greetHandshake, HANDSHAKE_MAX_FRAME } from './handshake.ts';
+import type { InternalTls } from './internal-tls.ts';
+import { ConnectionRefusedError } from './refusal.ts';
+import type { Duplex } from 'node:stream';
 
 /** What the owner of a channel is told when its connection fails: the subtask at this end fails. */
 export type ChannelFailure = (reason: string) => void;
@@ -65,6 +68,7 @@ export interface DataPlaneOptions {
   readonly port: number;
   readonly token: string | null;
   readonly log: Logger;
+  readonly tls?: InternalTls | undefined;
 }
 
 /**
@@ -211,7 +215,16 @@ export class DataPlane {
       s.once('error', reject);
     });
     socket.setNoDelay(true);
-    const conn = new FramedSocket(socket, HANDSHAKE_MAX_FRAME, `${peer.host}:${peer.dataPort}`);
+    const address = `${peer.host}:${peer.dataPort}`;
+    let stream: Duplex = socket;
+    if (this.#o.tls) {
+      try {
+        stream = await this.#o.tls.connect(socket);
+      } catch (e) {
+        throw new ConnectionRefusedError(address, 'tls', (e as Error).message, 'peer');
+      }
+    }
+    const conn = new FramedSocket(stream, HANDSHAKE_MAX_FRAME, address);
     this.#track(conn);
     const welcome = await greetHandshake(conn, { role: 'data', token: this.#o.token, id: this.#o.id });
     if (welcome.id !== peer.taskManagerId) {
@@ -223,7 +236,17 @@ export class DataPlane {
 
   async #accept(socket: Socket): Promise<void> {
     socket.setNoDelay(true);
-    const conn = new FramedSocket(socket, HANDSHAKE_MAX_FRAME);
+    const address = peerAddress(socket);
+    let stream: Duplex = socket;
+    if (this.#o.tls) {
+      try {
+        stream = await this.#o.tls.accept(socket);
+      } catch (e) {
+        this.#o.log.warn(new ConnectionRefusedError(address, 'tls', (e as Error).message, 'us').message, { peer: address, code: 'tls' });
+        return;
+      }
+    }
+    const conn = new FramedSocket(stream, HANDSHAKE_MAX_FRAME, address);
     this.#track(conn);
     const hello = await acceptHandshake(conn, { role: 'data', token: this.#o.token, id: this.#o.id, log: this.#o.log });
     if (hello) this.#open(hello.id, conn);

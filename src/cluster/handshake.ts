@@ -3,6 +3,7 @@ import { PACKAGE_VERSION } from '../cli/package-version.ts';
 import type { Logger } from '../log/logger.ts';
 import type { FramedSocket } from './framed-socket.ts';
 import { ConnectionRefusedError, REFUSALS, type RefusalCode } from './refusal.ts';
+import { isTlsAlert } from './internal-tls.ts';
 
 /**
  * The first exchange on every internal connection (RPC to the JobManager, data between
@@ -127,6 +128,8 @@ export function greetHandshake(conn: FramedSocket, o: GreetOptions): Promise<Wel
       clearTimeout(timer);
       if (settled) return;
       settled = true;
+      // Internal TLS: the peer refused this side's certificate with an alert.
+      if (isTlsAlert(e)) return reject(new ConnectionRefusedError(conn.address, 'tls', e!.message.split('\n')[0]!, 'peer'));
       reject(new Error(`${conn.address} closed the connection during the handshake${e ? `: ${e.message}` : ''}`));
     });
     conn.onFrame((payload) => {

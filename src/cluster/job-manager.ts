@@ -9,6 +9,7 @@ import { JobStore } from './job-store.ts';
 import { ResourceManager } from './resource-manager.ts';
 import { RpcConnection } from './rpc-connection.ts';
 import { acceptRpcUpgrades } from './rpc-upgrade.ts';
+import { InternalTls } from './internal-tls.ts';
 import { parseUpload } from './jar-upload.ts';
 import { jobManagerConfig, restId, taskManagerDetails, taskManagersView } from './cluster-views.ts';
 
@@ -79,7 +80,7 @@ export class JobManager {
   }
 
   async #routes(app: FastifyInstance): Promise<void> {
-    acceptRpcUpgrades(app.server, (conn) => void this.#acceptTaskManager(conn));
+    acceptRpcUpgrades(app.server, (conn) => void this.#acceptTaskManager(conn), { tls: InternalTls.fromConfig(this.#o.config), log: this.#o.log });
     const routes = async (r: FastifyInstance) => {
       // Bundles come as Flink's web UI sends jars (multipart, field `jarfile`) or as the bytes themselves.
       for (const type of ['multipart/form-data', 'application/octet-stream', 'application/javascript', 'text/javascript']) {

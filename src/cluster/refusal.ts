@@ -11,6 +11,7 @@ export const REFUSALS = {
   'bad-token': 'did not present the cluster token (security.cluster.token)',
   'wrong-role': 'connected to the wrong kind of port',
   'duplicate-id': 'has the id of a TaskManager that is registered and alive',
+  'tls': 'did not complete internal TLS with a certificate the cluster trusts (security.ssl.internal.*)',
 } as const;
 
 export type RefusalCode = keyof typeof REFUSALS;

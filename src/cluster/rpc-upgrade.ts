@@ -1,7 +1,10 @@
 import { request, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Logger } from '../log/logger.ts';
 import { FramedSocket, peerAddress } from './framed-socket.ts';
 import { HANDSHAKE_MAX_FRAME } from './handshake.ts';
+import type { InternalTls } from './internal-tls.ts';
+import { ConnectionRefusedError } from './refusal.ts';
 
 /**
  * RPC shares the JobManager's one address with REST, the dashboard and bundle downloads: a
@@ -22,8 +25,8 @@ export class JobManagerUnreachableError extends Error {
   }
 }
 
-/** Hands every RPC upgrade of `server` to `accept`; other upgrades are answered 400. */
-export function acceptRpcUpgrades(server: Server, accept: (conn: FramedSocket, request: IncomingMessage) => void): void {
+/** Hands every RPC upgrade of `server` to `accept` (after internal TLS, when on); other upgrades are answered 400. */
+export function acceptRpcUpgrades(server: Server, accept: (conn: FramedSocket, request: IncomingMessage) => void, o: { tls?: InternalTls | undefined; log?: Logger } = {}): void {
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== RPC_PATH && path !== `/v1${RPC_PATH}`) {
@@ -36,23 +39,30 @@ export function acceptRpcUpgrades(server: Server, accept: (conn: FramedSocket, r
     }
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${RPC_PROTOCOL}\r\nConnection: Upgrade\r\n\r\n`);
     (socket as Duplex & { setNoDelay?: (b: boolean) => void }).setNoDelay?.(true);
-    const conn = new FramedSocket(socket, HANDSHAKE_MAX_FRAME, peerAddress(socket));
+    const address = peerAddress(socket);
     if (head.length > 0) socket.unshift(head);
-    accept(conn, req);
+    if (!o.tls) return accept(new FramedSocket(socket, HANDSHAKE_MAX_FRAME, address), req);
+    o.tls.accept(socket).then(
+      (secure) => accept(new FramedSocket(secure, HANDSHAKE_MAX_FRAME, address), req),
+      (e: Error) => o.log?.warn(new ConnectionRefusedError(address, 'tls', e.message, 'us').message, { peer: address, code: 'tls' }),
+    );
   });
 }
 
-/** Opens an RPC connection to the JobManager at host:port (the handshake is the caller's). */
-export function dialRpc(host: string, port: number, timeoutMs = 10_000): Promise<FramedSocket> {
+/** Opens an RPC connection to the JobManager at host:port, with internal TLS when given (the handshake is the caller's). */
+export function dialRpc(host: string, port: number, timeoutMs = 10_000, tls?: InternalTls): Promise<FramedSocket> {
   const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   return new Promise((resolve, reject) => {
     const req = request({ host, port, path: RPC_PATH, headers: { Connection: 'Upgrade', Upgrade: RPC_PROTOCOL }, timeout: timeoutMs });
     req.on('upgrade', (_res, socket, head) => {
       socket.setNoDelay(true);
       socket.setTimeout(0);
-      const conn = new FramedSocket(socket, HANDSHAKE_MAX_FRAME, address);
       if (head.length > 0) socket.unshift(head);
-      resolve(conn);
+      if (!tls) return resolve(new FramedSocket(socket, HANDSHAKE_MAX_FRAME, address));
+      tls.connect(socket).then(
+        (secure) => resolve(new FramedSocket(secure, HANDSHAKE_MAX_FRAME, address)),
+        (e: Error) => reject(new ConnectionRefusedError(address, 'tls', e.message, 'peer')),
+      );
     });
     req.on('response', (res) => {
       res.resume();

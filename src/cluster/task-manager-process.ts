@@ -11,6 +11,7 @@ import { greetHandshake } from './handshake.ts';
 import { ConnectionRefusedError } from './refusal.ts';
 import { RpcConnection } from './rpc-connection.ts';
 import { dialRpc } from './rpc-upgrade.ts';
+import { InternalTls } from './internal-tls.ts';
 import { SlotChannels } from './slot-channels.ts';
 import { SlotThread } from './slot-thread.ts';
 
@@ -54,6 +55,7 @@ export class TaskManagerProcess {
   readonly id: string;
   readonly #o: TaskManagerProcessOptions;
   readonly #data: DataPlane;
+  readonly #tls: InternalTls | undefined;
   readonly #channels: SlotChannels;
   readonly #bundles: BundleCache;
   readonly #slots = new Map<number, SlotThread>();
@@ -70,7 +72,8 @@ export class TaskManagerProcess {
     this.#o = o;
     const c = o.config;
     this.id = c['taskmanager.resource-id'] ?? `${c['taskmanager.host']}-${randomBytes(3).toString('hex')}`;
-    this.#data = new DataPlane({ id: this.id, host: c['taskmanager.host'], port: c['taskmanager.data.port'], token: o.token, log: o.log });
+    this.#tls = InternalTls.fromConfig(c);
+    this.#data = new DataPlane({ id: this.id, host: c['taskmanager.host'], port: c['taskmanager.data.port'], token: o.token, log: o.log, tls: this.#tls });
     this.#channels = new SlotChannels(this.id, this.#data);
     this.#bundles = new BundleCache(o.workDir, `the JobManager at ${this.jobManagerAddress}`, (hash) => this.#fetchBundle(hash));
     this.done = new Promise((resolve, reject) => (this.#done = (e) => (e ? reject(e) : resolve())));
@@ -125,7 +128,7 @@ export class TaskManagerProcess {
 
   async #register(): Promise<void> {
     const { host, port } = this.#o.jobManager;
-    const conn = await dialRpc(host, port);
+    const conn = await dialRpc(host, port, 10_000, this.#tls);
     try {
       await greetHandshake(conn, { role: 'taskmanager', token: this.#o.token, id: this.id });
     } catch (e) {

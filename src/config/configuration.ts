@@ -58,6 +58,10 @@ export interface WeirConfig {
   'slot.request.timeout': number;
   'security.cluster.token': string | null;
   'security.cluster.token-file': string | null;
+  'security.ssl.internal.enabled': boolean;
+  'security.ssl.internal.key': string | null;
+  'security.ssl.internal.cert': string | null;
+  'security.ssl.internal.trust': string | null;
 }
 
 export type ConfigKey = keyof WeirConfig;
@@ -266,6 +270,13 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
     nullable: true,
     doc: 'A file whose first line is security.cluster.token (so the secret stays off the command line).',
   },
+  'security.ssl.internal.enabled': {
+    kind: 'boolean',
+    doc: "TLS with mutual authentication on the cluster's internal connections (TaskManager RPC, after its HTTP upgrade, and data between TaskManagers): every process presents security.ssl.internal.cert and accepts only peers whose certificate security.ssl.internal.trust signed.",
+  },
+  'security.ssl.internal.key': { kind: 'string', nullable: true, doc: "This process's private key for internal TLS (a PEM file)." },
+  'security.ssl.internal.cert': { kind: 'string', nullable: true, doc: "This process's certificate for internal TLS (a PEM file)." },
+  'security.ssl.internal.trust': { kind: 'string', nullable: true, doc: "The certificate authority (PEM) whose certificates internal TLS accepts: the cluster's own." },
 };
 
 export const DEFAULT_CONFIG: Readonly<WeirConfig> = Object.freeze({
@@ -317,6 +328,10 @@ export const DEFAULT_CONFIG: Readonly<WeirConfig> = Object.freeze({
   'slot.request.timeout': 5 * 60_000,
   'security.cluster.token': null,
   'security.cluster.token-file': null,
+  'security.ssl.internal.enabled': false,
+  'security.ssl.internal.key': null,
+  'security.ssl.internal.cert': null,
+  'security.ssl.internal.trust': null,
 });
 
 export function isConfigKey(key: string): key is ConfigKey {
@@ -430,6 +445,11 @@ function validateConfig(c: WeirConfig): void {
   }
   if (c['rest.token-required-for-reads'] === true && c['rest.token'] === null) {
     throw new ConfigError('rest.token-required-for-reads', true, 'needs rest.token, the token reads must then present');
+  }
+  if (c['security.ssl.internal.enabled']) {
+    for (const k of ['security.ssl.internal.key', 'security.ssl.internal.cert', 'security.ssl.internal.trust'] as const) {
+      if (c[k] === null) throw new ConfigError(k, null, 'security.ssl.internal.enabled is true: set the key, the certificate and the trusted authority (PEM files)');
+    }
   }
   if (c['execution.checkpointing.unaligned.enabled']) {
     if (c['execution.checkpointing.mode'] !== 'exactly-once') {
