@@ -50,7 +50,7 @@ export class JobSlots implements SlotProvider {
     });
     for (const g of gateways) {
       this.#gateways.add(g);
-      this.#locations[g.index] = g.location_;
+      this.#locations[g.index] = g.slotLocation;
       g.start({ ...this.#o.init, index: g.index, taskManagers: this.#o.taskManagers });
     }
     if (this.#closed) {

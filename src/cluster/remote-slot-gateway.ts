@@ -38,7 +38,7 @@ export class RemoteSlotGateway implements TaskManagerGateway, SlotListener {
     this.ready.catch(() => {});
   }
 
-  get location_(): SlotLocation {
+  get slotLocation(): SlotLocation {
     const tm = this.grant.taskManager;
     return { taskManagerId: tm.id, host: tm.registration.host, dataPort: tm.registration.dataPort };
   }

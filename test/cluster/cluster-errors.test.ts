@@ -40,7 +40,7 @@ test('bad input around a running job: each refused with what and where; the job 
   // The job nothing may harm.
   const output = join(root, 'out');
   const words = 30_000;
-  const job = spawnWeir(['run', WORDCOUNT, '-m', cluster.address, '-p', '2', '--checkpoint-dir', join(root, 'checkpoints'), '--', '--words', String(words), '--seed', '3', '--rate', '2500', '--output', output, '--checkpoint-interval', '200'], env);
+  const job = spawnWeir(['run', WORDCOUNT, '-m', cluster.address, '-p', '2', '--checkpoint-dir', join(root, 'checkpoints'), '--', '--words', String(words), '--seed', '3', '--rate', '1800', '--output', output, '--checkpoint-interval', '200'], env);
   const jobId = await job.jobId();
   await jm.waitFor('the job running', (p) => p.log.some((l) => l.jobId === jobId && l.msg === 'job RUNNING'), 60_000);
 

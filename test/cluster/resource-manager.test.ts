@@ -14,15 +14,16 @@ import { silentLogger } from '../../src/log/logger.ts';
 
 function fakeConnection(): RpcConnection & { sent: RpcMessage[]; closeNow(): void } {
   const closers: Array<(e: Error | undefined) => void> = [];
+  const sent: RpcMessage[] = [];
   let closed = false;
   return {
     address: '127.0.0.1:1',
-    sent: [] as RpcMessage[],
+    sent,
     get closed() {
       return closed;
     },
     send(m: RpcMessage) {
-      this.sent.push(m);
+      sent.push(m);
     },
     onMessage() {},
     onClose(h: (e: Error | undefined) => void) {
