@@ -62,6 +62,18 @@ export interface WeirConfig {
   'high-availability.nats.token': string | null;
   'high-availability.nats.creds-file': string | null;
   'state.checkpoints.nats.servers': string | null;
+  'jobstore.max-capacity': number;
+  'taskmanager.numberOfTaskSlots': number;
+  'taskmanager.host': string;
+  'taskmanager.data.port': number;
+  'taskmanager.resource-id': string | null;
+  'slot.request.timeout': number;
+  'security.cluster.token': string | null;
+  'security.cluster.token-file': string | null;
+  'security.ssl.internal.enabled': boolean;
+  'security.ssl.internal.key': string | null;
+  'security.ssl.internal.cert': string | null;
+  'security.ssl.internal.trust': string | null;
 }
 
 export type ConfigKey = keyof WeirConfig;
@@ -199,12 +211,17 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
     max: TIMER_MAX_MS,
     doc: 'A partly filled network buffer leaves after this long (and whenever its task runs out of input); 0 sends every record at once.',
   },
-  'heartbeat.interval': { kind: 'duration', min: 1, max: TIMER_MAX_MS, doc: 'Time between heartbeats the JobMaster sends each TaskManager thread or process.' },
+  'heartbeat.interval': {
+    kind: 'duration',
+    min: 1,
+    max: TIMER_MAX_MS,
+    doc: 'Time between heartbeats the JobMaster sends each TaskManager thread or slot, and a JobManager process each TaskManager process.',
+  },
   'heartbeat.timeout': {
     kind: 'duration',
     min: 1,
     max: TIMER_MAX_MS,
-    doc: 'A TaskManager that has not answered a heartbeat for this long is lost (e.g. its thread is blocked): its subtasks fail and it is replaced.',
+    doc: 'A TaskManager that has not answered a heartbeat for this long is lost (its thread is blocked, its process died or hangs, its host is cut off): its subtasks fail and it is replaced. A TaskManager process that has heard no heartbeat from its JobManager for this long cancels its subtasks and registers again.',
   },
   'task.cancellation.timeout': {
     kind: 'duration',
@@ -268,6 +285,55 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
     nullable: true,
     doc: 'NATS servers of `nats-obj://<bucket>/<prefix>` checkpoint storage. Unset: high-availability.nats.servers. Credentials are the high-availability.nats ones.',
   },
+  'jobstore.max-capacity': {
+    kind: 'int',
+    min: 0,
+    doc: 'Finished, failed and cancelled jobs a JobManager keeps visible (status, exceptions, checkpoint history); the oldest goes first.',
+  },
+  'taskmanager.numberOfTaskSlots': {
+    kind: 'int',
+    min: 1,
+    max: 1024,
+    doc: 'Slots of a TaskManager process (`weir taskmanager --slots`): each is a worker thread and holds one subtask of every vertex, so a job of parallelism p needs p slots.',
+  },
+  'taskmanager.host': {
+    kind: 'string',
+    doc: 'The address a TaskManager process binds its data port to and announces to the JobManager (`weir taskmanager --host`). Beyond loopback, `security.cluster.token` is required.',
+  },
+  'taskmanager.data.port': {
+    kind: 'int',
+    min: 0,
+    max: 65535,
+    doc: 'The port other TaskManagers send records to (one TCP connection per TaskManager pair); 0 takes any free port.',
+  },
+  'taskmanager.resource-id': {
+    kind: 'string',
+    nullable: true,
+    doc: 'The id of a TaskManager process in the cluster; a second TaskManager with the id of a registered one is refused. Unset: host:data-port and a random suffix.',
+  },
+  'slot.request.timeout': {
+    kind: 'duration',
+    min: 1,
+    max: TIMER_MAX_MS,
+    doc: 'How long a job waits for enough free slots (at its start and at each restart) before it fails, naming how many it needed and how many were offered.',
+  },
+  'security.cluster.token': {
+    kind: 'string',
+    nullable: true,
+    doc: 'The cluster secret TaskManagers and clients present to the JobManager and to each other (handshake of every internal connection; REST bearer token unless rest.token is set). Required beyond loopback.',
+  },
+  'security.cluster.token-file': {
+    kind: 'string',
+    nullable: true,
+    doc: 'A file whose first line is security.cluster.token (so the secret stays off the command line).',
+  },
+  'security.ssl.internal.enabled': {
+    kind: 'boolean',
+    doc: "TLS with mutual authentication on the cluster's internal connections (TaskManager RPC, after its HTTP upgrade, and data between TaskManagers): every process presents security.ssl.internal.cert and accepts only peers whose certificate security.ssl.internal.trust signed.",
+  },
+  'security.ssl.internal.key': { kind: 'string', nullable: true, doc: "This process's private key for internal TLS (a PEM file)." },
+  'security.ssl.internal.cert': { kind: 'string', nullable: true, doc: "This process's certificate for internal TLS (a PEM file)." },
+  'security.ssl.internal.trust': { kind: 'string', nullable: true, doc: "The certificate authority (PEM) whose certificates internal TLS accepts: the cluster's own." },
 };
 
 /** Keys whose values are secrets: no view of the configuration shows them. */
@@ -326,6 +392,18 @@ export const DEFAULT_CONFIG: Readonly<WeirConfig> = Object.freeze({
   'high-availability.nats.token': null,
   'high-availability.nats.creds-file': null,
   'state.checkpoints.nats.servers': null,
+  'jobstore.max-capacity': Number.MAX_SAFE_INTEGER,
+  'taskmanager.numberOfTaskSlots': 1,
+  'taskmanager.host': '127.0.0.1',
+  'taskmanager.data.port': 0,
+  'taskmanager.resource-id': null,
+  'slot.request.timeout': 5 * 60_000,
+  'security.cluster.token': null,
+  'security.cluster.token-file': null,
+  'security.ssl.internal.enabled': false,
+  'security.ssl.internal.key': null,
+  'security.ssl.internal.cert': null,
+  'security.ssl.internal.trust': null,
 });
 
 export function isConfigKey(key: string): key is ConfigKey {
@@ -441,6 +519,11 @@ function validateConfig(c: WeirConfig): void {
     throw new ConfigError('rest.token-required-for-reads', true, 'needs rest.token, the token reads must then present');
   }
   validateHighAvailability(c);
+  if (c['security.ssl.internal.enabled']) {
+    for (const k of ['security.ssl.internal.key', 'security.ssl.internal.cert', 'security.ssl.internal.trust'] as const) {
+      if (c[k] === null) throw new ConfigError(k, null, 'security.ssl.internal.enabled is true: set the key, the certificate and the trusted authority (PEM files)');
+    }
+  }
   if (c['execution.checkpointing.unaligned.enabled']) {
     if (c['execution.checkpointing.mode'] !== 'exactly-once') {
       throw new ConfigError('execution.checkpointing.unaligned.enabled', true, 'unaligned checkpoints need mode exactly-once');
