@@ -60,7 +60,7 @@ describe('checkpoint expiry', () => {
     // between the expiry and the failover, completing while the failed attempt was being
     // cancelled (the restart waits for it): a consistent snapshot all the same.
     assert.equal(events.restored.length, 1);
-    const completedBefore = events.completed.filter((c) => c.completedAt <= events.restored[0]!.at).map((c) => c.id);
+    const completedBefore = events.completed.filter((c) => c.completedAt <= events.restoredAt[0]!).map((c) => c.id);
     assert.equal(events.restored[0]!.checkpointId, Math.max(...completedBefore));
   });
 
