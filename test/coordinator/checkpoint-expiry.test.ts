@@ -32,8 +32,11 @@ async function startStuckJob(tolerable: number) {
   return { master, sink, events, result: master.run() };
 }
 
-/** The reason of an expiry while the sink hangs: it names the subtask and what it is doing. */
-const EXPIRED = /^checkpoint \d+ expired after 300 ms before completing: 1 of 2 subtasks had not acknowledged — 'Sink: stuck' subtask 1\/1: waiting for the sink/;
+/**
+ * The reason of an expiry while the sink hangs: it names the subtask and what it is doing (on a
+ * loaded machine the source may not have acknowledged within 300 ms either, and is named first).
+ */
+const EXPIRED = /^checkpoint \d+ expired after 300 ms before completing: [12] of 2 subtasks had not acknowledged — (?:'Source: steady' subtask 1\/1: [^;]*(?:; [^']*)?; )?'Sink: stuck' subtask 1\/1: waiting for the sink/;
 /** Any expiry held up by the sink (a slow disk, say, in a busy test run). */
 const EXPIRED_AT_SINK = /^checkpoint \d+ expired after 300 ms before completing: 1 of 2 subtasks had not acknowledged — 'Sink: stuck' subtask 1\/1: /;
 
