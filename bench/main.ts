@@ -6,15 +6,17 @@ import { renderTable, writeResult, type Scenario, type ScenarioOptions } from '.
 import { backpressure } from './scenarios/backpressure.ts';
 import { cdc } from './scenarios/cdc.ts';
 import { checkpoint } from './scenarios/checkpoint.ts';
+import { cluster } from './scenarios/cluster.ts';
 import { codec } from './scenarios/codec.ts';
 import { exchange } from './scenarios/exchange.ts';
+import { haStorage } from './scenarios/ha-storage.ts';
 import { recovery } from './scenarios/recovery.ts';
 import { savepoint } from './scenarios/savepoint.ts';
 import { wordcount } from './scenarios/wordcount.ts';
 import { windows } from './scenarios/windows.ts';
 
 /** Every scenario by name; add new ones here (checkpoint, recovery, backpressure, savepoint, cdc, ...). */
-const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([wordcount, checkpoint, recovery, backpressure, savepoint, cdc, codec, exchange, windows].map((s) => [s.name, s]));
+const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([wordcount, checkpoint, recovery, backpressure, savepoint, cdc, codec, exchange, haStorage, cluster, windows].map((s) => [s.name, s]));
 
 function usage(): string {
   const lines = ['usage: npm run bench -- <scenario> [--runs N] [--records N] [scenario flags]', '', 'scenarios:'];

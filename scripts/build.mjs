@@ -2,7 +2,7 @@
 // maps). tsc rewrites the sources' relative `.ts` imports to `.js` in the JavaScript it emits but
 // not in the declarations, which TypeScript projects of users would then refuse (TS5097), so the
 // declarations' relative specifiers are rewritten here.
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -25,6 +25,8 @@ for (const file of walk(dist)) {
     rewritten++;
   }
 }
+// Module hooks and thread entries written as plain JavaScript (tsc does not emit them): copied as they are.
+for (const file of ['cluster/engine-imports.mjs', 'cluster/slot-bootstrap.mjs']) copyFileSync(join(root, 'src', file), join(dist, file));
 console.log(`built dist/ (declarations with rewritten imports: ${rewritten})`);
 
 function* walk(dir) {

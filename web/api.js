@@ -5,7 +5,7 @@
 /**
  * @import { CancelView, CheckpointConfigView, CheckpointDetailsView, CheckpointsOverviewView, CheckpointSubtasksView,
  *   ErrorView, JobDetailsView, JobExceptionsView, JobsOverviewView, OperationStatusView, OverviewView,
- *   SavepointTriggerView } from '../src/rest/rest-views.ts'
+ *   SavepointTriggerView, TaskManagersView, JobManagerConfigView } from '../src/rest/rest-views.ts'
  */
 
 const TOKEN_KEY = 'weir.rest-token';
@@ -89,4 +89,8 @@ export const api = {
   operation: (id, trigger) => call('GET', `${job(id)}/savepoints/${encodeURIComponent(trigger)}`),
   /** @param {string} id @returns {Promise<CancelView>} */
   cancel: (id) => call('PATCH', `${job(id)}?mode=cancel`),
+  /** A JobManager process's TaskManagers (a `weir run` has none: 404). @returns {Promise<TaskManagersView>} */
+  taskManagers: () => call('GET', '/taskmanagers'),
+  /** @returns {Promise<JobManagerConfigView>} */
+  jobManagerConfig: () => call('GET', '/jobmanager/config'),
 };

@@ -3,16 +3,22 @@
 // the JobManager's REST API about once a second and updates the page in place.
 //
 // Routes (the part after #):  /jobs  ·  /jobs/<id>  ·  /jobs/<id>/checkpoints[/<checkpoint id>]  ·  /jobs/<id>/exceptions
+//   ·  /taskmanagers  ·  /jobmanager
 import { ApiError, api } from './api.js';
 import { byId, h, morphChildren } from './dom.js';
 import { time } from './format.js';
 import { jobsPage } from './pages/jobs.js';
 import { jobPage } from './pages/job.js';
+import { taskManagersPage } from './pages/task-managers.js';
+import { jobManagerPage } from './pages/job-manager.js';
 import * as actions from './actions.js';
 
 const POLL_MS = 1000;
 /** Polling slows down while the browser tab is hidden. */
 const HIDDEN_POLL_MS = 5000;
+/** While the server does not answer, polls back off to this (a gone JobManager is not hammered). */
+const MAX_OFFLINE_POLL_MS = 30_000;
+let failures = 0;
 
 /**
  * A page on screen: refresh() fetches and redraws it; action() handles a click on an element
@@ -28,9 +34,11 @@ let timer;
 /** Whether the user dismissed the token dialog: polls that get 401 then show the error instead of asking again. */
 let tokenDeclined = false;
 
-/** @returns {{ page: 'job', jobId: string, tab: 'overview' | 'checkpoints' | 'exceptions', checkpoint: number | null } | { page: 'jobs' }} */
+/** @returns {{ page: 'job', jobId: string, tab: 'overview' | 'checkpoints' | 'exceptions', checkpoint: number | null } | { page: 'jobs' } | { page: 'taskmanagers' } | { page: 'jobmanager' }} */
 function route() {
   const parts = location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === 'taskmanagers') return { page: 'taskmanagers' };
+  if (parts[0] === 'jobmanager') return { page: 'jobmanager' };
   if (parts[0] === 'jobs' && parts[1]) {
     const tab = parts[2] === 'checkpoints' || parts[2] === 'exceptions' ? parts[2] : 'overview';
     const checkpoint = tab === 'checkpoints' && parts[3] ? Number(parts[3]) : null;
@@ -44,7 +52,7 @@ function show() {
   const main = byId('main');
   main.replaceChildren();
   const r = route();
-  view = r.page === 'job' ? jobPage(main, r) : jobsPage(main);
+  view = r.page === 'job' ? jobPage(main, r) : r.page === 'taskmanagers' ? taskManagersPage(main) : r.page === 'jobmanager' ? jobManagerPage(main) : jobsPage(main);
   void tick();
 }
 
@@ -55,6 +63,7 @@ async function refreshTopbar() {
     h('span', { class: 'count' }, 'Finished ', h('b', null, o['jobs-finished'])),
     h('span', { class: 'count' }, 'Cancelled ', h('b', null, o['jobs-cancelled'])),
     h('span', { class: 'count' }, 'Failed ', h('b', null, o['jobs-failed'])),
+    o.taskmanagers !== undefined ? h('span', { class: 'count' }, 'Task Managers ', h('b', null, o.taskmanagers), ` · slots ${o['slots-available'] ?? 0} free of ${o['slots-total'] ?? 0}`) : null,
   ]);
 }
 
@@ -79,8 +88,13 @@ async function tick() {
   const current = view;
   try {
     await Promise.all([refreshTopbar(), current?.refresh()]);
+    failures = 0;
+    document.body.classList.remove('offline');
     if (mine === round) setConnection(null);
   } catch (e) {
+    failures++;
+    // The buttons cannot work while the server does not answer (the page greys them out).
+    if (e instanceof ApiError && e.status === 0) document.body.classList.add('offline');
     // Reads need the token here (rest.token-required-for-reads): ask, then poll again at once.
     if (e instanceof ApiError && e.status === 401 && !tokenDeclined) {
       if (await actions.askForToken(e.message)) return void tick();
@@ -88,7 +102,8 @@ async function tick() {
     }
     if (mine === round) setConnection(e);
   }
-  if (mine === round) timer = setTimeout(tick, document.hidden ? HIDDEN_POLL_MS : POLL_MS);
+  const backoff = failures === 0 ? POLL_MS : Math.min(MAX_OFFLINE_POLL_MS, POLL_MS * 2 ** Math.min(failures, 5));
+  if (mine === round) timer = setTimeout(tick, document.hidden ? Math.max(HIDDEN_POLL_MS, backoff) : backoff);
 }
 
 document.addEventListener('click', (event) => {

@@ -54,7 +54,7 @@ const DEFAULT_SECONDS = 8;
 const MEASURED_CHECKPOINTS = 3;
 const MAX_LATENCY_SECONDS = 90;
 const CALIBRATION_SECONDS = 4;
-const GOAL_RATIO = 0.95;
+const GOAL_RATIO = 0.9;
 const GOAL_PAUSE_MS = 5;
 /** "Not growing with state": the 4M-key median sync pause at most this much above the 1M-key one. */
 const PAUSE_GROWTH_TOLERANCE_MS = 1;

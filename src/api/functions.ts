@@ -1,6 +1,7 @@
 import type { Logger } from '../log/logger.ts';
 import type { ProcessContext } from './process-function.ts';
 import type { TimeDomain } from './timer-service.ts';
+import type { Type } from '../serialization/type-info.ts';
 import type { Key } from '../state/key-group.ts';
 import type {
   AggregatingState,
@@ -43,9 +44,10 @@ export interface RuntimeContext extends TaskInfo {
   getAggregatingState<IN, ACC, OUT>(descriptor: AggregatingStateDescriptor<IN, ACC, OUT>): AggregatingState<IN, OUT>;
 }
 
+/** `type` declares the element type: values are written by its codec and a restore checks it (operator-state-backend.ts). */
 export interface OperatorStateContext extends TaskInfo {
-  getListState<T>(name: string): OperatorListState<T>;
-  getUnionListState<T>(name: string): OperatorListState<T>;
+  getListState<T>(name: string, options?: { readonly type?: Type<T> }): OperatorListState<T>;
+  getUnionListState<T>(name: string, options?: { readonly type?: Type<T> }): OperatorListState<T>;
 }
 
 /** What a KeyedProcessFunction's processElement is given (Flink's KeyedProcessFunction.Context). */

@@ -20,8 +20,14 @@ export const METADATA_FILE = '_metadata';
  * version up to the current one; a version-1 snapshot simply has no connections recorded.
  * 3: adds the sources' split enumerator states (`coordinators`, by source uid); a source with an
  * enumerator restored from an older snapshot starts its enumerator afresh.
+ * 4: keyed state files of format 2 (written by the states' serializers, keyed-state-file.ts;
+ * handles say `format: 2` and carry a crc32 per key group), and each state's serializer snapshot
+ * (kind, version, schema) beside its name in the handle, which a restore checks the job's
+ * descriptors against; operator list state with a declared type holds its values as the bytes of
+ * its codec, with its snapshot. Handles of older versions have no `format` (format 1, MessagePack
+ * frames) and no snapshots (read as what their serializer id and version say: storedStateInfo).
  */
-export const METADATA_VERSION = 3;
+export const METADATA_VERSION = 4;
 const MAGIC = Buffer.from('WEIRMETA', 'ascii');
 
 export interface SubtaskStateMetadata {

@@ -1,7 +1,7 @@
 import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
 import type { CapturedOperatorState } from '../state/captured-state.ts';
 import type { CheckpointMetadata } from './checkpoint-metadata.ts';
-import type { ChannelStateHandle, OperatorRestoreState, TaskStateSnapshot } from './state-handles.ts';
+import type { ChannelStateHandle, OperatorRestoreState, TaskRestoreState, TaskStateSnapshot } from './state-handles.ts';
 
 /**
  * Where checkpoints and savepoints live (Flink's CheckpointStorage), in two views: the
@@ -29,6 +29,8 @@ export interface CheckpointStorage {
   dispose(location: string): Promise<void>;
   /** The job ended: removes what only it could find (a temporary location of its own). */
   disposeJob(): Promise<void>;
+  /** The job ended and retention is done: lets go of connections (an object store's). */
+  close?(): Promise<void>;
 }
 
 /** Where one subtask's snapshot goes. */
@@ -67,4 +69,18 @@ export interface CheckpointStorageWorkerView {
   readChannelState(handle: ChannelStateHandle, location: string): unknown[];
   /** Puts keyed state back into a backend, for the backend's key groups (asynchronously: it may be large). */
   restoreKeyed(backend: KeyedStateBackend, state: OperatorRestoreState, location: string): Promise<void>;
+  /**
+   * Brings what a subtask restores from to where it can be read synchronously (channel state is
+   * replayed in synchronous reads): storages that are not a file system download it. The task
+   * restores from the returned location and releases it once restored.
+   */
+  stageRestore?(restore: TaskRestoreState): Promise<StagedRestore>;
+  /** The TaskManager shuts down: lets go of connections. */
+  close?(): Promise<void>;
+}
+
+export interface StagedRestore {
+  /** Where the staged copy is: a local directory with the files the handles name. */
+  readonly location: string;
+  release(): Promise<void>;
 }

@@ -5,6 +5,7 @@ import { readKeyedStateFile, writeKeyedStateFile } from './keyed-state-file.ts';
 import { readChannelState, writeChannelStateFile } from './channel-state-file.ts';
 import { stateFileName } from './state-file-name.ts';
 import { makeDirectories } from '../fs/make-directories.ts';
+import type { StoredStateInfo } from '../state/stored-state-info.ts';
 
 /**
  * Subtasks write their own state files straight into the checkpoint's directory (as Flink's
@@ -23,7 +24,7 @@ export const fileTaskStateStorage: CheckpointStorageWorkerView = {
         keyed = { ...handle, file: name };
       }
       const operator: OperatorStateMap = {};
-      for (const [stateName, entry] of op.operator) operator[stateName] = { mode: entry.mode, values: entry.values };
+      for (const [stateName, entry] of op.operator) operator[stateName] = { mode: entry.mode, values: entry.values, ...(entry.serializer ? { serializer: entry.serializer } : {}) };
       operators.push({ operatorId: op.operatorId, uid: op.uid, keyed, operator });
     }
     return { operators, inputChannels: {}, outputChannels: {} };
@@ -59,8 +60,9 @@ export const fileTaskStateStorage: CheckpointStorageWorkerView = {
     let since = performance.now();
     for (const handle of state.keyed) {
       const file = readKeyedStateFile(handle, resolve, backend.keyGroupRange);
+      const target = (info: StoredStateInfo, kg: number) => backend.restoreTarget(info, kg);
       for (const kg of file.keyGroups) {
-        file.forEachPairsOf(kg, (info, g, pairs, from) => backend.restorePairs(info, g, pairs, from));
+        file.readKeyGroup(kg, target);
         if (performance.now() - since > RESTORE_SLICE_MS) {
           await new Promise((r) => setImmediate(r));
           since = performance.now();

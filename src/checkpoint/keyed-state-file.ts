@@ -1,134 +1,279 @@
 import { open } from 'node:fs/promises';
-import { readSync, openSync, closeSync, fstatSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { Packr, Unpackr } from 'msgpackr';
 import type { KeyedStateHandle } from './state-handles.ts';
+import type { KeyedStateFileReader } from './keyed-state-file-reader.ts';
+import { readLegacyKeyedStateFile } from './legacy-keyed-state-file.ts';
+import { CheckpointCorruptedError } from './checkpoint-storage-error.ts';
+import { isKeyEncoding, keyEncodingOf, KEYS_DOUBLE, KEYS_INT, KEYS_STRING, readTaggedKey, writeTaggedKey } from './state-key-encoding.ts';
+import { stateValueCodec, type StateValueCodec } from './state-value-codec.ts';
 import type { CapturedKeyedState } from '../state/captured-state.ts';
 import type { Key, KeyGroupRange } from '../state/key-group.ts';
-import type { StoredStateInfo } from '../state/heap-keyed-state-backend.ts';
+import { storedStateInfo, type StoredStateInfo } from '../state/stored-state-info.ts';
+import { DataInput } from '../serialization/data-input.ts';
+import { DataOutput } from '../serialization/data-output.ts';
+import { describeValue } from '../serialization/describe-value.ts';
+import { SerializationError } from '../serialization/serialization-error.ts';
+import { snapshotOf } from '../serialization/serializer-snapshot.ts';
 import { writeFully } from '../fs/write-fully.ts';
-import { CheckpointCorruptedError } from './checkpoint-storage-error.ts';
 
 /**
- * Keyed state of one operator in one subtask, as a file of MessagePack frames
- * `[keyGroup, stateIndex, key, value, key, value, ...]`. Frames of one key group are contiguous
- * and the handle records each key group's byte range, so a restore at another parallelism reads
- * only the key groups it owns. Values of the default serializer are stored inline; others as the
- * bytes their serializer made.
+ * Keyed state of one operator in one subtask, format 2: the states' own serializers write it.
+ *
+ *   file       "WEIRKSF" 0x02, then the key groups in ascending order
+ *   key group  one block per state that has entries in it; the handle records each key group's
+ *              offset, length and crc32 (and the whole file's size and crc32)
+ *   block      varuint stateIndex (into the handle's states), varuint keyGroup, runs, varuint 0
+ *   run        varuint count (1..SLICE), a key encoding byte (state-key-encoding.ts), then count
+ *              pairs of key and value, the value written by the state's codec (state-value-codec.ts)
+ *
+ * Integers are LEB128 varints and everything is little-endian (DataOutput). A run is one slice
+ * of the copy-on-write snapshot, which is why the writer can yield between two runs: the task
+ * thread goes on processing records while the file is written, and `signal` stops the writer
+ * there. A reader of some key groups reads only their bytes, checks their checksums and decodes
+ * them straight into its tables.
  */
+export const KEYED_STATE_FILE_FORMAT = 2;
+const MAGIC = Uint8Array.from([0x57, 0x45, 0x49, 0x52, 0x4b, 0x53, 0x46, KEYED_STATE_FILE_FORMAT]);
+const HEADER_BYTES = MAGIC.length;
+/** Entries per run. */
 const SLICE = 2048;
+/** Bytes gathered before they are written: a write per slice cost tens of microseconds each. */
+const FLUSH_BYTES = 1 << 20;
+/** Longest stretch of encoding without giving the task thread a turn. */
+const YIELD_MS = 2;
+
+interface TableToWrite {
+  readonly info: StoredStateInfo;
+  readonly codec: StateValueCodec;
+  readonly snapshot: CapturedKeyedState['tables'][number]['snapshot'];
+}
 
 /**
- * `signal` aborts the write between two slices (the checkpoint expired or was aborted): the
- * snapshot is released at once, so the writer must not read from it any more.
+ * `signal` aborts the write between two runs (the checkpoint expired or was aborted): the
+ * snapshot is released at once, so the writer must not read from it any more. A value that its
+ * state's serializer cannot write fails the write with a SerializationError naming the operator
+ * uid, the state, the key and where in the value.
  */
 export async function writeKeyedStateFile(path: string, captured: CapturedKeyedState, signal?: AbortSignal): Promise<KeyedStateHandle> {
-  const packr = new Packr({ useRecords: false, moreTypes: true });
+  const tables: TableToWrite[] = captured.tables.map((t) => {
+    const snapshot = snapshotOf(t.descriptor.serializer);
+    return {
+      info: { name: t.descriptor.name, kind: t.descriptor.kind, serializer: snapshot.kind, version: snapshot.version, snapshot },
+      codec: stateValueCodec(snapshot, t.descriptor.serializer),
+      snapshot: t.snapshot,
+    };
+  });
   const fh = await open(path, 'w');
-  const states = captured.tables.map((t) => ({
-    name: t.descriptor.name,
-    kind: t.descriptor.kind,
-    serializer: t.descriptor.serializer.id,
-    version: t.descriptor.serializer.version,
-  }));
-  const keyGroups: Array<{ keyGroup: number; offset: number; length: number }> = [];
-  let offset = 0;
+  const out = DataOutput.growable(FLUSH_BYTES + (FLUSH_BYTES >> 2));
+  out.writeRaw(MAGIC);
+  const keyGroups: Array<{ keyGroup: number; offset: number; length: number; crc32: number }> = [];
+  const keys: Key[] = new Array(SLICE);
+  const values: unknown[] = new Array(SLICE);
+  /** Bytes already in the file; `out` holds the ones after them. */
+  let flushed = 0;
+  let fileCrc = 0;
+  /** The checksum of the current key group's bytes that were flushed, and where the rest starts in `out`. */
+  let groupCrc = 0;
+  let groupFrom = HEADER_BYTES;
   let entries = 0;
-  let crc = 0;
+  let lastYield = performance.now();
+  const flush = async (): Promise<void> => {
+    const bytes = out.buf.subarray(0, out.pos);
+    fileCrc = crc32(bytes, fileCrc);
+    groupCrc = crc32(bytes.subarray(groupFrom), groupCrc);
+    // The awaited write also lets the task thread process records.
+    await writeFully(fh, bytes, { path, offset: flushed });
+    flushed += out.pos;
+    out.pos = 0;
+    groupFrom = 0;
+    lastYield = performance.now();
+  };
   try {
     const groups = captured.keyGroupRange.end - captured.keyGroupRange.start + 1;
-    for (let kg = 0; kg < groups; kg++) {
-      const start = offset;
-      for (let s = 0; s < captured.tables.length; s++) {
-        const { descriptor, snapshot } = captured.tables[s]!;
-        const inline = descriptor.serializer.id === 'msgpack';
-        const serialize = descriptor.serializer.serialize as (v: unknown) => Uint8Array;
-        for (const frame of snapshot.keyGroupFrames(kg, SLICE, [captured.keyGroupRange.start + kg, s])) {
-          if (!inline) for (let i = 3; i < frame.length; i += 2) frame[i] = serialize(frame[i]);
-          entries += (frame.length - 2) / 2;
-          const bytes = packr.pack(frame);
-          crc = crc32(bytes, crc);
-          // The awaited write also lets the task thread process records between slices.
-          await writeFully(fh, bytes, { path, offset });
-          offset += bytes.length;
+    for (let index = 0; index < groups; index++) {
+      const keyGroup = captured.keyGroupRange.start + index;
+      const start = flushed + out.pos;
+      for (let s = 0; s < tables.length; s++) {
+        const table = tables[s]!;
+        let started = false;
+        for (const n of table.snapshot.keyGroupEntries(index, SLICE, keys, values)) {
+          if (!started) {
+            out.writeVarUint(s);
+            out.writeVarUint(keyGroup);
+            table.codec.startBlock();
+            started = true;
+          }
+          writeRun(out, keys, values, n, table.codec, captured.uid, table.info.name);
+          entries += n;
+          if (out.pos >= FLUSH_BYTES) await flush();
+          else if (performance.now() - lastYield >= YIELD_MS) {
+            await new Promise((resolve) => setImmediate(resolve));
+            lastYield = performance.now();
+          }
           signal?.throwIfAborted();
         }
+        if (started) out.writeVarUint(0);
       }
-      if (offset > start) keyGroups.push({ keyGroup: captured.keyGroupRange.start + kg, offset: start, length: offset - start });
+      const end = flushed + out.pos;
+      if (end > start) keyGroups.push({ keyGroup, offset: start, length: end - start, crc32: crc32(out.buf.subarray(groupFrom, out.pos), groupCrc) });
+      groupCrc = 0;
+      groupFrom = out.pos;
     }
+    if (out.pos > 0) await flush();
     await fh.sync();
   } finally {
     await fh.close();
   }
-  return { file: path, keyGroups, states, entries, bytes: offset, crc32: crc };
+  return { file: path, format: KEYED_STATE_FILE_FORMAT, keyGroups, states: tables.map((t) => t.info), entries, bytes: flushed, crc32: fileCrc };
 }
 
-export interface KeyedStateReadResult {
-  readonly states: readonly StoredStateInfo[];
-  /** Calls back with the entries of one state in one key group. */
-  forEach(fn: (state: StoredStateInfo, keyGroup: number, entries: Array<[Key, unknown]>) => void): void;
-  /**
-   * The same entries as they are in a frame, without an array per entry (restores make millions):
-   * `pairs[from]` is a key, `pairs[from + 1]` its value, and so on to the end of `pairs`.
-   */
-  forEachPairs(fn: (state: StoredStateInfo, keyGroup: number, pairs: readonly unknown[], from: number) => void): void;
-  /** The key groups of the range that the file holds, for callers that work one key group at a time. */
-  readonly keyGroups: readonly number[];
-  forEachPairsOf(keyGroup: number, fn: (state: StoredStateInfo, keyGroup: number, pairs: readonly unknown[], from: number) => void): void;
-}
-
-/** Reads the key groups of `range` from a handle's file, after checking the whole file's checksum. */
-export function readKeyedStateFile(handle: KeyedStateHandle, resolvePath: (file: string) => string, range: KeyGroupRange): KeyedStateReadResult {
-  const path = resolvePath(handle.file);
-  const bytes = readWhole(path, handle.bytes);
-  const actual = crc32(bytes);
-  if (actual !== handle.crc32) throw new CheckpointCorruptedError(path, `checksum mismatch (expected ${handle.crc32}, found ${actual})`);
-  const unpackr = new Unpackr({ useRecords: false, moreTypes: true });
-  const inRange = handle.keyGroups.filter((g) => g.keyGroup >= range.start && g.keyGroup <= range.end);
-  const forEachPairsOf: KeyedStateReadResult['forEachPairsOf'] = (keyGroup, fn) => {
-    const g = inRange.find((x) => x.keyGroup === keyGroup);
-    if (!g) return;
-    const frames = unpackr.unpackMultiple(bytes.subarray(g.offset, g.offset + g.length)) as unknown[][];
-    for (const frame of frames) {
-      const kg = frame[0] as number;
-      const state = handle.states[frame[1] as number];
-      if (kg !== g.keyGroup || !state) throw new CheckpointCorruptedError(path, `frame at key group ${g.keyGroup} is not what the handle says`);
-      fn(state, kg, frame, 2);
+/** One run: the key encoding its keys allow, then the pairs (a loop per encoding, so no switch per key). */
+function writeRun(out: DataOutput, keys: readonly Key[], values: readonly unknown[], n: number, codec: StateValueCodec, uid: string, state: string): void {
+  const encoding = keyEncodingOf(keys, n);
+  out.writeVarUint(n);
+  out.writeByte(encoding);
+  const encode = codec.encode;
+  let i = 0;
+  try {
+    if (encoding === KEYS_STRING) {
+      for (; i < n; i++) {
+        out.writeString(keys[i] as string);
+        encode(values[i], out);
+      }
+    } else if (encoding === KEYS_INT) {
+      for (; i < n; i++) {
+        out.writeInt(keys[i] as number);
+        encode(values[i], out);
+      }
+    } else if (encoding === KEYS_DOUBLE) {
+      for (; i < n; i++) {
+        out.writeDouble(keys[i] as number);
+        encode(values[i], out);
+      }
+    } else {
+      for (; i < n; i++) {
+        writeTaggedKey(keys[i], out);
+        encode(values[i], out);
+      }
     }
+  } catch (e) {
+    if (e instanceof SerializationError) throw e.withContext({ operatorUid: uid, state, key: describeValue(keys[i]) });
+    throw e;
+  }
+}
+
+/**
+ * Reads the key groups of `range` from a handle's file, of whichever format it is: format 2
+ * reads only the bytes of those key groups, format 1 (metadata format 3) reads the whole file.
+ */
+export function readKeyedStateFile(handle: KeyedStateHandle, resolvePath: (file: string) => string, range: KeyGroupRange): KeyedStateFileReader {
+  const format = handle.format ?? 1;
+  if (format === 1) return readLegacyKeyedStateFile(handle, resolvePath, range);
+  const path = resolvePath(handle.file);
+  if (format !== KEYED_STATE_FILE_FORMAT) throw new CheckpointCorruptedError(path, `keyed state file format ${format} is newer than this weir reads (${KEYED_STATE_FILE_FORMAT})`);
+  const states = handle.states.map(storedStateInfo);
+  const inRange = handle.keyGroups.filter((g) => g.keyGroup >= range.start && g.keyGroup <= range.end);
+  const span = inRange.length === 0 ? undefined : { start: inRange[0]!.offset, end: inRange.at(-1)!.offset + inRange.at(-1)!.length };
+  const buf = span === undefined ? new Uint8Array(0) : readSpan(path, handle, span.start, span.end);
+  const base = span?.start ?? 0;
+  const codecs: Array<StateValueCodec | undefined> = [];
+  const codecOf = (s: number): StateValueCodec => {
+    let codec = codecs[s];
+    if (codec === undefined) {
+      try {
+        codec = codecs[s] = stateValueCodec(states[s]!.snapshot);
+      } catch (e) {
+        throw new CheckpointCorruptedError(path, `state '${states[s]!.name}' cannot be read: ${(e as Error).message}`, { cause: e });
+      }
+    }
+    return codec;
   };
-  const forEachPairs: KeyedStateReadResult['forEachPairs'] = (fn) => {
-    for (const g of inRange) forEachPairsOf(g.keyGroup, fn);
-  };
+  const input = new DataInput(buf);
   return {
-    states: handle.states,
+    path,
+    states,
     keyGroups: inRange.map((g) => g.keyGroup),
-    forEachPairsOf,
-    forEachPairs,
-    forEach(fn) {
-      forEachPairs((state, kg, pairs, from) => {
-        const entries: Array<[Key, unknown]> = [];
-        for (let i = from; i + 1 < pairs.length; i += 2) entries.push([pairs[i] as Key, pairs[i + 1]]);
-        fn(state, kg, entries);
-      });
+    readKeyGroup(keyGroup, target) {
+      const g = inRange.find((x) => x.keyGroup === keyGroup);
+      if (!g) return;
+      const from = g.offset - base;
+      const to = from + g.length;
+      if (g.crc32 !== undefined) {
+        const actual = crc32(buf.subarray(from, to));
+        if (actual !== g.crc32) throw new CheckpointCorruptedError(path, `checksum mismatch in key group ${keyGroup} (bytes ${g.offset}..${g.offset + g.length}: expected ${g.crc32}, found ${actual})`, { offset: g.offset });
+      }
+      input.reset(buf, from, to);
+      try {
+        while (input.pos < to) readBlock(input, keyGroup, states, codecOf, target, base);
+      } catch (e) {
+        if (!(e instanceof SerializationError)) throw e;
+        const at = base + (e.offset ?? input.pos);
+        throw new CheckpointCorruptedError(path, `cannot be read at byte ${at} (key group ${keyGroup}): ${e.problem}`, { offset: at, cause: e });
+      }
     },
   };
 }
 
-function readWhole(path: string, expected: number): Buffer {
+function readBlock(
+  input: DataInput,
+  keyGroup: number,
+  states: readonly StoredStateInfo[],
+  codecOf: (s: number) => StateValueCodec,
+  target: Parameters<KeyedStateFileReader['readKeyGroup']>[1],
+  base: number,
+): void {
+  const at = input.pos;
+  const s = input.readVarUint();
+  const kg = input.readVarUint();
+  const state = states[s];
+  if (state === undefined || kg !== keyGroup) input.fail(`a block of state ${s}, key group ${kg}, where the handle has key group ${keyGroup} of ${states.length} states (file offset ${base + at})`, at);
+  const decode = codecOf(s).decode;
+  const put = target(state, kg);
+  for (;;) {
+    // A pair takes at least two bytes: a larger count is corruption, not an allocation.
+    const n = input.readLength(2);
+    if (n === 0) return;
+    const encoding = input.readByte();
+    if (!isKeyEncoding(encoding)) input.fail(`a key encoding ${encoding}`, input.pos - 1);
+    if (encoding === KEYS_STRING) for (let i = 0; i < n; i++) put(input.readString(), decode(input));
+    else if (encoding === KEYS_INT) for (let i = 0; i < n; i++) put(input.readInt(), decode(input));
+    else if (encoding === KEYS_DOUBLE) for (let i = 0; i < n; i++) put(input.readDouble(), decode(input));
+    else for (let i = 0; i < n; i++) put(readTaggedKey(input), decode(input));
+  }
+}
+
+/** Bytes [start, end) of the file after checking its size and header: a short file is named with where it ends. */
+function readSpan(path: string, handle: KeyedStateHandle, start: number, end: number): Uint8Array {
   let fd: number;
   try {
     fd = openSync(path, 'r');
   } catch (e) {
-    throw new CheckpointCorruptedError(path, `cannot be read: ${(e as Error).message}`);
+    throw new CheckpointCorruptedError(path, `cannot be read: ${(e as Error).message}`, { cause: e });
   }
   try {
     const size = fstatSync(fd).size;
-    if (size !== expected) throw new CheckpointCorruptedError(path, `has ${size} bytes, the checkpoint recorded ${expected}`);
-    const buf = Buffer.allocUnsafe(size);
-    let read = 0;
-    while (read < size) read += readSync(fd, buf, read, size - read, read);
+    if (size < handle.bytes) throw new CheckpointCorruptedError(path, `truncated at byte ${size}: the checkpoint recorded ${handle.bytes} bytes`, { offset: size });
+    if (size > handle.bytes) throw new CheckpointCorruptedError(path, `has ${size} bytes, the checkpoint recorded ${handle.bytes}`, { offset: handle.bytes });
+    const header = new Uint8Array(HEADER_BYTES);
+    if (readFully(fd, header, 0) < HEADER_BYTES || !header.every((b, i) => b === MAGIC[i])) {
+      throw new CheckpointCorruptedError(path, `not a keyed state file of format ${KEYED_STATE_FILE_FORMAT} (its first bytes are not "WEIRKSF" ${KEYED_STATE_FILE_FORMAT})`, { offset: 0 });
+    }
+    const buf = Buffer.allocUnsafe(end - start);
+    const n = readFully(fd, buf, start);
+    if (n < buf.length) throw new CheckpointCorruptedError(path, `truncated at byte ${start + n}: bytes ${start}..${end} were recorded`, { offset: start + n });
     return buf;
   } finally {
     closeSync(fd);
   }
+}
+
+function readFully(fd: number, buf: Uint8Array, position: number): number {
+  let read = 0;
+  while (read < buf.length) {
+    const n = readSync(fd, buf, read, buf.length - read, position + read);
+    if (n === 0) break;
+    read += n;
+  }
+  return read;
 }

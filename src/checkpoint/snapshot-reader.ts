@@ -1,13 +1,17 @@
 import { isAbsolute, join } from 'node:path';
 import type { Key } from '../state/key-group.ts';
+import type { SerializerSnapshot } from '../serialization/serializer-snapshot.ts';
 import { readMetadata, type CheckpointMetadata } from './checkpoint-metadata.ts';
 import { readKeyedStateFile } from './keyed-state-file.ts';
+import { restoreSerializer } from '../serialization/serializer-for.ts';
 
 export interface ReadKeyedState {
   readonly name: string;
   readonly kind: string;
   readonly serializer: string;
   readonly version: number;
+  /** What wrote the state (kind, version, schema): metadata format 4 records it, older ones are read as `any`. */
+  readonly snapshot: SerializerSnapshot;
   /** Entries by key group; values of custom serializers are the stored bytes. */
   readonly entries: Map<number, Array<[Key, unknown]>>;
 }
@@ -18,7 +22,8 @@ export interface ReadOperatorState {
   readonly parallelism: number;
   readonly maxParallelism: number;
   readonly keyed: ReadKeyedState[];
-  readonly operator: Record<string, { mode: string; values: unknown[] }>;
+  /** Operator list states; values of declared ones decoded with the type that wrote them. */
+  readonly operator: Record<string, { mode: string; values: unknown[]; serializer?: SerializerSnapshot }>;
 }
 
 export interface ReadSnapshot {
@@ -35,20 +40,27 @@ export async function readSnapshot(path: string, only?: { uid?: string }): Promi
   for (const op of metadata.operators) {
     if (only?.uid !== undefined && op.uid !== only.uid) continue;
     const keyed = new Map<string, ReadKeyedState>();
-    const operator: Record<string, { mode: string; values: unknown[] }> = {};
+    const operator: Record<string, { mode: string; values: unknown[]; serializer?: SerializerSnapshot }> = {};
     for (const sub of op.subtasks) {
       if (sub.keyed) {
-        readKeyedStateFile(sub.keyed, resolve, { start: 0, end: op.maxParallelism - 1 }).forEach((info, kg, entries) => {
-          let s = keyed.get(info.name);
-          if (!s) keyed.set(info.name, (s = { ...info, entries: new Map() }));
-          const list = s.entries.get(kg) ?? [];
-          list.push(...entries);
-          s.entries.set(kg, list);
-        });
+        const file = readKeyedStateFile(sub.keyed, resolve, { start: 0, end: op.maxParallelism - 1 });
+        for (const kg of file.keyGroups) {
+          file.readKeyGroup(kg, (info, g) => {
+            let s = keyed.get(info.name);
+            if (!s) keyed.set(info.name, (s = { name: info.name, kind: info.kind, serializer: info.serializer, version: info.version, snapshot: info.snapshot, entries: new Map() }));
+            let list = s.entries.get(g);
+            if (!list) s.entries.set(g, (list = []));
+            const entries = list;
+            return (key, value) => void entries.push([key, value]);
+          });
+        }
       }
       for (const [name, entry] of Object.entries(sub.operator)) {
-        const target = (operator[name] ??= { mode: entry.mode, values: [] });
-        target.values.push(...entry.values);
+        const target = (operator[name] ??= { mode: entry.mode, values: [], ...(entry.serializer ? { serializer: entry.serializer } : {}) });
+        if (entry.serializer) {
+          const reader = restoreSerializer(entry.serializer);
+          for (const v of entry.values) target.values.push(reader.deserialize(v as Uint8Array));
+        } else target.values.push(...entry.values);
       }
     }
     operators.push({ uid: op.uid, name: op.name, parallelism: op.parallelism, maxParallelism: op.maxParallelism, keyed: [...keyed.values()], operator });

@@ -1,17 +1,30 @@
+import type { SerializerSnapshot } from '../serialization/serializer-snapshot.ts';
+import type { KeyedStateInfo } from '../state/stored-state-info.ts';
+
 /**
  * State handles: where a subtask's snapshot lies in the checkpoint storage. Subtasks write their
  * state and return handles; only the handles travel to the coordinator, which files them in
  * `_metadata` and hands them back, reassigned, on restore.
  */
 
-/** Operator list state: name -> values and how they are redistributed. */
-export type OperatorStateMap = Record<string, { readonly mode: 'split' | 'union'; readonly values: unknown[] }>;
+/**
+ * Operator list state: name -> values and how they are redistributed. A state with a declared
+ * type (metadata format 4) holds each value as the bytes its codec wrote, and `serializer` says
+ * which; without one, values are stored as they are (MessagePack, inside `_metadata`).
+ */
+export type OperatorStateMap = Record<string, { readonly mode: 'split' | 'union'; readonly values: unknown[]; readonly serializer?: SerializerSnapshot }>;
 
-/** Where one subtask's keyed state of one operator lies: a file and the byte range of each key group. */
+/**
+ * Where one subtask's keyed state of one operator lies: a file and the byte range of each key
+ * group. `format` is the state file's (absent: 1, MessagePack frames, as metadata format 3 wrote
+ * them; 2: blocks written by the states' serializers, keyed-state-file.ts), and format 2 records
+ * a checksum per key group, so that a subtask reading only its key groups can check them.
+ */
 export interface KeyedStateHandle {
   readonly file: string;
-  readonly keyGroups: ReadonlyArray<{ readonly keyGroup: number; readonly offset: number; readonly length: number }>;
-  readonly states: ReadonlyArray<{ readonly name: string; readonly kind: string; readonly serializer: string; readonly version: number }>;
+  readonly format?: number;
+  readonly keyGroups: ReadonlyArray<{ readonly keyGroup: number; readonly offset: number; readonly length: number; readonly crc32?: number }>;
+  readonly states: readonly KeyedStateInfo[];
   readonly entries: number;
   readonly bytes: number;
   readonly crc32: number;

@@ -1,11 +1,14 @@
 import { resolve } from 'node:path';
 import { readSnapshot } from '../checkpoint/snapshot-reader.ts';
+import { describeSnapshot } from '../serialization/incompatible-serializer-error.ts';
 import { UsageError } from './run-command.ts';
 
 export interface InspectOptions {
   readonly uid?: string;
   readonly state?: string;
   readonly json?: boolean;
+  /** Where the output goes (stdout). */
+  readonly write?: (text: string) => void;
 }
 
 const jsonValue = (_k: string, v: unknown): unknown => {
@@ -17,10 +20,12 @@ const jsonValue = (_k: string, v: unknown): unknown => {
 };
 
 /**
- * `weir inspect PATH`: a read-only state processor. Lists operators, states, key-group ranges,
- * entry counts and sizes; with --uid and --state, dumps the entries as JSON lines.
+ * `weir inspect PATH`: a read-only state processor. Lists operators, states with their
+ * serializers (kind, version and declared type), key-group ranges, entry counts and sizes; with
+ * --uid and --state, dumps the entries as JSON lines.
  */
 export async function inspectCommand(path: string, o: InspectOptions): Promise<number> {
+  const write = o.write ?? ((text: string) => void process.stdout.write(text));
   const snap = await readSnapshot(resolve(path), o.uid !== undefined ? { uid: o.uid } : undefined);
   if (o.uid !== undefined && snap.operators.length === 0) {
     const all = await readSnapshot(resolve(path));
@@ -43,7 +48,7 @@ export async function inspectCommand(path: string, o: InspectOptions): Promise<n
     } else {
       listState!.values.forEach((value, index) => out.push(JSON.stringify({ index, value }, jsonValue)));
     }
-    if (out.length > 0) process.stdout.write(out.join('\n') + '\n');
+    if (out.length > 0) write(out.join('\n') + '\n');
     return 0;
   }
   const m = snap.metadata;
@@ -67,22 +72,31 @@ export async function inspectCommand(path: string, o: InspectOptions): Promise<n
           keyGroups: s.keyed && s.keyed.keyGroups.length > 0 ? `${s.keyed.keyGroups[0]!.keyGroup}..${s.keyed.keyGroups.at(-1)!.keyGroup}` : null,
           entries: s.keyed?.entries ?? 0,
           bytes: s.keyed?.bytes ?? 0,
+          ...(s.keyed ? { stateFileFormat: s.keyed.format ?? 1 } : {}),
         })),
         keyedStates: op.keyed.map((s) => ({
           name: s.name,
           kind: s.kind,
           serializer: `${s.serializer}@${s.version}`,
+          // What wrote it: kind, version and schema (the declared type; `any` for msgpack and custom ones).
+          serializerSnapshot: s.snapshot,
+          description: describeSnapshot(s.snapshot),
           entries: [...s.entries.values()].reduce((n, e) => n + e.length, 0),
           keyGroups: s.entries.size,
         })),
-        operatorStates: Object.entries(op.operator).map(([name, e]) => ({ name, mode: e.mode, entries: e.values.length })),
+        operatorStates: Object.entries(op.operator).map(([name, e]) => ({
+          name,
+          mode: e.mode,
+          entries: e.values.length,
+          ...(e.serializer ? { serializerSnapshot: e.serializer, description: describeSnapshot(e.serializer) } : {}),
+        })),
         // A source's split enumerator state, as its source stored it (e.g. a CDC snapshot's progress).
         ...(m.coordinators?.[op.uid] !== undefined ? { enumerator: m.coordinators[op.uid] } : {}),
       };
     }),
   };
   if (o.json) {
-    process.stdout.write(JSON.stringify(summary, jsonValue) + '\n');
+    write(JSON.stringify(summary, jsonValue) + '\n');
     return 0;
   }
   const lines = [
@@ -91,12 +105,12 @@ export async function inspectCommand(path: string, o: InspectOptions): Promise<n
   ];
   for (const op of summary.operators) {
     lines.push('', `operator '${op.name}'  uid ${op.uid}  parallelism ${op.parallelism}  maxParallelism ${op.maxParallelism}`);
-    for (const s of op.keyedStates) lines.push(`  keyed state '${s.name}' (${s.kind}, ${s.serializer}): ${s.entries.toLocaleString('en-US')} entries in ${s.keyGroups} key groups`);
-    for (const s of op.operatorStates) lines.push(`  operator state '${s.name}' (${s.mode}): ${s.entries} entries`);
+    for (const s of op.keyedStates) lines.push(`  keyed state '${s.name}' (${s.kind}, ${s.description}): ${s.entries.toLocaleString('en-US')} entries in ${s.keyGroups} key groups`);
+    for (const s of op.operatorStates) lines.push(`  operator state '${s.name}' (${s.mode}${'description' in s ? `, ${s.description}` : ''}): ${s.entries} entries`);
     if ('enumerator' in op) lines.push(`  split enumerator state: ${describeEnumerator(op.enumerator)}`);
-    for (const s of op.subtasks) if (s.keyGroups) lines.push(`    subtask ${s.subtask}: key groups ${s.keyGroups}, ${s.entries.toLocaleString('en-US')} entries, ${s.bytes.toLocaleString('en-US')} bytes`);
+    for (const s of op.subtasks) if (s.keyGroups) lines.push(`    subtask ${s.subtask}: key groups ${s.keyGroups}, ${s.entries.toLocaleString('en-US')} entries, ${s.bytes.toLocaleString('en-US')} bytes (state file format ${s.stateFileFormat})`);
   }
-  process.stdout.write(lines.join('\n') + '\n');
+  write(lines.join('\n') + '\n');
   return 0;
 }
 

@@ -1,3 +1,4 @@
+import { resolveLocation } from '../checkpoint/checkpoint-location.ts';
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { readMetadata } from '../checkpoint/checkpoint-metadata.ts';
@@ -40,7 +41,7 @@ export async function savepointCommand(jobId: string, dir: string | undefined, o
   checkId(jobId);
   const base = jobManagerFor(jobId, o.jobmanager);
   process.stderr.write(`Triggering savepoint for job ${jobId}.\n`);
-  const { 'request-id': trigger } = await call<SavepointTriggerView>(base, 'POST', `/jobs/${jobId}/savepoints`, dir ? { 'target-directory': resolve(dir) } : {}, o.token);
+  const { 'request-id': trigger } = await call<SavepointTriggerView>(base, 'POST', `/jobs/${jobId}/savepoints`, dir ? { 'target-directory': resolveLocation(dir) } : {}, o.token);
   const location = await awaitTrigger(base, jobId, trigger, o.token);
   print(o, `Savepoint completed. Path: ${location}`, { jobId, location });
   return 0;
@@ -62,7 +63,7 @@ export async function stopCommand(jobId: string, o: RemoteOptions & { savepoint?
   checkId(jobId);
   const base = jobManagerFor(jobId, o.jobmanager);
   process.stderr.write(`Suspending job ${jobId} with a savepoint${o.drain ? ' (draining)' : ''}.\n`);
-  const body = { ...(o.savepoint ? { targetDirectory: resolve(o.savepoint) } : {}), drain: o.drain ?? false };
+  const body = { ...(o.savepoint ? { targetDirectory: resolveLocation(o.savepoint) } : {}), drain: o.drain ?? false };
   const { 'request-id': trigger } = await call<SavepointTriggerView>(base, 'POST', `/jobs/${jobId}/stop`, body, o.token);
   const location = await awaitTrigger(base, jobId, trigger, o.token);
   print(o, `Savepoint completed. Path: ${location}`, { jobId, location });

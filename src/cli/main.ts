@@ -8,7 +8,13 @@ import { cancelCommand, checkpointCommand, checkpointsCommand, disposeCommand, l
 import { inspectCommand } from './inspect-command.ts';
 import { initCommand } from './init-command.ts';
 import { configRows } from '../config/config-table.ts';
+import { buildConfig } from '../config/configuration.ts';
+import { parseDynamicProperties, readConfigFile } from './config-file.ts';
+import { withReadableSnapshot } from '../checkpoint/readable-snapshot.ts';
 import { PACKAGE_VERSION } from './package-version.ts';
+import { jobManagerCommand, taskManagerCommand } from './cluster-commands.ts';
+import { submitCommand } from './submit-command.ts';
+import { localClusterCommand } from './local-cluster.ts';
 
 // `weir inspect ... | head` closes the pipe early: that is not an error.
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
@@ -31,7 +37,11 @@ program
   .argument('[jobArgs...]', 'the job\'s own arguments, after --')
   .option('-p, --parallelism <n>', 'default parallelism (parallelism.default)')
   .option('--name <name>', "the job's name, over the job's own env.setJobName (pipeline.name)")
-  .option('--task-managers <n>', 'worker-thread TaskManagers; 0 runs every subtask in this thread', '0')
+  .option('--task-managers <n>', 'worker-thread TaskManagers (or processes, with --processes); 0 runs every subtask in this thread', '0')
+  .option('--processes', 'a local cluster: a JobManager here and --task-managers TaskManager processes on loopback')
+  .option('-m, --jobmanager <host:port>', 'submit to the cluster of this JobManager (weir jobmanager) instead of running here')
+  .option('-d, --detached', 'with -m: print the job id and return; the job goes on')
+  .option('--token <token>', "with -m: the cluster's token (security.cluster.token), sent with every call")
   .option('--checkpoint-dir <dir>', 'checkpoint storage (execution.checkpointing.dir)')
   .addOption(new Option('--mode <mode>', 'consistency level').choices(['exactly-once', 'at-least-once', 'at-most-once']))
   .option('--unaligned', 'unaligned checkpoints (execution.checkpointing.unaligned.enabled)')
@@ -44,8 +54,41 @@ program
   .option('--seed <n>', 'seed for --inject-failures', '1')
   .option('--verbose', 'debug logging')
   .action(async (job: string, jobArgs: string[], options) => {
-    process.exitCode = await runCommand(job, jobArgs, options);
+    if (options.jobmanager) process.exitCode = await submitCommand(job, jobArgs, options);
+    else if (options.processes) process.exitCode = await localClusterCommand(job, jobArgs, options);
+    else process.exitCode = await runCommand(job, jobArgs, options);
     exitSoonAfterTheJob();
+  });
+
+program
+  .command('jobmanager')
+  .description('start a JobManager: REST, dashboard, job submission and TaskManager RPC on one address')
+  .option('--host <host>', 'the address to listen on (rest.bind-address); beyond loopback security.cluster.token is required', undefined)
+  .option('--port <port>', 'the port (rest.port)')
+  .option('--work-dir <dir>', 'where uploaded job bundles are kept (default: a new temporary directory)')
+  .option('-D, --define <key=value>', 'set any configuration key (repeatable); job keys are the defaults of every job', collect)
+  .option('--config <file>', 'YAML or JSON configuration file')
+  .option('--verbose', 'debug logging')
+  .action(async (options) => {
+    process.exitCode = await jobManagerCommand(options);
+    process.exit(process.exitCode);
+  });
+
+program
+  .command('taskmanager')
+  .description('start a TaskManager process that registers with a JobManager and offers its slots')
+  .option('--jobmanager <host:port>', 'the JobManager (the address weir jobmanager printed)')
+  .option('--slots <n>', 'slots, each a worker thread (taskmanager.numberOfTaskSlots)')
+  .option('--host <host>', 'the address of its data port (taskmanager.host)')
+  .option('--data-port <port>', 'its data port (taskmanager.data.port; 0: any free one)')
+  .option('--id <id>', 'its resource id in the cluster (taskmanager.resource-id)')
+  .option('--work-dir <dir>', 'where fetched job bundles are cached (default: a new temporary directory)')
+  .option('-D, --define <key=value>', 'set any configuration key (repeatable)', collect)
+  .option('--config <file>', 'YAML or JSON configuration file')
+  .option('--verbose', 'debug logging')
+  .action(async (options) => {
+    process.exitCode = await taskManagerCommand(options);
+    process.exit(process.exitCode);
   });
 
 program
@@ -74,7 +117,7 @@ program
 
 const remote = (cmd: Command) =>
   cmd
-    .option('--jobmanager <host:port>', "the job's REST address (default: found from the job id, else 127.0.0.1:8081)")
+    .option('-m, --jobmanager <host:port>', "the job's REST address (default: found from the job id, else 127.0.0.1:8081)")
     .option('--token <token>', 'the JobManager\'s rest.token (sent with every call, reads too)')
     .option('--json', 'JSON output for scripts');
 
@@ -150,12 +193,15 @@ program
 program
   .command('inspect')
   .description('read a savepoint or checkpoint: operators, states, key groups, sizes; or dump one state')
-  .argument('<path>', 'savepoint or checkpoint directory (or its _metadata)')
+  .argument('<path>', 'savepoint or checkpoint directory (or its _metadata), or a nats-obj://<bucket>/<path> location')
   .option('--uid <uid>', 'an operator uid')
   .option('--state <name>', 'dump this state of --uid as JSON lines (key, value)')
   .option('--json', 'the listing as JSON')
+  .option('-D, --define <key=value>', 'configuration for reaching the storage, e.g. -D high-availability.nats.servers=nats://host:4222 (repeatable)', collect)
+  .option('--config <file>', 'YAML or JSON configuration file')
   .action(async (path: string, o) => {
-    process.exitCode = await inspectCommand(path, o);
+    const config = buildConfig(o.config ? readConfigFile(o.config) : undefined, parseDynamicProperties(o.define ?? []));
+    process.exitCode = await withReadableSnapshot(path, config, (local) => inspectCommand(local, o));
   });
 
 /**
@@ -177,7 +223,7 @@ try {
     err instanceof UsageError ||
     err instanceof ConfigError ||
     err instanceof ConfigFileError ||
-    ['JobModuleError', 'JobBuildError', 'GraphValidationError', 'RestoreError', 'CheckpointCorruptedError', 'JobManagerError', 'SavepointError'].includes(err.name);
+    ['JobModuleError', 'JobBuildError', 'GraphValidationError', 'RestoreError', 'CheckpointCorruptedError', 'JobManagerError', 'SavepointError', 'NatsConnectError', 'BucketLayoutError', 'CheckpointLocationError', 'RegistrationRefusedError', 'PortInUseError', 'JobManagerUnreachableError'].includes(err.name);
   process.stderr.write(`weir: ${err.message}\n`);
   if (!known && process.env.WEIR_DEBUG) process.stderr.write(`${err.stack}\n`);
   process.exitCode = known ? 2 : 1;

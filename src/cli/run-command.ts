@@ -7,6 +7,7 @@ import { nonEmpty, parseDynamicProperties, readConfigFile } from './config-file.
 import { ProgressLine } from './progress-line.ts';
 import { registerJob } from './job-registry.ts';
 import { startRestServer } from '../rest/rest-server.ts';
+import { resolveLocation } from '../checkpoint/checkpoint-location.ts';
 
 export interface RunOptions {
   readonly parallelism?: string;
@@ -30,7 +31,7 @@ export function commandLineConfig(o: RunOptions): Record<string, unknown> {
   const layer: Record<string, unknown> = parseDynamicProperties(o.define ?? []);
   if (o.parallelism !== undefined) layer['parallelism.default'] = nonEmpty('-p', 'parallelism.default', o.parallelism);
   // resolve('') would be the working directory.
-  if (o.checkpointDir !== undefined) layer['execution.checkpointing.dir'] = resolve(nonEmpty('--checkpoint-dir', 'execution.checkpointing.dir', o.checkpointDir));
+  if (o.checkpointDir !== undefined) layer['execution.checkpointing.dir'] = resolveLocation(nonEmpty('--checkpoint-dir', 'execution.checkpointing.dir', o.checkpointDir));
   if (o.mode !== undefined) layer['execution.checkpointing.mode'] = o.mode;
   if (o.name !== undefined) layer['pipeline.name'] = nonEmpty('--name', 'pipeline.name', o.name);
   if (o.unaligned || o.alignedTimeout !== undefined) layer['execution.checkpointing.unaligned.enabled'] = true;

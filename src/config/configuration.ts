@@ -51,6 +51,30 @@ export interface WeirConfig {
   'rest.bind-address': string;
   'rest.token': string | null;
   'rest.token-required-for-reads': boolean | null;
+  'high-availability.type': 'none' | 'nats';
+  'high-availability.cluster-id': string;
+  'high-availability.nats.servers': string | null;
+  'high-availability.nats.lease-duration': number;
+  'high-availability.nats.connect-timeout': number;
+  'high-availability.nats.replicas': number;
+  'high-availability.nats.bucket': string | null;
+  'high-availability.nats.user': string | null;
+  'high-availability.nats.password': string | null;
+  'high-availability.nats.token': string | null;
+  'high-availability.nats.creds-file': string | null;
+  'state.checkpoints.nats.servers': string | null;
+  'jobstore.max-capacity': number;
+  'taskmanager.numberOfTaskSlots': number;
+  'taskmanager.host': string;
+  'taskmanager.data.port': number;
+  'taskmanager.resource-id': string | null;
+  'slot.request.timeout': number;
+  'security.cluster.token': string | null;
+  'security.cluster.token-file': string | null;
+  'security.ssl.internal.enabled': boolean;
+  'security.ssl.internal.key': string | null;
+  'security.ssl.internal.cert': string | null;
+  'security.ssl.internal.trust': string | null;
 }
 
 export type ConfigKey = keyof WeirConfig;
@@ -193,12 +217,17 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
     max: TIMER_MAX_MS,
     doc: 'A partly filled network buffer leaves after this long (and whenever its task runs out of input); 0 sends every record at once.',
   },
-  'heartbeat.interval': { kind: 'duration', min: 1, max: TIMER_MAX_MS, doc: 'Time between heartbeats the JobMaster sends each TaskManager thread or process.' },
+  'heartbeat.interval': {
+    kind: 'duration',
+    min: 1,
+    max: TIMER_MAX_MS,
+    doc: 'Time between heartbeats the JobMaster sends each TaskManager thread or slot, and a JobManager process each TaskManager process.',
+  },
   'heartbeat.timeout': {
     kind: 'duration',
     min: 1,
     max: TIMER_MAX_MS,
-    doc: 'A TaskManager that has not answered a heartbeat for this long is lost (e.g. its thread is blocked): its subtasks fail and it is replaced.',
+    doc: 'A TaskManager that has not answered a heartbeat for this long is lost (its thread is blocked, its process died or hangs, its host is cut off): its subtasks fail and it is replaced. A TaskManager process that has heard no heartbeat from its JobManager for this long cancels its subtasks and registers again.',
   },
   'task.cancellation.timeout': {
     kind: 'duration',
@@ -217,7 +246,104 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
     nullable: true,
     doc: "Whether GET calls (other than the dashboard's files) need rest.token too. Unset: when rest.bind-address is beyond loopback.",
   },
+  'high-availability.type': {
+    kind: { oneOf: ['none', 'nats'] },
+    doc: 'none: leadership, checkpoint pointers and job records live in this process only. nats: on NATS JetStream (key-value buckets and an object store, RAFT-replicated), so a standby JobManager can take over.',
+  },
+  'high-availability.cluster-id': {
+    kind: 'string',
+    doc: "The cluster's name: its JobManagers contend for one leadership, and its records live in a bucket of its own. Letters, digits, '-' and '_'.",
+  },
+  'high-availability.nats.servers': {
+    kind: 'string',
+    nullable: true,
+    doc: 'NATS servers, comma-separated (`nats://host:4222,nats://host2:4222`). Required with high-availability.type nats.',
+  },
+  'high-availability.nats.lease-duration': {
+    kind: 'duration',
+    min: 500,
+    max: TIMER_MAX_MS,
+    doc: "How long a leader's lease lasts without a renewal. The leader renews every fifth of it and gives leadership up when it could not renew for two thirds of it; a contender takes over once the record has not changed for a whole lease by its own clock.",
+  },
+  'high-availability.nats.connect-timeout': {
+    kind: 'duration',
+    min: 1,
+    max: TIMER_MAX_MS,
+    doc: 'How long connecting to NATS may take at the start before weir gives up, naming the servers.',
+  },
+  'high-availability.nats.replicas': {
+    kind: 'int',
+    min: 1,
+    max: 5,
+    doc: 'Replicas of the buckets weir creates on NATS (key-value and object stores, also checkpoint storage). 1 for a single server.',
+  },
+  'high-availability.nats.bucket': {
+    kind: 'string',
+    nullable: true,
+    doc: "The key-value bucket of the cluster's HA records (its job bundles go to `<bucket>-blobs`). Unset: `weir-ha-<cluster-id>`. A bucket written by another cluster id or layout version is refused.",
+  },
+  'high-availability.nats.user': { kind: 'string', nullable: true, doc: 'NATS user (with high-availability.nats.password).' },
+  'high-availability.nats.password': { kind: 'string', nullable: true, doc: 'NATS password. Never shown by the REST API.' },
+  'high-availability.nats.token': { kind: 'string', nullable: true, doc: 'NATS authentication token (instead of user and password). Never shown by the REST API.' },
+  'high-availability.nats.creds-file': { kind: 'string', nullable: true, doc: 'A NATS credentials file (JWT and NKey seed).' },
+  'state.checkpoints.nats.servers': {
+    kind: 'string',
+    nullable: true,
+    doc: 'NATS servers of `nats-obj://<bucket>/<prefix>` checkpoint storage. Unset: high-availability.nats.servers. Credentials are the high-availability.nats ones.',
+  },
+  'jobstore.max-capacity': {
+    kind: 'int',
+    min: 0,
+    doc: 'Finished, failed and cancelled jobs a JobManager keeps visible (status, exceptions, checkpoint history); the oldest goes first.',
+  },
+  'taskmanager.numberOfTaskSlots': {
+    kind: 'int',
+    min: 1,
+    max: 1024,
+    doc: 'Slots of a TaskManager process (`weir taskmanager --slots`): each is a worker thread and holds one subtask of every vertex, so a job of parallelism p needs p slots.',
+  },
+  'taskmanager.host': {
+    kind: 'string',
+    doc: 'The address a TaskManager process binds its data port to and announces to the JobManager (`weir taskmanager --host`). Beyond loopback, `security.cluster.token` is required.',
+  },
+  'taskmanager.data.port': {
+    kind: 'int',
+    min: 0,
+    max: 65535,
+    doc: 'The port other TaskManagers send records to (one TCP connection per TaskManager pair); 0 takes any free port.',
+  },
+  'taskmanager.resource-id': {
+    kind: 'string',
+    nullable: true,
+    doc: 'The id of a TaskManager process in the cluster; a second TaskManager with the id of a registered one is refused. Unset: host:data-port and a random suffix.',
+  },
+  'slot.request.timeout': {
+    kind: 'duration',
+    min: 1,
+    max: TIMER_MAX_MS,
+    doc: 'How long a job waits for enough free slots (at its start and at each restart) before it fails, naming how many it needed and how many were offered.',
+  },
+  'security.cluster.token': {
+    kind: 'string',
+    nullable: true,
+    doc: 'The cluster secret TaskManagers and clients present to the JobManager and to each other (handshake of every internal connection; REST bearer token unless rest.token is set). Required beyond loopback.',
+  },
+  'security.cluster.token-file': {
+    kind: 'string',
+    nullable: true,
+    doc: 'A file whose first line is security.cluster.token (so the secret stays off the command line).',
+  },
+  'security.ssl.internal.enabled': {
+    kind: 'boolean',
+    doc: "TLS with mutual authentication on the cluster's internal connections (TaskManager RPC, after its HTTP upgrade, and data between TaskManagers): every process presents security.ssl.internal.cert and accepts only peers whose certificate security.ssl.internal.trust signed.",
+  },
+  'security.ssl.internal.key': { kind: 'string', nullable: true, doc: "This process's private key for internal TLS (a PEM file)." },
+  'security.ssl.internal.cert': { kind: 'string', nullable: true, doc: "This process's certificate for internal TLS (a PEM file)." },
+  'security.ssl.internal.trust': { kind: 'string', nullable: true, doc: "The certificate authority (PEM) whose certificates internal TLS accepts: the cluster's own." },
 };
+
+/** Keys whose values are secrets: no view of the configuration shows them. */
+export const SECRET_CONFIG_KEYS: ReadonlySet<ConfigKey> = new Set<ConfigKey>(['rest.token', 'high-availability.nats.password', 'high-availability.nats.token']);
 
 export const DEFAULT_CONFIG: Readonly<WeirConfig> = Object.freeze({
   'parallelism.default': 1,
@@ -261,6 +387,30 @@ export const DEFAULT_CONFIG: Readonly<WeirConfig> = Object.freeze({
   'rest.bind-address': '127.0.0.1',
   'rest.token': null,
   'rest.token-required-for-reads': null,
+  'high-availability.type': 'none',
+  'high-availability.cluster-id': 'default',
+  'high-availability.nats.servers': null,
+  'high-availability.nats.lease-duration': 15_000,
+  'high-availability.nats.connect-timeout': 5_000,
+  'high-availability.nats.replicas': 3,
+  'high-availability.nats.bucket': null,
+  'high-availability.nats.user': null,
+  'high-availability.nats.password': null,
+  'high-availability.nats.token': null,
+  'high-availability.nats.creds-file': null,
+  'state.checkpoints.nats.servers': null,
+  'jobstore.max-capacity': Number.MAX_SAFE_INTEGER,
+  'taskmanager.numberOfTaskSlots': 1,
+  'taskmanager.host': '127.0.0.1',
+  'taskmanager.data.port': 0,
+  'taskmanager.resource-id': null,
+  'slot.request.timeout': 5 * 60_000,
+  'security.cluster.token': null,
+  'security.cluster.token-file': null,
+  'security.ssl.internal.enabled': false,
+  'security.ssl.internal.key': null,
+  'security.ssl.internal.cert': null,
+  'security.ssl.internal.trust': null,
 });
 
 export function isConfigKey(key: string): key is ConfigKey {
@@ -375,6 +525,12 @@ function validateConfig(c: WeirConfig): void {
   if (c['rest.token-required-for-reads'] === true && c['rest.token'] === null) {
     throw new ConfigError('rest.token-required-for-reads', true, 'needs rest.token, the token reads must then present');
   }
+  validateHighAvailability(c);
+  if (c['security.ssl.internal.enabled']) {
+    for (const k of ['security.ssl.internal.key', 'security.ssl.internal.cert', 'security.ssl.internal.trust'] as const) {
+      if (c[k] === null) throw new ConfigError(k, null, 'security.ssl.internal.enabled is true: set the key, the certificate and the trusted authority (PEM files)');
+    }
+  }
   if (c['execution.checkpointing.unaligned.enabled']) {
     if (c['execution.checkpointing.mode'] !== 'exactly-once') {
       throw new ConfigError('execution.checkpointing.unaligned.enabled', true, 'unaligned checkpoints need mode exactly-once');
@@ -382,5 +538,28 @@ function validateConfig(c: WeirConfig): void {
     if (c['execution.checkpointing.max-concurrent-checkpoints'] !== 1) {
       throw new ConfigError('execution.checkpointing.unaligned.enabled', true, 'unaligned checkpoints need max-concurrent-checkpoints 1');
     }
+  }
+}
+
+function validateHighAvailability(c: WeirConfig): void {
+  if (!/^[A-Za-z0-9_-]+$/.test(c['high-availability.cluster-id'])) {
+    throw new ConfigError('high-availability.cluster-id', c['high-availability.cluster-id'], "may hold only letters, digits, '-' and '_' (it names NATS buckets)");
+  }
+  const bucket = c['high-availability.nats.bucket'];
+  if (bucket !== null && !/^[A-Za-z0-9_-]+$/.test(bucket)) {
+    throw new ConfigError('high-availability.nats.bucket', bucket, "may hold only letters, digits, '-' and '_' (a NATS bucket name)");
+  }
+  if (c['high-availability.type'] === 'nats' && c['high-availability.nats.servers'] === null) {
+    throw new ConfigError('high-availability.type', 'nats', 'needs high-availability.nats.servers (the NATS servers, comma-separated)');
+  }
+  if (c['high-availability.nats.password'] !== null && c['high-availability.nats.user'] === null) {
+    throw new ConfigError('high-availability.nats.password', '(secret)', 'needs high-availability.nats.user');
+  }
+  if (c['high-availability.nats.token'] !== null && c['high-availability.nats.user'] !== null) {
+    throw new ConfigError('high-availability.nats.token', '(secret)', 'is an alternative to high-availability.nats.user and password: set one of the two');
+  }
+  const dir = c['execution.checkpointing.dir'];
+  if (dir !== null && dir.startsWith('nats-obj:') && c['state.checkpoints.nats.servers'] === null && c['high-availability.nats.servers'] === null) {
+    throw new ConfigError('execution.checkpointing.dir', dir, 'checkpoint storage on NATS needs state.checkpoints.nats.servers or high-availability.nats.servers');
   }
 }

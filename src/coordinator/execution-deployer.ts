@@ -19,7 +19,8 @@ export interface AttemptPlan {
 /**
  * Places subtasks on TaskManagers and deploys an attempt (Flink's ExecutionDeployer): subtask i
  * of every vertex runs on TaskManager i mod n, so forward-connected subtasks share a thread, and
- * every channel between two TaskManagers gets a shared-memory ring of its own, new for each attempt.
+ * every channel between two TaskManagers gets a shared-memory ring of its own, new for each attempt
+ * (TaskManagers in other processes make theirs: see cluster/slot-channels.ts).
  */
 export class ExecutionDeployer {
   readonly #graph: JobGraph;
@@ -77,9 +78,10 @@ export class ExecutionDeployer {
           const tp = this.taskManagerOf(p);
           const tc = this.taskManagerOf(c);
           if (tp === tc) continue;
-          const ring = SegmentRing.create(this.#ring).buffer;
-          remote[tp]!.push({ edgeId: edge.id, producer: p, consumer: c, role: 'output', ring, shape: this.#ring });
-          remote[tc]!.push({ edgeId: edge.id, producer: p, consumer: c, role: 'input', ring, shape: this.#ring });
+          // TaskManager processes make their rings themselves: memory is shared only within one.
+          const ring = this.#pool.sharesMemory ? { ring: SegmentRing.create(this.#ring).buffer } : {};
+          remote[tp]!.push({ edgeId: edge.id, producer: p, consumer: c, role: 'output', peer: tc, ...ring, shape: this.#ring });
+          remote[tc]!.push({ edgeId: edge.id, producer: p, consumer: c, role: 'input', peer: tp, ...ring, shape: this.#ring });
         }
       }
     }

@@ -175,6 +175,16 @@ export class JobMaster {
     return this.#ctx.execution.recordCounts();
   }
 
+  /** The host of a TaskManager of the job ('localhost' for threads of this process). */
+  hostOf(taskManager: number): string {
+    return this.#ctx.pool.hostOf(taskManager);
+  }
+
+  /** Where a TaskManager of the job runs, for a cluster's slots ("slot 1 of TaskManager tm-a at 10.0.0.2:4001"). */
+  whereIs(taskManager: number): string | undefined {
+    return this.#ctx.pool.whereIs(taskManager);
+  }
+
   /** Asks every TaskManager what its subtasks are doing; TaskManagers that do not answer in time are named. */
   describeTasks(timeoutMs = 1000): Promise<TaskDescriptions> {
     return this.#ctx.pool.describe(timeoutMs);
@@ -326,6 +336,11 @@ export class JobMaster {
 
   async #finish(status: Extract<JobStatus, 'FINISHED' | 'FAILED' | 'CANCELED'>, error: Error | undefined): Promise<void> {
     if (isTerminal(this.status)) return;
+    // A failure that never went through the restart strategy (the first attempt could not start): its story is read too.
+    if (status === 'FAILED' && error && !(error instanceof JobFailure)) {
+      this.exceptions.push({ timestamp: Date.now(), attempt: this.#attempt, error: serializeError(error), restarted: false });
+      this.#log.error(`job failed: ${error.message}`);
+    }
     const settled = this.checkpoints.shutdown(`job ${status.toLowerCase()}`);
     this.#transition(new Terminal(status));
     await settled;
@@ -333,6 +348,7 @@ export class JobMaster {
     await this.#ctx.pool.terminateAll();
     await this.#o.compiled?.dispose();
     const kept = await applyRetention(status, { config: this.plan.config, storage: this.#ctx.storage, store: this.checkpoints.store, retainOnFinish: this.#o.retainCheckpointsOnFinish === true });
+    await this.#ctx.storage.close?.().catch((e: Error) => this.#log.warn(`closing the checkpoint storage failed: ${e.message}`));
     this.#done({
       latestCheckpoint: kept ? this.checkpoints.store.latest()?.directory : undefined,
       jobId: this.jobId,

@@ -1,5 +1,5 @@
 import type { JobPlan } from '../api/define-job.ts';
-import { FileSystemCheckpointStorage } from '../checkpoint/file-system-checkpoint-storage.ts';
+import { createCheckpointStorage } from '../checkpoint/create-checkpoint-storage.ts';
 import type { CheckpointStorage } from '../checkpoint/checkpoint-storage.ts';
 import { systemClock, type Clock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
@@ -51,7 +51,7 @@ export function createJobServices(o: JobServicesOptions): JobServices {
   const config = plan.config;
   const graph = plan.jobGraph;
   const clock = systemClock;
-  const storage = new FileSystemCheckpointStorage(jobId, config['execution.checkpointing.dir']);
+  const storage = createCheckpointStorage(jobId, config);
   const execution = new ExecutionGraph(graph);
   const pool: TaskManagerPool = new TaskManagerPool({
     plan,

@@ -137,16 +137,18 @@ function operatorStateFor(stored: OperatorStateMetadata, subtask: number, parall
   const out: OperatorStateMap = {};
   const ordered = [...stored.subtasks].sort((a, b) => a.subtask - b.subtask);
   for (const name of names) {
-    const mode = ordered.find((s) => s.operator[name])!.operator[name]!.mode;
+    const { mode, serializer } = ordered.find((s) => s.operator[name])!.operator[name]!;
+    // A declared state's values are its codec's bytes: they move as they are, with what wrote them.
+    const written = serializer ? { serializer } : {};
     if (mode === 'union') {
-      out[name] = { mode, values: ordered.flatMap((s) => s.operator[name]?.values ?? []) };
+      out[name] = { mode, values: ordered.flatMap((s) => s.operator[name]?.values ?? []), ...written };
     } else if (stored.parallelism === parallelism) {
-      out[name] = { mode, values: [...(ordered.find((s) => s.subtask === subtask)?.operator[name]?.values ?? [])] };
+      out[name] = { mode, values: [...(ordered.find((s) => s.subtask === subtask)?.operator[name]?.values ?? [])], ...written };
     } else {
       const all = ordered.flatMap((s) => s.operator[name]?.values ?? []);
       const start = Math.floor((subtask * all.length) / parallelism);
       const end = Math.floor(((subtask + 1) * all.length) / parallelism);
-      out[name] = { mode, values: all.slice(start, end) };
+      out[name] = { mode, values: all.slice(start, end), ...written };
     }
   }
   return out;

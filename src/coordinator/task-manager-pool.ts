@@ -1,5 +1,5 @@
 import type { ConfigLayers, JobPlan } from '../api/define-job.ts';
-import { fileTaskStateStorage } from '../checkpoint/file-task-state-storage.ts';
+import { createTaskStateStorage } from '../checkpoint/create-checkpoint-storage.ts';
 import type { Clock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
 import { lowestLevel } from '../log/logger.ts';
@@ -11,6 +11,7 @@ import { TaskManagerLostError, type TaskManagerLoss } from './task-manager-lost-
 import type { TaskManagerGateway } from './task-manager-gateway.ts';
 import { bundleForWorkers, type CompiledJob, type WorkerBundle } from './worker-bundle.ts';
 import { WorkerThreadGateway } from './worker-thread-gateway.ts';
+import type { SlotProvider } from './slot-provider.ts';
 
 export type Deployment =
   | { readonly kind: 'in-thread' }
@@ -22,7 +23,9 @@ export type Deployment =
       readonly layers: ConfigLayers;
       /** The installed package's compiled job module, which the threads load too. */
       readonly compiled?: CompiledJob;
-    };
+    }
+  /** Slots of TaskManager processes of a cluster: one per subtask index (the largest parallelism of the job). */
+  | { readonly kind: 'cluster'; readonly slots: SlotProvider };
 
 export interface TaskManagerPoolDeps {
   readonly plan: JobPlan;
@@ -62,6 +65,21 @@ export class TaskManagerPool {
     return this.#gateways.length;
   }
 
+  /** Whether the TaskManagers share this process's memory (rings between them are made here). */
+  get sharesMemory(): boolean {
+    return this.#d.deployment.kind !== 'cluster';
+  }
+
+  /** Where a TaskManager runs, as errors and the REST API name it. */
+  whereIs(index: number): string | undefined {
+    return this.#gateways[index]?.where;
+  }
+
+  /** The host a TaskManager runs on: its process's for a cluster's slots, else this one ('localhost'). */
+  hostOf(index: number): string {
+    return this.#gateways[index]?.host ?? 'localhost';
+  }
+
   /** TaskManagers that are not lost. */
   live(): number[] {
     return this.#gateways.map((g) => g.index).filter((i) => !this.#lost.has(i));
@@ -73,6 +91,13 @@ export class TaskManagerPool {
 
   async start(): Promise<void> {
     const d = this.#d.deployment;
+    if (d.kind === 'cluster') {
+      // A slot holds one subtask of every vertex (Flink's default slot sharing).
+      const slots = Math.max(...this.#d.plan.jobGraph.vertices.map((v) => v.parallelism));
+      const gateways = await d.slots.allocate(Array.from({ length: slots }, (_, i) => i));
+      this.#gateways = gateways.map((g) => this.#connect(g));
+      return;
+    }
     this.#gateways = await Promise.all(Array.from({ length: d.kind === 'in-thread' ? 1 : d.taskManagers }, (_, index) => this.#startOne(index)));
   }
 
@@ -90,7 +115,7 @@ export class TaskManagerPool {
     this.#lost.add(index);
     this.#heartbeats.get(index)?.stop();
     const g = this.#gateways[index]!;
-    const error = new TaskManagerLostError(index, g.location === 'in-thread' ? 'in-thread' : 'worker thread', loss, this.#d.lastReports(index));
+    const error = new TaskManagerLostError(index, g.where ?? (g.location === 'in-thread' ? 'in-thread' : 'worker thread'), loss, this.#d.lastReports(index));
     this.#d.log.error(error.message, { taskManager: index, loss: loss.kind });
     this.#d.onLost(error);
   }
@@ -101,6 +126,23 @@ export class TaskManagerPool {
 
   /** Lost TaskManagers are ended (at once: they may not answer) and replaced. */
   async replaceLost(): Promise<void> {
+    const d = this.#d.deployment;
+    if (d.kind === 'cluster') {
+      const lost = [...this.#lost].sort((a, b) => a - b);
+      if (lost.length === 0) return;
+      for (const index of lost) {
+        this.#heartbeats.get(index)?.stop();
+        await this.#gateways[index]!.terminate(true).catch(() => {});
+      }
+      // All or nothing: the restart needs every one of them (the reason names how many were offered).
+      const fresh = await d.slots.allocate(lost);
+      lost.forEach((index, i) => {
+        this.#gateways[index] = this.#connect(fresh[i]!);
+        this.#lost.delete(index);
+        this.#d.log.warn(`TaskManager ${index} of the job now runs in ${fresh[i]!.where ?? 'a new slot'}, in place of the lost one`);
+      });
+      return;
+    }
     for (const index of [...this.#lost]) {
       this.#heartbeats.get(index)?.stop();
       await this.#gateways[index]!.terminate(true).catch(() => {});
@@ -114,6 +156,7 @@ export class TaskManagerPool {
     for (const m of this.#heartbeats.values()) m.stop();
     await Promise.all(this.#gateways.map((g) => g.terminate(this.#lost.has(g.index)).catch(() => {})));
     await (await this.#bundle)?.dispose();
+    if (this.#d.deployment.kind === 'cluster') await this.#d.deployment.slots.close();
   }
 
   /** Asks every TaskManager what its subtasks are doing; those that do not answer in time are named, with their last reports. */
@@ -142,7 +185,8 @@ export class TaskManagerPool {
 
   async #startOne(index: number): Promise<TaskManagerGateway> {
     const { plan, deployment: d, log } = this.#d;
-    if (d.kind === 'in-thread') return this.#connect(new InThreadGateway(index, 1, plan.jobGraph, plan.config, fileTaskStateStorage, lowestLevel(log)));
+    if (d.kind === 'cluster') throw new Error('cluster slots are allocated together, not one by one');
+    if (d.kind === 'in-thread') return this.#connect(new InThreadGateway(index, 1, plan.jobGraph, plan.config, createTaskStateStorage(plan.config), lowestLevel(log)));
     this.#bundle ??= bundleForWorkers(d.modulePath, d.compiled);
     const bundle = await this.#bundle;
     const logLevel = lowestLevel(log);

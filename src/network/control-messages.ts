@@ -25,6 +25,8 @@ export interface SerializedError {
   readonly unrecoverable?: boolean;
   /** A failure made on purpose (fault injection): counted as such, not as a fault of the job. */
   readonly injected?: boolean;
+  /** A TaskManager was lost (TaskManagerLostError): which one, so a restart under way stops waiting for it. */
+  readonly taskManager?: number;
 }
 
 // In a file of its own, which needs nothing of Node: the REST views (and so the dashboard) use it too.
@@ -40,14 +42,27 @@ export interface TaskDeployment {
   readonly failAfterRecords?: number;
 }
 
-/** A channel between two TaskManagers: its shared-memory ring, which both ends attach to. */
+/**
+ * A channel between two TaskManagers: its shared-memory ring, which both ends attach to. Between
+ * TaskManager processes the JobMaster sends no ring: the TaskManager process makes one on each
+ * side (see cluster/slot-channels.ts) and fills it in before its slot thread sees the deploy.
+ */
 export interface RemoteChannelEndpoint {
   readonly edgeId: number;
   readonly producer: number;
   readonly consumer: number;
   readonly role: 'output' | 'input';
-  readonly ring: SharedArrayBuffer;
+  /** The TaskManager (index) of the channel's other end. */
+  readonly peer: number;
+  readonly ring?: SharedArrayBuffer;
   readonly shape: RingShape;
+}
+
+/** Where a TaskManager of a job runs in a cluster: the process (its resource id) and its data address. */
+export interface SlotLocation {
+  readonly taskManagerId: string;
+  readonly host: string;
+  readonly dataPort: number;
 }
 
 export interface TaskFigures {
@@ -106,6 +121,8 @@ export type ToTaskManager =
       readonly remoteChannels: RemoteChannelEndpoint[];
       /** Which TaskManager runs each subtask, by vertex id: channels between two subtasks of one TaskManager stay in it. */
       readonly placement: Record<string, number[]>;
+      /** In a cluster: where each of the job's TaskManagers (slots) runs, by index; channels between two slots of one process stay in shared memory. */
+      readonly locations?: Record<number, SlotLocation>;
     }
   | { readonly type: 'trigger-checkpoint'; readonly attempt: number; readonly checkpointId: number; readonly timestamp: number; readonly options: CheckpointOptions }
   | { readonly type: 'checkpoint-complete'; readonly attempt: number; readonly checkpointId: number }
@@ -125,6 +142,8 @@ export type ToTaskManager =
   | { readonly type: 'watermark-alignment'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly maxAllowedWatermark: WireWatermark }
   /** Liveness: the TaskManager answers from its event loop; one that stops answering is lost. */
   | { readonly type: 'heartbeat'; readonly seq: number }
+  /** From the TaskManager process: the TCP connection carrying this channel failed; the subtask at this end fails. */
+  | { readonly type: 'channel-failed'; readonly attempt: number; readonly edgeId: number; readonly producer: number; readonly consumer: number; readonly reason: string }
   | { readonly type: 'shutdown' };
 
 // TaskManager -> JobMaster
@@ -205,6 +224,7 @@ function pick(e: Partial<SerializedError>): Partial<SerializedError> {
   if (typeof e.uid === 'string') out.uid = e.uid;
   if (e.unrecoverable === true) out.unrecoverable = true;
   if (e.injected === true) out.injected = true;
+  if (typeof e.taskManager === 'number') out.taskManager = e.taskManager;
   return out;
 }
 
@@ -222,3 +242,53 @@ export interface TaskManagerThreadInit {
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
   readonly layers: { readonly file?: Record<string, unknown>; readonly filePath?: string; readonly commandLine?: Record<string, unknown> };
 }
+
+/** What a TaskManager process announces when it registers with the JobManager. */
+export interface TaskManagerRegistration {
+  /** Its resource id (taskmanager.resource-id), unique in the cluster. */
+  readonly id: string;
+  /** The address its data port listens on, which other TaskManagers connect to. */
+  readonly host: string;
+  readonly dataPort: number;
+  readonly slots: number;
+  readonly pid: number;
+  readonly hostname: string;
+  readonly hardware: { readonly cpuCores: number; readonly physicalMemory: number; readonly freeMemory: number; readonly heapLimit: number };
+}
+
+/** What a slot thread needs to load the job: the bundle (by content hash) and how to plan it. */
+export interface SlotInit {
+  readonly jobId: string;
+  /** The job's TaskManager index this slot is (subtask i of every vertex runs on slot i mod n). */
+  readonly index: number;
+  readonly taskManagers: number;
+  readonly bundle: string;
+  readonly jobModulePath: string;
+  readonly args: readonly string[];
+  readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  readonly layers: TaskManagerThreadInit['layers'];
+}
+
+/**
+ * The cluster's RPC between the JobManager process and TaskManager processes, over one framed TCP
+ * connection per TaskManager (after the handshake of cluster/handshake.ts): registration, slots,
+ * heartbeats both ways, and the JobMaster's messages to and from a slot, which are the unions above
+ * unchanged. A slot is addressed by its allocation id, new for every allocation, so that a message
+ * for an allocation that has ended reaches nothing.
+ */
+export type RpcMessage =
+  // TaskManager process -> JobManager
+  | { readonly type: 'register'; readonly registration: TaskManagerRegistration }
+  | { readonly type: 'heartbeat-reply'; readonly seq: number; readonly freeMemory: number }
+  /** The slot's thread ended (or never started) on its own: its TaskManager is lost. */
+  | { readonly type: 'slot-lost'; readonly allocation: string; readonly error: SerializedError }
+  | { readonly type: 'from-slot'; readonly allocation: string; readonly message: FromTaskManager }
+  /** A job bundle by its content hash (Flink's BlobServer): it comes over this connection, so TLS and the token cover it. */
+  | { readonly type: 'fetch-bundle'; readonly hash: string }
+  // JobManager -> TaskManager process
+  | { readonly type: 'bundle'; readonly hash: string; readonly code: Uint8Array | null; readonly error?: string }
+  | { readonly type: 'registered'; readonly jobManager: string }
+  | { readonly type: 'heartbeat-request'; readonly seq: number }
+  | { readonly type: 'start-slot'; readonly allocation: string; readonly slot: number; readonly init: SlotInit }
+  | { readonly type: 'to-slot'; readonly allocation: string; readonly message: ToTaskManager }
+  | { readonly type: 'stop-slot'; readonly allocation: string };

@@ -177,6 +177,10 @@ export class RingOutputChannel extends OutputChannel {
   #awaitCredit(): void {
     if (this.#waitingForCredit || this.#closed) return;
     for (;;) {
+      // The reader closed the ring (its task was cancelled, a failover is under way): no credit
+      // will ever come, and a wait on a closed ring returns at once, so waiting again would spin
+      // this thread forever. What waits is dropped with the attempt.
+      if (this.#ring.closed) return;
       const seen = this.#ring.creditSignal();
       if (this.#ring.freeSegments() > 0) {
         // Credit came back in the meantime: what waits can go on the next turn.
@@ -212,6 +216,6 @@ export class RingOutputChannel extends OutputChannel {
   #retryPriority(): void {
     const pending = this.#pendingPriority;
     while (pending.length > 0 && this.#ring.priorityFree() && !this.#closed) this.#ring.publishPriority(pending.shift()!);
-    if (pending.length > 0 && !this.#closed) this.#clock.schedule(() => this.#retryPriority(), PRIORITY_RETRY_MS);
+    if (pending.length > 0 && !this.#closed && !this.#ring.closed) this.#clock.schedule(() => this.#retryPriority(), PRIORITY_RETRY_MS);
   }
 }

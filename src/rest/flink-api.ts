@@ -13,13 +13,16 @@ import type {
   OperationStatusView,
   SavepointTriggerView,
 } from './rest-views.ts';
+import type { JobDirectory } from './job-directory.ts';
 import { TRIGGER_ID_PATTERN, type OperationKind, type TriggerOperations } from './trigger-operations.ts';
 import { jobMetrics, subtaskMetrics, vertexBackpressure, vertexDetails, vertexMetrics, vertexOf, vertexWatermarks } from './vertex-views.ts';
 
 export interface FlinkApiOptions {
-  readonly master: JobMaster;
+  readonly jobs: JobDirectory;
   /** Shared by the routes at / and at /v1/: a trigger id from one is polled at the other. */
   readonly operations: TriggerOperations;
+  /** A JobManager process's TaskManagers and slots, for GET /overview. */
+  readonly cluster?: () => { taskmanagers: number; 'slots-total': number; 'slots-available': number };
 }
 
 type SavepointOutcome = NonNullable<OperationStatusView['operation']>;
@@ -48,12 +51,19 @@ const failureCause = (e: Error) => ({ class: e.name, 'stack-trace': e.message })
  * or the CLI reads them.
  */
 export async function flinkApi(app: FastifyInstance, o: FlinkApiOptions): Promise<void> {
-  const { master, operations } = o;
-  watchJob(master);
+  const { jobs, operations } = o;
+  const all = (): readonly JobMaster[] => {
+    const list = jobs.list();
+    for (const m of list) watchJob(m);
+    return list;
+  };
+  all();
   const job = (req: FastifyRequest): JobMaster => {
     const id = (req.params as { jobid: string }).jobid;
-    if (id !== master.jobId) throw Object.assign(new Error(`job ${id} not found`), { statusCode: 404 });
-    return master;
+    const m = jobs.get(id);
+    if (!m) throw Object.assign(new Error(`job ${id} not found`), { statusCode: 404 });
+    watchJob(m);
+    return m;
   };
   const savepointOutcome = (work: () => Promise<CompletedCheckpoint>) => async (): Promise<SavepointOutcome> => ({ location: (await work()).directory });
   const savepointFailed = (e: Error): SavepointOutcome => ({ 'failure-cause': { ...failureCause(e), class: 'SavepointError' } });
@@ -66,14 +76,14 @@ export async function flinkApi(app: FastifyInstance, o: FlinkApiOptions): Promis
   };
   const query = (req: FastifyRequest) => req.query as { get?: string; agg?: string; subtasks?: string; jobs?: string };
 
-  app.get('/overview', async () => jobOverview([master]));
+  app.get('/overview', async () => ({ ...jobOverview(all()), ...(o.cluster?.() ?? {}) }));
   app.get('/config', async () => dashboardConfig());
-  app.get('/jobs', async () => jobsList([master]));
-  app.get('/jobs/overview', async (): Promise<JobsOverviewView> => ({ jobs: [jobSummary(master)] }));
+  app.get('/jobs', async () => jobsList(all()));
+  app.get('/jobs/overview', async (): Promise<JobsOverviewView> => ({ jobs: all().map((m) => jobSummary(m)) }));
   app.get('/jobs/metrics', { schema: { querystring: metricQuery } }, async (req) => {
     const q = query(req);
     const ids = q.jobs?.split(',').map((s) => s.trim()).filter(Boolean);
-    const masters = ids === undefined ? [master] : [master].filter((m) => ids.includes(m.jobId));
+    const masters = ids === undefined ? all() : all().filter((m) => ids.includes(m.jobId));
     return aggregateMetrics(masters.map((m) => jobMetrics(m)), q.get, parseAggregations(q.agg));
   });
   app.get('/jobs/:jobid', { schema: { params: jobIdParam } }, async (req) => jobDetails(job(req)));

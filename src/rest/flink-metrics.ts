@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { Registry } from 'prom-client';
 import type { JobMaster } from '../coordinator/job-master.ts';
+import type { JobDirectory } from './job-directory.ts';
 import type { CheckpointStats } from '../coordinator/checkpoint-stats.ts';
 import type { TaskRates } from '../coordinator/task-rates.ts';
 import type { TaskMetrics } from '../network/control-messages.ts';
@@ -39,13 +40,13 @@ interface TaskRow {
  * series per subtask attempt. Job scope (`flink_jobmanager_job_`): the checkpoint statistics,
  * restarts and uptime.
  */
-export function registerFlinkMetrics(registry: Registry, masters: readonly JobMaster[]): void {
+export function registerFlinkMetrics(registry: Registry, jobs: JobDirectory): void {
   const host = filtered(hostname());
   const jobLabels = (m: JobMaster): Labels => ({ job_id: m.jobId, job_name: filtered(jobSummary(m).name), host });
   const job = (name: string, help: string, f: (m: JobMaster) => number) =>
-    collectedFamily(registry, 'gauge', `flink_jobmanager_job_${name}`, `${name} (scope: jobmanager_job): ${help}`, JOB_LABELS, () => masters.map((m) => [jobLabels(m), f(m)] as const));
+    collectedFamily(registry, 'gauge', `flink_jobmanager_job_${name}`, `${name} (scope: jobmanager_job): ${help}`, JOB_LABELS, () => jobs.list().map((m) => [jobLabels(m), f(m)] as const));
 
-  collectedFamily(registry, 'gauge', 'flink_jobmanager_numRunningJobs', 'numRunningJobs (scope: jobmanager): jobs RUNNING.', ['host'], () => [[{ host }, masters.filter((m) => m.status === 'RUNNING').length]]);
+  collectedFamily(registry, 'gauge', 'flink_jobmanager_numRunningJobs', 'numRunningJobs (scope: jobmanager): jobs RUNNING.', ['host'], () => [[{ host }, jobs.list().filter((m) => m.status === 'RUNNING').length]]);
   // Flink's UpTimeGauge: since the job last went RUNNING, 0 while it is not, -1 once it ended.
   job('uptime', 'ms the job has been RUNNING without interruption (0 while not RUNNING, -1 once ended).', (m) => (m.runningSince !== undefined ? Date.now() - m.runningSince : isTerminal(m.status) ? -1 : 0));
   job('runningTime', 'ms since the job went RUNNING (0 while not RUNNING).', (m) => (m.runningSince !== undefined ? Date.now() - m.runningSince : 0));
@@ -71,7 +72,7 @@ export function registerFlinkMetrics(registry: Registry, masters: readonly JobMa
   job('lastCheckpointRestoreTimestamp', 'when the job last restored a checkpoint or savepoint, ms since the epoch (-1: never).', (m) => m.checkpoints.stats.latestRestored?.timestamp ?? -1);
 
   const rows = (): TaskRow[] =>
-    masters.flatMap((m) => {
+    jobs.list().flatMap((m) => {
       const common = jobLabels(m);
       const taskManagers = new Map(m.taskStatuses().map((s) => [`${s.vertexId}:${s.subtask}`, s.taskManager]));
       return m.taskMetrics().map((t): TaskRow => {
@@ -122,7 +123,7 @@ export function registerFlinkMetrics(registry: Registry, masters: readonly JobMa
   // Operator scope (flink_taskmanager_job_task_operator_): the chained operators of each subtask.
   const operatorRows = () =>
     rows().flatMap((r) => {
-      const master = masters.find((m) => m.jobId === r.labels.job_id);
+      const master = jobs.list().find((m) => m.jobId === r.labels.job_id);
       const vertex = master?.graph.vertices.find((v) => v.id === r.t.vertexId);
       return (r.t.operators ?? []).map((o) => {
         const op = vertex?.operators.find((x) => x.uid === o.uid);

@@ -1,4 +1,4 @@
-import type { WeirConfig } from '../config/configuration.ts';
+import { SECRET_CONFIG_KEYS, type WeirConfig } from '../config/configuration.ts';
 import type { JobMaster } from '../coordinator/job-master.ts';
 import { createRestartStrategy } from '../coordinator/restart-strategy.ts';
 import type { DashboardConfigView, JobConfigView, JobPlanView, PlanNodeView } from './rest-views.ts';
@@ -10,8 +10,8 @@ export function jobConfig(m: JobMaster): JobConfigView {
   const c = m.plan.config;
   const userConfig: Record<string, string> = {};
   for (const [key, value] of Object.entries(c) as Array<[keyof WeirConfig, unknown]>) {
-    // The token is a secret: a reader of the configuration must not learn it.
-    if (value === null || key === 'rest.token') continue;
+    // Tokens and passwords are secrets: a reader of the configuration must not learn them.
+    if (value === null || SECRET_CONFIG_KEYS.has(key)) continue;
     userConfig[key] = String(value);
   }
   return {

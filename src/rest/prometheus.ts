@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client';
-import type { JobMaster } from '../coordinator/job-master.ts';
+import type { JobDirectory } from './job-directory.ts';
 import { registerFlinkMetrics } from './flink-metrics.ts';
 import { processMetrics } from './process-metrics.ts';
 import { registerWeirMetrics } from './weir-metrics.ts';
@@ -16,10 +16,10 @@ export interface MetricsEndpoint {
  * one process) with the figures under Flink's names and weir's, read from the JobMasters when
  * scraped, and the process's figures shared by every server of the process.
  */
-export function createMetricsEndpoint(masters: readonly JobMaster[]): MetricsEndpoint {
+export function createMetricsEndpoint(jobs: JobDirectory): MetricsEndpoint {
   const registry = new Registry();
-  registerFlinkMetrics(registry, masters);
-  const weir = registerWeirMetrics(registry, masters);
+  registerFlinkMetrics(registry, jobs);
+  const weir = registerWeirMetrics(registry, jobs);
   return {
     contentType: registry.contentType,
     scrape: () => {

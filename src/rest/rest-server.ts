@@ -3,16 +3,24 @@ import type { JobMaster } from '../coordinator/job-master.ts';
 import type { Logger } from '../log/logger.ts';
 import { createMetricsEndpoint } from './prometheus.ts';
 import { registerDashboard } from './dashboard-files.ts';
-import { flinkApi } from './flink-api.ts';
+import { flinkApi, type FlinkApiOptions } from './flink-api.ts';
+import { singleJob, type JobDirectory } from './job-directory.ts';
 import { requestGuard } from './request-guard.ts';
 import type { ErrorView } from './rest-views.ts';
 import { TriggerOperations } from './trigger-operations.ts';
 
 export interface RestServerOptions {
-  readonly master: JobMaster;
+  /** The job of `weir run`, or a JobManager process's jobs. */
+  readonly master?: JobMaster;
+  readonly jobs?: JobDirectory;
+  /** More routes (a JobManager process's: TaskManagers, jar upload, bundles) and the HTTP server before it listens (RPC upgrades). */
+  readonly extend?: (app: FastifyInstance) => void | Promise<void>;
+  readonly cluster?: FlinkApiOptions['cluster'];
   readonly host: string;
-  /** The first port to try; the next free one is taken if it is in use. 0: any free port. */
+  /** The first port to try; the next free one is taken if it is in use (unless exactPort). 0: any free port. */
   readonly port: number;
+  /** A port in use is an error, not a reason to take the next (a JobManager's address is known to others). */
+  readonly exactPort?: boolean;
   readonly token: string | null;
   /** Whether GET calls other than the dashboard's files need the token too; unset: when the host is beyond loopback. */
   readonly tokenRequiredForReads?: boolean | null;
@@ -22,6 +30,7 @@ export interface RestServerOptions {
 export interface RestServer {
   readonly url: string;
   readonly port: number;
+  readonly app: FastifyInstance;
   /** Closes once every triggered operation's result was read (or after graceMs). */
   close(graceMs?: number): Promise<void>;
 }
@@ -43,7 +52,7 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   // not a guess (Fastify's default would take 5 for the directory "5"). Path parameters are strings.
   const app = Fastify({ logger: false, ajv: { customOptions: { removeAdditional: false, coerceTypes: false } } });
   const operations = new TriggerOperations();
-  const { master } = o;
+  const jobs = o.jobs ?? singleJob(o.master!);
 
   app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown }, _req, reply) => {
     const status = error.statusCode && error.statusCode < 500 ? error.statusCode : error.validation ? 400 : 500;
@@ -57,18 +66,21 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   });
   // The web dashboard (web/index.html and its files under /web/).
   registerDashboard(app);
-  const metrics = createMetricsEndpoint([master]);
+  const metrics = createMetricsEndpoint(jobs);
   app.get('/metrics', async (_req, reply) => reply.type(metrics.contentType).send(await metrics.scrape()));
   // Flink's paths, each also under /v1/ as Flink serves them (its clients call /v1/...).
-  await app.register(flinkApi, { master, operations });
-  await app.register(flinkApi, { prefix: '/v1', master, operations });
+  const cluster = o.cluster ? { cluster: o.cluster } : {};
+  await app.register(flinkApi, { jobs, operations, ...cluster });
+  await app.register(flinkApi, { prefix: '/v1', jobs, operations, ...cluster });
+  await o.extend?.(app);
 
-  const port = await listen(app, o.host, o.port);
+  const port = await listen(app, o.host, o.port, o.exactPort === true);
   const url = `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}`;
   o.log.info(`REST API listening on ${url}`);
   return {
     url,
     port,
+    app,
     // A stop-with-savepoint ends the job; its client still polls for the savepoint's path.
     close: async (graceMs = 3000) => {
       const deadline = Date.now() + graceMs;
@@ -79,14 +91,29 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   };
 }
 
-async function listen(app: FastifyInstance, host: string, first: number): Promise<number> {
+/** The port asked for is taken, and the server may not take another. */
+export class PortInUseError extends Error {
+  readonly host: string;
+  readonly port: number;
+
+  constructor(host: string, port: number, cause: unknown) {
+    super(`${host}:${port} is in use by another process: choose another port (--port, rest.port) or stop what listens there`, { cause });
+    this.name = 'PortInUseError';
+    this.host = host;
+    this.port = port;
+  }
+}
+
+async function listen(app: FastifyInstance, host: string, first: number, exact: boolean): Promise<number> {
   for (let port = first, i = 0; ; port++, i++) {
     try {
       await app.listen({ host, port });
       const address = app.server.address();
       return typeof address === 'object' && address ? address.port : port;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || first === 0 || i >= PORT_ATTEMPTS) throw e;
+      const inUse = (e as NodeJS.ErrnoException).code === 'EADDRINUSE';
+      if (inUse && exact) throw new PortInUseError(host, port, e);
+      if (!inUse || first === 0 || i >= PORT_ATTEMPTS) throw e;
     }
   }
 }

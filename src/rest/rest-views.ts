@@ -37,6 +37,10 @@ export interface OverviewView {
   /** `weir-stream <version>`: what Flink's clients show as the cluster's version. */
   readonly 'flink-version': string;
   readonly 'flink-commit': string;
+  /** A JobManager process (`weir jobmanager`): its TaskManager processes and their slots. */
+  readonly taskmanagers?: number;
+  readonly 'slots-total'?: number;
+  readonly 'slots-available'?: number;
 }
 
 /** GET /jobs. */
@@ -384,7 +388,7 @@ export interface SubtaskAttemptView {
   readonly status: ExecutionState;
   /** The job's attempt: weir redeploys every subtask on a restart. */
   readonly attempt: number;
-  /** Where it runs: weir's TaskManagers are threads of this process. */
+  /** Where it runs: its TaskManager process's host in a cluster; `localhost` for the threads of `weir run`. */
   readonly host: string;
   readonly 'start-time': number;
   readonly 'end-time': number;
@@ -478,3 +482,49 @@ export interface DashboardConfigView {
   readonly 'flink-revision': string;
   readonly features: { readonly 'web-submit': boolean; readonly 'web-cancel': boolean; readonly 'web-rescale': boolean; readonly 'web-history': boolean };
 }
+
+/** A TaskManager process of GET /taskmanagers (Flink's TaskManagerInfo, with weir's host, hostname and pid). */
+export interface TaskManagerInfoView {
+  /** 32 hex characters, as Flink's clients expect: the hash of the resource id unless that is such an id already. */
+  readonly id: string;
+  /** The TaskManager's resource id in the cluster (taskmanager.resource-id, `weir taskmanager --id`). */
+  readonly resourceId: string;
+  readonly path: string;
+  readonly host: string;
+  readonly hostname: string;
+  readonly pid: number;
+  readonly dataPort: number;
+  readonly jmxPort: number;
+  /** When the JobManager last heard its heartbeat (ms since the epoch), despite Flink's name. */
+  readonly timeSinceLastHeartbeat: number;
+  readonly slotsNumber: number;
+  readonly freeSlots: number;
+  readonly totalResource: ResourceView;
+  readonly freeResource: ResourceView;
+  readonly hardware: { readonly cpuCores: number; readonly physicalMemory: number; readonly freeMemory: number; readonly managedMemory: number };
+  readonly memoryConfiguration: Readonly<Record<string, number>>;
+  readonly blocked: boolean;
+}
+
+export interface ResourceView {
+  readonly cpuCores: number;
+  readonly taskHeapMemory: number;
+  readonly taskOffHeapMemory: number;
+  readonly managedMemory: number;
+  readonly networkMemory: number;
+  readonly extendedResources: Readonly<Record<string, number>>;
+}
+
+/** GET /taskmanagers. */
+export interface TaskManagersView {
+  readonly taskmanagers: readonly TaskManagerInfoView[];
+}
+
+/** GET /taskmanagers/:id (Flink's TaskManagerDetailsInfo): the info, the slots' allocations, and memory figures. */
+export interface TaskManagerDetailsView extends TaskManagerInfoView {
+  readonly allocatedSlots: ReadonlyArray<{ readonly index: number; readonly allocation: string }>;
+  readonly metrics: Readonly<Record<string, number | readonly unknown[]>>;
+}
+
+/** GET /jobmanager/config (Flink's ClusterConfigurationInfo): every effective key, secrets left out. */
+export type JobManagerConfigView = ReadonlyArray<{ readonly key: string; readonly value: string }>;

@@ -20,9 +20,6 @@ export function flinkWatermark(wire: WireWatermark | undefined): string {
   return String(Math.floor(wm));
 }
 
-/** Where weir's subtasks run: TaskManagers are threads of the JobManager's process. */
-const HOST = 'localhost';
-
 export function vertexOf(m: JobMaster, vertexId: string): JobVertex {
   const v = m.graph.vertices.find((x) => x.id === vertexId);
   if (!v) throw Object.assign(new Error(`vertex ${vertexId} not found in job ${m.jobId}`), { statusCode: 404 });
@@ -43,13 +40,15 @@ export function vertexDetails(m: JobMaster, v: JobVertex, now = Date.now()): Ver
     maxParallelism: v.maxParallelism,
     now,
     subtasks: Array.from({ length: v.parallelism }, (_, i): SubtaskAttemptView => {
-      const status = executionState(statuses.find((s) => s.vertexId === v.id && s.subtask === i)?.status);
+      const entry = statuses.find((s) => s.vertexId === v.id && s.subtask === i);
+      const status = executionState(entry?.status);
       const end = status === 'FINISHED' || status === 'CANCELED' || status === 'FAILED' ? (ended === -1 ? now : ended) : -1;
       return {
         subtask: i,
         status,
         attempt: Math.max(0, m.attempt),
-        host: HOST,
+        // A cluster's slot: its TaskManager process's host; TaskManager threads of `weir run`: localhost.
+        host: entry ? m.hostOf(entry.taskManager) : 'localhost',
         'start-time': started,
         'end-time': end,
         duration: durationSince(started, end, now),

@@ -1,6 +1,7 @@
 import { Gauge, Histogram, type Registry } from 'prom-client';
 import type { CheckpointStats } from '../coordinator/checkpoint-stats.ts';
 import type { JobMaster } from '../coordinator/job-master.ts';
+import type { JobDirectory } from './job-directory.ts';
 import { collectedFamily, type Labels } from './collected-family.ts';
 import { decodeWatermark } from '../network/wire-watermark.ts';
 
@@ -20,8 +21,8 @@ export interface WeirMetrics {
  * `weir_source_*` (split enumerator) and `weir_source_reader_*` (reader subtasks), and a histogram
  * of checkpoint durations.
  */
-export function registerWeirMetrics(registry: Registry, masters: readonly JobMaster[]): WeirMetrics {
-  const per = (f: (m: JobMaster) => number) => () => masters.map((m) => [{ job_id: m.jobId }, f(m)] as const);
+export function registerWeirMetrics(registry: Registry, jobs: JobDirectory): WeirMetrics {
+  const per = (f: (m: JobMaster) => number) => () => jobs.list().map((m) => [{ job_id: m.jobId }, f(m)] as const);
   const job = ['job_id'];
   collectedFamily(registry, 'gauge', 'weir_job_uptime_seconds', 'Seconds since the job started.', job, per((m) => (Date.now() - m.startedAt) / 1000));
   collectedFamily(registry, 'gauge', 'weir_job_running', '1 while the job is RUNNING.', job, per((m) => (m.status === 'RUNNING' ? 1 : 0)));
@@ -38,7 +39,7 @@ export function registerWeirMetrics(registry: Registry, masters: readonly JobMas
 
   const subtask = ['job_id', 'vertex', 'subtask'];
   const tasks = () =>
-    masters.flatMap((m) =>
+    jobs.list().flatMap((m) =>
       m.taskMetrics().map((t) => ({ labels: { job_id: m.jobId, vertex: m.graph.vertices.find((x) => x.id === t.vertexId)?.name ?? t.vertexId, subtask: String(t.subtask) }, t })),
     );
   const perTask = (f: (t: ReturnType<JobMaster['taskMetrics']>[number]) => number) => () => tasks().map((x) => [x.labels, f(x.t)] as const);
@@ -55,7 +56,7 @@ export function registerWeirMetrics(registry: Registry, masters: readonly JobMas
     }),
   );
   collectedFamily(registry, 'counter', 'weir_operator_late_records_dropped_total', 'Records a window operator dropped as too late for all their windows (no late-data side output).', [...subtask, 'operator'], () =>
-    masters.flatMap((m) =>
+    jobs.list().flatMap((m) =>
       m.taskMetrics().flatMap((t) => {
         const vertex = m.graph.vertices.find((x) => x.id === t.vertexId);
         return (t.operators ?? [])
@@ -70,15 +71,21 @@ export function registerWeirMetrics(registry: Registry, masters: readonly JobMas
   // REST server started count too.
   const durations = new Histogram({ name: 'weir_checkpoint_duration_seconds', help: 'End-to-end durations of completed checkpoints and savepoints.', labelNames: job, buckets: DURATION_BUCKETS_S, registers: [registry] });
   const observe = (m: JobMaster) => (s: CheckpointStats) => durations.observe({ job_id: m.jobId }, s.endToEndDuration / 1000);
-  const unsubscribe = masters.map((m) => {
-    durations.zero({ job_id: m.jobId });
-    for (const s of m.checkpoints.stats.history()) if (s.status === 'COMPLETED') observe(m)(s);
-    return m.checkpoints.stats.onCompleted(observe(m));
-  });
+  // A JobManager process gets jobs while it serves: each is followed from the first scrape that sees it.
+  const followed = new Map<JobMaster, () => void>();
+  const follow = () => {
+    for (const m of jobs.list()) {
+      if (followed.has(m)) continue;
+      durations.zero({ job_id: m.jobId });
+      for (const s of m.checkpoints.stats.history()) if (s.status === 'COMPLETED') observe(m)(s);
+      followed.set(m, m.checkpoints.stats.onCompleted(observe(m)));
+    }
+  };
+  follow();
 
   // Figures of sources with a split enumerator (e.g. CDC snapshot progress) and of their readers.
   const sourceFigures = () =>
-    masters.flatMap((m) => {
+    jobs.list().flatMap((m) => {
       const vertexName = (id: string) => m.graph.vertices.find((v) => v.id === id)?.name ?? id;
       const enumerators = Object.entries(m.sourceCoordinatorMetrics()).flatMap(([vertexId, figures]) =>
         Object.entries(figures).map(([name, value]) => ({ family: familyName(name), reader: false, labels: { job_id: m.jobId, vertex: vertexName(vertexId) } as Labels, value })),
@@ -90,6 +97,7 @@ export function registerWeirMetrics(registry: Registry, masters: readonly JobMas
     });
   return {
     discoverSourceFigures() {
+      follow();
       for (const figure of sourceFigures()) {
         if (registry.getSingleMetric(figure.family)) continue;
         const family = figure.family;
@@ -106,7 +114,7 @@ export function registerWeirMetrics(registry: Registry, masters: readonly JobMas
       }
     },
     close() {
-      for (const stop of unsubscribe) stop();
+      for (const stop of followed.values()) stop();
     },
   };
 }

@@ -18,6 +18,7 @@ export class DataInput {
   end: number;
 
   constructor(buf: Uint8Array, offset = 0, end = buf.length) {
+    buf = plain(buf);
     this.buf = buf;
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     this.text = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -26,7 +27,8 @@ export class DataInput {
   }
 
   reset(buf: Uint8Array, offset = 0, end = buf.length): void {
-    if (buf !== this.buf) {
+    buf = plain(buf);
+    if (buf.buffer !== this.buf.buffer || buf.byteOffset !== this.buf.byteOffset || buf.length !== this.buf.length) {
       this.buf = buf;
       this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
       this.text = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -209,4 +211,13 @@ export class DataInput {
     this.pos = p + n;
     return this.buf.subarray(p, p + n);
   }
+}
+
+/**
+ * A Buffer's slice() is a view, not a copy, and subarrays of it are Buffers: readBytes would hand
+ * out views into a whole file read into a Buffer (keeping it alive) that are not plain
+ * Uint8Arrays. Reading through a plain view of the same memory avoids both.
+ */
+function plain(buf: Uint8Array): Uint8Array {
+  return Buffer.isBuffer(buf) ? new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength) : buf;
 }

@@ -19,6 +19,12 @@
  *
  * One instance per stream and direction: the writer's state is what it has announced, the
  * reader's what it has been told.
+ *
+ * `{ adapt: true }` (state files, where one odd value must not send every later one to the slow
+ * path): a record that does not fit makes the writer infer again from it and announce the new
+ * schema (SCHEMA), and only a record no schema fits is written SCHEMALESS, alone. Re-inference
+ * is bounded per segment (ADAPTATIONS_PER_SEGMENT), so values of ever-changing shapes cost a
+ * failed encode each, not a schema each. The bytes are the same format, read by any reader.
  */
 import type { Codec } from './codec.ts';
 import { compileCodec, type CompiledCodec } from './compile-codec.ts';
@@ -35,6 +41,14 @@ export const INFERRED = 0x01;
 export const SCHEMA = 0x02;
 export const SCHEMALESS = 0x03;
 
+/** How often an adapting writer may infer a new schema between two startSegment() calls. */
+const ADAPTATIONS_PER_SEGMENT = 8;
+
+export interface InferringCodecOptions {
+  /** Infer again on a misfit instead of falling back for the rest of the stream (see above). */
+  readonly adapt?: boolean;
+}
+
 export class InferringCodec implements Codec<unknown> {
   readonly type: TypeInfo = Types.any;
 
@@ -45,10 +59,16 @@ export class InferringCodec implements Codec<unknown> {
   #announced = false;
   #schemaless = false;
   #misfit: SerializationError | undefined;
+  readonly #adapt: boolean;
+  #adaptations = 0;
 
   // reader
   #readText = '';
   #readCodec: CompiledCodec<unknown> | undefined;
+
+  constructor(options: InferringCodecOptions = {}) {
+    this.#adapt = options.adapt ?? false;
+  }
 
   /** The type inferred from the first record (undefined before it, or when it was schemaless from the start). */
   get inferred(): TypeInfo | undefined {
@@ -63,9 +83,11 @@ export class InferringCodec implements Codec<unknown> {
   /** The next inferred record carries the schema again (call where a reader may start). */
   startSegment(): void {
     this.#announced = false;
+    this.#adaptations = 0;
   }
 
   encode(value: unknown, out: DataOutput): void {
+    if (this.#adapt) return this.#encodeAdapting(value, out);
     if (!this.#schemaless && this.#codec === undefined) this.#adopt(value);
     if (this.#schemaless) return writeSchemaless(value, out);
     const start = out.pos;
@@ -103,9 +125,42 @@ export class InferringCodec implements Codec<unknown> {
       this.#schemaless = true;
       return;
     }
+    this.#use(schema);
+  }
+
+  #use(schema: TypeInfo): void {
     this.#schema = schema;
     this.#schemaText = JSON.stringify(schema);
     this.#codec = compileCodec(schema, { exact: true });
+    this.#announced = false;
+  }
+
+  #encodeAdapting(value: unknown, out: DataOutput): void {
+    const start = out.pos;
+    if (this.#codec !== undefined) {
+      try {
+        return this.#writeInferred(value, out, this.#codec);
+      } catch (e) {
+        if (!(e instanceof SerializationError)) throw e;
+        out.pos = start;
+        this.#misfit = e;
+      }
+    }
+    if (this.#adaptations < ADAPTATIONS_PER_SEGMENT) {
+      this.#adaptations++;
+      const schema = inferType(value);
+      if (schema.kind !== 'any') {
+        this.#use(schema);
+        try {
+          return this.#writeInferred(value, out, this.#codec!);
+        } catch (e) {
+          // An array whose later items differ from the sampled ones: this record goes alone.
+          if (!(e instanceof SerializationError)) throw e;
+          out.pos = start;
+        }
+      }
+    }
+    writeSchemaless(value, out);
   }
 
   /** The announced flag changes only once the record is written: a SEGMENT_FULL retry announces again. */

@@ -12,6 +12,10 @@ export interface SerializationFacts {
   readonly operatorUid?: string;
   /** Added by the caller that knows it: the edge the records travel, e.g. `map -> sink`. */
   readonly edge?: string;
+  /** Added by a state writer: the name of the state the value belongs to. */
+  readonly state?: string;
+  /** Added by a keyed state writer: the key whose value it is, as describeValue writes it. */
+  readonly key?: string;
 }
 
 /**
@@ -25,6 +29,8 @@ export class SerializationError extends Error {
   readonly offset: number | undefined;
   readonly operatorUid: string | undefined;
   readonly edge: string | undefined;
+  readonly state: string | undefined;
+  readonly key: string | undefined;
   /** The reason without the context prefix, so withContext can rebuild the message. */
   readonly problem: string;
 
@@ -38,6 +44,8 @@ export class SerializationError extends Error {
     this.offset = facts.offset;
     this.operatorUid = facts.operatorUid;
     this.edge = facts.edge;
+    this.state = facts.state;
+    this.key = facts.key;
   }
 
   /** A value at `path` that is not of the declared type. */
@@ -51,12 +59,12 @@ export class SerializationError extends Error {
   }
 
   /** The same error with the operator or edge it happened on; this one is kept as the cause. */
-  withContext(context: { readonly operatorUid?: string; readonly edge?: string }): SerializationError {
+  withContext(context: Pick<SerializationFacts, 'operatorUid' | 'edge' | 'state' | 'key'>): SerializationError {
     return new SerializationError(this.problem, { ...this.facts(), ...context }, { cause: this });
   }
 
   facts(): SerializationFacts {
-    return { path: this.path, expected: this.expected, actual: this.actual, offset: this.offset, operatorUid: this.operatorUid, edge: this.edge };
+    return { path: this.path, expected: this.expected, actual: this.actual, offset: this.offset, operatorUid: this.operatorUid, edge: this.edge, state: this.state, key: this.key };
   }
 }
 
@@ -64,5 +72,7 @@ function contextPrefix(facts: SerializationFacts): string {
   const parts: string[] = [];
   if (facts.operatorUid !== undefined) parts.push(`operator uid '${facts.operatorUid}'`);
   if (facts.edge !== undefined) parts.push(`edge ${facts.edge}`);
+  if (facts.state !== undefined) parts.push(`state '${facts.state}'`);
+  if (facts.key !== undefined) parts.push(`key ${facts.key}`);
   return parts.length > 0 ? `${parts.join(', ')}: ` : '';
 }

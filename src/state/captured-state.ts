@@ -8,6 +8,8 @@ import type { TableSnapshot } from './state-table.ts';
  * table snapshots, small copied lists) that the asynchronous part serializes and writes.
  */
 export interface CapturedKeyedState {
+  /** The operator's uid, for the errors of values that its serializers cannot write. */
+  readonly uid: string;
   readonly keyGroupRange: KeyGroupRange;
   readonly maxParallelism: number;
   readonly tables: ReadonlyArray<{ readonly descriptor: StateDescriptor; readonly snapshot: TableSnapshot<unknown> }>;

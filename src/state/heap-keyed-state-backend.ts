@@ -16,13 +16,15 @@ import type {
 import { type Key, type KeyGroupRange, keyGroupFor } from './key-group.ts';
 import { KeyedStateError } from './keyed-state-error.ts';
 import { stateKey } from './state-key.ts';
-import { StateMigrationError } from './state-migration-error.ts';
+import { restoredStateConversion } from './restored-state-conversion.ts';
 import { StateTable } from './state-table.ts';
+import { storedStateInfo, type KeyedStateInfo } from './stored-state-info.ts';
 import type { TypeSerializer } from '../api/serializer.ts';
 import type { ReduceFunction } from '../api/functions.ts';
+import type { SerializerSnapshot } from '../serialization/serializer-snapshot.ts';
 import type { CapturedKeyedState } from './captured-state.ts';
 import type { InPlaceAggregate } from './in-place-aggregate.ts';
-import type { KeyedStateBackend, StoredStateInfo } from './keyed-state-backend.ts';
+import type { KeyedStateBackend, RestoredEntrySink, StoredStateInfo } from './keyed-state-backend.ts';
 
 export type { StoredStateInfo } from './keyed-state-backend.ts';
 
@@ -34,14 +36,19 @@ export interface RegisteredState {
 }
 
 
-/** Keeps restored values in their stored form until the operator asks for the state. */
-function passthroughSerializer(info: StoredStateInfo): TypeSerializer<unknown> {
+/**
+ * Keeps restored values in their stored form until the operator asks for the state; a snapshot
+ * taken before then writes them with the stored serializer's snapshot (custom serializers' values
+ * are still their bytes).
+ */
+function passthroughSerializer(info: StoredStateInfo): TypeSerializer<unknown> & { snapshot(): SerializerSnapshot } {
   return {
     id: info.serializer,
     version: info.version,
     serialize: (v) => v as Uint8Array,
     deserialize: (b) => b,
     copy: (v) => v,
+    snapshot: () => info.snapshot,
   };
 }
 
@@ -68,23 +75,28 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
   }
 
   /** Puts restored entries of one key group back; they stay in stored form until the state is registered. */
-  restoreEntries(info: StoredStateInfo, keyGroup: number, entries: ReadonlyArray<readonly [Key, unknown]>): void {
-    const table = this.#restoredTable(info);
-    const index = keyGroup - this.keyGroupRange.start;
-    for (const [key, value] of entries) table.put(index, stateKey(key), value);
+  restoreEntries(info: KeyedStateInfo, keyGroup: number, entries: ReadonlyArray<readonly [Key, unknown]>): void {
+    const put = this.restoreTarget(storedStateInfo(info), keyGroup);
+    for (const [key, value] of entries) put(stateKey(key), value);
   }
 
-  /** restoreEntries for entries laid out key, value, key, value, ... from `pairs[from]` on (as a state file's frames are). */
-  restorePairs(info: StoredStateInfo, keyGroup: number, pairs: readonly unknown[], from: number): void {
+  /**
+   * State files hold keys as the tables do (composite keys as their strings), so entries go in
+   * as they come, without a lookup first (a restore fills empty tables).
+   */
+  restoreTarget(info: StoredStateInfo, keyGroup: number): RestoredEntrySink {
     const table = this.#restoredTable(info);
     const index = keyGroup - this.keyGroupRange.start;
-    for (let i = from; i + 1 < pairs.length; i += 2) table.put(index, stateKey(pairs[i] as Key), pairs[i + 1]);
+    if (index < 0 || keyGroup > this.keyGroupRange.end) {
+      throw new KeyedStateError(`key group ${keyGroup} of state '${info.name}' was restored into ${this.#describe()}, which owns key groups ${this.keyGroupRange.start}..${this.keyGroupRange.end}`, info.name);
+    }
+    return (key, value) => table.load(index, key, value);
   }
 
   #restoredTable(info: StoredStateInfo): StateTable<unknown> {
     let state = this.states.get(info.name);
     if (!state) {
-      const descriptor = { kind: info.kind, name: info.name, serializer: passthroughSerializer(info), upgrade: undefined } as unknown as StateDescriptor;
+      const descriptor = { kind: info.kind, name: info.name, serializer: passthroughSerializer(info), type: undefined, upgrade: undefined } as unknown as StateDescriptor;
       state = { descriptor, table: new StateTable<unknown>(this.keyGroupRange.end - this.keyGroupRange.start + 1, (v) => v), restoredAs: info };
       this.states.set(info.name, state);
     }
@@ -133,6 +145,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
 
   snapshot(): CapturedKeyedState {
     return {
+      uid: this.uid,
       keyGroupRange: this.keyGroupRange,
       maxParallelism: this.maxParallelism,
       tables: [...this.states.values()].map((s) => ({ descriptor: s.descriptor, snapshot: s.table.snapshot() })),
@@ -167,27 +180,11 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     return table;
   }
 
-  /** Converts restored values into the descriptor's form: decode custom serializers, run upgrades. */
+  /** Converts restored values into the descriptor's form (restored-state-conversion.ts), or fails naming both serializers. */
   #claim(state: RegisteredState, stored: StoredStateInfo, descriptor: StateDescriptor): void {
-    const serializer = descriptor.serializer as TypeSerializer<unknown>;
-    if (stored.serializer !== serializer.id) {
-      throw new StateMigrationError(
-        this.uid,
-        descriptor.name,
-        stored.version,
-        serializer.version,
-        `state '${descriptor.name}' of operator uid '${this.uid}' was written with serializer '${stored.serializer}', the job now uses '${serializer.id}'`,
-      );
-    }
-    const decode = stored.serializer === 'msgpack' ? (v: unknown) => v : (v: unknown) => serializer.deserialize(v as Uint8Array);
-    let convert = decode;
-    if (stored.version !== serializer.version) {
-      const upgrade = descriptor.upgrade;
-      if (!upgrade) throw new StateMigrationError(this.uid, descriptor.name, stored.version, serializer.version);
-      convert = (v) => upgrade(decode(v), stored.version);
-    }
-    if (convert === decode && stored.serializer === 'msgpack') return;
-    for (const map of state.table.maps) for (const entry of map.values()) entry.value = convert(entry.value);
+    const convert = restoredStateConversion(this.uid, descriptor, stored.snapshot);
+    if (convert === undefined) return;
+    for (const map of state.table.maps) for (const [key, entry] of map) entry.value = convert(entry.value, key);
   }
 
   /** States restored but never asked for by the operator still belong in the next snapshot. */

@@ -10,14 +10,12 @@ import type {
 import type { CapturedKeyedState } from './captured-state.ts';
 import type { InPlaceAggregate } from './in-place-aggregate.ts';
 import type { Key, KeyGroupRange } from './key-group.ts';
+import type { StoredStateInfo } from './stored-state-info.ts';
 
-/** How a state was written: what a restore checks the job's descriptor against. */
-export interface StoredStateInfo {
-  readonly name: string;
-  readonly kind: string;
-  readonly serializer: string;
-  readonly version: number;
-}
+export type { StoredStateInfo } from './stored-state-info.ts';
+
+/** Takes the restored entries of one state in one key group, one at a time. */
+export type RestoredEntrySink = (key: Key, value: unknown) => void;
 
 /**
  * Keyed state of one operator in one subtask (Flink's KeyedStateBackend): states are created from
@@ -48,8 +46,12 @@ export interface KeyedStateBackend {
    * write (and restores read) the aggregate as a reduce would hold it.
    */
   inPlaceFolder<S, T>(descriptor: ValueStateDescriptor<T>, form: InPlaceAggregate<S, T>): (key: Key, value: T) => T;
-  /** Entries of one stored state and key group, laid out key, value, key, value, ... from `pairs[from]` on. */
-  restorePairs(info: StoredStateInfo, keyGroup: number, pairs: readonly unknown[], from: number): void;
+  /**
+   * Where the restored entries of one stored state and key group go: a state file is decoded
+   * straight into the tables, in the form the stored serializer reads (a restore converts them
+   * when the operator asks for the state with its descriptor).
+   */
+  restoreTarget(info: StoredStateInfo, keyGroup: number): RestoredEntrySink;
   /** The synchronous part of a snapshot: views of every state that the asynchronous part writes. */
   snapshot(): CapturedKeyedState;
   /** The attempt is over: let go of the state. */

@@ -44,6 +44,13 @@ export interface TableSnapshot<V> {
    * [...prefix, key, value, key, value, ...], as a state file's frame is, with no array per entry.
    */
   keyGroupFrames(keyGroupIndex: number, slice: number, prefix: readonly unknown[]): Generator<unknown[]>;
+  /**
+   * The same entries into arrays the caller owns and reuses: each step fills `keys[0..n)` and
+   * `values[0..n)` with up to `slice` entries and yields n (state files: no array per slice or
+   * entry). A step's values are only the snapshot's until the caller lets the task run again:
+   * write them out before the next await.
+   */
+  keyGroupEntries(keyGroupIndex: number, slice: number, keys: Key[], values: unknown[]): Generator<number>;
   release(): void;
 }
 
@@ -186,15 +193,22 @@ export class StateTable<V> {
     entry.version = this.#version;
   }
 
+  /** A restored entry into an empty table (no snapshot is active while a restore runs): no lookup first. */
+  load(kg: number, key: Key, value: V): void {
+    this.maps[kg]!.set(key, { value, version: this.#version, written: 0, old: NO_OLD });
+  }
+
   remove(kg: number, key: Key): void {
     const map = this.maps[kg]!;
     const entry = map.get(key);
     if (entry === undefined) return;
     const snap = this.#active;
     if (snap !== undefined) {
-      // What the snapshot still has to write moves to its map of removed entries.
+      // What the snapshot still has to write moves to its map of removed entries; the entry
+      // counts as written, for a writer that took it out of the Map before it was removed.
       if (entry.old !== NO_OLD) snap.saveRemoved(kg, key, snap.takeOld(entry) as V);
       else if (entry.version <= snap.version && entry.written !== snap.version) snap.saveRemoved(kg, key, entry.value);
+      entry.written = snap.version;
     }
     map.delete(key);
     if (this.#index.size > 0) this.#index.delete(key);
@@ -246,8 +260,50 @@ export class StateTable<V> {
       }
       if (frame.length > prefix.length) yield frame;
     }
+    /**
+     * The key group's entries are taken out of its Map at once (forEach into two arrays, which
+     * does not touch the entries themselves) and then visited slice by slice: about twice as fast
+     * as a for-of over the Map in a generator (1M entries, this machine), whose every step chased
+     * the entry, its value and the next Map slot in one dependent chain. An entry removed after
+     * that is marked written by remove() (its value went to the removed entries), and entries
+     * created after the snapshot carry a newer version, so neither is written twice or wrongly.
+     */
+    function* keyGroupEntries(kg: number, sliceSize: number, keys: Key[], values: unknown[]): Generator<number> {
+      const groupKeys: Key[] = [];
+      const groupEntries: Array<Entry<V>> = [];
+      maps[kg]!.forEach((entry, key) => {
+        groupKeys.push(key);
+        groupEntries.push(entry);
+      });
+      let n = 0;
+      for (let i = 0; i < groupEntries.length; i++) {
+        const entry = groupEntries[i]!;
+        let value: V;
+        if (entry.written === snap.version) continue;
+        if (entry.old !== NO_OLD) value = snap.takeOld(entry) as V;
+        else if (entry.version <= snap.version) value = entry.value;
+        else continue;
+        entry.written = snap.version;
+        keys[n] = groupKeys[i]!;
+        values[n] = stored === undefined ? value : stored(value);
+        if (++n === sliceSize) {
+          yield n;
+          n = 0;
+        }
+      }
+      for (const [key, value] of snap.remainingRemoved(kg)) {
+        keys[n] = key;
+        values[n] = stored === undefined ? value : stored(value);
+        if (++n === sliceSize) {
+          yield n;
+          n = 0;
+        }
+      }
+      if (n > 0) yield n;
+    }
     return {
       keyGroupFrames,
+      keyGroupEntries,
       keyGroupSlices: (kg, sliceSize) => framesToSlices<V>(keyGroupFrames(kg, sliceSize, [])),
       release: () => snap.release(),
     };
@@ -263,8 +319,21 @@ export class StateTable<V> {
       const all = copies[kg]!;
       for (let i = 0; i < all.length; i += 2 * sliceSize) yield prefix.concat(all.slice(i, i + 2 * sliceSize));
     }
+    function* keyGroupEntries(kg: number, sliceSize: number, keys: Key[], values: unknown[]): Generator<number> {
+      const all = copies[kg]!;
+      for (let i = 0; i < all.length; i += 2 * sliceSize) {
+        const end = Math.min(all.length, i + 2 * sliceSize);
+        let n = 0;
+        for (let j = i; j < end; j += 2, n++) {
+          keys[n] = all[j] as Key;
+          values[n] = all[j + 1];
+        }
+        yield n;
+      }
+    }
     return {
       keyGroupFrames,
+      keyGroupEntries,
       keyGroupSlices: (kg, sliceSize) => framesToSlices<V>(keyGroupFrames(kg, sliceSize, [])),
       release: () => {},
     };

@@ -1,5 +1,5 @@
 import type { TaskInfo } from '../api/functions.ts';
-import type { OperatorRestoreState } from '../checkpoint/state-handles.ts';
+import type { OperatorRestoreState, OperatorStateMap } from '../checkpoint/state-handles.ts';
 import type { JobVertex } from '../graph/job-graph.ts';
 import { HeapKeyedStateBackend } from '../state/heap-keyed-state-backend.ts';
 import type { KeyGroupRange } from '../state/key-group.ts';
@@ -75,7 +75,7 @@ export class OperatorChain {
       const keyedState = keyed
         ? new HeapKeyedStateBackend(setup.keyGroupRange, vertex.maxParallelism, op.uid, () => `subtask ${subtask} of '${op.name}'`)
         : undefined;
-      const operatorState = new OperatorStateBackend(restored ? toEntries(restored.operator) : undefined);
+      const operatorState = new OperatorStateBackend(restored ? toEntries(restored.operator) : undefined, op.uid);
       const metrics: OperatorMetrics = { numLateRecordsDropped: 0, currentOutputWatermark: MIN_WATERMARK };
       this.members.push({ uid: op.uid, operatorId: op.operatorId, name: op.name, operator: instances[i]!, keyedState, operatorState, metrics });
     }
@@ -259,6 +259,6 @@ function fanOut(targets: readonly Output[], time: RecordTimestamp): Output {
   };
 }
 
-function toEntries(state: Record<string, { mode: 'split' | 'union'; values: unknown[] }>): Map<string, OperatorStateEntry> {
-  return new Map(Object.entries(state).map(([name, e]) => [name, { mode: e.mode, values: e.values }]));
+function toEntries(state: OperatorStateMap): Map<string, OperatorStateEntry> {
+  return new Map(Object.entries(state).map(([name, e]) => [name, { mode: e.mode, values: e.values, ...(e.serializer ? { serializer: e.serializer } : {}) }]));
 }

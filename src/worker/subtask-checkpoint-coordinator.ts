@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { CheckpointFailureCode } from '../checkpoint/checkpoint-failure-reason.ts';
 import type { CheckpointStorageWorkerView, CheckpointTarget, SubtaskInfo } from '../checkpoint/checkpoint-storage.ts';
 import type { TaskStateSnapshot } from '../checkpoint/state-handles.ts';
@@ -105,6 +106,11 @@ export class SubtaskCheckpointCoordinator {
     this.#writing.get(checkpointId)?.abort(reason);
   }
 
+  /** The task is cancelled or failed: no write of it may go on landing files in checkpoints that the JobMaster has disposed of. */
+  abortAll(reason: string): void {
+    for (const w of [...this.#writing.values()]) w.abort(reason);
+  }
+
   #writeAsync(barrier: Barrier, captured: CapturedOperatorState[], syncMs: number, alignment: AlignmentFigures, channels: ChannelStateToWrite | undefined): void {
     const start = performance.now();
     const checkpointId = barrier.checkpointId;
@@ -151,7 +157,8 @@ export class SubtaskCheckpointCoordinator {
         // Aborted here (the write was told to stop, or the barrier handler gave up on the
         // unaligned input and has declined already): nothing more to say, and nothing to count.
         if (controller.signal.aborted || e instanceof CheckpointAbortedError) return;
-        this.decline(checkpointId, 'TASK_CHECKPOINT_FAILURE', `writing the snapshot failed: ${e instanceof Error ? e.message : String(e)}`);
+        // The host too: in a cluster each TaskManager writes to the shared storage as it sees it.
+        this.decline(checkpointId, 'TASK_CHECKPOINT_FAILURE', `writing the snapshot failed: ${e instanceof Error ? e.message : String(e)} (on host ${hostname()})`);
       },
     );
   }

@@ -47,6 +47,8 @@ export class TaskManager {
   #closers: Array<() => void> = [];
   #loop: Promise<void> | undefined;
   #metricsTimer: NodeJS.Timeout | undefined;
+  /** The subtask at this end of each channel to another TaskManager, by `<edge>:<producer>:<consumer>`. */
+  #channelOwners = new Map<string, string>();
 
   readonly #log: Logger;
 
@@ -98,6 +100,12 @@ export class TaskManager {
       case 'watermark-alignment':
         this.#task(message.vertexId, message.subtask)?.updateMaxAllowedWatermark(decodeWatermark(message.maxAllowedWatermark));
         return;
+      case 'channel-failed': {
+        const k = `${message.edgeId}:${message.producer}:${message.consumer}`;
+        const owner = this.#channelOwners.get(k);
+        this.#tasks.find((t) => `${t.vertex.id}:${t.subtask}` === owner)?.fail(new Error(message.reason));
+        return;
+      }
       case 'describe':
         this.#o.send({ type: 'described', requestId: message.requestId, tasks: this.#tasks.map((t) => t.metrics()) });
         return;
@@ -170,9 +178,10 @@ export class TaskManager {
             inputs.set(k, ch);
           } else {
             const endpoint = remoteByKey.get(`${k}:input`);
-            if (!endpoint) throw new Error(`no ring for input channel ${k}`);
+            if (!endpoint?.ring) throw new Error(`no ring for input channel ${k}`);
             const ring = SegmentRing.attach(endpoint.ring, endpoint.shape);
             const consumer = `${d.vertexId}:${d.subtask}`;
+            this.#channelOwners.set(k, consumer);
             this.#closers.push(connectRingInput(ring, ch, edgeCodec(edge), (e) => this.#failTask(consumer, e, ch.description)));
           }
         }
@@ -194,7 +203,8 @@ export class TaskManager {
             return connectLocal(input, { ...local, check: edgeCheck(edge) });
           }
           const endpoint = remoteByKey.get(`${k}:output`);
-          if (!endpoint) throw new Error(`no ring for output channel ${k}`);
+          if (!endpoint?.ring) throw new Error(`no ring for output channel ${k}`);
+          this.#channelOwners.set(k, `${d.vertexId}:${d.subtask}`);
           const out = new RingOutputChannel(SegmentRing.attach(endpoint.ring, endpoint.shape), edgeCodec(edge), systemClock, edgeContext(edge));
           this.#closers.push(() => out.close());
           return out;
@@ -289,11 +299,13 @@ export class TaskManager {
     await Promise.all(tasks.map((t) => t.cancel()));
     for (const close of this.#closers) close();
     this.#closers = [];
+    this.#channelOwners.clear();
   }
 
   /** Stops everything in this TaskManager (in-thread TaskManagers at the end of a job). */
   async shutdown(): Promise<void> {
     await this.#cancelAll();
     if (this.#metricsTimer) clearInterval(this.#metricsTimer);
+    await this.#o.storage.close?.().catch(() => {});
   }
 }

@@ -77,6 +77,8 @@ export class Task {
   readonly #barriers: BarrierHandler | undefined;
   readonly #recovered: RecoveredChannelState;
   readonly #processingTime: ProcessingTimeService;
+  /** Where the restored checkpoint is read from: its location, or a staged copy of it. */
+  #restoreLocation: string;
   #status: TaskStatus = 'initializing';
 
   constructor(setup: TaskSetup) {
@@ -94,7 +96,7 @@ export class Task {
       keyGroupRange: keyGroupRangeForSubtask(setup.subtask, setup.vertex.parallelism, setup.vertex.maxParallelism),
       writers: setup.writers,
       restore: setup.restore?.operators,
-      restoreKeyed: (backend, state) => setup.storage.restoreKeyed(backend, state, setup.restore!.directory),
+      restoreKeyed: (backend, state) => setup.storage.restoreKeyed(backend, state, this.#restoreLocation),
       processingTime: this.#processingTime,
       autoWatermarkInterval: setup.autoWatermarkInterval ?? 200,
     });
@@ -109,8 +111,8 @@ export class Task {
       report: (m: CheckpointReport) => this.#report(m),
       log: setup.log,
     });
-    const restoredFrom = setup.restore?.directory ?? '';
-    this.#recovered = new RecoveredChannelState({ channels: setup.restore?.channels, vertex: setup.vertex, subtask: setup.subtask, writers: setup.writers, read: (h) => setup.storage.readChannelState(h, restoredFrom) });
+    this.#restoreLocation = setup.restore?.directory ?? '';
+    this.#recovered = new RecoveredChannelState({ channels: setup.restore?.channels, vertex: setup.vertex, subtask: setup.subtask, writers: setup.writers, read: (h) => setup.storage.readChannelState(h, this.#restoreLocation) });
     const head = this.#chain.head;
     if (head instanceof SourceOperator) {
       this.#input = new SourceInput(head, setup.splits, (m) => this.#report(m), this.#mailbox, (e) => this.fail(e));
@@ -146,15 +148,22 @@ export class Task {
   async initialize(): Promise<void> {
     const restoring = this.#setup.restore;
     this.#activity.set(restoring ? { kind: 'initializing', restoringCheckpoint: restoring.checkpointId } : { kind: 'initializing' });
-    await this.#chain.open({
-      jobId: this.#setup.jobId,
-      subtaskIndex: this.subtask,
-      parallelism: this.vertex.parallelism,
-      maxParallelism: this.vertex.maxParallelism,
-      attemptNumber: this.#setup.attempt,
-      log: this.#setup.log,
-    });
-    this.#recovered.restore();
+    // A checkpoint on an object store comes here first: channel state is read synchronously below.
+    const staged = restoring && this.#setup.storage.stageRestore ? await this.#setup.storage.stageRestore(restoring) : undefined;
+    if (staged) this.#restoreLocation = staged.location;
+    try {
+      await this.#chain.open({
+        jobId: this.#setup.jobId,
+        subtaskIndex: this.subtask,
+        parallelism: this.vertex.parallelism,
+        maxParallelism: this.vertex.maxParallelism,
+        attemptNumber: this.#setup.attempt,
+        log: this.#setup.log,
+      });
+      this.#recovered.restore();
+    } finally {
+      await staged?.release();
+    }
     if (restoring) this.#setup.log.info(`restored the state of checkpoint ${restoring.checkpointId}`, { checkpointId: restoring.checkpointId });
     this.#setStatus('running');
     this.#activity.set(this.#input instanceof SourceInput ? { kind: 'reading' } : { kind: 'processing' });
@@ -329,6 +338,7 @@ export class Task {
     if (this.#isTerminal()) return;
     this.#status = 'canceled';
     this.#processingTime.quiesce();
+    this.#checkpoints.abortAll('the task was cancelled');
     this.#report({ type: 'task-status', status: 'canceled', ...this.#positions() });
     await this.#chain.dispose();
   }
@@ -337,6 +347,7 @@ export class Task {
     if (this.#isTerminal()) return;
     this.#status = 'failed';
     this.#processingTime.quiesce();
+    this.#checkpoints.abortAll('the task failed');
     this.#setup.log.warn(`failed: ${error instanceof Error ? error.message : String(error)}`, { error: error instanceof Error ? error.name : 'Error' });
     this.#report({
       type: 'task-status',

@@ -14,7 +14,7 @@ const JOB = join(REPO_ROOT, 'examples', 'wordcount.ts');
 const WORDS = 20_000;
 const SEED = 13;
 
-for (const version of ['v3']) {
+for (const version of ['v3', 'v4']) {
   for (const kind of ['savepoint', 'checkpoint'] as const) {
     for (const parallelism of [2, 3, 1]) {
       test(`a ${version} ${kind} restores at parallelism ${parallelism}: exactly-once output`, { timeout: 60_000 }, async (t) => {

@@ -98,19 +98,21 @@ async function checkInspect(path: string, output: string, parallelism: number): 
       parallelism: number;
       maxParallelism: number;
       subtasks: Array<{ subtask: number; keyGroups: string | null; entries: number; bytes: number }>;
-      keyedStates: Array<{ name: string; kind: string; serializer: string; entries: number; keyGroups: number }>;
+      keyedStates: Array<{ name: string; kind: string; serializer: string; serializerSnapshot: unknown; description: string; entries: number; keyGroups: number }>;
       operatorStates: Array<{ name: string; mode: string; entries: number }>;
     }>;
   };
   assert.equal(summary.path, path);
   assert.equal(summary.type, 'savepoint');
   assert.equal(summary.checkpointId, facts.checkpointId);
-  assert.equal(summary.formatVersion, 3);
+  assert.equal(summary.formatVersion, 4);
   assert.deepEqual(summary.operators.map((o) => o.name), ['Source: words', 'Map', 'Sum', 'Format', 'Sink: files']);
   for (const o of summary.operators) assert.equal(o.parallelism, parallelism, `parallelism of ${o.name}`);
   const counts = summary.operators.find((o) => o.uid === 'counts')!;
   assert.equal(counts.maxParallelism, MAX_PARALLELISM);
-  assert.deepEqual(counts.keyedStates, [{ name: '_reduce', kind: 'value', serializer: 'msgpack@1', entries: expected.size, keyGroups: keyGroupsInUse }]);
+  assert.deepEqual(counts.keyedStates, [
+    { name: '_reduce', kind: 'value', serializer: 'msgpack@1', serializerSnapshot: { kind: 'msgpack', version: 1, schema: { kind: 'any' } }, description: 'msgpack v1', entries: expected.size, keyGroups: keyGroupsInUse },
+  ]);
   assert.deepEqual(counts.subtasks.map((s) => ({ keyGroups: s.keyGroups, entries: s.entries })), perSubtask);
   for (const s of counts.subtasks) assert.ok(s.bytes > 0, `subtask ${s.subtask} has bytes`);
   const source = summary.operators.find((o) => o.uid === 'source')!;
@@ -128,8 +130,8 @@ async function checkInspect(path: string, output: string, parallelism: number): 
     `operator 'Source: words'  uid source  parallelism ${parallelism}  maxParallelism ${MAX_PARALLELISM}`,
     `  operator state '_source-splits' (split): 2 entries`,
     `operator 'Sum'  uid counts  parallelism ${parallelism}  maxParallelism ${MAX_PARALLELISM}`,
-    `  keyed state '_reduce' (value, msgpack@1): ${expected.size.toLocaleString('en-US')} entries in ${keyGroupsInUse} key groups`,
-    ...perSubtask.map((s, i) => `    subtask ${i}: key groups ${s.keyGroups}, ${s.entries.toLocaleString('en-US')} entries, ${counts.subtasks[i]!.bytes.toLocaleString('en-US')} bytes`),
+    `  keyed state '_reduce' (value, msgpack v1): ${expected.size.toLocaleString('en-US')} entries in ${keyGroupsInUse} key groups`,
+    ...perSubtask.map((s, i) => `    subtask ${i}: key groups ${s.keyGroups}, ${s.entries.toLocaleString('en-US')} entries, ${counts.subtasks[i]!.bytes.toLocaleString('en-US')} bytes (state file format 2)`),
     `operator 'Sink: files'  uid sink  parallelism ${parallelism}`,
     `  operator state '_sink-committables' (union): `,
   ]) {

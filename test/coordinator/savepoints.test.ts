@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync 
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createJobMaster, RestoreError, type ExecuteJobOptions, type JobMaster, type JobResult } from '../../src/index.ts';
-import { METADATA_FILE, readMetadata, writeMetadata, type CheckpointMetadata } from '../../src/checkpoint/checkpoint-metadata.ts';
+import { METADATA_FILE, METADATA_VERSION, readMetadata, writeMetadata, type CheckpointMetadata } from '../../src/checkpoint/checkpoint-metadata.ts';
 import { isTerminal } from '../../src/coordinator/job-status.ts';
 import { fileTaskStateStorage } from '../../src/checkpoint/file-task-state-storage.ts';
 import { diffSortedLines, expectedRunningCounts, JobEvents, makeTempDir, readCommittedLines, removeDir, sleep } from '../fixtures/recovery-helpers.ts';
@@ -316,7 +316,7 @@ describe('restoring into a changed job', { timeout: 60_000 }, () => {
     const v1 = join(root, 'savepoint-v1');
     cpSync(base.directory, v1, { recursive: true });
     const { metadata } = await readMetadata(base.directory);
-    assert.equal(metadata.formatVersion, 3);
+    assert.equal(metadata.formatVersion, METADATA_VERSION);
     // What the first format held: no connections.
     const { edges: _edges, coordinators: _coordinators, ...old } = { ...metadata, formatVersion: 1 };
     await writeMetadata(v1, old as CheckpointMetadata, 1);

@@ -159,3 +159,16 @@ test('a segment that cannot be decoded fails the reading side, naming what was w
   assert.match(errors[0]!.message, /frame of kind 127/);
   close();
 });
+
+test('a writer whose reader closed the ring (its task was cancelled) does not wait for credit that cannot come', { timeout: 10_000 }, async () => {
+  const { output, close } = channel({ segments: 2, segmentSize: 256 });
+  let sent = 0;
+  while (output.writable && sent < 10_000) output.emit({ word: `w${sent}`, count: sent++ }, -1);
+  assert.equal(output.writable, false, 'the ring is full');
+  close();
+  // The writer's task goes on until its own cancellation reaches it: more records must not spin
+  // the thread (a wait on a closed ring returns at once), and the thread must stay responsive.
+  for (let i = 0; i < 10; i++) output.emit({ word: 'late', count: i }, -1);
+  await settle();
+  assert.equal(output.writable, false);
+});

@@ -87,7 +87,7 @@ describe('the npm package', { timeout: 600_000 }, () => {
 
   test('the tarball holds the compiled package, the dashboard and the command, and no tests or sources', () => {
     const files = ok(run('tar', ['tzf', tarball], root), 'tar').split('\n').filter(Boolean);
-    for (const f of ['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/cli/main.js', 'package/dist/worker/task-manager-thread.js', 'package/web/index.html', 'package/bin/weir.mjs', 'package/LICENSE', 'package/README.md']) {
+    for (const f of ['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/cli/main.js', 'package/dist/worker/task-manager-thread.js', 'package/dist/cluster/engine-imports.mjs', 'package/dist/cluster/slot-bootstrap.mjs', 'package/web/index.html', 'package/bin/weir.mjs', 'package/LICENSE', 'package/README.md']) {
       assert.ok(files.includes(f), `${f} is in the tarball`);
     }
     for (const f of files) assert.doesNotMatch(f, /^package\/(src|test|bench|scripts|examples)\//, `${f} does not belong in the package`);
@@ -99,11 +99,12 @@ describe('the npm package', { timeout: 600_000 }, () => {
     assert.equal(ok(run(process.execPath, ['app.mjs'], (writeFileSync(join(project, 'app.mjs'), APP), project)), 'node app.mjs').trim(), `FINISHED ${2 * ((999 * 1000) / 2)}`);
   });
 
-  test('weir run loads a TypeScript job in a "type": "commonjs" project, in-thread and on worker threads, exactly-once', () => {
+  test('weir run loads a TypeScript job in a "type": "commonjs" project, in-thread, on worker threads and on TaskManager processes, exactly-once', () => {
     writeFileSync(join(project, 'job.ts'), JOB);
     assert.equal(JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).type, 'commonjs');
     const expected = expectedRunningCounts(wordCounts(3, 20_000));
-    for (const [out, extra] of [['out1', []], ['out2', ['-p', '2', '--task-managers', '2']]] as const) {
+    // The last: a local cluster, whose TaskManager processes load the bundle with the installed package's engine.
+    for (const [out, extra] of [['out1', []], ['out2', ['-p', '2', '--task-managers', '2']], ['out3', ['-p', '2', '--task-managers', '2', '--processes']]] as const) {
       ok(run('npx', ['weir', 'run', 'job.ts', '-D', 'rest.port=0', ...extra, '--', '--output', out], project), `weir run ${extra.join(' ')}`);
       assert.equal(diffSortedLines(readCommittedLines(join(project, out)), expected), undefined, `${out} holds exactly the running counts`);
     }

@@ -154,3 +154,54 @@ describe('InferringCodec', () => {
     assert.throws(() => new InferringCodec().decode(new DataInput(out.written())), (e: unknown) => e instanceof SerializationError && /a schema that is not a TypeInfo \(not a TypeInfo at \$\.fields\[0\]\.type: unknown kind/.test(e.message));
   });
 });
+
+describe('InferringCodec { adapt: true } (state files)', () => {
+  /** Tag bytes of each record in order (the record bodies are skipped by decoding them). */
+  function tags(records: readonly unknown[], starts: readonly number[] = [0]): { tags: number[]; decoded: unknown[] } {
+    const writer = new InferringCodec({ adapt: true });
+    const out = DataOutput.growable();
+    const at: number[] = [];
+    records.forEach((r, i) => {
+      if (starts.includes(i)) writer.startSegment();
+      at.push(out.pos);
+      writer.encode(r, out);
+    });
+    const bytes = out.written();
+    const reader = new InferringCodec();
+    const input = new DataInput(bytes);
+    const decoded = records.map(() => reader.decode(input));
+    assert.equal(input.remaining, 0);
+    return { tags: at.map((p) => bytes[p]!), decoded };
+  }
+
+  test('a misfit infers again and announces the new schema; only values no schema fits go schemaless, one by one', () => {
+    const records = changingStream();
+    // A segment for the odd values at the end, so that the bound on schemas does not count.
+    const { tags: t, decoded } = tags(records, [0, records.length - 5]);
+    assert.deepStrictEqual(decoded, records);
+    assert.equal(t[0], SCHEMA);
+    assert.ok(t.slice(1, 50).every((x) => x === INFERRED));
+    assert.equal(t[50], SCHEMA, 'the new field: a new schema');
+    assert.equal(t[51], SCHEMA, 'and back: the old shape again');
+    assert.ok(t.slice(52, 71).every((x) => x === INFERRED));
+    // Map, string, null, array of a Set, then the shape again.
+    assert.deepEqual(t.slice(-5), [SCHEMALESS, SCHEMA, SCHEMALESS, SCHEMA, SCHEMA]);
+  });
+
+  test('re-inference is bounded per segment; startSegment repeats the schema and allows it again', () => {
+    const records = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? { a: i } : { b: String(i) }));
+    const { tags: t, decoded } = tags(records, [0, 20]);
+    assert.deepStrictEqual(decoded, records);
+    const firstSegment = t.slice(0, 20);
+    assert.equal(firstSegment.filter((x) => x === SCHEMA).length, 8, 'at most 8 schemas in a segment');
+    assert.ok(firstSegment.slice(8).every((x) => x === INFERRED || x === SCHEMALESS));
+    assert.equal(t[20], SCHEMA, 'a segment starts with its schema');
+  });
+
+  test('undefined and null first: values after them are still inferred', () => {
+    const records = [undefined, null, 1, 2, 3, 4n];
+    const { tags: t, decoded } = tags(records);
+    assert.deepStrictEqual(decoded, records);
+    assert.deepEqual(t, [SCHEMALESS, SCHEMALESS, SCHEMA, INFERRED, INFERRED, SCHEMALESS]);
+  });
+});

@@ -1,7 +1,9 @@
 // State written by one serializer version and read by the next: with an upgrade function on the
 // descriptor the restored values are transformed; without one the restore fails with a
 // StateMigrationError naming the operator uid, the state and both versions. On the heap backend
-// alone, and through a savepoint of a running job.
+// alone, and through a savepoint of a running job. Then declared types through a savepoint
+// (int -> bigint migrates, string -> int fails naming both serializers) and a value that does
+// not fit its declared type, which fails the checkpoint.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -11,6 +13,7 @@ import {
   JobFailure,
   msgpackSerializer,
   StateMigrationError,
+  Types,
   ValueStateDescriptor,
   type JobDefinition,
   type JobMaster,
@@ -110,7 +113,7 @@ describe('serializer versions on the heap backend', () => {
     restore(c, 'a', 7, 'msgpack', 1);
     assert.throws(() => c.getValueState(new ValueStateDescriptor<number>('total', { serializer: jsonSerializer(1) })), (e: unknown) => {
       assert.ok(e instanceof StateMigrationError);
-      assert.match(e.message, /written with serializer 'msgpack', the job now uses 'json'/);
+      assert.match(e.message, /state 'total' of operator uid 'totals' was written with serializer msgpack v1, the job now uses json v1, which cannot read it: serializer 'msgpack' was replaced by 'json'/);
       return true;
     });
   });
@@ -255,5 +258,111 @@ describe('serializer versions through a savepoint', { timeout: 60_000 }, () => {
     assert.match(text, /StateMigrationError/);
     assert.match(result.error.message, /state 'total' of operator uid 'totals' was written with serializer version 1, the job now declares version 2/);
     assert.equal(result.error.causeInfo.uid, 'totals');
+  });
+});
+
+// ---- declared types through a savepoint ----
+
+type Declared = 'int' | 'bigint' | 'string';
+const DECLARED = { int: Types.int, bigint: Types.bigint, string: Types.string } as const;
+const asDeclared = (type: Declared, n: number): number | bigint | string => (type === 'int' ? n : type === 'bigint' ? BigInt(n) : String(n));
+
+/** Keys k0..k11 -> keyBy -> Counts (uid counts) with a value state 'count' declared as `type`; every record reports the count before it. */
+function declaredJob(type: Declared, sink: Sink<Seen>, options: { rate?: number; misfitAt?: number } = {}): JobDefinition {
+  return defineJob((env) => {
+    env.setParallelism(2);
+    env.enableCheckpointing({ interval: 100, mode: 'exactly-once' });
+    const descriptor = new ValueStateDescriptor<number | bigint | string>('count', { type: DECLARED[type] as never });
+    const fn: KeyedProcessFunction<string, number, Seen> & { count?: ValueState<number | bigint | string> } = {
+      open(ctx) {
+        this.count = ctx.getState(descriptor);
+      },
+      processElement(i, ctx, out) {
+        const prev = this.count!.value();
+        if (typeof prev === 'object') return; // the misfit stays as it is
+        const n = prev === undefined ? 1 : Number(prev) + 1;
+        // A value of the wrong type, once: the next checkpoint cannot write it.
+        this.count!.update(i === options.misfitAt ? ({ n } as never) : asDeclared(type, n));
+        out.collect({ key: ctx.getCurrentKey(), prev: prev as never });
+      },
+    };
+    env
+      .fromSource(DataGen.of((i) => i, { count: RECORDS, ...(options.rate ? { ratePerSecond: options.rate } : {}) }), { name: 'Source: positions', uid: 'source' })
+      .keyBy((i) => `k${i % KEYS}`)
+      .process(fn, { name: 'Counts', uid: 'counts' })
+      .sinkTo(sink, { name: 'Sink: memory', uid: 'sink' });
+  });
+}
+
+describe('declared state types through a savepoint', { timeout: 60_000 }, () => {
+  let root: string;
+  const masters: JobMaster[] = [];
+  const NO_RESTART = { 'restart-strategy.type': 'none' };
+  before(() => {
+    root = makeTempDir('declared-state');
+  });
+  after(async () => {
+    for (const m of masters) if (!isTerminal(m.status)) await m.cancel();
+    removeDir(root);
+  });
+
+  async function savepointOf(type: Declared): Promise<{ path: string; stored: Map<string, unknown> }> {
+    const events = new JobEvents();
+    const master = await createJobMaster({ job: declaredJob(type, new MemorySink(), { rate: 8_000 }), config: NO_RESTART, listener: events.listener });
+    masters.push(master);
+    const result = master.run();
+    await master.whenRunning();
+    await events.waitFor('two checkpoints', () => events.completed.length >= 2);
+    const path = (await master.stopWithSavepoint(join(root, `savepoints-${type}`))).directory;
+    assert.equal((await result).status, 'FINISHED');
+    const snap = await readSnapshot(path);
+    const state = snap.operators.find((o) => o.uid === 'counts')!.keyed.find((s) => s.name === 'count')!;
+    assert.deepEqual(state.snapshot, { kind: 'weir-types', version: 1, schema: DECLARED[type] }, 'the savepoint records the declared type');
+    return { path, stored: new Map([...state.entries.values()].flat().map(([k, v]) => [k as string, v])) };
+  }
+
+  test('int -> bigint: the restored counts are bigints and go on from the stored ones', async () => {
+    const { path, stored } = await savepointOf('int');
+    assert.ok([...stored.values()].every((v) => typeof v === 'number'));
+    const sink = new MemorySink();
+    const master = await createJobMaster({ job: declaredJob('bigint', sink), config: { ...NO_RESTART, 'execution.checkpointing.dir': join(root, 'checkpoints') }, restoreFrom: path, retainCheckpointsOnFinish: true });
+    masters.push(master);
+    const result = await master.run();
+    assert.equal(result.status, 'FINISHED', result.error?.message);
+    for (const [key, n] of stored) {
+      const first = sink.seen.find((s) => s.key === key);
+      assert.equal(first?.prev as unknown, BigInt(n as number), `key ${key}: the first count after the restore is the stored one as a bigint`);
+    }
+    const snap = await readSnapshot(result.latestCheckpoint!);
+    const state = snap.operators.find((o) => o.uid === 'counts')!.keyed.find((s) => s.name === 'count')!;
+    assert.deepEqual(state.snapshot.schema, Types.bigint);
+    const total = [...state.entries.values()].flat().reduce((n, [, v]) => n + (v as bigint), 0n);
+    assert.equal(total, BigInt(RECORDS));
+  });
+
+  test('string -> int: the job fails with StateMigrationError naming uid, state and both serializers', async () => {
+    const { path } = await savepointOf('string');
+    const master = await createJobMaster({ job: declaredJob('int', new MemorySink()), config: NO_RESTART, restoreFrom: path });
+    masters.push(master);
+    const result = await master.run();
+    assert.equal(result.status, 'FAILED');
+    assert.ok(result.error instanceof JobFailure, `a JobFailure, got ${result.error}`);
+    assert.match(`${result.error.message}\n${result.error.causeInfo.stack ?? ''}`, /StateMigrationError/);
+    assert.match(
+      result.error.message,
+      /state 'count' of operator uid 'counts' was written with serializer weir-types v1 string, the job now uses weir-types v1 int, which cannot read it at \$: stored string cannot become int/,
+    );
+    assert.equal(result.error.causeInfo.uid, 'counts');
+  });
+
+  test('a value that does not fit its declared type fails the checkpoint, naming uid, state, key and field path', async () => {
+    const events = new JobEvents();
+    const master = await createJobMaster({ job: declaredJob('int', new MemorySink(), { rate: 8_000, misfitAt: 500 }), config: NO_RESTART, listener: events.listener });
+    masters.push(master);
+    const result = await master.run();
+    assert.equal(result.status, 'FAILED');
+    const failed = events.failed[0];
+    assert.ok(failed, 'a checkpoint failed');
+    assert.match(failed.reason, /operator uid 'counts', state 'count', key string "k8": cannot serialize \$: expected int, got object \{n\}/);
   });
 });

@@ -64,6 +64,7 @@ export async function startOnceClosableRest(master: JobMaster, port: number | un
   return {
     url: server.url,
     port: server.port,
+    app: server.app,
     close: async (graceMs) => {
       if (closed) return;
       closed = true;

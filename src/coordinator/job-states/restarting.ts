@@ -43,7 +43,10 @@ export class Restarting implements JobState {
     if (attempt === this.#cancellation.attempt) this.#cancellation.answered(taskManager);
   }
 
-  onFailure(): void {}
+  /** More failures change nothing, but a TaskManager lost meanwhile will not answer the cancel: it is not waited for. */
+  onFailure(cause: SerializedError): void {
+    if (typeof cause.taskManager === 'number') this.#cancellation.answered(cause.taskManager);
+  }
 
   onTaskStatus(): void {}
 

@@ -11,6 +11,7 @@ import type { SourceReader, SourceReaderContext } from '../../../src/api/source.
 import { DataGen } from '../../../src/connectors/datagen/index.ts';
 import { InvalidUtf8Error, TextFileSource, type TextFileSplit } from '../../../src/connectors/file/index.ts';
 import { createLogger, silentLogger, type Logger } from '../../../src/log/logger.ts';
+import { singleJob } from '../../../src/rest/job-directory.ts';
 import { createMetricsEndpoint } from '../../../src/rest/prometheus.ts';
 import { DiscardSink } from '../../fixtures/helpers.ts';
 import { makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
@@ -131,7 +132,7 @@ describe('invalid UTF-8 in a running job', { timeout: 30_000 }, () => {
     });
     const master = await createJobMaster({ job, log });
     const result = master.run();
-    const metrics = createMetricsEndpoint([master]);
+    const metrics = createMetricsEndpoint(singleJob(master));
     try {
       const sample = /weir_source_reader_invalid_utf8_lines\{[^}]*vertex="Source: lines"[^}]*\} (\d+)/;
       // The TaskManager reports its subtasks' figures every 500 ms.

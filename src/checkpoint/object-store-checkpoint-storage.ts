@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import type { WeirConfig } from '../config/configuration.ts';
+import { METADATA_FILE, readMetadata, writeMetadata, type CheckpointMetadata } from './checkpoint-metadata.ts';
+import type { CheckpointStorage } from './checkpoint-storage.ts';
+import { CheckpointCorruptedError } from './checkpoint-storage-error.ts';
+import { childLocation, natsObjectLocation, parseNatsObjectLocation } from './checkpoint-location.ts';
+import { NatsObjectFiles } from './nats/nats-object-files.ts';
+import { verifyCheckpointFiles } from './verify-checkpoint-files.ts';
+
+/**
+ * Checkpoints in a JetStream object store (`execution.checkpointing.dir: nats-obj://<bucket>/<prefix>`),
+ * laid out as the directories are (DESIGN §7): objects `<prefix>/<job-id>/chk-<n>/_metadata` and
+ * the state files beside it, savepoints `<target>/sp-<job-id-6>-<random>/`. `_metadata` is made by
+ * the same code as on a file system, in a local staging directory, and uploaded whole, so the bytes
+ * are the same; only once the upload is acknowledged (replicated) is the checkpoint complete.
+ */
+export class ObjectStoreCheckpointStorage implements CheckpointStorage {
+  readonly temporary = false;
+  readonly #jobId: string;
+  readonly #configured: string | null;
+  readonly #files: NatsObjectFiles;
+  #jobLocation = '';
+
+  /** `checkpointDir` null: a storage for locations elsewhere (restores and savepoints on the object store). */
+  constructor(jobId: string, checkpointDir: string | null, config: WeirConfig) {
+    this.#jobId = jobId;
+    this.#configured = checkpointDir;
+    this.#files = new NatsObjectFiles(config);
+  }
+
+  get jobLocation(): string {
+    return this.#jobLocation;
+  }
+
+  async initialize(checkpointing: boolean): Promise<void> {
+    if (!this.#configured) throw new Error('an object store checkpoint storage without execution.checkpointing.dir cannot hold checkpoints');
+    this.#jobLocation = childLocation(natsObjectLocation(parseNatsObjectLocation(this.#configured)), this.#jobId);
+    // A bucket that can never hold a checkpoint (unreachable, of another cluster) fails the job now, naming it.
+    if (checkpointing) {
+      await this.#files.bucket(parseNatsObjectLocation(this.#jobLocation).bucket, 'write').catch((e: Error) => {
+        throw new Error(`execution.checkpointing.dir ${this.#configured}: ${e.message}`, { cause: e });
+      });
+    }
+  }
+
+  checkpointLocation(checkpointId: number): string {
+    return childLocation(this.#jobLocation, `chk-${checkpointId}`);
+  }
+
+  async savepointLocation(base: string): Promise<string> {
+    const target = childLocation(base, `sp-${this.#jobId.slice(0, 6)}-${randomBytes(6).toString('hex')}`);
+    await this.#files.bucket(parseNatsObjectLocation(target).bucket, 'write');
+    return target;
+  }
+
+  async writeMetadata(location: string, metadata: CheckpointMetadata): Promise<void> {
+    const { bucket, path } = parseNatsObjectLocation(location);
+    await withStaging(async (dir) => {
+      const file = await writeMetadata(dir, metadata);
+      await this.#files.upload(bucket, objectName(path, METADATA_FILE), file);
+    });
+  }
+
+  /**
+   * Downloads the checkpoint (its `_metadata` and every file below it) to a staging directory and
+   * checks it there with the file system's code; the location handed on stays the object store's.
+   */
+  async readForRestore(pointer: string): Promise<{ metadata: CheckpointMetadata; location: string }> {
+    const location = pointer.endsWith(`/${METADATA_FILE}`) ? pointer.slice(0, -METADATA_FILE.length - 1) : pointer;
+    const { bucket, path } = parseNatsObjectLocation(location);
+    return withStaging(async (dir) => {
+      const names = await this.#files.list(bucket, path);
+      if (!names.includes(objectName(path, METADATA_FILE))) {
+        throw new CheckpointCorruptedError(childLocation(location, METADATA_FILE), 'no _metadata here: not a complete checkpoint or savepoint');
+      }
+      for (const name of names) await this.#files.download(bucket, name, join(dir, relativeName(path, name)));
+      try {
+        const { metadata } = await readMetadata(dir);
+        await verifyCheckpointFiles(metadata, dir);
+        return { metadata, location };
+      } catch (e) {
+        if (!(e instanceof CheckpointCorruptedError)) throw e;
+        // Name the object, not the staging copy.
+        const file = childLocation(location, relative(dir, e.file));
+        throw new CheckpointCorruptedError(file, e.message.slice(e.file.length + 2));
+      }
+    });
+  }
+
+  async dispose(location: string): Promise<void> {
+    const { bucket, path } = parseNatsObjectLocation(location);
+    await this.#files.deleteBelow(bucket, path);
+  }
+
+  async disposeJob(): Promise<void> {
+    // Never a temporary location of the job's own: what it retained stays.
+  }
+
+  async close(): Promise<void> {
+    await this.#files.close();
+  }
+}
+
+export function objectName(path: string, file: string): string {
+  return path === '' ? file : `${path}/${file}`;
+}
+
+export function relativeName(path: string, name: string): string {
+  return path === '' ? name : name.slice(path.length + 1);
+}
+
+/** A local directory for one operation, removed after it whatever happens. */
+export async function withStaging<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'weir-nats-staging-'));
+  try {
+    return await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

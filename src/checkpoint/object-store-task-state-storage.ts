@@ -1,0 +1,97 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import type { WeirConfig } from '../config/configuration.ts';
+import type { CheckpointStorageWorkerView, StagedRestore } from './checkpoint-storage.ts';
+import { parseNatsObjectLocation } from './checkpoint-location.ts';
+import { fileTaskStateStorage } from './file-task-state-storage.ts';
+import { NatsObjectFiles } from './nats/nats-object-files.ts';
+import { objectName, withStaging } from './object-store-checkpoint-storage.ts';
+import type { ChannelStateHandle, TaskRestoreState } from './state-handles.ts';
+
+/**
+ * A subtask's state on the JetStream object store. The files are the file system's, written by
+ * the same code into a local staging directory and then uploaded (a state file is written once
+ * and never changed, which is what an object store is for); a restore downloads the files a
+ * subtask needs first and reads them with the same code. Handles name files relative to the
+ * checkpoint, so they are the same whichever storage holds them.
+ */
+export class ObjectStoreTaskStateStorage implements CheckpointStorageWorkerView {
+  readonly #files: NatsObjectFiles;
+
+  constructor(config: WeirConfig) {
+    this.#files = new NatsObjectFiles(config);
+  }
+
+  async writeSnapshot(...[target, captured, task, signal]: Parameters<CheckpointStorageWorkerView['writeSnapshot']>): ReturnType<CheckpointStorageWorkerView['writeSnapshot']> {
+    return withStaging(async (dir) => {
+      const snapshot = await fileTaskStateStorage.writeSnapshot({ ...target, location: dir }, captured, task, signal);
+      await this.#uploadAll(dir, target.location, signal);
+      return snapshot;
+    });
+  }
+
+  async writeChannelState(...[target, task, channels]: Parameters<CheckpointStorageWorkerView['writeChannelState']>): ReturnType<CheckpointStorageWorkerView['writeChannelState']> {
+    return withStaging(async (dir) => {
+      const handles = await fileTaskStateStorage.writeChannelState({ ...target, location: dir }, task, channels);
+      await this.#uploadAll(dir, target.location);
+      return handles;
+    });
+  }
+
+  readChannelState(_handle: ChannelStateHandle, location: string): unknown[] {
+    // Reads are synchronous where channel state is replayed: stageRestore must have brought the files here first.
+    throw new Error(`channel state at ${location} is on the object store: the task must stage its restore first`);
+  }
+
+  async restoreKeyed(...[backend, state, location]: Parameters<CheckpointStorageWorkerView['restoreKeyed']>): Promise<void> {
+    await withStaging(async (dir) => {
+      await this.#download(location, state.keyed.map((h) => h.file), dir);
+      await fileTaskStateStorage.restoreKeyed(backend, state, dir);
+    });
+  }
+
+  async stageRestore(restore: TaskRestoreState): Promise<StagedRestore> {
+    const dir = await mkdtemp(join(tmpdir(), 'weir-nats-restore-'));
+    try {
+      const files = [
+        ...Object.values(restore.operators).flatMap((o) => o.keyed.map((h) => h.file)),
+        ...(restore.channels ? [...restore.channels.inputs, ...restore.channels.outputs].map((c) => c.handle.file) : []),
+      ];
+      await this.#download(restore.directory, files, dir);
+    } catch (e) {
+      await rm(dir, { recursive: true, force: true });
+      throw e;
+    }
+    return { location: dir, release: () => rm(dir, { recursive: true, force: true }) };
+  }
+
+  async close(): Promise<void> {
+    await this.#files.close();
+  }
+
+  async #uploadAll(dir: string, location: string, signal?: AbortSignal): Promise<void> {
+    const { bucket, path } = parseNatsObjectLocation(location);
+    const uploaded: string[] = [];
+    for (const name of await readdir(dir)) {
+      if (signal?.aborted) break;
+      await this.#files.upload(bucket, objectName(path, name), join(dir, name));
+      uploaded.push(objectName(path, name));
+    }
+    if (signal?.aborted) {
+      // The JobMaster disposed of the checkpoint when it aborted it: what landed since is ours to take back.
+      for (const name of uploaded) await this.#files.delete(bucket, name).catch(() => {});
+      signal.throwIfAborted();
+    }
+  }
+
+  async #download(location: string, files: readonly string[], dir: string): Promise<void> {
+    const { bucket, path } = parseNatsObjectLocation(location);
+    for (const file of new Set(files)) {
+      if (isAbsolute(file)) continue; // a file system path kept by an old snapshot: read where it is
+      if (!(await this.#files.download(bucket, objectName(path, file), join(dir, file)))) {
+        throw new Error(`state file ${location}/${file} is missing from the object store`);
+      }
+    }
+  }
+}

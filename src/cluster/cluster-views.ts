@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import { CONFIG_OPTIONS, type ConfigKey, type WeirConfig } from '../config/configuration.ts';
+import type { JobManagerConfigView, ResourceView, TaskManagerDetailsView, TaskManagerInfoView, TaskManagersView } from '../rest/rest-views.ts';
+import type { RegisteredTaskManager } from './registered-task-manager.ts';
+import type { ResourceManager } from './resource-manager.ts';
+
+/** One TaskManager as GET /taskmanagers lists it (Flink's TaskManagerInfo, with weir's host). */
+/**
+ * Flink's clients expect a TaskManager id of 32 hex characters; weir's resource ids are the
+ * names TaskManagers were given (`--id`): the REST id is the resource id's hash, beside it.
+ */
+export function restId(resourceId: string): string {
+  return /^[0-9a-f]{32}$/.test(resourceId) ? resourceId : createHash('sha256').update(resourceId).digest('hex').slice(0, 32);
+}
+
+export function taskManagerInfo(tm: RegisteredTaskManager): TaskManagerInfoView {
+  const r = tm.registration;
+  return {
+    id: restId(tm.id),
+    resourceId: tm.id,
+    path: `weir://${r.host}:${r.dataPort}/${tm.id}`,
+    host: r.host,
+    hostname: r.hostname,
+    pid: r.pid,
+    dataPort: r.dataPort,
+    jmxPort: -1,
+    // Flink's field is the time of the last heartbeat, despite its name.
+    timeSinceLastHeartbeat: tm.lastHeartbeat,
+    slotsNumber: tm.slots.length,
+    freeSlots: tm.freeSlots,
+    totalResource: resource(tm.slots.length),
+    freeResource: resource(tm.freeSlots),
+    hardware: { cpuCores: r.hardware.cpuCores, physicalMemory: r.hardware.physicalMemory, freeMemory: tm.freeMemory, managedMemory: 0 },
+    memoryConfiguration: {
+      frameworkHeap: 0,
+      taskHeap: r.hardware.heapLimit,
+      frameworkOffHeap: 0,
+      taskOffHeap: 0,
+      networkMemory: 0,
+      managedMemory: 0,
+      jvmMetaspace: 0,
+      jvmOverhead: 0,
+      totalFlinkMemory: r.hardware.heapLimit,
+      totalProcessMemory: r.hardware.heapLimit,
+    },
+    blocked: false,
+  };
+}
+
+function resource(slots: number): ResourceView {
+  return { cpuCores: slots, taskHeapMemory: 0, taskOffHeapMemory: 0, managedMemory: 0, networkMemory: 0, extendedResources: {} };
+}
+
+export function taskManagersView(resources: ResourceManager): TaskManagersView {
+  return { taskmanagers: resources.taskManagers().map(taskManagerInfo) };
+}
+
+/** GET /taskmanagers/:id: Flink's TaskManagerDetailsInfo, the info with its slots' allocations. */
+export function taskManagerDetails(tm: RegisteredTaskManager): TaskManagerDetailsView {
+  return {
+    ...taskManagerInfo(tm),
+    allocatedSlots: tm.slots.flatMap((a, index) => (a === undefined ? [] : [{ index, allocation: a }])),
+    metrics: {
+      heapUsed: 0,
+      heapCommitted: 0,
+      heapMax: tm.registration.hardware.heapLimit,
+      nonHeapUsed: 0,
+      nonHeapCommitted: 0,
+      nonHeapMax: 0,
+      directCount: 0,
+      directUsed: 0,
+      directMax: 0,
+      mappedCount: 0,
+      mappedUsed: 0,
+      mappedMax: 0,
+      memorySegmentsAvailable: 0,
+      memorySegmentsTotal: 0,
+      nettyShuffleMemorySegmentsAvailable: 0,
+      nettyShuffleMemorySegmentsUsed: 0,
+      nettyShuffleMemorySegmentsTotal: 0,
+      nettyShuffleMemoryAvailable: 0,
+      nettyShuffleMemoryUsed: 0,
+      nettyShuffleMemoryTotal: 0,
+      garbageCollectors: [],
+    },
+  };
+}
+
+/** GET /jobmanager/config: every key with its effective value (Flink's ClusterConfigurationInfo), secrets left out. */
+export function jobManagerConfig(config: WeirConfig): JobManagerConfigView {
+  const secret = new Set<ConfigKey>(['rest.token', 'security.cluster.token']);
+  return (Object.keys(CONFIG_OPTIONS) as ConfigKey[])
+    .filter((k) => !secret.has(k) && config[k] !== null)
+    .map((k) => ({ key: k, value: String(config[k]) }));
+}

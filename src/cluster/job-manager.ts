@@ -1,0 +1,150 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { WeirConfig } from '../config/configuration.ts';
+import type { Logger } from '../log/logger.ts';
+import { startRestServer, type RestServer } from '../rest/rest-server.ts';
+import { BlobStore, isBundleHash } from './blob-store.ts';
+import { Dispatcher, type JarRunRequest } from './dispatcher.ts';
+import { acceptHandshake } from './handshake.ts';
+import { JobStore } from './job-store.ts';
+import { ResourceManager } from './resource-manager.ts';
+import { RpcConnection } from './rpc-connection.ts';
+import { acceptRpcUpgrades } from './rpc-upgrade.ts';
+import { InternalTls } from './internal-tls.ts';
+import { parseUpload } from './jar-upload.ts';
+import { jobManagerConfig, restId, taskManagerDetails, taskManagersView } from './cluster-views.ts';
+
+export interface JobManagerOptions {
+  readonly config: WeirConfig;
+  /** The JobManager's own settings as given (config file and -D): the defaults of every job it runs. */
+  readonly settings: Readonly<Record<string, unknown>>;
+  readonly token: string | null;
+  readonly workDir: string;
+  readonly log: Logger;
+  /** A port in use is an error (the port was asked for), not a reason to take the next. */
+  readonly exactPort?: boolean;
+}
+
+/**
+ * The JobManager process (`weir jobmanager`): on one address, the REST API and dashboard for every
+ * job it runs and keeps, job submission (Flink's /jars), the bundles TaskManagers fetch, and the
+ * TaskManagers' RPC by HTTP upgrade; the ResourceManager with their slots, and a JobMaster per job.
+ */
+export class JobManager {
+  readonly resources: ResourceManager;
+  readonly store: JobStore;
+  readonly bundles: BlobStore;
+  readonly #o: JobManagerOptions;
+  readonly #dispatcher: Dispatcher;
+  #rest: RestServer | undefined;
+
+  constructor(o: JobManagerOptions) {
+    this.#o = o;
+    const c = o.config;
+    this.bundles = new BlobStore(o.workDir);
+    this.resources = new ResourceManager({ heartbeatIntervalMs: c['heartbeat.interval'], heartbeatTimeoutMs: c['heartbeat.timeout'], log: o.log, bundle: (hash) => (isBundleHash(hash) ? this.bundles.read(hash) : undefined) });
+    this.store = new JobStore(c['jobstore.max-capacity']);
+    this.#dispatcher = new Dispatcher({ bundles: this.bundles, store: this.store, resources: this.resources, defaults: o.settings, slotRequestTimeoutMs: c['slot.request.timeout'], log: o.log });
+  }
+
+  get url(): string {
+    return this.#rest!.url;
+  }
+
+  get port(): number {
+    return this.#rest!.port;
+  }
+
+  async start(): Promise<void> {
+    const c = this.#o.config;
+    this.#rest = await startRestServer({
+      jobs: this.store,
+      host: c['rest.bind-address'],
+      port: c['rest.port'],
+      exactPort: this.#o.exactPort ?? false,
+      token: c['rest.token'] ?? this.#o.token,
+      tokenRequiredForReads: c['rest.token-required-for-reads'],
+      log: this.#o.log,
+      cluster: () => ({ taskmanagers: this.resources.taskManagers().length, 'slots-total': this.resources.slotsTotal, 'slots-available': this.resources.slotsAvailable }),
+      extend: (app) => this.#routes(app),
+    });
+  }
+
+  submit(hash: string, request: JarRunRequest) {
+    return this.#dispatcher.submit(hash, request);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.store.list().map((m) => m.cancel().catch(() => {})));
+    this.resources.close();
+    await this.#rest?.close(0);
+  }
+
+  async #routes(app: FastifyInstance): Promise<void> {
+    acceptRpcUpgrades(app.server, (conn) => void this.#acceptTaskManager(conn), { tls: InternalTls.fromConfig(this.#o.config), log: this.#o.log });
+    const routes = async (r: FastifyInstance) => {
+      // Bundles come as Flink's web UI sends jars (multipart, field `jarfile`) or as the bytes themselves.
+      for (const type of ['multipart/form-data', 'application/octet-stream', 'application/javascript', 'text/javascript']) {
+        r.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: 512 * 1024 * 1024 }, (_req, body, done) => done(null, body));
+      }
+      r.post('/jars/upload', { bodyLimit: 512 * 1024 * 1024 }, async (req) => {
+        const upload = parseUpload(req.headers['content-type'] ?? '', req.body as Buffer, (req.headers['x-weir-bundle-name'] as string | undefined) ?? 'job.mjs');
+        const stored = this.bundles.put(upload.code, upload.name);
+        this.#o.log.info(`job bundle ${upload.name} uploaded: ${stored.hash}`, { bundle: stored.hash });
+        return { filename: `${stored.hash}_${stored.name}`, status: 'success' };
+      });
+      r.get('/jars', async () => ({
+        address: this.#rest?.url ?? '',
+        files: this.bundles.list().map((b) => ({ id: `${b.hash}_${b.name}`, name: b.name, uploaded: Math.round(b.uploaded), entry: [] })),
+      }));
+      r.post('/jars/:jarid/run', async (req, reply) => {
+        const hash = (req.params as { jarid: string }).jarid.split('_')[0]!;
+        if (!isBundleHash(hash)) return reply.code(404).send({ errors: [`no uploaded job ${(req.params as { jarid: string }).jarid}`] });
+        const master = await this.#dispatcher.submit(hash, (req.body ?? {}) as JarRunRequest);
+        return { jobid: master.jobId };
+      });
+      r.get('/blobs/:hash', async (req: FastifyRequest, reply) => {
+        const hash = (req.params as { hash: string }).hash;
+        const code = isBundleHash(hash) ? this.bundles.read(hash) : undefined;
+        if (!code) return reply.code(404).send({ errors: [`no bundle ${hash}`] });
+        return reply.type('text/javascript').send(code);
+      });
+      r.get('/taskmanagers', async () => taskManagersView(this.resources));
+      r.get('/taskmanagers/:taskmanagerid', async (req, reply) => {
+        const id = (req.params as { taskmanagerid: string }).taskmanagerid;
+        // By Flink's 32-hex id, or by the resource id.
+        const tm = this.resources.get(id) ?? this.resources.taskManagers().find((t) => restId(t.id) === id);
+        if (!tm) return reply.code(404).send({ errors: [`no TaskManager ${(req.params as { taskmanagerid: string }).taskmanagerid}`] });
+        return taskManagerDetails(tm);
+      });
+      r.get('/jobmanager/config', async () => jobManagerConfig(this.#o.config));
+    };
+    await app.register(routes);
+    await app.register(routes, { prefix: '/v1' });
+  }
+
+  async #acceptTaskManager(conn: import('./framed-socket.ts').FramedSocket): Promise<void> {
+    const hello = await acceptHandshake(conn, {
+      role: 'taskmanager',
+      token: this.#o.token,
+      id: 'jobmanager',
+      log: this.#o.log,
+      admit: (h) => (this.resources.isRegistered(h.id) ? { code: 'duplicate-id', reason: `TaskManager ${h.id} is registered from ${this.resources.get(h.id)!.address} and alive` } : undefined),
+    });
+    if (!hello) return;
+    const rpc = new RpcConnection(conn);
+    let registered = false;
+    rpc.onMessage((m) => {
+      if (registered) return;
+      if (m.type !== 'register' || m.registration.id !== hello.id) {
+        this.#o.log.warn(`TaskManager ${hello.id} from ${conn.address} sent ${m.type} before registering; closed`);
+        rpc.close();
+        return;
+      }
+      registered = true;
+      // A TaskManager bound to every address announces the one it reached the JobManager from.
+      const r = m.registration;
+      const host = r.host === '0.0.0.0' || r.host === '::' ? conn.address.replace(/:\d+$/, '').replace(/^\[|\]$/g, '') : r.host;
+      this.resources.register({ ...r, host }, rpc);
+    });
+  }
+}

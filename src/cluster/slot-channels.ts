@@ -1,0 +1,76 @@
+import type { RemoteChannelEndpoint, SlotLocation, ToTaskManager } from '../network/control-messages.ts';
+import { SegmentRing } from '../network/segment-ring.ts';
+import type { DataPlane } from './data-plane.ts';
+
+type Deploy = Extract<ToTaskManager, { type: 'deploy' }>;
+
+/** What the slot of a torn-down channel is told when the channel's connection fails. */
+export type ChannelFailed = (endpoint: RemoteChannelEndpoint, reason: string) => void;
+
+interface Held {
+  readonly attempt: number;
+  readonly close: () => void;
+}
+
+/**
+ * The rings of a TaskManager process's slots. The JobMaster sends no memory to a process; for a
+ * deploy, this makes every remote channel's ring before the slot's thread sees it: a channel
+ * between two slots of this process gets one ring, which both slots' deploys find under the
+ * channel's name; a channel to another process gets a ring here and a sender (output) or a
+ * receiver (input) on the data plane, whose receiving ring has room for twice the credit window.
+ */
+export class SlotChannels {
+  readonly #id: string;
+  readonly #data: DataPlane;
+  /** Rings between two slots of this process: made by the first of the two deploys, taken by the second. */
+  readonly #shared = new Map<string, SegmentRing>();
+  readonly #held = new Map<string, Held[]>();
+
+  constructor(taskManagerId: string, data: DataPlane) {
+    this.#id = taskManagerId;
+    this.#data = data;
+  }
+
+  /** The deploy as the slot's thread gets it: every remote channel with its ring. */
+  prepare(allocation: string, deploy: Deploy, failed: ChannelFailed): Deploy {
+    const locations = deploy.locations ?? {};
+    this.release(allocation, deploy.attempt - 1);
+    const held = this.#held.get(allocation) ?? [];
+    this.#held.set(allocation, held);
+    const remoteChannels = deploy.remoteChannels.map((e): RemoteChannelEndpoint => {
+      const key = `${deploy.jobId}:${deploy.attempt}:${e.edgeId}:${e.producer}:${e.consumer}`;
+      const peer: SlotLocation | undefined = locations[e.peer];
+      if (!peer) throw new Error(`the deploy says nothing of where TaskManager ${e.peer} runs`);
+      if (peer.taskManagerId === this.#id) {
+        let ring = this.#shared.get(key);
+        if (ring) this.#shared.delete(key);
+        else {
+          ring = SegmentRing.create(e.shape);
+          this.#shared.set(key, ring);
+          held.push({ attempt: deploy.attempt, close: () => this.#shared.delete(key) });
+        }
+        return { ...e, ring: ring.buffer };
+      }
+      if (e.role === 'output') {
+        const ring = SegmentRing.create(e.shape);
+        held.push({ attempt: deploy.attempt, close: this.#data.send(peer, key, ring, (reason) => failed(e, reason)) });
+        return { ...e, ring: ring.buffer };
+      }
+      const shape = { segments: e.shape.segments * 2, segmentSize: e.shape.segmentSize };
+      const ring = SegmentRing.create(shape);
+      held.push({ attempt: deploy.attempt, close: this.#data.receive(key, ring, e.shape.segments, (reason) => failed(e, reason)) });
+      return { ...e, ring: ring.buffer, shape };
+    });
+    return { ...deploy, remoteChannels };
+  }
+
+  /** Tears down the slot's channels of attempts up to `attempt` (all of them when undefined). */
+  release(allocation: string, attempt?: number): void {
+    const held = this.#held.get(allocation);
+    if (!held) return;
+    const keep = held.filter((h) => attempt !== undefined && h.attempt > attempt);
+    for (const h of held) if (!keep.includes(h)) h.close();
+    if (keep.length > 0) this.#held.set(allocation, keep);
+    else this.#held.delete(allocation);
+  }
+}

@@ -1,0 +1,253 @@
+import { randomBytes } from 'node:crypto';
+import { availableParallelism, freemem, hostname, totalmem } from 'node:os';
+import { getHeapStatistics } from 'node:v8';
+import type { WeirConfig } from '../config/configuration.ts';
+import type { Logger } from '../log/logger.ts';
+import type { RpcMessage, SlotInit } from '../network/control-messages.ts';
+import { serializeError } from '../network/control-messages.ts';
+import { BundleCache } from './bundle-cache.ts';
+import { DataPlane } from './data-plane.ts';
+import { greetHandshake } from './handshake.ts';
+import { ConnectionRefusedError } from './refusal.ts';
+import { RpcConnection } from './rpc-connection.ts';
+import { dialRpc } from './rpc-upgrade.ts';
+import { InternalTls } from './internal-tls.ts';
+import { SlotChannels } from './slot-channels.ts';
+import { SlotThread } from './slot-thread.ts';
+
+export interface TaskManagerProcessOptions {
+  readonly config: WeirConfig;
+  readonly jobManager: { readonly host: string; readonly port: number };
+  /** The cluster secret (security.cluster.token or its file), or null on loopback without one. */
+  readonly token: string | null;
+  /** Where bundles are cached; not where the job's files are. */
+  readonly workDir: string;
+  readonly log: Logger;
+}
+
+/** A TaskManager whose first registration was refused for good (another one has its id, another version). */
+export class RegistrationRefusedError extends Error {
+  readonly jobManager: string;
+
+  constructor(jobManager: string, cause: ConnectionRefusedError) {
+    super(`the JobManager at ${jobManager} refused this TaskManager (${cause.code}): ${cause.detail}`, { cause });
+    this.name = 'RegistrationRefusedError';
+    this.jobManager = jobManager;
+  }
+}
+
+const RECONNECT_MIN_MS = 200;
+const RECONNECT_MAX_MS = 5_000;
+
+/**
+ * A TaskManager process (`weir taskmanager`): its data port, its registration with the JobManager
+ * and the slots it offers, each a worker thread while a job holds it. Its states:
+ *
+ *   connecting --welcome + registered--> registered --connection closed, or no heartbeat from
+ *   the JobManager within heartbeat.timeout--> lost: every slot's thread is ended (its subtasks
+ *   cancelled, nothing of them runs on) --> connecting again, with a growing pause.
+ *
+ * A refusal of its very first registration (its id is taken, another weir version, a wrong token)
+ * ends the process with the reason; later ones are retried, as the JobManager may not yet have
+ * noticed that this TaskManager's previous connection is gone.
+ */
+export class TaskManagerProcess {
+  readonly id: string;
+  readonly #o: TaskManagerProcessOptions;
+  readonly #data: DataPlane;
+  readonly #tls: InternalTls | undefined;
+  readonly #channels: SlotChannels;
+  readonly #bundles: BundleCache;
+  readonly #slots = new Map<number, SlotThread>();
+  readonly #byAllocation = new Map<string, SlotThread>();
+  #rpc: RpcConnection | undefined;
+  readonly #bundleRequests = new Map<string, Array<{ resolve: (code: Uint8Array) => void; reject: (e: Error) => void }>>();
+  #registeredOnce = false;
+  #stopped = false;
+  #jmSilence: NodeJS.Timeout | undefined;
+  #done!: (e?: Error) => void;
+  readonly done: Promise<void>;
+
+  constructor(o: TaskManagerProcessOptions) {
+    this.#o = o;
+    const c = o.config;
+    this.id = c['taskmanager.resource-id'] ?? `${c['taskmanager.host']}-${randomBytes(3).toString('hex')}`;
+    this.#tls = InternalTls.fromConfig(c);
+    this.#data = new DataPlane({ id: this.id, host: c['taskmanager.host'], port: c['taskmanager.data.port'], token: o.token, log: o.log, tls: this.#tls });
+    this.#channels = new SlotChannels(this.id, this.#data);
+    this.#bundles = new BundleCache(o.workDir, `the JobManager at ${this.jobManagerAddress}`, (hash) => this.#fetchBundle(hash));
+    this.done = new Promise((resolve, reject) => (this.#done = (e) => (e ? reject(e) : resolve())));
+  }
+
+  get dataPort(): number {
+    return this.#data.port;
+  }
+
+  get jobManagerAddress(): string {
+    const { host, port } = this.#o.jobManager;
+    return `${host}:${port}`;
+  }
+
+  /** Binds the data port and registers; `done` settles when the process is stopped (or refused for good). */
+  async start(): Promise<void> {
+    await this.#data.listen();
+    void this.#connectLoop();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#jmSilence);
+    this.#rpc?.close();
+    await this.#stopSlots();
+    await this.#data.close();
+    this.#done();
+  }
+
+  async #connectLoop(): Promise<void> {
+    const { log } = this.#o;
+    for (let pause = RECONNECT_MIN_MS; !this.#stopped; pause = Math.min(pause * 2, RECONNECT_MAX_MS)) {
+      try {
+        await this.#register();
+        pause = RECONNECT_MIN_MS;
+        await new Promise<void>((resolve) => this.#rpc!.onClose(() => resolve()));
+        if (this.#stopped) return;
+        log.warn(`lost the JobManager at ${this.jobManagerAddress}: cancelling every subtask and registering again`);
+        await this.#stopSlots();
+      } catch (e) {
+        if (e instanceof ConnectionRefusedError && !this.#registeredOnce) {
+          this.#stopped = true;
+          await this.#data.close();
+          this.#done(new RegistrationRefusedError(this.jobManagerAddress, e));
+          return;
+        }
+        log.warn(`cannot register with the JobManager at ${this.jobManagerAddress}: ${(e as Error).message}; trying again in ${pause} ms`);
+      }
+      await new Promise((r) => setTimeout(r, pause));
+    }
+  }
+
+  async #register(): Promise<void> {
+    const { host, port } = this.#o.jobManager;
+    const conn = await dialRpc(host, port, 10_000, this.#tls);
+    try {
+      await greetHandshake(conn, { role: 'taskmanager', token: this.#o.token, id: this.id });
+    } catch (e) {
+      conn.destroy();
+      throw e;
+    }
+    const rpc = new RpcConnection(conn);
+    const c = this.#o.config;
+    const registered = new Promise<void>((resolve, reject) => {
+      rpc.onClose((e) => reject(new Error(`the JobManager closed the connection before it answered the registration${e ? `: ${e.message}` : ''}`)));
+      rpc.onMessage((m) => {
+        if (m.type === 'registered') resolve();
+        this.#receive(rpc, m);
+      });
+    });
+    rpc.send({
+      type: 'register',
+      registration: {
+        id: this.id,
+        host: c['taskmanager.host'],
+        dataPort: this.#data.port,
+        slots: c['taskmanager.numberOfTaskSlots'],
+        pid: process.pid,
+        hostname: hostname(),
+        hardware: { cpuCores: availableParallelism(), physicalMemory: totalmem(), freeMemory: freemem(), heapLimit: getHeapStatistics().heap_size_limit },
+      },
+    });
+    await registered;
+    this.#rpc = rpc;
+    this.#registeredOnce = true;
+    this.#expectHeartbeat(rpc);
+    this.#o.log.info(`registered with the JobManager at ${this.jobManagerAddress} as ${this.id}: ${c['taskmanager.numberOfTaskSlots']} slot(s), data port ${c['taskmanager.host']}:${this.#data.port}`, { taskManager: this.id });
+  }
+
+  /** The JobManager's heartbeats are this side's heartbeat: none for heartbeat.timeout, and it is lost. */
+  #expectHeartbeat(rpc: RpcConnection): void {
+    clearTimeout(this.#jmSilence);
+    const timeoutMs = this.#o.config['heartbeat.timeout'];
+    this.#jmSilence = setTimeout(() => {
+      this.#o.log.warn(`no heartbeat from the JobManager at ${this.jobManagerAddress} for ${timeoutMs / 1000} s (heartbeat.timeout)`);
+      rpc.close(new Error('heartbeat timeout'));
+    }, timeoutMs);
+  }
+
+  #fetchBundle(hash: string): Promise<Uint8Array> {
+    const rpc = this.#rpc;
+    if (!rpc || rpc.closed) return Promise.reject(new Error('not connected to the JobManager'));
+    return new Promise((resolve, reject) => {
+      const waiting = this.#bundleRequests.get(hash);
+      if (waiting) return void waiting.push({ resolve, reject });
+      this.#bundleRequests.set(hash, [{ resolve, reject }]);
+      rpc.send({ type: 'fetch-bundle', hash });
+      rpc.onClose(() => {
+        for (const w of this.#bundleRequests.get(hash) ?? []) w.reject(new Error('the connection to the JobManager closed'));
+        this.#bundleRequests.delete(hash);
+      });
+    });
+  }
+
+  #receive(rpc: RpcConnection, m: RpcMessage): void {
+    switch (m.type) {
+      case 'registered':
+        return;
+      case 'bundle': {
+        const waiting = this.#bundleRequests.get(m.hash) ?? [];
+        this.#bundleRequests.delete(m.hash);
+        for (const w of waiting) m.code ? w.resolve(m.code) : w.reject(new Error(m.error ?? 'no such bundle'));
+        return;
+      }
+      case 'heartbeat-request':
+        this.#expectHeartbeat(rpc);
+        rpc.send({ type: 'heartbeat-reply', seq: m.seq, freeMemory: freemem() });
+        return;
+      case 'start-slot':
+        void this.#startSlot(rpc, m.allocation, m.slot, m.init);
+        return;
+      case 'to-slot':
+        this.#byAllocation.get(m.allocation)?.post(m.message);
+        return;
+      case 'stop-slot': {
+        const s = this.#byAllocation.get(m.allocation);
+        if (s) void this.#stopSlot(s);
+        return;
+      }
+      default:
+        this.#o.log.warn(`the JobManager sent an unexpected ${m.type} message; ignored`);
+    }
+  }
+
+  async #startSlot(rpc: RpcConnection, allocation: string, slot: number, init: SlotInit): Promise<void> {
+    const { log } = this.#o;
+    // The slot's previous thread may still be ending.
+    await this.#slots.get(slot)?.stop();
+    if (rpc.closed) return;
+    let bundlePath: string;
+    try {
+      bundlePath = await this.#bundles.get(init.bundle);
+    } catch (e) {
+      rpc.send({ type: 'from-slot', allocation, message: { type: 'deploy-failed', tm: init.index, attempt: -1, error: serializeError(e) } });
+      return;
+    }
+    if (rpc.closed || this.#rpc !== rpc) return;
+    const thread = new SlotThread({ allocation, slot, init, bundlePath, channels: this.#channels, send: (msg) => rpc.send(msg), log });
+    this.#slots.set(slot, thread);
+    this.#byAllocation.set(allocation, thread);
+    log.info(`slot ${slot}: TaskManager ${init.index} of job ${init.jobId}`, { slot, jobId: init.jobId });
+    void thread.exited.then(() => {
+      if (this.#slots.get(slot) === thread) this.#slots.delete(slot);
+      this.#byAllocation.delete(allocation);
+    });
+  }
+
+  async #stopSlot(s: SlotThread): Promise<void> {
+    this.#byAllocation.delete(s.allocation);
+    await s.stop();
+    if (this.#slots.get(s.slot) === s) this.#slots.delete(s.slot);
+  }
+
+  async #stopSlots(): Promise<void> {
+    await Promise.all([...this.#slots.values()].map((s) => this.#stopSlot(s)));
+  }
+}

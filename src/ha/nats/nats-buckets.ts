@@ -1,0 +1,54 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import { JetStreamApiError, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import { Objm, type ObjectStore } from '@nats-io/obj';
+
+const STREAM_NOT_FOUND = 10059;
+const REPLICAS_NOT_SUPPORTED = 10074;
+const INSUFFICIENT_RESOURCES = 10023;
+
+/** A bucket weir needs that could not be made: names the bucket and, for replicas, the key to change. */
+export class NatsBucketError extends Error {
+  readonly bucket: string;
+  constructor(bucket: string, problem: string, options?: { cause?: unknown }) {
+    super(`NATS bucket '${bucket}': ${problem}`, options);
+    this.name = 'NatsBucketError';
+    this.bucket = bucket;
+  }
+}
+
+/** Binds to a key-value bucket, creating it (with `replicas`) when it does not exist; its operations time out after `timeoutMs`. */
+export async function openKeyValueBucket(nc: NatsConnection, bucket: string, replicas: number, timeoutMs: number): Promise<KV> {
+  // Creating a replicated bucket takes a RAFT group's election: the client's default timeout, not the operations' short one.
+  if (!(await streamExists(nc, `KV_${bucket}`, bucket))) await creating(bucket, replicas, () => new Kvm(nc).create(bucket, { replicas, history: 1 }));
+  return new Kvm(jetstream(nc, { timeout: timeoutMs })).open(bucket);
+}
+
+/** Binds to an object store, creating it when it does not exist and `create` allows. */
+export async function openObjectBucket(nc: NatsConnection, bucket: string, replicas: number, create: boolean): Promise<ObjectStore | undefined> {
+  const objm = new Objm(nc);
+  if (await streamExists(nc, `OBJ_${bucket}`, bucket)) return objm.open(bucket);
+  if (!create) return undefined;
+  return creating(bucket, replicas, () => objm.create(bucket, { replicas }));
+}
+
+async function streamExists(nc: NatsConnection, stream: string, bucket: string): Promise<boolean> {
+  try {
+    await (await jetstreamManager(nc)).streams.info(stream);
+    return true;
+  } catch (e) {
+    if (e instanceof JetStreamApiError && e.code === STREAM_NOT_FOUND) return false;
+    throw new NatsBucketError(bucket, `cannot be looked up: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+async function creating<T>(bucket: string, replicas: number, make: () => Promise<T>): Promise<T> {
+  try {
+    return await make();
+  } catch (e) {
+    if (e instanceof JetStreamApiError && (e.code === REPLICAS_NOT_SUPPORTED || e.code === INSUFFICIENT_RESOURCES)) {
+      throw new NatsBucketError(bucket, `cannot be created with ${replicas} replicas (${e.message}); a single server needs high-availability.nats.replicas: 1`, { cause: e });
+    }
+    throw new NatsBucketError(bucket, `cannot be created: ${(e as Error).message}`, { cause: e });
+  }
+}

@@ -1,0 +1,14 @@
+import { JetStreamApiError } from '@nats-io/jetstream';
+import { HaStorageError } from '../ha-storage-error.ts';
+import { KeyValueConflictError } from '../key-value-conflict-error.ts';
+
+/** JetStream's "wrong last sequence": a compare-and-set at a revision that is no longer the key's. */
+const WRONG_LAST_SEQUENCE = 10071;
+
+/** A NATS client error as the HA layer's: a lost compare-and-set, or an unavailable / failed store. */
+export function translateNatsError(e: unknown, operation: string, key: string, store: string, expectedRevision: number): Error {
+  if (e instanceof JetStreamApiError && e.code === WRONG_LAST_SEQUENCE) return new KeyValueConflictError(key, expectedRevision, { cause: e });
+  const err = e as Error;
+  const unavailable = /timeout|closed|disconnect|no responders|connection|draining|503|temporarily unavailable/i.test(`${err.name} ${err.message}`);
+  return new HaStorageError(unavailable ? 'UNAVAILABLE' : 'FAILED', operation, key, store, err.message, { cause: e });
+}

@@ -1,0 +1,61 @@
+// @ts-check
+// The Task Managers page: the TaskManager processes registered with this JobManager, their slots
+// and when they last answered a heartbeat. A `weir run` has no such processes (its TaskManagers are
+// threads of its own process) and says so.
+import { ApiError, api } from '../api.js';
+import { h, morphChildren } from '../dom.js';
+import { bytes, count, dateTime, duration } from '../format.js';
+
+/** @param {HTMLElement} main */
+export function taskManagersPage(main) {
+  document.title = 'Task Managers · weir';
+  const body = h('section', { class: 'card' });
+  main.append(h('h1', null, 'Task Managers'), body);
+  return {
+    async refresh() {
+      let list;
+      try {
+        list = (await api.taskManagers()).taskmanagers;
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 404) {
+          morphChildren(body, [h('p', { class: 'empty' }, 'This is a weir run: its TaskManagers are threads of its own process. Start weir jobmanager and weir taskmanager for a cluster.')]);
+          return;
+        }
+        throw e;
+      }
+      const now = Date.now();
+      morphChildren(body, [
+        h(
+          'table',
+          { class: 'table taskmanagers' },
+          h(
+            'thead',
+            null,
+            h('tr', null, h('th', null, 'ID'), h('th', null, 'Host'), h('th', { class: 'num' }, 'Data port'), h('th', { class: 'num' }, 'Slots'), h('th', { class: 'num' }, 'Free'), h('th', { class: 'num' }, 'CPU cores'), h('th', { class: 'num' }, 'Memory'), h('th', { class: 'num' }, 'Free memory'), h('th', null, 'Last heartbeat')),
+          ),
+          h(
+            'tbody',
+            null,
+            list.length === 0
+              ? h('tr', null, h('td', { colspan: 9, class: 'empty' }, 'No TaskManager has registered. Start one: weir taskmanager --jobmanager ' + location.host))
+              : list.map((t) =>
+                  h(
+                    'tr',
+                    { 'data-key': t.id },
+                    h('td', null, h('code', { title: t.id }, t.resourceId)),
+                    h('td', null, `${t.host} (${t.hostname}, pid ${t.pid})`),
+                    h('td', { class: 'num' }, t.dataPort),
+                    h('td', { class: 'num' }, t.slotsNumber),
+                    h('td', { class: 'num' }, t.freeSlots),
+                    h('td', { class: 'num' }, count(t.hardware.cpuCores)),
+                    h('td', { class: 'num' }, bytes(t.hardware.physicalMemory)),
+                    h('td', { class: 'num' }, bytes(t.hardware.freeMemory)),
+                    h('td', null, `${dateTime(t.timeSinceLastHeartbeat)} (${duration(now - t.timeSinceLastHeartbeat)} ago)`),
+                  ),
+                ),
+          ),
+        ),
+      ]);
+    },
+  };
+}
