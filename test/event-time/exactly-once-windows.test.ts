@@ -12,7 +12,7 @@ import { readMetadata } from '../../src/checkpoint/checkpoint-metadata.ts';
 import { isTerminal } from '../../src/coordinator/job-status.ts';
 import { windowMapSerializer } from '../../src/worker/windowing/window-map-serializer.ts';
 import { diffSortedLines, JobEvents, makeTempDir, readCommittedLines, removeDir } from '../fixtures/recovery-helpers.ts';
-import { generatedEvents, sessionSums, slidingSums } from '../fixtures/event-time-expectations.ts';
+import { eventsBeforeSplits, generatedEvents, sessionSums, slidingSums } from '../fixtures/event-time-expectations.ts';
 import { EVENT_TIME_START } from '../fixtures/jobs/event-time-job.ts';
 
 const JOB = join(import.meta.dirname, '..', 'fixtures', 'jobs', 'event-time-job.ts');
@@ -140,4 +140,30 @@ test('stop with savepoint at parallelism 2 (open windows and their timers in it)
   assert.deepEqual(b.restored.map((r) => r.isSavepoint), [true]);
   const diff = diffSortedLines(readCommittedLines(output), slidingSums(events, 1000, 1000));
   assert.equal(diff, undefined, `the committed windows over both runs are not exactly-once: ${diff}`);
+});
+
+test('stop with savepoint --drain: the final watermark fires every open window with what it holds, and the savepoint has no window left open', async () => {
+  const output = join(root, 'drain-output');
+  const a = new JobEvents();
+  const job = await createJobMaster({
+    job: JOB,
+    args: ['--kind', 'tumbling', '--size', '1000', '--events', String(EVENTS), '--ooo', String(OOO), '--output', output, '--checkpoint-interval', '100', '--rate', '3000'],
+    config: { 'parallelism.default': 2, 'pipeline.auto-watermark-interval': '20 ms' },
+    listener: a.listener,
+  });
+  started.push(job);
+  const done = job.run();
+  await job.whenRunning();
+  await a.waitFor('two completed checkpoints', () => a.completed.length >= 2);
+  const sp = await job.stopWithSavepoint(join(root, 'drain-savepoints'), true);
+  assert.equal((await done).status, 'FINISHED');
+  const snap = await readSnapshot(sp.directory);
+  const splits = snap.operators.find((o) => o.uid === 'source')!.operator['_source-splits']!.values as Array<{ lane: number; lanes: number; next: number }>;
+  const read = eventsBeforeSplits({ seed: 7, keys: 20, ooo: OOO, start: EVENT_TIME_START }, splits);
+  assert.ok(read.length > 0 && read.length < EVENTS, `the drain came mid-stream: ${read.length} events read`);
+  const windows = snap.operators.find((o) => o.uid === 'windows')!;
+  const open = windows.keyed.find((s) => s.name === '_window-contents');
+  assert.equal([...(open?.entries.values() ?? [])].flat().length, 0, 'every window fired and was cleaned up before the savepoint');
+  const diff = diffSortedLines(readCommittedLines(output), slidingSums(read, 1000, 1000));
+  assert.equal(diff, undefined, `the committed windows are not those of the events read, each once: ${diff}`);
 });
