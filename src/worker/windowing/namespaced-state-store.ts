@@ -10,7 +10,6 @@ import {
 import type { KeyedStateStore } from '../../api/windowing/keyed-state-store.ts';
 import type { WindowKey } from '../../api/windowing/window-assigner.ts';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
-import { windowMapSerializer } from './window-map-serializer.ts';
 
 /**
  * Keyed state per key and window (Flink's namespaced state): each descriptor is one keyed state
@@ -36,7 +35,7 @@ export class NamespacedStateStore implements KeyedStateStore {
       if (existing.kind !== d.kind) throw new TypeError(`state '${d.name}' is already used as ${existing.kind} state, not ${d.kind}`);
       return existing.state;
     }
-    const state = this.#backend.getValueState(new ValueStateDescriptor<Map<WindowKey, unknown>>(`${this.#prefix}${d.name}`, { serializer: windowMapSerializer }));
+    const state = this.#backend.getValueState(new ValueStateDescriptor<Map<WindowKey, unknown>>(`${this.#prefix}${d.name}`));
     this.#tables.set(d.name, { kind: d.kind, state });
     return state;
   }

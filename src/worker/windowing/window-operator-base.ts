@@ -14,7 +14,6 @@ import { AbstractStreamOperator, type OperatorContext } from '../operators/strea
 import { InternalTimerService, type FiredTimer } from '../timers/internal-timer-service.ts';
 import { MissingTimestampError } from './missing-timestamp-error.ts';
 import { NamespacedStateStore } from './namespaced-state-store.ts';
-import { windowMapSerializer } from './window-map-serializer.ts';
 import { windowAggregator, type WindowAggregator } from './window-aggregator.ts';
 
 type AnyWindowFunction = ProcessWindowFunction<unknown, unknown, unknown, Window>;
@@ -65,7 +64,7 @@ export abstract class WindowOperatorBase extends AbstractStreamOperator {
     this.ctx = ctx;
     const backend = ctx.keyedState!;
     this.backend = backend;
-    this.contents = backend.getValueState(new ValueStateDescriptor<Map<WindowKey, unknown>>(this.contentsName, { serializer: windowMapSerializer }));
+    this.contents = backend.getValueState(new ValueStateDescriptor<Map<WindowKey, unknown>>(this.contentsName));
     this.timers = new InternalTimerService({
       name: 'window-timers',
       backend,
