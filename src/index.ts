@@ -39,6 +39,7 @@ export { Watermark, MIN_WATERMARK, MAX_WATERMARK } from './api/watermark.ts';
 export { BoundedOutOfOrdernessWatermarks } from './api/bounded-out-of-orderness-watermarks.ts';
 export { WatermarksWithIdleness } from './api/watermarks-with-idleness.ts';
 export { OutputTag } from './api/output-tag.ts';
+export { Time } from './api/time.ts';
 export { TimeDomain } from './api/timer-service.ts';
 export { TimerServiceError } from './worker/timers/timer-service-error.ts';
 export { InvalidTimestampError } from './worker/invalid-timestamp-error.ts';
