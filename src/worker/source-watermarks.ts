@@ -43,6 +43,8 @@ export class SourceWatermarks {
   readonly #s: SourceWatermarksSetup;
   readonly #assigner: TimestampAssigner<unknown> | undefined;
   readonly #splits = new Map<string, SplitState>();
+  /** The outputs handed to the reader for its splits: the same one for the same split. */
+  readonly #splitOutputs = new Map<string, SourceOutput<unknown>>();
   readonly #main: SplitState;
   readonly #mainOutput: SourceOutput<unknown>;
   #emitted = MIN_WATERMARK;
@@ -70,12 +72,14 @@ export class SourceWatermarks {
       ...recordsOf(main),
       createOutputForSplit: (splitId: string) => {
         const id = String(splitId);
-        let state = this.#splits.get(id);
-        if (state === undefined) {
-          state = this.#state(id);
+        let output = this.#splitOutputs.get(id);
+        if (output === undefined) {
+          const state = this.#state(id);
           this.#splits.set(id, state);
+          output = recordsOf(state);
+          this.#splitOutputs.set(id, output);
         }
-        return (this.#splitOutputs.get(id) ?? this.#splitOutputs.set(id, recordsOf(state)).get(id))!;
+        return output;
       },
       releaseOutputForSplit: (splitId: string) => {
         const id = String(splitId);
@@ -85,8 +89,6 @@ export class SourceWatermarks {
       },
     };
   }
-
-  readonly #splitOutputs = new Map<string, SourceOutput<unknown>>();
 
   /** What the reader's pollNext is given. */
   get readerOutput(): SourceOutput<unknown> {
