@@ -47,6 +47,8 @@ export interface JobMasterOptions {
   readonly retainCheckpointsOnFinish?: boolean;
   /** The job module as the installed package compiled it: removed when the job ends. */
   readonly compiled?: CompiledJob;
+  /** High availability: a completed checkpoint's pointer is published (fenced) before sinks commit. */
+  readonly publishCheckpoint?: (checkpoint: CompletedCheckpoint) => Promise<void>;
 }
 
 /**
@@ -94,6 +96,7 @@ export class JobMaster {
       onMessage: (m) => this.#onMessage(m),
       fail: (e) => this.#state.onFailure(serializeError(e)),
       onRestored: (r) => this.#announceRestore(r),
+      ...(options.publishCheckpoint ? { publishCheckpoint: options.publishCheckpoint } : {}),
     });
     this.checkpoints = services.checkpoints;
     this.#ctx = this.#context(services);
