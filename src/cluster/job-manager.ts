@@ -12,6 +12,10 @@ import { acceptRpcUpgrades } from './rpc-upgrade.ts';
 import { InternalTls } from './internal-tls.ts';
 import { parseUpload } from './jar-upload.ts';
 import { jobManagerConfig, restId, taskManagerDetails, taskManagersView } from './cluster-views.ts';
+import { createHighAvailabilityServices } from '../ha/create-high-availability-services.ts';
+import type { HighAvailabilityServices } from '../ha/high-availability-services.ts';
+import { JobManagerLeadership } from './job-manager-leadership.ts';
+import { NotLeaderError } from './not-leader-error.ts';
 
 export interface JobManagerOptions {
   readonly config: WeirConfig;
@@ -36,14 +40,38 @@ export class JobManager {
   readonly #o: JobManagerOptions;
   readonly #dispatcher: Dispatcher;
   #rest: RestServer | undefined;
+  #ha: HighAvailabilityServices | undefined;
+  #leadership: JobManagerLeadership | undefined;
 
   constructor(o: JobManagerOptions) {
     this.#o = o;
     const c = o.config;
+    const self = this;
     this.bundles = new BlobStore(o.workDir);
     this.resources = new ResourceManager({ heartbeatIntervalMs: c['heartbeat.interval'], heartbeatTimeoutMs: c['heartbeat.timeout'], log: o.log, bundle: (hash) => (isBundleHash(hash) ? this.bundles.read(hash) : undefined) });
     this.store = new JobStore(c['jobstore.max-capacity']);
-    this.#dispatcher = new Dispatcher({ bundles: this.bundles, store: this.store, resources: this.resources, defaults: o.settings, slotRequestTimeoutMs: c['slot.request.timeout'], log: o.log });
+    this.#dispatcher = new Dispatcher({ bundles: this.bundles, store: this.store, resources: this.resources, defaults: o.settings, slotRequestTimeoutMs: c['slot.request.timeout'],
+      log: o.log,
+      // With high-availability.type nats only the leader takes and runs jobs, and they survive it.
+      ...(c['high-availability.type'] === 'nats'
+        ? {
+            ha: {
+              // Connected in start(), before the first grant can come.
+              get services() {
+                return self.#ha!;
+              },
+              leadership: () => this.#leadership?.leadership,
+              leaderAddress: () => this.#leadership?.leader?.address,
+              retainedCheckpoints: c['execution.checkpointing.num-retained'],
+            },
+          }
+        : {}),
+    });
+  }
+
+  /** With high availability: standby, recovering, leading or closed. */
+  get leadership(): JobManagerLeadership | undefined {
+    return this.#leadership;
   }
 
   get url(): string {
@@ -56,6 +84,8 @@ export class JobManager {
 
   async start(): Promise<void> {
     const c = this.#o.config;
+    // NATS unreachable is an error at start, naming the servers (from the HA services).
+    if (c['high-availability.type'] === 'nats') this.#ha = await createHighAvailabilityServices(c, this.#o.log);
     this.#rest = await startRestServer({
       jobs: this.store,
       host: c['rest.bind-address'],
@@ -67,6 +97,10 @@ export class JobManager {
       cluster: () => ({ taskmanagers: this.resources.taskManagers().length, 'slots-total': this.resources.slotsTotal, 'slots-available': this.resources.slotsAvailable }),
       extend: (app) => this.#routes(app),
     });
+    if (this.#ha) {
+      this.#leadership = new JobManagerLeadership({ services: this.#ha, dispatcher: () => this.#dispatcher, address: () => this.url, retainedCheckpoints: c['execution.checkpointing.num-retained'], log: this.#o.log });
+      this.#leadership.start();
+    }
   }
 
   submit(hash: string, request: JarRunRequest) {
@@ -74,7 +108,11 @@ export class JobManager {
   }
 
   async close(): Promise<void> {
+    // Leadership goes first (its jobs are suspended, their checkpoints kept) so a standby takes over at once.
+    if (this.#leadership) await this.#dispatcher.suspendAll('the JobManager is closing');
+    await this.#leadership?.close();
     await Promise.all(this.store.list().map((m) => m.cancel().catch(() => {})));
+    await this.#ha?.close();
     this.resources.close();
     await this.#rest?.close(0);
   }
@@ -99,8 +137,14 @@ export class JobManager {
       r.post('/jars/:jarid/run', async (req, reply) => {
         const hash = (req.params as { jarid: string }).jarid.split('_')[0]!;
         if (!isBundleHash(hash)) return reply.code(404).send({ errors: [`no uploaded job ${(req.params as { jarid: string }).jarid}`] });
-        const master = await this.#dispatcher.submit(hash, (req.body ?? {}) as JarRunRequest);
-        return { jobid: master.jobId };
+        try {
+          const master = await this.#dispatcher.submit(hash, (req.body ?? {}) as JarRunRequest);
+          return { jobid: master.jobId };
+        } catch (e) {
+          // The error handler answers 500 for 5xx; a standby's refusal is a 503 that names the leader.
+          if (e instanceof NotLeaderError) return reply.code(503).send({ errors: [e.message], ...(e.leaderAddress ? { leader: e.leaderAddress } : {}) });
+          throw e;
+        }
       });
       r.get('/blobs/:hash', async (req: FastifyRequest, reply) => {
         const hash = (req.params as { hash: string }).hash;
