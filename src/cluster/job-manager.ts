@@ -16,6 +16,7 @@ import { createHighAvailabilityServices } from '../ha/create-high-availability-s
 import type { HighAvailabilityServices } from '../ha/high-availability-services.ts';
 import { JobManagerLeadership } from './job-manager-leadership.ts';
 import { NotLeaderError } from './not-leader-error.ts';
+import { leaderProxy } from './leader-proxy.ts';
 
 export interface JobManagerOptions {
   readonly config: WeirConfig;
@@ -94,13 +95,34 @@ export class JobManager {
       token: c['rest.token'] ?? this.#o.token,
       tokenRequiredForReads: c['rest.token-required-for-reads'],
       log: this.#o.log,
-      cluster: () => ({ taskmanagers: this.resources.taskManagers().length, 'slots-total': this.resources.slotsTotal, 'slots-available': this.resources.slotsAvailable }),
+      cluster: () => ({ taskmanagers: this.resources.taskManagers().length, 'slots-total': this.resources.slotsTotal, 'slots-available': this.resources.slotsAvailable, ...this.#leadershipView() }),
+      ...(c['high-availability.type'] === 'nats' ? { forward: leaderProxy({ leader: () => this.#standbyOf(), self: () => this.url, log: this.#o.log }) } : {}),
       extend: (app) => this.#routes(app),
     });
     if (this.#ha) {
       this.#leadership = new JobManagerLeadership({ services: this.#ha, dispatcher: () => this.#dispatcher, address: () => this.url, retainedCheckpoints: c['execution.checkpointing.num-retained'], log: this.#o.log });
       this.#leadership.start();
     }
+  }
+
+  /** The leader's REST URL while this JobManager is a standby (or still recovering) and another one leads. */
+  #standbyOf(): string | undefined {
+    const l = this.#leadership;
+    if (!l || l.state.kind === 'leading' || l.state.kind === 'recovering') return undefined;
+    return l.leader?.address;
+  }
+
+  /** /overview with HA: who leads, with which epoch, and what this JobManager is. */
+  #leadershipView(): Record<string, unknown> {
+    const l = this.#leadership;
+    if (!l) return {};
+    const state = l.state;
+    return {
+      'ha-role': state.kind,
+      'ha-leader': l.leader?.address ?? null,
+      'ha-leader-epoch': state.kind === 'leading' || state.kind === 'recovering' ? state.leadership.epoch : (l.leader?.epoch ?? null),
+      'ha-cluster-id': this.#ha!.clusterId,
+    };
   }
 
   submit(hash: string, request: JarRunRequest) {

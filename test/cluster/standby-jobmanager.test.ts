@@ -12,7 +12,7 @@ import { diffSortedLines, expectedRunningCounts, makeTempDir, readCommittedLines
 import { wordCounts, WORDCOUNT } from '../fixtures/savepoint-helpers.ts';
 import { startNatsCluster, type NatsCluster } from '../fixtures/nats-cluster.ts';
 import { mkdirSync } from 'node:fs';
-import { spawnWeir, type WeirProcess } from '../fixtures/weir-process.ts';
+import { spawnWeir, weir, type WeirProcess } from '../fixtures/weir-process.ts';
 import { TestCluster } from '../fixtures/weir-cluster.ts';
 
 const SEED = 7;
@@ -69,18 +69,23 @@ test('SIGKILL of the leader JobManager: the standby recovers the job from its la
   const output = join(cluster.o.root, 'out');
   const args = (m: string) => wordCountArgs(cluster.o.root, m);
 
-  // A standby does not take submissions: it names the leader.
-  const refused = spawnWeir(args(standbyAddress), cluster.env);
-  assert.notEqual(await refused.finished(30_000), 0);
-  assert.match(refused.tail() + refused.stdout, /standby; the leader is at /);
-
-  const run = spawnWeir(args(leaderAddress), cluster.env);
+  // A standby's REST API answers for the leader: the submission through it runs on the leader.
+  const run = spawnWeir(args(standbyAddress), cluster.env);
   const jobId = await run.jobId();
   await leader.waitFor('three completed checkpoints', (p) => completedOf(p, jobId) >= 3, 30_000);
+  assert.equal(completedOf(standby, jobId), 0, 'the standby runs nothing');
+  const overview = await fetch(`http://${standbyAddress}/overview`);
+  const view = (await overview.json()) as Record<string, unknown>;
+  assert.equal(view['ha-role'], 'leading', 'the leader answered');
+  assert.equal(view['ha-leader'], `http://${leaderAddress}`);
+  assert.equal(typeof view['ha-leader-epoch'], 'number');
+  assert.equal(overview.headers.get('x-weir-leader'), `http://${leaderAddress}`);
+  const listed = await weir(['list', '-m', standbyAddress], cluster.env);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.match(listed.stdout, new RegExp(jobId));
   const killedAt = Date.now();
   leader.child.kill('SIGKILL');
   await leader.exited;
-  await run.finished(30_000).catch(() => {});
 
   await standby.waitFor('the standby leads', leading, LEASE_MS + 10_000);
   const tookOverMs = Date.now() - killedAt;
@@ -93,7 +98,12 @@ test('SIGKILL of the leader JobManager: the standby recovers the job from its la
   for (const p of cluster.processes.filter((p) => p !== leader && p !== standby)) p.kill();
   for (const id of ['tm-c', 'tm-d']) await cluster.startTaskManager({ id });
   await standby.waitFor('the job finished', (p) => p.log.some((l) => l.jobId === jobId && msgOf(l) === `job ${jobId} FINISHED`), 45_000);
+  const after = (await (await fetch(`http://${standbyAddress}/overview`)).json()) as Record<string, unknown>;
+  assert.equal(after['ha-role'], 'leading');
+  assert.ok((after['ha-leader-epoch'] as number) > (view['ha-leader-epoch'] as number), 'a newer epoch');
   assert.ok(standby.log.some((l) => l.jobId === jobId && msgOf(l).startsWith('restored from checkpoint ')), 'restored');
+  // The client followed the job through the standby; whether it lived through the failover is not this test's.
+  run.kill();
   assert.equal(diffSortedLines(readCommittedLines(output), expectedRunningCounts(wordCounts(SEED, WORDS))), undefined);
 });
 
