@@ -211,6 +211,7 @@ export class Dispatcher {
     const services = this.#o.ha!.services;
     const status = r.status === 'FINISHED' || r.status === 'FAILED' ? r.status : 'CANCELED';
     await services.jobResultStore.createDirtyResult(leadership, { jobId: r.jobId, status, finishedAt: Date.now(), ...(r.error ? { error: r.error.message } : {}) });
+    this.#o.log.info(`job ${r.jobId}: result ${status} recorded; cleaning up its HA data`, { jobId: r.jobId });
     await services.globalCleanup(leadership, r.jobId);
     await services.jobResultStore.markResultAsClean(leadership, r.jobId);
   }

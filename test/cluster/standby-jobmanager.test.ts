@@ -139,3 +139,23 @@ test('TaskManagers without --jobmanager find the leader through NATS and follow 
   for (const tm of tms) assert.ok(tm.log.some((l) => msgOf(l).startsWith('lost the JobManager at ')), 'each TaskManager cancelled the old leader’s subtasks');
   assert.equal(diffSortedLines(readCommittedLines(join(c.o.root, 'out')), expectedRunningCounts(wordCounts(SEED, WORDS))), undefined);
 });
+
+test('a bounded job that finished just before the leader is SIGKILLed is not run again (job result store)', { timeout: 60_000 }, async () => {
+  const c = haCluster('standby-finished', 'finished');
+  const leader = await c.startJobManager();
+  const leaderAddress = c.address;
+  await leader.waitFor('leadership', leading, 20_000);
+  for (const id of ['tm-f1', 'tm-f2']) await c.startTaskManager({ id });
+  const standby = await c.startJobManager();
+  const words = 3000;
+  const args = ['run', WORDCOUNT, '-m', leaderAddress, '-p', '2', '--checkpoint-dir', join(c.o.root, 'checkpoints'), '--', '--words', String(words), '--seed', String(SEED), '--output', join(c.o.root, 'out'), '--checkpoint-interval', '200'];
+  const run = spawnWeir(args, c.env);
+  const jobId = await run.jobId();
+  await leader.waitFor('the result recorded', (p) => p.log.some((l) => msgOf(l).startsWith(`job ${jobId}: result FINISHED recorded`)), 45_000);
+  leader.child.kill('SIGKILL');
+  await leader.exited;
+  await run.finished(30_000).catch(() => {});
+  await standby.waitFor('the standby leads', leading, LEASE_MS + 10_000);
+  assert.ok(!standby.log.some((l) => msgOf(l).startsWith(`recovering job ${jobId}`)), `not run again:\n${standby.tail()}`);
+  assert.equal(diffSortedLines(readCommittedLines(join(c.o.root, 'out')), expectedRunningCounts(wordCounts(SEED, words))), undefined);
+});
