@@ -5,6 +5,7 @@ import { buildLayeredConfig, type WeirConfig } from '../config/configuration.ts'
 import { createLogger, type LogLevel } from '../log/logger.ts';
 import { clusterToken, isLoopback } from '../cluster/cluster-token.ts';
 import { JobManager } from '../cluster/job-manager.ts';
+import { createHighAvailabilityServices } from '../ha/create-high-availability-services.ts';
 import { TaskManagerProcess } from '../cluster/task-manager-process.ts';
 import { parseDynamicProperties, readConfigFile } from './config-file.ts';
 import { UsageError, wholeNumber } from './run-command.ts';
@@ -76,22 +77,28 @@ export async function jobManagerCommand(o: ProcessOptions & { host?: string; por
 /** `weir taskmanager --jobmanager H:P`: a TaskManager process with its slots. */
 export async function taskManagerCommand(o: ProcessOptions & { jobmanager?: string; slots?: string; host?: string; dataPort?: string; id?: string }): Promise<number> {
   process.setSourceMapsEnabled(true);
-  if (!o.jobmanager) throw new UsageError('weir taskmanager needs --jobmanager host:port (the address weir jobmanager printed)');
-  const jobManager = parseAddress(o.jobmanager, '--jobmanager');
+  const jobManager = o.jobmanager ? parseAddress(o.jobmanager, '--jobmanager') : undefined;
   const flags: Record<string, unknown> = {};
   if (o.slots !== undefined) flags['taskmanager.numberOfTaskSlots'] = o.slots;
   if (o.host !== undefined) flags['taskmanager.host'] = o.host;
   if (o.dataPort !== undefined) flags['taskmanager.data.port'] = o.dataPort;
   if (o.id !== undefined) flags['taskmanager.resource-id'] = o.id;
   const { config } = processConfig(o, flags);
-  const beyond = !isLoopback(jobManager.host) ? `the JobManager's address ${jobManager.host}` : !isLoopback(config['taskmanager.host']) ? `the TaskManager's address ${config['taskmanager.host']}` : undefined;
+  // Without --jobmanager, high availability says where the leader is (and follows it to the next one).
+  if (!jobManager && config['high-availability.type'] !== 'nats') throw new UsageError('weir taskmanager needs --jobmanager host:port (the address weir jobmanager printed), or high-availability.type nats to find the leader');
+  const beyond = jobManager && !isLoopback(jobManager.host) ? `the JobManager's address ${jobManager.host}` : !isLoopback(config['taskmanager.host']) ? `the TaskManager's address ${config['taskmanager.host']}` : undefined;
   const token = clusterToken(config, beyond);
   const log = processLog(o);
   const workDir = o.workDir ? resolve(o.workDir) : mkdtempSync(join(tmpdir(), 'weir-taskmanager-'));
-  const tm = new TaskManagerProcess({ config, jobManager, token, workDir, log });
+  const ha = jobManager ? undefined : await createHighAvailabilityServices(config, log);
+  const tm = new TaskManagerProcess({ config, jobManager: jobManager ?? { leaderRetrieval: ha!.leaderRetrieval('jobmanager') }, token, workDir, log });
   await tm.start();
   process.stderr.write(`TaskManager ${tm.id}: ${config['taskmanager.numberOfTaskSlots']} slot(s), data port ${config['taskmanager.host']}:${tm.dataPort}, JobManager ${tm.jobManagerAddress}\n`);
   const stopped = untilSignal(() => tm.stop());
-  await Promise.race([tm.done, stopped]);
+  try {
+    await Promise.race([tm.done, stopped]);
+  } finally {
+    await ha?.close();
+  }
   return 0;
 }

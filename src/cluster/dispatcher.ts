@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { isJobDefinition, type ConfigLayers, type JobDefinition } from '../api/define-job.ts';
 import { JobModuleError } from '../api/job-module-error.ts';
@@ -9,6 +10,12 @@ import { registerEngineImports } from './engine-imports.ts';
 import { JobSlots } from './job-slots.ts';
 import type { JobStore } from './job-store.ts';
 import type { ResourceManager } from './resource-manager.ts';
+import type { HighAvailabilityServices } from '../ha/high-availability-services.ts';
+import type { Leadership } from '../ha/leader-election.ts';
+import type { SubmittedJob } from '../ha/job-graph-store.ts';
+import type { BlobKey } from '../ha/blob-store.ts';
+import { isTerminal } from '../coordinator/job-status.ts';
+import { NotLeaderError } from './not-leader-error.ts';
 
 /** Flink's JarRunRequestBody, with weir's config file layer beside its flinkConfiguration. */
 export interface JarRunRequest {
@@ -44,7 +51,27 @@ export interface DispatcherOptions {
   readonly defaults: Readonly<Record<string, unknown>>;
   readonly slotRequestTimeoutMs: number;
   readonly log: Logger;
+  /**
+   * High availability: submissions and bundles go to the HA stores under the current leadership,
+   * completed checkpoints are published as fenced pointers, and an ended job leaves a result.
+   */
+  readonly ha?: DispatcherHa;
 }
+
+export interface DispatcherHa {
+  readonly services: HighAvailabilityServices;
+  /** The current leadership, or undefined while this JobManager is a standby. */
+  readonly leadership: () => Leadership | undefined;
+  /** Where the leader is, for the refusal a standby gives. */
+  readonly leaderAddress: () => string | undefined;
+  readonly retainedCheckpoints: number;
+}
+
+/** Attempt numbers a leader may use for one job before they would reach the next epoch's. */
+const ATTEMPTS_PER_EPOCH = 1_000_000;
+
+/** How a job came to this dispatcher: submitted by a client, or recovered from the HA stores by a new leader. */
+type Origin = { readonly kind: 'submitted' } | { readonly kind: 'recovered'; readonly leadership: Leadership; readonly job: SubmittedJob };
 
 /**
  * Runs submitted jobs (Flink's Dispatcher): loads the bundle here, where the JobMaster plans and
@@ -53,6 +80,8 @@ export interface DispatcherOptions {
  */
 export class Dispatcher {
   readonly #o: DispatcherOptions;
+  /** Jobs stopped because leadership was lost: their end is no result (a new leader runs them on). */
+  readonly #suspended = new Set<string>();
 
   constructor(o: DispatcherOptions) {
     this.#o = o;
@@ -60,13 +89,44 @@ export class Dispatcher {
   }
 
   async submit(hash: string, request: JarRunRequest): Promise<JobMaster> {
-    const { bundles, store, log } = this.#o;
+    return this.#start(hash, request, { kind: 'submitted' });
+  }
+
+  /**
+   * A new leader's step for a job it found in the job graph store (already claimed for its epoch):
+   * its bundle comes from the HA blob store, and it starts from `restoreFrom` (the latest
+   * completed checkpoint's pointer, else the submission's own savepoint).
+   */
+  async recover(leadership: Leadership, job: SubmittedJob, restoreFrom: string | undefined): Promise<JobMaster> {
+    const ha = this.#o.ha!;
+    const code = await ha.services.blobStore.get(job.bundle);
+    if (!code) throw new SubmissionError(`job ${job.jobId} (${job.name}): its bundle ${job.bundle} is missing from ${ha.services.description}`);
+    const stored = this.#o.bundles.put(code, job.name);
+    const request = { ...(job.config as JarRunRequest), jobId: job.jobId, programArgsList: job.args, savepointPath: restoreFrom ?? null };
+    return this.#start(stored.hash, request, { kind: 'recovered', leadership, job });
+  }
+
+  /** Leadership is lost: the running jobs stop, keeping their checkpoints (a new leader resumes them). */
+  async suspendAll(reason: string): Promise<void> {
+    const running = this.#o.store.list().filter((m) => !isTerminal(m.status));
+    for (const m of running) this.#suspended.add(m.jobId);
+    for (const m of running) this.#o.log.warn(`job ${m.jobId} suspended: ${reason}`, { jobId: m.jobId });
+    await Promise.all(running.map((m) => m.cancel().catch(() => {})));
+  }
+
+  async #start(hash: string, request: JarRunRequest, origin: Origin): Promise<JobMaster> {
+    const { bundles, store, log, ha } = this.#o;
+    const leadership = origin.kind === 'recovered' ? origin.leadership : ha?.leadership();
+    if (ha && !leadership) throw new NotLeaderError(ha.leaderAddress());
     const stored = bundles.list().find((b) => b.hash === hash);
     if (!stored) throw Object.assign(new Error(`no uploaded job ${hash}`), { statusCode: 404 });
     const name = stored.name;
     const args = request.programArgsList ?? splitArgs(request.programArgs ?? '');
     const commandLine: Record<string, unknown> = { ...(request.flinkConfiguration ?? {}) };
     if (typeof request.parallelism === 'number' && request.parallelism > 0) commandLine['parallelism.default'] = request.parallelism;
+    // A job suspended by a lost leadership ends cancelled here; its checkpoints must stay for the
+    // new leader. (A cancel by the user keeps them too, until suspension is a state of its own.)
+    if (ha) commandLine['execution.checkpointing.externalized-checkpoint-retention'] = 'RETAIN_ON_CANCELLATION';
     const layers: ConfigLayers = {
       file: { ...this.#o.defaults, ...(request.configFile ?? {}) },
       ...(request.configFilePath ? { filePath: request.configFilePath } : {}),
@@ -88,6 +148,21 @@ export class Dispatcher {
     }
     const jobId = request.jobId ?? newJobId();
     if (store.get(jobId)) throw new SubmissionError(`a job with id ${jobId} exists`);
+    if (ha && leadership && origin.kind === 'submitted') {
+      // Before the job runs: a new leader must find every job this one accepted.
+      const bundle: BlobKey = await ha.services.blobStore.put(readFileSync(stored.path));
+      const { jobId: _id, savepointPath, programArgs: _a, programArgsList: _l, ...config } = request;
+      await ha.services.jobGraphStore.putJob(leadership, {
+        jobId,
+        name,
+        bundle,
+        args,
+        config: config as Record<string, unknown>,
+        submittedAt: Date.now(),
+        ...(savepointPath ? { restoreFrom: savepointPath } : {}),
+      });
+    }
+    const pointers = ha && leadership ? ha.services.completedCheckpointStore(jobId, ha.retainedCheckpoints) : undefined;
     const jobLog = log.child({ jobId });
     const logLevel = lowestLevel(log);
     const master: JobMaster = new JobMaster({
@@ -106,6 +181,15 @@ export class Dispatcher {
       },
       ...(request.savepointPath ? { restoreFrom: request.savepointPath } : {}),
       allowNonRestoredState: request.allowNonRestoredState ?? false,
+      // Epochs only grow: each leader's attempts of a job are numbered apart from every earlier leader's.
+      ...(leadership ? { firstAttempt: leadership.epoch * ATTEMPTS_PER_EPOCH } : {}),
+      ...(pointers && leadership
+        ? {
+            publishCheckpoint: async (c) => {
+              await pointers.addCheckpoint(leadership, { checkpointId: c.id, location: c.directory, type: c.type, triggeredAt: c.triggeredAt, completedAt: c.completedAt, stateBytes: c.stateBytes });
+            },
+          }
+        : {}),
       log: jobLog,
       listener: {
         onRestored: ({ checkpointId, path, isSavepoint }) => jobLog.info(`restored from ${isSavepoint ? 'savepoint' : 'checkpoint'} ${checkpointId}: ${path}`, { checkpointId }),
@@ -115,8 +199,21 @@ export class Dispatcher {
     for (const w of plan.jobGraph.warnings) jobLog.warn(w);
     store.add(master);
     log.info(`job ${master.jobId} (${plan.name}) submitted from ${name}`, { jobId: master.jobId, bundle: hash });
-    void master.run().then((r) => log.info(`job ${r.jobId} ${r.status}${r.error ? `: ${r.error.message}` : ''}`, { jobId: r.jobId, status: r.status }));
+    void master.run().then(async (r) => {
+      log.info(`job ${r.jobId} ${r.status}${r.error ? `: ${r.error.message}` : ''}`, { jobId: r.jobId, status: r.status });
+      if (ha && leadership && !this.#suspended.delete(r.jobId)) await this.#globallyTerminal(leadership, r).catch((e: Error) => log.warn(`job ${r.jobId}: its HA data stays (a new leader cleans it up): ${e.message}`, { jobId: r.jobId }));
+    });
     return master;
+  }
+
+  /** FLIP-194: the result first (so a new leader does not run the job again), then the cleanup, then clean. */
+  async #globallyTerminal(leadership: Leadership, r: { jobId: string; status: string; error?: { message: string } }): Promise<void> {
+    const services = this.#o.ha!.services;
+    const status = r.status === 'FINISHED' || r.status === 'FAILED' ? r.status : 'CANCELED';
+    await services.jobResultStore.createDirtyResult(leadership, { jobId: r.jobId, status, finishedAt: Date.now(), ...(r.error ? { error: r.error.message } : {}) });
+    this.#o.log.info(`job ${r.jobId}: result ${status} recorded; cleaning up its HA data`, { jobId: r.jobId });
+    await services.globalCleanup(leadership, r.jobId);
+    await services.jobResultStore.markResultAsClean(leadership, r.jobId);
   }
 }
 

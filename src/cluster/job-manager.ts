@@ -12,6 +12,11 @@ import { acceptRpcUpgrades } from './rpc-upgrade.ts';
 import { InternalTls } from './internal-tls.ts';
 import { parseUpload } from './jar-upload.ts';
 import { jobManagerConfig, restId, taskManagerDetails, taskManagersView } from './cluster-views.ts';
+import { createHighAvailabilityServices } from '../ha/create-high-availability-services.ts';
+import type { HighAvailabilityServices } from '../ha/high-availability-services.ts';
+import { JobManagerLeadership } from './job-manager-leadership.ts';
+import { NotLeaderError } from './not-leader-error.ts';
+import { leaderProxy } from './leader-proxy.ts';
 
 export interface JobManagerOptions {
   readonly config: WeirConfig;
@@ -36,14 +41,38 @@ export class JobManager {
   readonly #o: JobManagerOptions;
   readonly #dispatcher: Dispatcher;
   #rest: RestServer | undefined;
+  #ha: HighAvailabilityServices | undefined;
+  #leadership: JobManagerLeadership | undefined;
 
   constructor(o: JobManagerOptions) {
     this.#o = o;
     const c = o.config;
+    const self = this;
     this.bundles = new BlobStore(o.workDir);
     this.resources = new ResourceManager({ heartbeatIntervalMs: c['heartbeat.interval'], heartbeatTimeoutMs: c['heartbeat.timeout'], log: o.log, bundle: (hash) => (isBundleHash(hash) ? this.bundles.read(hash) : undefined) });
     this.store = new JobStore(c['jobstore.max-capacity']);
-    this.#dispatcher = new Dispatcher({ bundles: this.bundles, store: this.store, resources: this.resources, defaults: o.settings, slotRequestTimeoutMs: c['slot.request.timeout'], log: o.log });
+    this.#dispatcher = new Dispatcher({ bundles: this.bundles, store: this.store, resources: this.resources, defaults: o.settings, slotRequestTimeoutMs: c['slot.request.timeout'],
+      log: o.log,
+      // With high-availability.type nats only the leader takes and runs jobs, and they survive it.
+      ...(c['high-availability.type'] === 'nats'
+        ? {
+            ha: {
+              // Connected in start(), before the first grant can come.
+              get services() {
+                return self.#ha!;
+              },
+              leadership: () => this.#leadership?.leadership,
+              leaderAddress: () => this.#leadership?.leader?.address,
+              retainedCheckpoints: c['execution.checkpointing.num-retained'],
+            },
+          }
+        : {}),
+    });
+  }
+
+  /** With high availability: standby, recovering, leading or closed. */
+  get leadership(): JobManagerLeadership | undefined {
+    return this.#leadership;
   }
 
   get url(): string {
@@ -56,6 +85,8 @@ export class JobManager {
 
   async start(): Promise<void> {
     const c = this.#o.config;
+    // NATS unreachable is an error at start, naming the servers (from the HA services).
+    if (c['high-availability.type'] === 'nats') this.#ha = await createHighAvailabilityServices(c, this.#o.log);
     this.#rest = await startRestServer({
       jobs: this.store,
       host: c['rest.bind-address'],
@@ -64,9 +95,34 @@ export class JobManager {
       token: c['rest.token'] ?? this.#o.token,
       tokenRequiredForReads: c['rest.token-required-for-reads'],
       log: this.#o.log,
-      cluster: () => ({ taskmanagers: this.resources.taskManagers().length, 'slots-total': this.resources.slotsTotal, 'slots-available': this.resources.slotsAvailable }),
+      cluster: () => ({ taskmanagers: this.resources.taskManagers().length, 'slots-total': this.resources.slotsTotal, 'slots-available': this.resources.slotsAvailable, ...this.#leadershipView() }),
+      ...(c['high-availability.type'] === 'nats' ? { forward: leaderProxy({ leader: () => this.#standbyOf(), self: () => this.url, log: this.#o.log }) } : {}),
       extend: (app) => this.#routes(app),
     });
+    if (this.#ha) {
+      this.#leadership = new JobManagerLeadership({ services: this.#ha, dispatcher: () => this.#dispatcher, address: () => this.url, retainedCheckpoints: c['execution.checkpointing.num-retained'], log: this.#o.log });
+      this.#leadership.start();
+    }
+  }
+
+  /** The leader's REST URL while this JobManager is a standby (or still recovering) and another one leads. */
+  #standbyOf(): string | undefined {
+    const l = this.#leadership;
+    if (!l || l.state.kind === 'leading' || l.state.kind === 'recovering') return undefined;
+    return l.leader?.address;
+  }
+
+  /** /overview with HA: who leads, with which epoch, and what this JobManager is. */
+  #leadershipView(): Record<string, unknown> {
+    const l = this.#leadership;
+    if (!l) return {};
+    const state = l.state;
+    return {
+      'ha-role': state.kind,
+      'ha-leader': l.leader?.address ?? null,
+      'ha-leader-epoch': state.kind === 'leading' || state.kind === 'recovering' ? state.leadership.epoch : (l.leader?.epoch ?? null),
+      'ha-cluster-id': this.#ha!.clusterId,
+    };
   }
 
   submit(hash: string, request: JarRunRequest) {
@@ -74,7 +130,11 @@ export class JobManager {
   }
 
   async close(): Promise<void> {
+    // Leadership goes first (its jobs are suspended, their checkpoints kept) so a standby takes over at once.
+    if (this.#leadership) await this.#dispatcher.suspendAll('the JobManager is closing');
+    await this.#leadership?.close();
     await Promise.all(this.store.list().map((m) => m.cancel().catch(() => {})));
+    await this.#ha?.close();
     this.resources.close();
     await this.#rest?.close(0);
   }
@@ -99,8 +159,14 @@ export class JobManager {
       r.post('/jars/:jarid/run', async (req, reply) => {
         const hash = (req.params as { jarid: string }).jarid.split('_')[0]!;
         if (!isBundleHash(hash)) return reply.code(404).send({ errors: [`no uploaded job ${(req.params as { jarid: string }).jarid}`] });
-        const master = await this.#dispatcher.submit(hash, (req.body ?? {}) as JarRunRequest);
-        return { jobid: master.jobId };
+        try {
+          const master = await this.#dispatcher.submit(hash, (req.body ?? {}) as JarRunRequest);
+          return { jobid: master.jobId };
+        } catch (e) {
+          // The error handler answers 500 for 5xx; a standby's refusal is a 503 that names the leader.
+          if (e instanceof NotLeaderError) return reply.code(503).send({ errors: [e.message], ...(e.leaderAddress ? { leader: e.leaderAddress } : {}) });
+          throw e;
+        }
       });
       r.get('/blobs/:hash', async (req: FastifyRequest, reply) => {
         const hash = (req.params as { hash: string }).hash;

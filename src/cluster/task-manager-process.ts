@@ -14,10 +14,19 @@ import { dialRpc } from './rpc-upgrade.ts';
 import { InternalTls } from './internal-tls.ts';
 import { SlotChannels } from './slot-channels.ts';
 import { SlotThread } from './slot-thread.ts';
+import type { LeaderInformation, LeaderRetrieval } from '../ha/leader-retrieval.ts';
+
+/** A JobManager to register with, and the leader epoch it was published with (none for a fixed address). */
+interface JobManagerTarget {
+  readonly host: string;
+  readonly port: number;
+  readonly epoch: number | undefined;
+}
 
 export interface TaskManagerProcessOptions {
   readonly config: WeirConfig;
-  readonly jobManager: { readonly host: string; readonly port: number };
+  /** Where the JobManager is: an address given (--jobmanager), or the leader as high availability publishes it. */
+  readonly jobManager: { readonly host: string; readonly port: number } | { readonly leaderRetrieval: LeaderRetrieval };
   /** The cluster secret (security.cluster.token or its file), or null on loopback without one. */
   readonly token: string | null;
   /** Where bundles are cached; not where the job's files are. */
@@ -50,6 +59,11 @@ const RECONNECT_MAX_MS = 5_000;
  * A refusal of its very first registration (its id is taken, another weir version, a wrong token)
  * ends the process with the reason; later ones are retried, as the JobManager may not yet have
  * noticed that this TaskManager's previous connection is gone.
+ *
+ * With high availability it registers with the leader that leader retrieval names, and the
+ * connection belongs to that leader's epoch. Once retrieval names a newer epoch, the connection of
+ * the older one is closed (its subtasks are cancelled) and whatever still arrives on it is
+ * refused: the fence is here, from NATS, because a paused old leader cannot stop anything itself.
  */
 export class TaskManagerProcess {
   readonly id: string;
@@ -63,6 +77,13 @@ export class TaskManagerProcess {
   #rpc: RpcConnection | undefined;
   readonly #bundleRequests = new Map<string, Array<{ resolve: (code: Uint8Array) => void; reject: (e: Error) => void }>>();
   #registeredOnce = false;
+  /** The latest leader retrieval named (HA only), and a wake-up for a connect loop waiting for one. */
+  #leader: LeaderInformation | null = null;
+  #leaderKnown: (() => void) | undefined;
+  /** The newest leader epoch seen: connections of older epochs are fenced off. */
+  #newestEpoch = -1;
+  readonly #epochOf = new WeakMap<RpcConnection, number>();
+  #target: JobManagerTarget | undefined;
   #stopped = false;
   #jmSilence: NodeJS.Timeout | undefined;
   #done!: (e?: Error) => void;
@@ -84,18 +105,49 @@ export class TaskManagerProcess {
   }
 
   get jobManagerAddress(): string {
-    const { host, port } = this.#o.jobManager;
-    return `${host}:${port}`;
+    const jm = this.#o.jobManager;
+    if ('host' in jm) return `${jm.host}:${jm.port}`;
+    const t = this.#target;
+    return t ? `${t.host}:${t.port} (leader epoch ${t.epoch})` : 'the leader (not known yet)';
   }
 
   /** Binds the data port and registers; `done` settles when the process is stopped (or refused for good). */
   async start(): Promise<void> {
     await this.#data.listen();
+    const jm = this.#o.jobManager;
+    if ('leaderRetrieval' in jm) jm.leaderRetrieval.start((l) => this.#leaderChanged(l));
     void this.#connectLoop();
+  }
+
+  #leaderChanged(leader: LeaderInformation | null): void {
+    this.#leader = leader;
+    if (!leader) return;
+    if (leader.epoch > this.#newestEpoch) this.#newestEpoch = leader.epoch;
+    this.#leaderKnown?.();
+    const rpc = this.#rpc;
+    const epoch = rpc ? this.#epochOf.get(rpc) : undefined;
+    if (rpc && !rpc.closed && epoch !== undefined && epoch < leader.epoch) {
+      this.#o.log.warn(`a newer leader (epoch ${leader.epoch} at ${leader.address}): leaving the JobManager of epoch ${epoch}`, { epoch: leader.epoch });
+      rpc.close(new Error(`superseded by leader epoch ${leader.epoch}`));
+    }
+  }
+
+  /** The JobManager to register with next: the given address, or the leader once one is known. */
+  async #nextTarget(): Promise<JobManagerTarget | undefined> {
+    const jm = this.#o.jobManager;
+    if ('host' in jm) return { host: jm.host, port: jm.port, epoch: undefined };
+    while (!this.#leader && !this.#stopped) await new Promise<void>((r) => (this.#leaderKnown = r));
+    const leader = this.#leader;
+    if (!leader) return undefined;
+    const url = new URL(leader.address);
+    return { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)), epoch: leader.epoch };
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#leaderKnown?.();
+    const jm = this.#o.jobManager;
+    if ('leaderRetrieval' in jm) jm.leaderRetrieval.stop();
     clearTimeout(this.#jmSilence);
     this.#rpc?.close();
     await this.#stopSlots();
@@ -107,12 +159,17 @@ export class TaskManagerProcess {
     const { log } = this.#o;
     for (let pause = RECONNECT_MIN_MS; !this.#stopped; pause = Math.min(pause * 2, RECONNECT_MAX_MS)) {
       try {
-        await this.#register();
+        const target = await this.#nextTarget();
+        if (!target) return;
+        this.#target = target;
+        await this.#register(target);
         pause = RECONNECT_MIN_MS;
         await new Promise<void>((resolve) => this.#rpc!.onClose(() => resolve()));
         if (this.#stopped) return;
         log.warn(`lost the JobManager at ${this.jobManagerAddress}: cancelling every subtask and registering again`);
         await this.#stopSlots();
+        // Superseded by a newer leader: go to it at once.
+        if (target.epoch !== undefined && target.epoch < this.#newestEpoch) continue;
       } catch (e) {
         if (e instanceof ConnectionRefusedError && !this.#registeredOnce) {
           this.#stopped = true;
@@ -126,8 +183,8 @@ export class TaskManagerProcess {
     }
   }
 
-  async #register(): Promise<void> {
-    const { host, port } = this.#o.jobManager;
+  async #register(target: JobManagerTarget): Promise<void> {
+    const { host, port } = target;
     const conn = await dialRpc(host, port, 10_000, this.#tls);
     try {
       await greetHandshake(conn, { role: 'taskmanager', token: this.#o.token, id: this.id });
@@ -136,6 +193,7 @@ export class TaskManagerProcess {
       throw e;
     }
     const rpc = new RpcConnection(conn);
+    if (target.epoch !== undefined) this.#epochOf.set(rpc, target.epoch);
     const c = this.#o.config;
     const registered = new Promise<void>((resolve, reject) => {
       rpc.onClose((e) => reject(new Error(`the JobManager closed the connection before it answered the registration${e ? `: ${e.message}` : ''}`)));
@@ -157,6 +215,10 @@ export class TaskManagerProcess {
       },
     });
     await registered;
+    if (target.epoch !== undefined && target.epoch < this.#newestEpoch) {
+      rpc.close();
+      throw new Error(`leader epoch ${target.epoch} was superseded by ${this.#newestEpoch} while registering`);
+    }
     this.#rpc = rpc;
     this.#registeredOnce = true;
     this.#expectHeartbeat(rpc);
@@ -189,6 +251,13 @@ export class TaskManagerProcess {
   }
 
   #receive(rpc: RpcConnection, m: RpcMessage): void {
+    const epoch = this.#epochOf.get(rpc);
+    if (epoch !== undefined && epoch < this.#newestEpoch) {
+      // A deposed leader's command (it may not know yet that it is one): refused, whatever it is.
+      this.#o.log.warn(`refused ${m.type} from the JobManager of leader epoch ${epoch}: epoch ${this.#newestEpoch} leads now`, { epoch });
+      rpc.close(new Error(`superseded by leader epoch ${this.#newestEpoch}`));
+      return;
+    }
     switch (m.type) {
       case 'registered':
         return;

@@ -40,6 +40,13 @@ export interface CheckpointCoordinatorDeps {
   /** Too many consecutive checkpoint failures: fail the job over. */
   readonly failJob: (error: Error) => void;
   readonly onCompleted?: (checkpoint: CompletedCheckpoint) => void;
+  /**
+   * With high availability: publishes the completed checkpoint's pointer (a fenced write) after
+   * `_metadata` and before anyone is told it is complete, so that sinks commit only what a new
+   * leader would restore from. A rejection (a FencedWriteError when leadership is lost) means the
+   * checkpoint does not complete.
+   */
+  readonly publish?: (checkpoint: CompletedCheckpoint) => Promise<void>;
   readonly onFailed?: (checkpointId: number, failure: CheckpointFailure) => void;
 }
 
@@ -246,6 +253,15 @@ export class CheckpointCoordinator {
       stateBytes: p.stats.stateSize,
       metadata,
     };
+    if (p.options.type === 'checkpoint' && this.#d.publish) {
+      try {
+        await this.#d.publish(checkpoint);
+      } catch (e) {
+        // Not published: a new leader would not restore it, so nothing may commit from it.
+        await this.#discardIncomplete(p, { code: 'FINALIZE_CHECKPOINT_FAILURE', message: `publishing the checkpoint pointer failed: ${(e as Error).message}` });
+        return;
+      }
+    }
     this.stats.completed(p.stats, p.options.targetDir, completedAt);
     this.#failures.succeeded();
     this.#lastCompletion = completedAt;

@@ -47,6 +47,14 @@ export interface JobMasterOptions {
   readonly retainCheckpointsOnFinish?: boolean;
   /** The job module as the installed package compiled it: removed when the job ends. */
   readonly compiled?: CompiledJob;
+  /**
+   * The number of the first attempt (default 0). A job that a new leader recovers keeps its id, so
+   * its attempts must not reuse the numbers of the old leader's: a sink names its files by job id
+   * and attempt (the transactional file sink), and a repeated name would overwrite committed output.
+   */
+  readonly firstAttempt?: number;
+  /** High availability: a completed checkpoint's pointer is published (fenced) before sinks commit. */
+  readonly publishCheckpoint?: (checkpoint: CompletedCheckpoint) => Promise<void>;
 }
 
 /**
@@ -78,6 +86,7 @@ export class JobMaster {
 
   constructor(options: JobMasterOptions) {
     this.#o = options;
+    this.#attempt = (options.firstAttempt ?? 0) - 1;
     this.jobId = options.jobId ?? newJobId();
     this.plan = options.plan;
     this.graph = options.plan.jobGraph;
@@ -94,6 +103,7 @@ export class JobMaster {
       onMessage: (m) => this.#onMessage(m),
       fail: (e) => this.#state.onFailure(serializeError(e)),
       onRestored: (r) => this.#announceRestore(r),
+      ...(options.publishCheckpoint ? { publishCheckpoint: options.publishCheckpoint } : {}),
     });
     this.checkpoints = services.checkpoints;
     this.#ctx = this.#context(services);

@@ -7,6 +7,7 @@ import type { FromTaskManager } from '../network/control-messages.ts';
 import { describeActivity } from '../network/task-activity.ts';
 import { CheckpointCoordinator } from './checkpoint-coordinator.ts';
 import { CheckpointRestorer, type Restore } from './checkpoint-restorer.ts';
+import type { CompletedCheckpoint } from './completed-checkpoint.ts';
 import { ExecutionDeployer } from './execution-deployer.ts';
 import { ExecutionGraph } from './execution-graph.ts';
 import type { JobListener } from './job-listener.ts';
@@ -39,6 +40,8 @@ export interface JobServicesOptions {
   /** A collaborator's failure (a lost TaskManager, an enumerator, the checkpoints): the job's state decides. */
   readonly fail: (error: Error) => void;
   readonly onRestored: (restore: Restore) => void;
+  /** See CheckpointCoordinatorDeps.publish. */
+  readonly publishCheckpoint?: (checkpoint: CompletedCheckpoint) => Promise<void>;
 }
 
 /**
@@ -99,6 +102,7 @@ export function createJobServices(o: JobServicesOptions): JobServices {
       o.listener?.onCheckpointCompleted?.(c);
     },
     onFailed: (id, failure) => o.listener?.onCheckpointFailed?.(id, failure),
+    ...(o.publishCheckpoint ? { publish: o.publishCheckpoint } : {}),
   });
   const restorer = new CheckpointRestorer({ graph, storage, store: checkpoints.store, stats: checkpoints.stats, log, onRestored: o.onRestored });
   const alignment = new WatermarkAlignmentCoordinator({ graph, send: (_vertexId, subtask, message) => pool.send(deployer.taskManagerOf(subtask), message) });

@@ -22,7 +22,8 @@ export interface FlinkApiOptions {
   /** Shared by the routes at / and at /v1/: a trigger id from one is polled at the other. */
   readonly operations: TriggerOperations;
   /** A JobManager process's TaskManagers and slots, for GET /overview. */
-  readonly cluster?: () => { taskmanagers: number; 'slots-total': number; 'slots-available': number };
+  /** The cluster's figures for /overview (a JobManager's TaskManagers and slots, its leadership with HA). */
+  readonly cluster?: () => { taskmanagers: number; 'slots-total': number; 'slots-available': number; readonly [key: string]: unknown };
 }
 
 type SavepointOutcome = NonNullable<OperationStatusView['operation']>;

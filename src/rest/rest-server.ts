@@ -16,6 +16,8 @@ export interface RestServerOptions {
   /** More routes (a JobManager process's: TaskManagers, jar upload, bundles) and the HTTP server before it listens (RPC upgrades). */
   readonly extend?: (app: FastifyInstance) => void | Promise<void>;
   readonly cluster?: FlinkApiOptions['cluster'];
+  /** Answers a request elsewhere before any route (a standby JobManager forwards to the leader); true when it did. */
+  readonly forward?: (req: FastifyRequest, reply: FastifyReply) => Promise<boolean>;
   readonly host: string;
   /** The first port to try; the next free one is taken if it is in use (unless exactPort). 0: any free port. */
   readonly port: number;
@@ -63,6 +65,7 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
     const refusal = guard(req);
     if (refusal) return reply.code(refusal.status).send(errorView(refusal.message));
+    if (o.forward && (await o.forward(req, reply))) return reply;
   });
   // The web dashboard (web/index.html and its files under /web/).
   registerDashboard(app);

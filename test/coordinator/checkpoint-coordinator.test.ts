@@ -39,7 +39,7 @@ before(async () => {
 
 const FIGURES = { syncMs: 1, asyncMs: 2, alignmentMs: 0, startDelayMs: 0, processedBytes: 0, persistedBytes: 0, stateBytes: 100, unaligned: false };
 
-function setup(settings: Record<string, unknown> = {}, o: { describeTasks?: () => Promise<TaskDescriptions> } = {}) {
+function setup(settings: Record<string, unknown> = {}, o: { describeTasks?: () => Promise<TaskDescriptions>; publish?: (cp: CompletedCheckpoint) => Promise<void> } = {}) {
   const clock = new ManualClock(T0);
   const storage = new FakeCheckpointStorage();
   const triggered: Array<{ id: number; at: number; options: CheckpointOptions }> = [];
@@ -69,6 +69,7 @@ function setup(settings: Record<string, unknown> = {}, o: { describeTasks?: () =
     failJob: (e) => failJob.push(e),
     onCompleted: (cp) => onCompleted.push(cp),
     onFailed: (id, failure) => failures.push({ id, failure }),
+    ...(o.publish ? { publish: o.publish } : {}),
   });
 
   const ack = (id: number, vertex: JobVertex, subtask: number) =>
@@ -510,6 +511,33 @@ describe('a failed _metadata write', () => {
     assert.deepEqual(s.storage.disposed, ['/fake/job/chk-2']);
     assert.deepEqual(s.completed, [1]);
     assert.equal(s.failJob.length, 0, 'one failure: tolerated');
+  });
+});
+
+describe('publishing the pointer (high availability)', () => {
+  test('the pointer is published after _metadata and before the subtasks are told the checkpoint is complete', async () => {
+    const order: string[] = [];
+    const s = setup({}, { publish: async (cp) => void order.push(`publish ${cp.id} after ${s.storage.writeCalls.length} write(s), ${s.completed.length} completed`) });
+    s.c.start();
+    const { result } = s.trigger();
+    s.ackAll(1);
+    await result;
+    assert.deepEqual(order, ['publish 1 after 1 write(s), 0 completed']);
+    assert.deepEqual(s.completed, [1]);
+  });
+
+  test('a rejected publish (leadership lost) does not complete the checkpoint: nothing commits, its files go', async () => {
+    const s = setup({ 'execution.checkpointing.tolerable-failed-checkpoints': 5 }, { publish: () => Promise.reject(new Error('fenced: epoch 1 is older than 2')) });
+    s.c.start();
+    const { result } = s.trigger();
+    s.ackAll(1);
+    await assert.rejects(result, /publishing the checkpoint pointer failed: fenced: epoch 1/);
+    await s.c.settled();
+    assert.deepEqual(s.codes(), [[1, 'FINALIZE_CHECKPOINT_FAILURE']]);
+    assert.deepEqual(s.completed, []);
+    assert.equal(s.onCompleted.length, 0);
+    assert.deepEqual(s.storage.disposed, ['/fake/job/chk-1']);
+    assert.equal(s.c.store.all().length, 0);
   });
 });
 

@@ -1,0 +1,127 @@
+import type { HighAvailabilityServices } from '../ha/high-availability-services.ts';
+import type { LeaderContender, LeaderElection, Leadership, Revocation } from '../ha/leader-election.ts';
+import type { LeaderInformation, LeaderRetrieval } from '../ha/leader-retrieval.ts';
+import type { Logger } from '../log/logger.ts';
+import type { Dispatcher } from './dispatcher.ts';
+
+/**
+ * standby: contending, serving nothing of its own; recovering: granted, taking over the jobs in
+ * the HA stores (submissions are refused until it is done); leading: the leader address is
+ * published and submissions are taken; closed: no longer contending.
+ */
+export type LeadershipState = { readonly kind: 'standby' } | { readonly kind: 'recovering'; readonly leadership: Leadership } | { readonly kind: 'leading'; readonly leadership: Leadership } | { readonly kind: 'closed' };
+
+export interface JobManagerLeadershipOptions {
+  readonly services: HighAvailabilityServices;
+  readonly dispatcher: () => Dispatcher;
+  /** This JobManager's REST URL, published once it leads. */
+  readonly address: () => string;
+  readonly retainedCheckpoints: number;
+  readonly log: Logger;
+}
+
+/**
+ * A JobManager as a contender for the cluster's leadership (Flink's DispatcherLeaderProcess):
+ * on a grant it finishes the cleanup of jobs that ended, recovers every other submitted job from
+ * its latest completed checkpoint pointer, and only then confirms the leadership; on a revocation
+ * it suspends its jobs, keeping their checkpoints. Grants and revocations are handled one after
+ * another, in the order the election gives them.
+ */
+export class JobManagerLeadership implements LeaderContender {
+  readonly #o: JobManagerLeadershipOptions;
+  readonly #election: LeaderElection;
+  readonly #retrieval: LeaderRetrieval;
+  #state: LeadershipState = { kind: 'standby' };
+  #leader: LeaderInformation | null = null;
+  #steps: Promise<void> = Promise.resolve();
+
+  constructor(o: JobManagerLeadershipOptions) {
+    this.#o = o;
+    this.#election = o.services.leaderElection('jobmanager');
+    this.#retrieval = o.services.leaderRetrieval('jobmanager');
+  }
+
+  get state(): LeadershipState {
+    return this.#state;
+  }
+
+  /** The leadership under which jobs may be submitted now (leading only, and its lease holds). */
+  get leadership(): Leadership | undefined {
+    return this.#state.kind === 'leading' && this.#election.hasLeadership(this.#state.leadership.sessionId) ? this.#state.leadership : undefined;
+  }
+
+  /** The current leader as published in the HA store (this JobManager or another). */
+  get leader(): LeaderInformation | null {
+    return this.#leader;
+  }
+
+  start(): void {
+    this.#retrieval.start((l) => (this.#leader = l));
+    this.#election.startContending(this);
+  }
+
+  grantLeadership(leadership: Leadership): void {
+    this.#step(async () => {
+      if (this.#state.kind === 'closed') return;
+      this.#state = { kind: 'recovering', leadership };
+      this.#o.log.info(`granted leadership (epoch ${leadership.epoch}); recovering jobs from ${this.#o.services.description}`, { epoch: leadership.epoch });
+      try {
+        await this.#recover(leadership);
+        await this.#election.confirmLeadership(leadership.sessionId, this.#o.address());
+      } catch (e) {
+        // Recovery under a lost leadership fails fenced; the revocation that follows suspends what started.
+        this.#o.log.error(`recovery as leader (epoch ${leadership.epoch}) failed: ${(e as Error).message}`, { epoch: leadership.epoch });
+        return;
+      }
+      if (this.#state.kind === 'recovering' && this.#state.leadership === leadership) {
+        this.#state = { kind: 'leading', leadership };
+        this.#o.log.info(`leading (epoch ${leadership.epoch}) at ${this.#o.address()}`, { epoch: leadership.epoch });
+      }
+    });
+  }
+
+  revokeLeadership(revocation: Revocation): void {
+    this.#step(async () => {
+      if (this.#state.kind === 'standby' || this.#state.kind === 'closed') return;
+      this.#state = { kind: 'standby' };
+      this.#o.log.warn(`leadership (epoch ${revocation.leadership.epoch}) revoked, ${revocation.reason}: ${revocation.message}`, { epoch: revocation.leadership.epoch });
+      await this.#o.dispatcher().suspendAll(`leadership (epoch ${revocation.leadership.epoch}) lost: ${revocation.reason}`);
+    });
+  }
+
+  handleError(error: Error): void {
+    this.#o.log.error(`leader election cannot go on: ${error.message}`);
+  }
+
+  async close(): Promise<void> {
+    this.#state = { kind: 'closed' };
+    this.#retrieval.stop();
+    await this.#steps;
+    await this.#election.close();
+  }
+
+  async #recover(leadership: Leadership): Promise<void> {
+    const { services, log } = this.#o;
+    // FLIP-194: jobs that ended under an earlier leader finish their cleanup and are not run again.
+    for (const dirty of await services.jobResultStore.getDirtyResults()) {
+      await services.globalCleanup(leadership, dirty.jobId);
+      await services.jobResultStore.markResultAsClean(leadership, dirty.jobId);
+      log.info(`job ${dirty.jobId} ended ${dirty.status} under an earlier leader: cleaned up`, { jobId: dirty.jobId });
+    }
+    for (const jobId of await services.jobGraphStore.getJobIds()) {
+      if (await services.jobResultStore.hasJobResultEntry(jobId)) continue;
+      const job = await services.jobGraphStore.recoverJob(leadership, jobId);
+      if (!job) continue;
+      const pointers = await services.completedCheckpointStore(jobId, this.#o.retainedCheckpoints).recover(leadership);
+      await services.checkpointIdCounter(jobId).recover(leadership);
+      const latest = pointers.at(-1);
+      const from = latest?.location ?? job.restoreFrom;
+      log.info(`recovering job ${jobId} (${job.name}) ${latest ? `from checkpoint ${latest.checkpointId}: ${latest.location}` : from ? `from ${from}` : 'from the start'}`, { jobId, epoch: leadership.epoch });
+      await this.#o.dispatcher().recover(leadership, job, from);
+    }
+  }
+
+  #step(f: () => Promise<void>): void {
+    this.#steps = this.#steps.then(f).catch((e: Error) => this.#o.log.error(`leadership step failed: ${e.message}`));
+  }
+}
