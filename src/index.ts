@@ -33,12 +33,50 @@ export { CheckpointCorruptedError } from './checkpoint/checkpoint-storage-error.
 export { keyGroupFor, operatorIndexForKeyGroup, keyGroupRangeForSubtask, hashKey } from './state/key-group.ts';
 export { createLogger } from './log/logger.ts';
 
+// Event time: watermarks, timers, side outputs (Flink's names).
+export { WatermarkStrategy } from './api/watermark-strategy.ts';
+export { Watermark, MIN_WATERMARK, MAX_WATERMARK } from './api/watermark.ts';
+export { BoundedOutOfOrdernessWatermarks } from './api/bounded-out-of-orderness-watermarks.ts';
+export { WatermarksWithIdleness } from './api/watermarks-with-idleness.ts';
+export { OutputTag } from './api/output-tag.ts';
+export { Time } from './api/time.ts';
+export { TimeDomain } from './api/timer-service.ts';
+export { TimerServiceError } from './worker/timers/timer-service-error.ts';
+export { InvalidTimestampError } from './worker/invalid-timestamp-error.ts';
+export { MissingTimestampError } from './worker/windowing/missing-timestamp-error.ts';
+export { Window, TimeWindow, GlobalWindow } from './api/windowing/window.ts';
+export { WindowAssigner, MergingWindowAssigner } from './api/windowing/window-assigner.ts';
+export {
+  TumblingEventTimeWindows,
+  TumblingProcessingTimeWindows,
+  SlidingEventTimeWindows,
+  SlidingProcessingTimeWindows,
+  EventTimeSessionWindows,
+  ProcessingTimeSessionWindows,
+  GlobalWindows,
+} from './api/windowing/window-assigners.ts';
+export { Trigger, TriggerResult } from './api/windowing/trigger.ts';
+export { EventTimeTrigger, ProcessingTimeTrigger, CountTrigger, ContinuousEventTimeTrigger, PurgingTrigger, NeverTrigger } from './api/windowing/triggers.ts';
+export { WindowedStream, AllWindowedStream } from './api/windowing/windowed-stream.ts';
+
 export type { JobDefinition, JobPlan, ConfigLayers } from './api/define-job.ts';
 export type { CheckpointingOptions } from './api/stream-execution-environment.ts';
+export type { TimestampAssigner, WatermarkAlignment } from './api/watermark-strategy.ts';
+export type { WatermarkOutput } from './api/watermark.ts';
+export type { WatermarkGenerator, WatermarkGeneratorContext } from './api/watermark-generator.ts';
+export type { TimerService } from './api/timer-service.ts';
+export type { TriggerContext, OnMergeContext } from './api/windowing/trigger.ts';
+export type { WindowAssignerContext, WindowKey } from './api/windowing/window-assigner.ts';
+export type { ProcessWindowFunction, ProcessAllWindowFunction, WindowContext } from './api/windowing/process-window-function.ts';
+export type { KeyedStateStore } from './api/windowing/keyed-state-store.ts';
+export type { ProcessFunction, ProcessContext } from './api/process-function.ts';
+export type { SourceSettings } from './api/stream-execution-environment.ts';
+export type { DurationArg } from './api/duration-arg.ts';
 export type {
   Collector,
   RuntimeContext,
   KeyedContext,
+  OnTimerContext,
   KeyedProcessFunction,
   KeySelector,
   MapFunction,

@@ -13,6 +13,12 @@ import type { TwoPhaseCommittingSink } from './two-phase-committing-sink.ts';
 import type { StreamExecutionEnvironment } from './stream-execution-environment.ts';
 import type { OperatorSettings, Transformation, TransformationSpec } from './transformation.ts';
 import { checkTypeInfo } from '../serialization/check-type-info.ts';
+import { OutputTag } from './output-tag.ts';
+import type { ProcessFunction } from './process-function.ts';
+import { WatermarkStrategy } from './watermark-strategy.ts';
+import type { Window } from './windowing/window.ts';
+import type { WindowAssigner } from './windowing/window-assigner.ts';
+import { AllWindowedStream, WindowedStream } from './windowing/windowed-stream.ts';
 import type { TypeInfo } from '../serialization/type-info.ts';
 
 export class DataStream<T> {
@@ -44,12 +50,55 @@ export class DataStream<T> {
    */
   returns(type: TypeInfo): this {
     const t = this.transformation;
-    if (t.spec.kind === 'partition' || t.spec.kind === 'union' || t.spec.kind === 'sink') {
+    if (t.spec.kind === 'partition' || t.spec.kind === 'union' || t.spec.kind === 'sink' || t.spec.kind === 'side-output') {
       throw new TypeError(`returns() declares what an operator emits: call it on the stream of a source or function, not after ${t.spec.kind === 'partition' ? 'keyBy/rebalance/broadcast/forward' : t.spec.kind}`);
     }
     checkTypeInfo(type);
     (t.settings as OperatorSettings).returns = type;
     return this;
+  }
+
+  /**
+   * Gives the records new timestamps and makes watermarks from them with the strategy (Flink's
+   * assignTimestampsAndWatermarks); watermarks from upstream are dropped here, except the final
+   * one. Prefer giving the strategy to the source: there it runs per split.
+   */
+  assignTimestampsAndWatermarks(strategy: WatermarkStrategy<T>, settings?: OperatorSettings): DataStream<T> {
+    if (!(strategy instanceof WatermarkStrategy)) throw new TypeError('assignTimestampsAndWatermarks needs a WatermarkStrategy');
+    return this.then({ kind: 'timestamps-watermarks', strategy: strategy as WatermarkStrategy<unknown> }, { name: 'Timestamps/Watermarks', ...settings });
+  }
+
+  /**
+   * A ProcessFunction (Flink's DataStream.process): per record, with its timestamp, the current
+   * watermark and side outputs. Timers and keyed state need `keyBy(...).process(...)`.
+   */
+  process<O>(fn: ProcessFunction<T, O> | (() => ProcessFunction<T, O>), settings?: OperatorSettings): DataStream<O> {
+    if (typeof fn !== 'function' && typeof fn?.processElement !== 'function') {
+      throw new TypeError('process() needs an object with a processElement(value, ctx, out) method, or a function that makes one');
+    }
+    return this.then({ kind: 'process', fn: fn as unknown as ProcessFunction<unknown, unknown> }, settings);
+  }
+
+  /**
+   * The records this operator emitted to a side output (`ctx.output(tag, value)` in a process
+   * function, or a window's `sideOutputLateData(tag)`). Flink's SingleOutputStreamOperator.getSideOutput.
+   */
+  getSideOutput<X>(tag: OutputTag<X>): DataStream<X> {
+    if (!(tag instanceof OutputTag)) throw new TypeError('getSideOutput needs an OutputTag');
+    const t = this.transformation;
+    if (t.spec.kind === 'partition' || t.spec.kind === 'union' || t.spec.kind === 'sink' || t.spec.kind === 'side-output') {
+      throw new TypeError(`getSideOutput(${tag.id}) takes the side output of an operator: call it on the stream a process function or window returned, not after ${t.spec.kind}`);
+    }
+    return new DataStream<X>(this.environment, this.environment.addTransformation({ kind: 'side-output', tag: tag as OutputTag<unknown> }, [t], {}));
+  }
+
+  /**
+   * Windows over the whole stream, in one subtask (Flink's windowAll): the records of all keys
+   * together. Prefer keyBy(...).window(...), which runs in parallel.
+   */
+  windowAll<W extends Window>(assigner: WindowAssigner<T, W>): AllWindowedStream<T, W> {
+    const keyed = this.keyBy(() => 0);
+    return new AllWindowedStream<T, W>(keyed.windowNonParallel(assigner));
   }
 
   /** Partitions by key: each key goes to the subtask that owns its key group. */
@@ -134,11 +183,24 @@ export class KeyedStream<T, K extends Key> extends DataStream<T> {
    * A KeyedProcessFunction with keyed state. Pass the function object, or a factory
    * (`() => new MyFunction()`) when each parallel instance needs an object of its own.
    */
-  process<O>(fn: KeyedProcessFunction<K, T, O> | (() => KeyedProcessFunction<K, T, O>), settings?: OperatorSettings): DataStream<O> {
+  override process<O>(fn: KeyedProcessFunction<K, T, O> | (() => KeyedProcessFunction<K, T, O>), settings?: OperatorSettings): DataStream<O> {
     if (typeof fn !== 'function' && typeof fn?.processElement !== 'function') {
       throw new TypeError('process() needs an object with a processElement(value, ctx, out) method, or a function that makes one');
     }
     return this.then({ kind: 'keyed-process', fn: fn as unknown as KeyedProcessFunction<Key, unknown, unknown>, keySelector: this.selector() }, settings);
+  }
+
+  /**
+   * Puts each key's records into windows (Flink's KeyedStream.window): tumbling, sliding or
+   * session windows in event or processing time, or GlobalWindows with a trigger.
+   */
+  window<W extends Window>(assigner: WindowAssigner<T, W>): WindowedStream<T, K, W> {
+    return new WindowedStream<T, K, W>(assigner, (window, settings) => this.then({ kind: 'window', window, keySelector: this.selector() }, { name: `Window(${window.describe()})`, ...settings }));
+  }
+
+  /** @internal windowAll's window operator: one subtask. */
+  windowNonParallel<W extends Window>(assigner: WindowAssigner<T, W>): WindowedStream<T, K, W> {
+    return new WindowedStream<T, K, W>(assigner, (window, settings) => this.then({ kind: 'window', window, keySelector: this.selector() }, { name: `WindowAll(${window.describe()})`, ...settings }), true);
   }
 
   /** Rolling reduce: emits the new aggregate of the key after every record. */

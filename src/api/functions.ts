@@ -1,4 +1,6 @@
 import type { Logger } from '../log/logger.ts';
+import type { ProcessContext } from './process-function.ts';
+import type { TimeDomain } from './timer-service.ts';
 import type { Type } from '../serialization/type-info.ts';
 import type { Key } from '../state/key-group.ts';
 import type {
@@ -48,8 +50,14 @@ export interface OperatorStateContext extends TaskInfo {
   getUnionListState<T>(name: string, options?: { readonly type?: Type<T> }): OperatorListState<T>;
 }
 
-export interface KeyedContext<K> {
+/** What a KeyedProcessFunction's processElement is given (Flink's KeyedProcessFunction.Context). */
+export interface KeyedContext<K> extends ProcessContext {
   getCurrentKey(): K;
+}
+
+/** What onTimer is given: the timer's key is current (Flink's OnTimerContext). */
+export interface OnTimerContext<K> extends KeyedContext<K> {
+  timeDomain(): TimeDomain;
 }
 
 export type KeySelector<T, K extends Key = Key> = (value: T) => K;
@@ -63,6 +71,11 @@ export type ReduceFunction<T> = (a: T, b: T) => T;
 export interface KeyedProcessFunction<K, I, O> {
   open?(ctx: RuntimeContext): void | Promise<void>;
   processElement(value: I, ctx: KeyedContext<K>, out: Collector<O>): void;
+  /**
+   * A timer of this key fired (`ctx.timeDomain()` says which kind). Records emitted here carry
+   * the timer's timestamp (event time) or none (processing time), as in Flink.
+   */
+  onTimer?(timestamp: number, ctx: OnTimerContext<K>, out: Collector<O>): void;
   /** Called once when all input has been consumed (bounded jobs). */
   endInput?(out: Collector<O>): void;
   /** A checkpoint that included this function's state is complete (e.g. to publish side effects). */

@@ -11,8 +11,24 @@ export type Boundedness = 'bounded' | 'unbounded';
 /** 'more': call again now; 'nothing': wait for isAvailable(); 'end': all splits are finished. */
 export type InputStatus = 'more' | 'nothing' | 'end';
 
+/**
+ * Where a reader emits (Flink's ReaderOutput / SourceOutput). `timestamp` is the record's own
+ * event time when the source knows one (a CDC change's commit time): a WatermarkStrategy's
+ * timestamp assigner gets it as `recordTimestamp`, and without an assigner it is the record's
+ * timestamp. The output weir hands to pollNext also makes per-split outputs, so that watermarks
+ * are generated per split (each with its own generator, the reader's watermark being the minimum
+ * over its splits that are not idle); wrappers may leave those out.
+ */
 export interface SourceOutput<T> {
-  collect(value: T): void;
+  collect(value: T, timestamp?: number): void;
+  /** The output of one split: the same one for the same id until it is released. */
+  createOutputForSplit?(splitId: string): SourceOutput<T>;
+  /** The split is finished: its watermark no longer holds the reader back. */
+  releaseOutputForSplit?(splitId: string): void;
+  /** Punctuated sources may emit watermarks themselves (Flink's SourceOutput.emitWatermark). */
+  emitWatermark?(watermark: number): void;
+  markIdle?(): void;
+  markActive?(): void;
 }
 
 export interface SplitEnumeratorContext {
@@ -95,6 +111,11 @@ export interface SourceReader<T, Split> {
   notifyCheckpointAborted?(checkpointId: number): void;
   /** An event from the source's enumerator. */
   handleSourceEvent?(event: unknown): void;
+  /**
+   * Watermark alignment (FLIP-217): stop and go on reading these splits (ids as given to
+   * createOutputForSplit). A reader without it is paused as a whole while it runs ahead.
+   */
+  pauseOrResumeSplits?(toPause: readonly string[], toResume: readonly string[]): void;
   /** Progress figures for metrics (name -> number), summed over subtasks by the coordinator. */
   metrics?(): Record<string, number>;
   /** What the reader is doing now, for progress and checkpoint reasons: a sentence, or one with what it reads and since when. */

@@ -88,6 +88,8 @@ export interface AggregateFunction<IN, ACC, OUT> {
   createAccumulator(): ACC;
   add(value: IN, accumulator: ACC): ACC;
   getResult(accumulator: ACC): OUT;
+  /** Two accumulators as one: needed where windows merge (sessions) or are made of panes (sliding windows without it keep an accumulator per window). */
+  merge?(a: ACC, b: ACC): ACC;
 }
 
 export class AggregatingStateDescriptor<IN, ACC, OUT> extends StateDescriptorBase<ACC> {

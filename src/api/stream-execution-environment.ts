@@ -3,6 +3,12 @@ import { parseConfigValue } from '../config/configuration.ts';
 import { DataStream } from './data-stream.ts';
 import type { Source } from './source.ts';
 import type { OperatorSettings, Transformation, TransformationSpec } from './transformation.ts';
+import { WatermarkStrategy } from './watermark-strategy.ts';
+
+/** A source's settings: an operator's, and how its records get timestamps and watermarks (made per split). */
+export interface SourceSettings<T> extends OperatorSettings {
+  watermarks?: WatermarkStrategy<T>;
+}
 
 export interface CheckpointingOptions {
   /** Milliseconds or a duration string such as '1 s'. */
@@ -68,8 +74,18 @@ export class StreamExecutionEnvironment {
     return this;
   }
 
-  fromSource<T>(source: Source<T, any>, settings: OperatorSettings = {}): DataStream<T> {
-    return new DataStream<T>(this, this.addTransformation({ kind: 'source', source }, [], settings));
+  /**
+   * A stream from a source. `watermarks` (a WatermarkStrategy) makes timestamps and watermarks
+   * per split, as Flink's `env.fromSource(source, strategy, name)`; without one, records keep the
+   * timestamps the source gives them and no watermarks are made (the end of input still sends
+   * the final one).
+   */
+  fromSource<T>(source: Source<T, any>, settings: SourceSettings<T> = {}): DataStream<T> {
+    const { watermarks, ...operatorSettings } = settings;
+    if (watermarks !== undefined && !(watermarks instanceof WatermarkStrategy)) {
+      throw new TypeError('fromSource: watermarks must be a WatermarkStrategy (WatermarkStrategy.forBoundedOutOfOrderness(...) and the like)');
+    }
+    return new DataStream<T>(this, this.addTransformation({ kind: 'source', source, watermarks: watermarks as WatermarkStrategy<unknown> | undefined }, [], operatorSettings));
   }
 
   /** @internal Used by DataStream to record a step of the dataflow. */

@@ -11,13 +11,26 @@ import type {
 import type { Sink } from './sink.ts';
 import type { TwoPhaseCommittingSink } from './two-phase-committing-sink.ts';
 import type { Source } from './source.ts';
+import type { OutputTag } from './output-tag.ts';
+import type { ProcessFunction } from './process-function.ts';
+import type { WatermarkStrategy } from './watermark-strategy.ts';
+import type { WindowDefinition } from './windowing/window-definition.ts';
 
 /**
  * The logical plan the API records. It names what each operator does without knowing how the
  * runtime runs it; the worker turns each spec into a running operator.
  */
 export type OperatorSpec =
-  | { readonly kind: 'source'; readonly source: Source<unknown, unknown> }
+  | {
+      readonly kind: 'source';
+      readonly source: Source<unknown, unknown>;
+      /** Timestamps and watermarks made per split (env.fromSource(source, { watermarks })). */
+      readonly watermarks?: WatermarkStrategy<unknown> | undefined;
+    }
+  /** stream.assignTimestampsAndWatermarks(strategy): timestamps and watermarks made anew. */
+  | { readonly kind: 'timestamps-watermarks'; readonly strategy: WatermarkStrategy<unknown> }
+  /** A ProcessFunction on a stream that is not keyed: no keyed state, no timers. */
+  | { readonly kind: 'process'; readonly fn: ProcessFunction<unknown, unknown> | (() => ProcessFunction<unknown, unknown>) }
   | { readonly kind: 'map'; readonly fn: MapFunction<unknown, unknown> }
   | { readonly kind: 'flatMap'; readonly fn: FlatMapFunction<unknown, unknown> }
   | { readonly kind: 'filter'; readonly fn: FilterFunction<unknown> }
@@ -28,6 +41,8 @@ export type OperatorSpec =
       readonly keySelector: KeySelector<unknown>;
     }
   | { readonly kind: 'reduce'; readonly fn: ReduceFunction<unknown>; readonly keySelector: KeySelector<unknown> }
+  /** keyBy(...).window(assigner)... (or windowAll): window state and timers are keyed state. */
+  | { readonly kind: 'window'; readonly keySelector: KeySelector<unknown>; readonly window: WindowDefinition }
   | { readonly kind: 'sink'; readonly sink: Sink<unknown, unknown> | TwoPhaseCommittingSink<unknown, unknown> };
 
 export type OperatorKind = OperatorSpec['kind'];
@@ -41,7 +56,9 @@ export type PartitionerSpec =
 export type TransformationSpec =
   | OperatorSpec
   | { readonly kind: 'partition'; readonly partitioner: PartitionerSpec }
-  | { readonly kind: 'union' };
+  | { readonly kind: 'union' }
+  /** The records an operator emitted to a side output (getSideOutput(tag)). */
+  | { readonly kind: 'side-output'; readonly tag: OutputTag<unknown> };
 
 export interface OperatorSettings {
   name?: string;

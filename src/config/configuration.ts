@@ -13,6 +13,7 @@ export interface WeirConfig {
   'parallelism.default': number;
   'pipeline.max-parallelism': number;
   'pipeline.name': string | null;
+  'pipeline.auto-watermark-interval': number;
   'execution.checkpointing.interval': number | null;
   'execution.checkpointing.interval-during-backlog': number | null;
   'execution.checkpointing.mode': ConsistencyMode;
@@ -106,6 +107,11 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
     kind: 'string',
     nullable: true,
     doc: "The job's name in the REST API, the dashboard and `weir list` (env.setJobName, `weir run --name`). Unset: the first source's name.",
+  },
+  'pipeline.auto-watermark-interval': {
+    kind: 'duration',
+    max: TIMER_MAX_MS,
+    doc: 'How often sources (and assignTimestampsAndWatermarks) ask their watermark generators for a watermark; 0 turns periodic watermarks off (punctuated ones still flow).',
   },
   'execution.checkpointing.interval': {
     kind: 'duration',
@@ -343,6 +349,7 @@ export const DEFAULT_CONFIG: Readonly<WeirConfig> = Object.freeze({
   'parallelism.default': 1,
   'pipeline.max-parallelism': 128,
   'pipeline.name': null,
+  'pipeline.auto-watermark-interval': 200,
   'execution.checkpointing.interval': null,
   'execution.checkpointing.interval-during-backlog': null,
   'execution.checkpointing.mode': 'exactly-once',

@@ -260,6 +260,9 @@ export class JobMaster {
       case 'reader-event':
         this.#ctx.sources.get(m.vertexId)?.handleReaderEvent(m.subtask, m.event);
         return;
+      case 'watermark-report':
+        this.#ctx.alignment.report(m.vertexId, m.subtask, m.group, m.watermark);
+        return;
     }
   }
 
@@ -317,6 +320,7 @@ export class JobMaster {
     const from = this.#state;
     const attempt = ++this.#attempt;
     execution.reset(deployer.placement());
+    this.#ctx.alignment.reset(attempt);
     this.#armed = this.#faults?.next(this.graph);
     const splits = await sources.splits(execution.positions, attempt > 0);
     await sources.start(attempt);

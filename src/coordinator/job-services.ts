@@ -12,6 +12,7 @@ import { ExecutionDeployer } from './execution-deployer.ts';
 import { ExecutionGraph } from './execution-graph.ts';
 import type { JobListener } from './job-listener.ts';
 import { SourceCoordinators } from './source-coordinators.ts';
+import { WatermarkAlignmentCoordinator } from './watermark-alignment-coordinator.ts';
 import { TaskManagerPool, type Deployment } from './task-manager-pool.ts';
 
 /** A JobMaster's collaborators, wired to each other. */
@@ -24,6 +25,7 @@ export interface JobServices {
   readonly sources: SourceCoordinators;
   readonly checkpoints: CheckpointCoordinator;
   readonly restorer: CheckpointRestorer;
+  readonly alignment: WatermarkAlignmentCoordinator;
 }
 
 export interface JobServicesOptions {
@@ -103,5 +105,6 @@ export function createJobServices(o: JobServicesOptions): JobServices {
     ...(o.publishCheckpoint ? { publish: o.publishCheckpoint } : {}),
   });
   const restorer = new CheckpointRestorer({ graph, storage, store: checkpoints.store, stats: checkpoints.stats, log, onRestored: o.onRestored });
-  return { clock, storage, execution, pool, deployer, sources, checkpoints, restorer };
+  const alignment = new WatermarkAlignmentCoordinator({ graph, send: (_vertexId, subtask, message) => pool.send(deployer.taskManagerOf(subtask), message) });
+  return { clock, storage, execution, pool, deployer, sources, checkpoints, restorer, alignment };
 }

@@ -1,7 +1,7 @@
 import type { TypeInfo } from '../serialization/type-info.ts';
 import { createHash } from 'node:crypto';
 import type { OperatorSpec, PartitionerSpec } from '../api/transformation.ts';
-import type { StreamEdge, StreamGraph, StreamNode } from './stream-graph.ts';
+import { edgeType, type StreamEdge, type StreamGraph, type StreamNode } from './stream-graph.ts';
 
 /** One operator inside a vertex's chain. Its outputs go to chained operators or to network edges. */
 export interface ChainedOperator {
@@ -12,6 +12,8 @@ export interface ChainedOperator {
   readonly spec: OperatorSpec;
   /** Indices of chained successors within the same vertex. */
   readonly chainedOutputs: number[];
+  /** Chained successors that take one of this operator's side outputs, by tag id. */
+  readonly chainedSideOutputs: Array<{ readonly tag: string; readonly index: number }>;
   /** Ids of the job edges this operator writes to. */
   readonly networkOutputs: number[];
 }
@@ -37,6 +39,8 @@ export interface JobEdge {
   readonly partitioner: PartitionerSpec;
   /** The declared type of the records on it (its source operator's); undefined: inferred at run time. */
   readonly type: TypeInfo | undefined;
+  /** The side output of the source operator it carries (tag id); undefined: the main output. */
+  readonly outputTag: string | undefined;
 }
 
 export interface JobGraph {
@@ -72,6 +76,7 @@ export function buildJobGraph(streamGraph: StreamGraph): JobGraph {
       name: node.name,
       spec: node.spec,
       chainedOutputs: [],
+      chainedSideOutputs: [],
       networkOutputs: [],
     });
     if (chainIn) {
@@ -79,7 +84,8 @@ export function buildJobGraph(streamGraph: StreamGraph): JobGraph {
       const operators = upstream.vertex.operators as ChainedOperator[];
       placement = { vertex: upstream.vertex, index: operators.length };
       operators.push(op(placement.index));
-      operators[upstream.index]!.chainedOutputs.push(placement.index);
+      if (chainIn.outputTag) operators[upstream.index]!.chainedSideOutputs.push({ tag: chainIn.outputTag.id, index: placement.index });
+      else operators[upstream.index]!.chainedOutputs.push(placement.index);
     } else {
       const vertex: JobVertex = {
         id: node.operatorId,
@@ -103,7 +109,15 @@ export function buildJobGraph(streamGraph: StreamGraph): JobGraph {
       if (vertexOf.get(e.target)!.vertex === vertexOf.get(e.source)!.vertex) continue;
       const from = vertexOf.get(e.source)!;
       const to = vertexOf.get(e.target)!;
-      const edge: JobEdge = { id: edges.length, source: from.vertex, sourceOperator: from.index, target: to.vertex, partitioner: e.partitioner, type: e.source.outputType };
+      const edge: JobEdge = {
+        id: edges.length,
+        source: from.vertex,
+        sourceOperator: from.index,
+        target: to.vertex,
+        partitioner: e.partitioner,
+        type: edgeType(e.source, e.outputTag),
+        outputTag: e.outputTag?.id,
+      };
       edges.push(edge);
       from.vertex.outputs.push(edge);
       to.vertex.inputs.push(edge);
@@ -117,8 +131,8 @@ export function buildJobGraph(streamGraph: StreamGraph): JobGraph {
 
 function fingerprint(vertices: readonly JobVertex[], edges: readonly JobEdge[]): string {
   const shape = {
-    v: vertices.map((v) => [v.id, v.parallelism, v.maxParallelism, v.operators.map((o) => [o.operatorId, o.spec.kind, o.chainedOutputs, o.networkOutputs])]),
-    e: edges.map((e) => [e.id, e.source.id, e.sourceOperator, e.target.id, e.partitioner.kind, e.type ?? null]),
+    v: vertices.map((v) => [v.id, v.parallelism, v.maxParallelism, v.operators.map((o) => [o.operatorId, o.spec.kind, o.chainedOutputs, o.networkOutputs, ...(o.chainedSideOutputs.length > 0 ? [o.chainedSideOutputs] : [])])]),
+    e: edges.map((e) => [e.id, e.source.id, e.sourceOperator, e.target.id, e.partitioner.kind, e.type ?? null, ...(e.outputTag !== undefined ? [e.outputTag] : [])]),
   };
   return createHash('sha256').update(JSON.stringify(shape)).digest('hex').slice(0, 16);
 }

@@ -1,5 +1,6 @@
 import type { TypeInfo } from '../serialization/type-info.ts';
 import type { OperatorSpec, PartitionerSpec, Transformation, TransformationSpec } from '../api/transformation.ts';
+import type { OutputTag } from '../api/output-tag.ts';
 import { GraphValidationError } from './graph-validation-error.ts';
 import { hashId, operatorIdFromUid } from './operator-id.ts';
 
@@ -26,6 +27,8 @@ export interface StreamEdge {
   readonly source: StreamNode;
   readonly target: StreamNode;
   readonly partitioner: PartitionerSpec;
+  /** The side output of the source operator this edge carries (getSideOutput); undefined: its main output. */
+  readonly outputTag: OutputTag<unknown> | undefined;
 }
 
 export interface StreamGraphDefaults {
@@ -47,14 +50,14 @@ export function buildStreamGraph(transformations: readonly Transformation[], def
 
   for (const t of transformations) {
     const spec = t.spec;
-    if (spec.kind === 'partition' || spec.kind === 'union') continue;
+    if (spec.kind === 'partition' || spec.kind === 'union' || spec.kind === 'side-output') continue;
     const name = t.settings.name ?? defaultOperatorName(spec);
     const parallelism = t.settings.parallelism ?? defaults.parallelism;
     const maxParallelism = t.settings.maxParallelism ?? defaults.maxParallelism;
     checkParallelism(name, t, parallelism, maxParallelism);
 
     const upstream = resolveInputs(t);
-    const inputIds = upstream.map((u) => `${nodes.get(u.node.id)!.operatorId}/${u.partitioner?.kind ?? 'default'}`);
+    const inputIds = upstream.map((u) => `${nodes.get(u.node.id)!.operatorId}/${u.partitioner?.kind ?? 'default'}${u.tag ? `/${u.tag.id}` : ''}`);
     const ordinal = upstream.length > 0 ? nextOrdinal(outputOrdinal, upstream[0]!.node.id) : nextOrdinal(outputOrdinal, 0);
     const uid = t.settings.uid;
     if (uid !== undefined) {
@@ -77,7 +80,7 @@ export function buildStreamGraph(transformations: readonly Transformation[], def
       maxParallelism,
       chaining: t.settings.chaining !== false,
       createdAt: t.createdAt,
-      outputType: t.settings.returns ?? (spec.kind === 'filter' && upstream.length === 1 ? nodes.get(upstream[0]!.node.id)!.outputType : undefined),
+      outputType: t.settings.returns ?? (passesTypeOn(spec) && upstream.length === 1 ? edgeType(nodes.get(upstream[0]!.node.id)!, upstream[0]!.tag) : undefined),
       inputs: [],
       outputs: [],
     };
@@ -85,7 +88,7 @@ export function buildStreamGraph(transformations: readonly Transformation[], def
     for (const u of upstream) {
       const source = nodes.get(u.node.id)!;
       const partitioner = u.partitioner ?? (source.parallelism === node.parallelism ? { kind: 'forward' as const } : { kind: 'rebalance' as const });
-      const edge: StreamEdge = { source, target: node, partitioner };
+      const edge: StreamEdge = { source, target: node, partitioner, outputTag: u.tag };
       checkEdge(edge);
       source.outputs.push(edge);
       node.inputs.push(edge);
@@ -106,22 +109,26 @@ export function buildStreamGraph(transformations: readonly Transformation[], def
 interface ResolvedInput {
   readonly node: Transformation;
   readonly partitioner: PartitionerSpec | undefined;
+  readonly tag: OutputTag<unknown> | undefined;
 }
 
-/** Walks back through partition and union steps to the operators that feed a transformation. */
+/** Walks back through partition, union and side-output steps to the operators that feed a transformation. */
 function resolveInputs(t: Transformation): ResolvedInput[] {
   const out: ResolvedInput[] = [];
-  const walk = (input: Transformation, partitioner: PartitionerSpec | undefined): void => {
+  const walk = (input: Transformation, partitioner: PartitionerSpec | undefined, tag: OutputTag<unknown> | undefined): void => {
     const spec = input.spec;
     if (spec.kind === 'partition') {
-      for (const i of input.inputs) walk(i, partitioner ?? spec.partitioner);
+      for (const i of input.inputs) walk(i, partitioner ?? spec.partitioner, tag);
     } else if (spec.kind === 'union') {
-      for (const i of input.inputs) walk(i, partitioner);
+      for (const i of input.inputs) walk(i, partitioner, tag);
+    } else if (spec.kind === 'side-output') {
+      // A side output of a side output is not a thing: the tag names the operator's own output.
+      for (const i of input.inputs) walk(i, partitioner, spec.tag);
     } else {
-      out.push({ node: input, partitioner });
+      out.push({ node: input, partitioner, tag });
     }
   };
-  for (const input of t.inputs) walk(input, undefined);
+  for (const input of t.inputs) walk(input, undefined, undefined);
   if (t.spec.kind !== 'source' && out.length === 0) throw new GraphValidationError('has no input', defaultOperatorName(t.spec), t.createdAt);
   return out;
 }
@@ -158,8 +165,23 @@ function checkEdge(edge: StreamEdge): void {
   }
 }
 
+/** Operators whose records are their input's: a declared type carries over. */
+function passesTypeOn(spec: OperatorSpec): boolean {
+  return spec.kind === 'filter' || spec.kind === 'timestamps-watermarks';
+}
+
+/** The declared type of what an edge from `source` carries: its main output's, or the side output tag's. */
+export function edgeType(source: StreamNode, tag: OutputTag<unknown> | undefined): TypeInfo | undefined {
+  return tag ? tag.type : source.outputType;
+}
+
+/** Operators that run on a keyed stream: keyed state, timers. */
+export function isKeyedOperator(kind: OperatorSpec['kind']): boolean {
+  return kind === 'keyed-process' || kind === 'reduce' || kind === 'window';
+}
+
 function checkKeyedInput(node: StreamNode): void {
-  if (node.spec.kind !== 'keyed-process' && node.spec.kind !== 'reduce') return;
+  if (!isKeyedOperator(node.spec.kind)) return;
   for (const edge of node.inputs) {
     if (edge.partitioner.kind !== 'hash') {
       throw new GraphValidationError(
@@ -173,7 +195,7 @@ function checkKeyedInput(node: StreamNode): void {
 
 /** Operators that keep state of their own and so should carry a uid. */
 export function isStateful(spec: TransformationSpec): boolean {
-  return spec.kind === 'keyed-process' || spec.kind === 'reduce' || spec.kind === 'source' || spec.kind === 'sink';
+  return spec.kind === 'keyed-process' || spec.kind === 'reduce' || spec.kind === 'window' || spec.kind === 'source' || spec.kind === 'sink';
 }
 
 export function defaultOperatorName(spec: TransformationSpec): string {
@@ -192,9 +214,17 @@ export function defaultOperatorName(spec: TransformationSpec): string {
       return 'Reduce';
     case 'sink':
       return 'Sink';
+    case 'timestamps-watermarks':
+      return 'Timestamps/Watermarks';
+    case 'process':
+      return 'Process';
+    case 'window':
+      return `Window(${spec.window.describe()})`;
     case 'partition':
       return spec.partitioner.kind;
     case 'union':
       return 'Union';
+    case 'side-output':
+      return `SideOutput(${spec.tag.id})`;
   }
 }

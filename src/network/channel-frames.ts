@@ -4,6 +4,7 @@ import { DataInput } from '../serialization/data-input.ts';
 import { DataOutput } from '../serialization/data-output.ts';
 import { SEGMENT_FULL } from '../serialization/segment-full.ts';
 import { SerializationError } from '../serialization/serialization-error.ts';
+import { NO_TIMESTAMP } from './record-timestamp.ts';
 import type { StreamEvent } from './stream-event.ts';
 
 /**
@@ -16,6 +17,10 @@ import type { StreamEvent } from './stream-event.ts';
  *   0x04 SPAN          u32 LE length L of one record (with its frame) too large for a segment, then
  *                      its first bytes up to the end of the segment; the next segments start with
  *   0x05 MORE          the record's next bytes, up to L; frames may follow in the same segment.
+ *   0x07 TIMESTAMP     f64 LE event-time timestamp of the record frame (RECORD or KEYED_RECORD)
+ *                      that follows at once: written only for records that have one, so jobs
+ *                      without event time pay nothing. It is part of the record's frame (a
+ *                      record moves or spans with its timestamp).
  *
  * A record that does not fit the rest of a segment moves whole to the next one; only one larger
  * than an empty segment spans. Priority events (in the ring's priority slots) are one byte,
@@ -28,6 +33,7 @@ export const EVENT = 0x03;
 export const SPAN = 0x04;
 export const MORE = 0x05;
 export const CONVERT = 0x06;
+export const TIMESTAMP = 0x07;
 
 const SPAN_HEADER = 5;
 const events = new Packr({ useRecords: false, moreTypes: true });
@@ -83,11 +89,11 @@ export class FrameWriter {
     return this.#out.pos;
   }
 
-  record(value: unknown, keyGroup: number): boolean {
+  record(value: unknown, keyGroup: number, timestamp = NO_TIMESTAMP): boolean {
     const out = this.#out;
     const start = out.pos;
     try {
-      this.#frame(value, keyGroup, out);
+      this.#frame(value, keyGroup, timestamp, out);
       return true;
     } catch (e) {
       out.pos = start;
@@ -107,10 +113,10 @@ export class FrameWriter {
   }
 
   /** The record as one spanning frame's bytes (SPAN header included). */
-  span(value: unknown, keyGroup: number): Uint8Array {
+  span(value: unknown, keyGroup: number, timestamp = NO_TIMESTAMP): Uint8Array {
     const s = this.#scratch;
     s.pos = SPAN_HEADER;
-    this.#frame(value, keyGroup, s);
+    this.#frame(value, keyGroup, timestamp, s);
     const length = s.pos - SPAN_HEADER;
     s.buf[0] = SPAN;
     s.view.setUint32(1, length, true);
@@ -127,7 +133,13 @@ export class FrameWriter {
     return offset + n;
   }
 
-  #frame(value: unknown, keyGroup: number, out: DataOutput): void {
+  #frame(value: unknown, keyGroup: number, timestamp: number, out: DataOutput): void {
+    if (timestamp !== NO_TIMESTAMP) {
+      out.ensure(9);
+      out.buf[out.pos] = TIMESTAMP;
+      out.view.setFloat64(out.pos + 1, timestamp, true);
+      out.pos += 9;
+    }
     if (keyGroup >= 0) {
       out.ensure(3);
       out.buf[out.pos] = KEYED_RECORD;
@@ -142,7 +154,8 @@ export class FrameWriter {
 
 /** What a segment held, in order: runs of records (with their key groups where sent) and events. */
 export interface FrameSink {
-  record(value: unknown, keyGroup: number): void;
+  /** `timestamp` is NO_TIMESTAMP for a record sent without one. */
+  record(value: unknown, keyGroup: number, timestamp: number): void;
   event(event: StreamEvent): void;
 }
 
@@ -171,12 +184,17 @@ export class FrameReader {
     const at = input.pos;
     switch (input.readByte()) {
       case RECORD:
-        return sink.record(this.#codec.decode(input), -1);
-      case KEYED_RECORD: {
-        input.require(2);
-        const kg = input.view.getUint16(input.pos, true);
-        input.pos += 2;
-        return sink.record(this.#codec.decode(input), kg);
+        return sink.record(this.#codec.decode(input), -1, NO_TIMESTAMP);
+      case KEYED_RECORD:
+        return this.#keyedRecord(input, sink, NO_TIMESTAMP);
+      case TIMESTAMP: {
+        input.require(9);
+        const timestamp = input.view.getFloat64(input.pos, true);
+        input.pos += 8;
+        const kind = input.readByte();
+        if (kind === RECORD) return sink.record(this.#codec.decode(input), -1, timestamp);
+        if (kind === KEYED_RECORD) return this.#keyedRecord(input, sink, timestamp);
+        return input.fail(`a timestamp followed by a frame of kind ${kind} instead of a record`, at);
       }
       case EVENT: {
         const n = input.readVarUint();
@@ -196,6 +214,13 @@ export class FrameReader {
       default:
         input.fail(`a frame of kind ${input.buf[at]}`, at);
     }
+  }
+
+  #keyedRecord(input: DataInput, sink: FrameSink, timestamp: number): void {
+    input.require(2);
+    const kg = input.view.getUint16(input.pos, true);
+    input.pos += 2;
+    sink.record(this.#codec.decode(input), kg, timestamp);
   }
 
   #continueSpan(input: DataInput, sink: FrameSink): void {

@@ -5,6 +5,7 @@ import type { TaskRestoreState, TaskStateSnapshot } from '../checkpoint/state-ha
 import type { CheckpointOptions } from './stream-event.ts';
 import type { ActivityReport } from './task-activity.ts';
 import type { TaskStatus } from './task-status.ts';
+import type { WireWatermark } from './wire-watermark.ts';
 
 /**
  * Every message between the JobMaster (coordinator) and the TaskManagers (workers), in one
@@ -95,6 +96,18 @@ export interface TaskMetrics extends ActivityReport {
   readonly reportedAt: number;
   /** Source subtasks: their reader's own figures (e.g. CDC snapshot rows read, binlog lag). */
   readonly source?: Record<string, number>;
+  /** The task's event time (wire-watermark.ts: null before the first watermark); a source's is its own output watermark. */
+  readonly currentInputWatermark?: WireWatermark;
+  /** Each chained operator's own figures, head first. */
+  readonly operators?: ReadonlyArray<OperatorFigures>;
+}
+
+export interface OperatorFigures {
+  readonly uid: string;
+  readonly name: string;
+  /** Window operators: records too late for every window that no side output took (Flink's numLateRecordsDropped). */
+  readonly numLateRecordsDropped: number;
+  readonly currentOutputWatermark: WireWatermark;
 }
 
 // JobMaster -> TaskManager
@@ -125,6 +138,8 @@ export type ToTaskManager =
   /** From a source's split enumerator to one of its readers; ordered with the checkpoint triggers. */
   | { readonly type: 'source-splits'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly splits: unknown[]; readonly noMoreSplits: boolean }
   | { readonly type: 'source-event'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly event: unknown }
+  /** Watermark alignment: how far this source reader's splits may go in event time (the group's slowest plus its drift). */
+  | { readonly type: 'watermark-alignment'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly maxAllowedWatermark: WireWatermark }
   /** Liveness: the TaskManager answers from its event loop; one that stops answering is lost. */
   | { readonly type: 'heartbeat'; readonly seq: number }
   /** From the TaskManager process: the TCP connection carrying this channel failed; the subtask at this end fails. */
@@ -172,7 +187,9 @@ export type FromTaskManager =
   | { readonly type: 'log'; readonly level: 'debug' | 'info' | 'warn' | 'error'; readonly message: string; readonly fields: Record<string, unknown> }
   /** From a source reader to its split enumerator. */
   | { readonly type: 'split-request'; readonly attempt: number; readonly vertexId: string; readonly subtask: number }
-  | { readonly type: 'reader-event'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly event: unknown };
+  | { readonly type: 'reader-event'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly event: unknown }
+  /** Watermark alignment: a source reader's watermark for its group, every update interval. */
+  | { readonly type: 'watermark-report'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly group: string; readonly watermark: WireWatermark };
 
 export function serializeError(error: unknown, extra: Partial<SerializedError> = {}): SerializedError {
   if (error instanceof Error) {

@@ -1,4 +1,5 @@
 import type { Barrier, ChannelItem } from './stream-event.ts';
+import { persistedRecords } from './timestamped-record.ts';
 
 /**
  * The receiving end of a channel. It holds at most the granted credits' worth of record buffers
@@ -65,7 +66,7 @@ export class InputChannel {
     if (item.kind === 'records') this.#buffered++;
     const rec = this.#recording;
     if (rec !== undefined) {
-      if (item.kind === 'records') rec.buffers.push(item.records);
+      if (item.kind === 'records') rec.buffers.push(persistedRecords(item));
       else if (item.kind === 'barrier' && item.checkpointId >= rec.checkpointId) this.#recording = undefined;
     }
     this.#queue.push(item);
@@ -80,7 +81,7 @@ export class InputChannel {
       const buffers: unknown[][] = [];
       for (let i = this.#head; i < this.#queue.length; i++) {
         const queued = this.#queue[i]!;
-        if (queued.kind === 'records') buffers.push(queued.records);
+        if (queued.kind === 'records') buffers.push(persistedRecords(queued));
       }
       this.#overtaken = { checkpointId: item.checkpointId, buffers };
     }
@@ -109,7 +110,7 @@ export class InputChannel {
     const buffers: unknown[][] = [];
     for (let i = this.#head; i < index; i++) {
       const queued = queue[i]!;
-      if (queued.kind === 'records') buffers.push(queued.records);
+      if (queued.kind === 'records') buffers.push(persistedRecords(queued));
     }
     queue.splice(index, 1);
     queue.splice(this.#head, 0, { ...barrier, options: { ...barrier.options, unaligned: true } });
@@ -141,7 +142,7 @@ export class InputChannel {
         barrierQueued = true;
         if (!item.options.unaligned) break;
       } else if (item.kind === 'records') {
-        buffers.push(item.records);
+        buffers.push(persistedRecords(item));
       }
     }
     this.#recording = barrierQueued ? undefined : { checkpointId, buffers };

@@ -1,6 +1,8 @@
 import type { Clock } from '../clock/clock.ts';
 import { InputChannel } from './input-channel.ts';
 import { OutputChannel } from './output-channel.ts';
+import { NO_TIMESTAMP } from './record-timestamp.ts';
+import { persistedRecords } from './timestamped-record.ts';
 import type { Barrier, RecordBuffer, StreamEvent } from './stream-event.ts';
 
 export interface LocalChannelOptions {
@@ -28,6 +30,8 @@ class LocalOutputChannel extends OutputChannel {
   readonly #capacity: number;
   #credits: number;
   #batch: unknown[] = [];
+  /** The batch's timestamps, from its first timestamped record on (earlier ones are NO_TIMESTAMP). */
+  #timestamps: number[] | undefined;
   readonly #check: ((record: unknown) => void) | undefined;
 
   constructor(input: InputChannel, o: LocalChannelOptions) {
@@ -39,18 +43,27 @@ class LocalOutputChannel extends OutputChannel {
     this.#batchSize = o.batchSize;
   }
 
-  emit(record: unknown): void {
+  emit(record: unknown, _keyGroup = -1, timestamp = NO_TIMESTAMP): void {
     this.#check?.(record);
     const batch = this.#batch;
+    if (timestamp !== NO_TIMESTAMP || this.#timestamps !== undefined) this.#stamp(timestamp);
     batch.push(record);
     if (batch.length >= this.#batchSize) this.flush();
+  }
+
+  #stamp(timestamp: number): void {
+    let ts = this.#timestamps;
+    if (ts === undefined) this.#timestamps = ts = new Array<number>(this.#batch.length).fill(NO_TIMESTAMP);
+    ts.push(timestamp);
   }
 
   flush(): void {
     const records = this.#batch;
     if (records.length === 0) return;
     this.#batch = [];
-    const buffer: RecordBuffer = { kind: 'records', records, bytes: 0 };
+    const timestamps = this.#timestamps;
+    this.#timestamps = undefined;
+    const buffer: RecordBuffer = timestamps === undefined ? { kind: 'records', records, bytes: 0 } : { kind: 'records', records, bytes: 0, timestamps };
     if (this.backlog.length > 0 || !this.transmitQueued(buffer)) this.backlog.push(buffer);
   }
 
@@ -80,7 +93,8 @@ class LocalOutputChannel extends OutputChannel {
   }
 
   protected unsentBatch(): readonly unknown[] {
-    return this.#batch;
+    const ts = this.#timestamps;
+    return ts === undefined ? this.#batch : persistedRecords({ kind: 'records', records: this.#batch, bytes: 0, timestamps: ts });
   }
 
   get usage(): number {

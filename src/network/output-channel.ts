@@ -1,5 +1,6 @@
 import type { Clock, Timer } from '../clock/clock.ts';
 import type { Barrier, ChannelItem, RecordBuffer, StreamEvent } from './stream-event.ts';
+import { persistedRecords } from './timestamped-record.ts';
 
 /** The records an aligned barrier had ahead of it when it was converted to a priority one; undefined when it left in order. */
 export type BarrierSettlement = Promise<unknown[] | undefined>;
@@ -35,8 +36,8 @@ export abstract class OutputChannel {
     this.#maxBacklog = maxBacklog;
   }
 
-  /** Sends one record (`keyGroup` -1 where the edge is not keyed). */
-  abstract emit(record: unknown, keyGroup: number): void;
+  /** Sends one record (`keyGroup` -1 where the edge is not keyed; `timestamp` NO_TIMESTAMP where it has none). */
+  abstract emit(record: unknown, keyGroup: number, timestamp?: number): void;
 
   /** The partly filled buffer leaves now (buffer timeout, idle task, before a barrier). */
   abstract flush(): void;
@@ -52,7 +53,7 @@ export abstract class OutputChannel {
   /** Sends the head of the backlog, a record buffer, as far as room allows; false when it had to stop. */
   protected abstract transmitQueued(buffer: RecordBuffer): boolean;
 
-  /** Records the channel holds that are neither sent nor in the backlog (a batch being filled). */
+  /** Records the channel holds that are neither sent nor in the backlog (a batch being filled), timestamped as persistedRecords makes them. */
   protected abstract unsentBatch(): readonly unknown[];
 
   get writable(): boolean {
@@ -111,7 +112,8 @@ export abstract class OutputChannel {
 
   /**
    * The records this channel holds that downstream has not received, oldest first: the backlog,
-   * then the batch being filled. An unaligned checkpoint persists a copy; they are still sent.
+   * then the batch being filled, each with its timestamp (TimestampedRecord) where it has one.
+   * An unaligned checkpoint persists a copy; they are still sent.
    */
   inFlight(): unknown[] {
     const records: unknown[] = [];
@@ -140,8 +142,7 @@ export abstract class OutputChannel {
   }
 
   #appendUnsent(into: unknown[], buffer: RecordBuffer): void {
-    const records = buffer.records;
-    for (let i = this.sentOf(buffer); i < records.length; i++) into.push(records[i]);
+    for (const r of persistedRecords(buffer, this.sentOf(buffer))) into.push(r);
   }
 
   /** Converted in the backlog: it leaves now as a priority barrier; what it overtook is the checkpoint's. */

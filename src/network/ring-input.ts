@@ -1,6 +1,7 @@
 import type { Codec } from '../serialization/codec.ts';
 import { decodePriority, FrameReader, type FrameSink } from './channel-frames.ts';
 import type { InputChannel } from './input-channel.ts';
+import { NO_TIMESTAMP } from './record-timestamp.ts';
 import type { SegmentRing } from './segment-ring.ts';
 import type { RecordBuffer, StreamEvent } from './stream-event.ts';
 
@@ -24,6 +25,8 @@ class RingReader implements FrameSink {
   #records: unknown[] = [];
   #keyGroups: number[] = [];
   #keyed = false;
+  #timestamps: number[] = [];
+  #timed = false;
   #bytes = 0;
   #closed = false;
   readonly #onError: (e: unknown) => void;
@@ -47,8 +50,18 @@ class RingReader implements FrameSink {
     this.#ring.close();
   }
 
-  record(value: unknown, keyGroup: number): void {
+  record(value: unknown, keyGroup: number, timestamp: number): void {
     this.#records.push(value);
+    if (timestamp !== NO_TIMESTAMP) {
+      // As key groups: an array per buffer once a record has a timestamp, none before.
+      if (!this.#timed) {
+        this.#timed = true;
+        for (let i = this.#timestamps.length; i < this.#records.length - 1; i++) this.#timestamps.push(NO_TIMESTAMP);
+      }
+      this.#timestamps.push(timestamp);
+    } else if (this.#timed) {
+      this.#timestamps.push(NO_TIMESTAMP);
+    }
     if (keyGroup >= 0) {
       // Key groups come on keyed edges only, with every record; an array per buffer, not per record.
       if (!this.#keyed) {
@@ -116,10 +129,20 @@ class RingReader implements FrameSink {
 
   #deliverRecords(): void {
     if (this.#records.length === 0) return;
-    const buffer: RecordBuffer = { kind: 'records', records: this.#records, bytes: this.#bytes, ...(this.#keyed ? { keyGroups: this.#keyGroups } : {}) };
+    const buffer: RecordBuffer = {
+      kind: 'records',
+      records: this.#records,
+      bytes: this.#bytes,
+      ...(this.#keyed ? { keyGroups: this.#keyGroups } : {}),
+      ...(this.#timed ? { timestamps: this.#timestamps } : {}),
+    };
     this.#records = [];
     this.#keyGroups = [];
     this.#keyed = false;
+    if (this.#timed) {
+      this.#timestamps = [];
+      this.#timed = false;
+    }
     // A segment's bytes count once, with its first buffer.
     this.#bytes = 0;
     this.#channel.deliver(buffer);

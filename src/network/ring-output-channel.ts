@@ -3,12 +3,14 @@ import type { Codec } from '../serialization/codec.ts';
 import { SerializationError } from '../serialization/serialization-error.ts';
 import { encodePriority, FrameWriter } from './channel-frames.ts';
 import { OutputChannel } from './output-channel.ts';
+import { NO_TIMESTAMP } from './record-timestamp.ts';
 import type { SegmentRing } from './segment-ring.ts';
 import type { Barrier, RecordBuffer, StreamEvent } from './stream-event.ts';
 
 /** A record buffer of the backlog: records that found no free segment, with how many have gone since. */
 interface QueuedRecords extends RecordBuffer {
   readonly keyGroups: number[];
+  readonly timestamps: number[];
   sent: number;
 }
 
@@ -46,9 +48,9 @@ export class RingOutputChannel extends OutputChannel {
     this.#context = context;
   }
 
-  emit(record: unknown, keyGroup: number): void {
+  emit(record: unknown, keyGroup: number, timestamp = NO_TIMESTAMP): void {
     try {
-      if (this.backlog.length > 0 || this.#span || !this.#write(record, keyGroup)) this.#enqueue(record, keyGroup);
+      if (this.backlog.length > 0 || this.#span || !this.#write(record, keyGroup, timestamp)) this.#enqueue(record, keyGroup, timestamp);
     } catch (e) {
       throw e instanceof SerializationError ? e.withContext(this.#context) : e;
     }
@@ -85,7 +87,7 @@ export class RingOutputChannel extends OutputChannel {
     const q = buffer as QueuedRecords;
     if (this.#span && !this.#continueSpan()) return false;
     while (q.sent < q.records.length) {
-      if (!this.#write(q.records[q.sent], q.keyGroups[q.sent]!)) return false;
+      if (!this.#write(q.records[q.sent], q.keyGroups[q.sent]!, q.timestamps[q.sent]!)) return false;
       q.sent++;
       if (this.#span && !this.#continueSpan()) return false;
     }
@@ -115,16 +117,16 @@ export class RingOutputChannel extends OutputChannel {
   }
 
   /** Into the open segment, or the next one; false when no segment is free (nothing written). */
-  #write(record: unknown, keyGroup: number): boolean {
+  #write(record: unknown, keyGroup: number, timestamp: number): boolean {
     if (!this.#open && !this.#openSegment()) return false;
-    if (this.#frames.record(record, keyGroup)) return true;
+    if (this.#frames.record(record, keyGroup, timestamp)) return true;
     if (this.#frames.used > 0) {
       this.#publish();
       if (!this.#openSegment()) return false;
-      if (this.#frames.record(record, keyGroup)) return true;
+      if (this.#frames.record(record, keyGroup, timestamp)) return true;
     }
     // Larger than an empty segment: it spans as many as it takes, and nothing passes it.
-    this.#span = { bytes: this.#frames.span(record, keyGroup).slice(), offset: 0 };
+    this.#span = { bytes: this.#frames.span(record, keyGroup, timestamp).slice(), offset: 0 };
     this.#continueSpan();
     return true;
   }
@@ -141,13 +143,14 @@ export class RingOutputChannel extends OutputChannel {
     return true;
   }
 
-  #enqueue(record: unknown, keyGroup: number): void {
+  #enqueue(record: unknown, keyGroup: number, timestamp: number): void {
     const last = this.backlog[this.backlog.length - 1];
     if (last?.kind === 'records') {
       last.records.push(record);
       (last as QueuedRecords).keyGroups.push(keyGroup);
+      (last as QueuedRecords).timestamps.push(timestamp);
     } else {
-      const q: QueuedRecords = { kind: 'records', records: [record], bytes: 0, keyGroups: [keyGroup], sent: 0 };
+      const q: QueuedRecords = { kind: 'records', records: [record], bytes: 0, keyGroups: [keyGroup], timestamps: [timestamp], sent: 0 };
       this.backlog.push(q);
     }
     this.#awaitCredit();

@@ -32,7 +32,27 @@ export interface CancelBarrier {
   readonly checkpointId: number;
 }
 
-export type StreamEvent = Barrier | EndOfData | CancelBarrier;
+/**
+ * Event time has progressed to `timestamp` on this channel: no record with a timestamp at or
+ * below it follows (Flink's Watermark). -Infinity is "none yet", Infinity the final one (Flink's
+ * Long.MIN_VALUE and Long.MAX_VALUE). Not part of any checkpoint: after a restore watermarks start
+ * again from the sources.
+ */
+export interface WatermarkEvent {
+  readonly kind: 'watermark';
+  readonly timestamp: number;
+}
+
+/**
+ * The channel's producer has gone idle (no records, no watermarks for a while) or is active again
+ * (Flink's WatermarkStatus): an idle channel does not hold back the receiver's watermark.
+ */
+export interface WatermarkStatusEvent {
+  readonly kind: 'watermark-status';
+  readonly idle: boolean;
+}
+
+export type StreamEvent = Barrier | EndOfData | CancelBarrier | WatermarkEvent | WatermarkStatusEvent;
 
 export interface RecordBuffer {
   readonly kind: 'records';
@@ -41,6 +61,11 @@ export interface RecordBuffer {
   readonly bytes: number;
   /** Each record's key group where the sender computed it (a keyed edge), so the receiver need not hash the key again. */
   readonly keyGroups?: readonly number[];
+  /**
+   * Each record's event-time timestamp (NO_TIMESTAMP where it has none), present only when some
+   * record of the buffer has one: jobs without event time carry nothing.
+   */
+  readonly timestamps?: readonly number[];
 }
 
 export type ChannelItem = RecordBuffer | StreamEvent;

@@ -107,7 +107,10 @@ export async function flinkApi(app: FastifyInstance, o: FlinkApiOptions): Promis
     const { m, v } = vertex(req);
     return vertexBackpressure(m, v);
   });
-  app.get('/jobs/:jobid/vertices/:vertexid/watermarks', { schema: { params: vertexParams } }, async (req) => vertexWatermarks(vertex(req).v));
+  app.get('/jobs/:jobid/vertices/:vertexid/watermarks', { schema: { params: vertexParams } }, async (req) => {
+    const { m, v } = vertex(req);
+    return vertexWatermarks(m, v);
+  });
   app.get('/jobs/:jobid/vertices/:vertexid/metrics', { schema: { params: vertexParams, querystring: metricQuery } }, async (req) => {
     const { m, v } = vertex(req);
     return queryMetrics(vertexMetrics(m, v), query(req).get);

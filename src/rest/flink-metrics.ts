@@ -8,6 +8,7 @@ import type { TaskMetrics } from '../network/control-messages.ts';
 import { isTerminal } from '../coordinator/job-status.ts';
 import { collectedFamily, type Labels } from './collected-family.ts';
 import { jobSummary } from './job-views.ts';
+import { decodeWatermark, type WireWatermark } from '../network/wire-watermark.ts';
 
 /**
  * Flink's PrometheusReporter replaces what Prometheus does not allow in names, and by default in
@@ -17,6 +18,13 @@ const filtered = (value: string) => value.replace(/[^a-zA-Z0-9:_]/g, '_');
 
 const JOB_LABELS = ['job_id', 'job_name', 'host'] as const;
 const TASK_LABELS = ['job_id', 'job_name', 'task_id', 'task_name', 'task_attempt_id', 'task_attempt_num', 'subtask_index', 'tm_id', 'host'] as const;
+const OPERATOR_LABELS = [...TASK_LABELS, 'operator_id', 'operator_name'] as const;
+
+/** A watermark as Flink's reporter exports it: a long (Long.MIN_VALUE before the first, Long.MAX_VALUE at the end). */
+const watermarkGauge = (wire: WireWatermark | undefined): number => {
+  const wm = decodeWatermark(wire);
+  return wm === -Infinity ? -9223372036854775808 : wm === Infinity ? 9223372036854775807 : Math.floor(wm);
+};
 
 interface TaskRow {
   readonly labels: Labels;
@@ -110,4 +118,31 @@ export function registerFlinkMetrics(registry: Registry, jobs: JobDirectory): vo
   // Flink serves the buffer usages under both scopes: the current Shuffle.Netty one and the older buffers one.
   for (const prefix of ['Shuffle_Netty_Input_Buffers_', 'buffers_']) task(`${prefix}inPoolUsage`, 'share of the input channels\' buffers in use (0..1).', (r) => r.t.inPoolUsage);
   for (const prefix of ['Shuffle_Netty_Output_Buffers_', 'buffers_']) task(`${prefix}outPoolUsage`, 'share of the output channels\' buffers in use (0..1).', (r) => r.t.outPoolUsage);
+  task('currentInputWatermark', "the subtask's event time: the minimum watermark over its input channels that are not idle (a source's: its own), ms.", (r) => watermarkGauge(r.t.currentInputWatermark));
+
+  // Operator scope (flink_taskmanager_job_task_operator_): the chained operators of each subtask.
+  const operatorRows = () =>
+    rows().flatMap((r) => {
+      const master = jobs.list().find((m) => m.jobId === r.labels.job_id);
+      const vertex = master?.graph.vertices.find((v) => v.id === r.t.vertexId);
+      return (r.t.operators ?? []).map((o) => {
+        const op = vertex?.operators.find((x) => x.uid === o.uid);
+        return { labels: { ...r.labels, operator_id: op?.operatorId ?? o.uid, operator_name: filtered(o.name) }, o, kind: op?.spec.kind, head: vertex?.operators[0]?.uid === o.uid, isSource: vertex?.isSource === true };
+      });
+    });
+  type OperatorRow = ReturnType<typeof operatorRows>[number];
+  const operator = (name: string, help: string, f: (row: OperatorRow) => number | undefined) =>
+    collectedFamily(registry, 'gauge', `flink_taskmanager_job_task_operator_${name}`, `${name} (scope: taskmanager_job_task_operator): ${help}`, OPERATOR_LABELS, () =>
+      operatorRows().flatMap((r) => {
+        const v = f(r);
+        return v === undefined ? [] : [[r.labels, v] as const];
+      }),
+    );
+  operator('currentOutputWatermark', 'the last watermark the operator passed on, ms.', (r) => watermarkGauge(r.o.currentOutputWatermark));
+  operator('numLateRecordsDropped', 'window operators: records too late for all their windows that no side output took.', (r) => (r.kind === 'window' ? r.o.numLateRecordsDropped : undefined));
+  // FLIP-33's watermarkLag of a source: how far its event time is behind the wall clock.
+  operator('watermarkLag', 'sources: ms between now and the watermark the source sent (none before the first).', (r) => {
+    const wm = decodeWatermark(r.o.currentOutputWatermark);
+    return r.isSource && r.head && Number.isFinite(wm) ? Date.now() - wm : undefined;
+  });
 }

@@ -1,5 +1,6 @@
 import type { JobMaster } from '../coordinator/job-master.ts';
 import type { TaskRates } from '../coordinator/task-rates.ts';
+import { decodeWatermark, type WireWatermark } from '../network/wire-watermark.ts';
 import { describeActivity } from '../network/task-activity.ts';
 import { aggregateState, countStates, executionState, taskCounts } from './execution-state.ts';
 import { ioMetrics, sumIoMetrics } from './io-metrics.ts';
@@ -92,6 +93,8 @@ export function jobDetails(m: JobMaster): JobDetailsView {
           outPoolUsage: t?.outPoolUsage ?? 0,
           activity: t ? describeActivity(t, now) : '',
           ...(t?.source ? { source: t.source } : {}),
+          watermark: watermarkView(t?.currentInputWatermark),
+          lateRecordsDropped: (t?.operators ?? []).reduce((n, o) => n + o.numLateRecordsDropped, 0),
         };
       });
       const progress = v.isSource ? m.sourceCoordinatorMetrics()[v.id] : undefined;
@@ -133,4 +136,9 @@ export function jobExceptions(m: JobMaster): JobExceptionsView {
     },
     restarts: m.restarts,
   };
+}
+
+function watermarkView(wire: WireWatermark | undefined): number | 'end' | null {
+  const wm = decodeWatermark(wire);
+  return wm === -Infinity ? null : wm === Infinity ? 'end' : wm;
 }

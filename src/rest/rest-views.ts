@@ -163,6 +163,10 @@ export interface SubtaskView extends RecordCountsView {
   readonly activity: string;
   /** Source subtasks: their reader's own figures (e.g. CDC rows emitted, binlog lag). */
   readonly source?: Readonly<Record<string, number>>;
+  /** Its event time: the input watermark in ms since the epoch (a source's: its own), 'end' once the input ended, null before the first. */
+  readonly watermark: number | 'end' | null;
+  /** Records its window operators dropped as too late (numLateRecordsDropped, summed). */
+  readonly lateRecordsDropped: number;
 }
 
 /** GET /jobs/:id/exceptions. */

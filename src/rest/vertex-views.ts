@@ -2,12 +2,23 @@ import type { JobMaster } from '../coordinator/job-master.ts';
 import type { JobVertex } from '../graph/job-graph.ts';
 import type { TaskMetrics } from '../network/control-messages.ts';
 import { executionState } from './execution-state.ts';
+import { decodeWatermark, type WireWatermark } from '../network/wire-watermark.ts';
 import { ioMetrics } from './io-metrics.ts';
 import { attemptStart, durationSince, endTime } from './job-timeline.ts';
 import type { BackPressureLevel, BackPressureView, MetricView, SubtaskAttemptView, VertexDetailsView } from './rest-views.ts';
 
-/** Flink's currentInputWatermark before any watermark arrived (Long.MIN_VALUE): weir has no event time yet. */
+/** Flink's currentInputWatermark before any watermark arrived (Long.MIN_VALUE). */
 export const NO_WATERMARK = '-9223372036854775808';
+/** Flink's watermark at the end of input (Long.MAX_VALUE). */
+export const END_WATERMARK = '9223372036854775807';
+
+/** A watermark as Flink's REST API writes it: a long, as a string. */
+export function flinkWatermark(wire: WireWatermark | undefined): string {
+  const wm = decodeWatermark(wire);
+  if (wm === -Infinity) return NO_WATERMARK;
+  if (wm === Infinity) return END_WATERMARK;
+  return String(Math.floor(wm));
+}
 
 export function vertexOf(m: JobMaster, vertexId: string): JobVertex {
   const v = m.graph.vertices.find((x) => x.id === vertexId);
@@ -73,9 +84,12 @@ export function vertexBackpressure(m: JobMaster, v: JobVertex, now = Date.now())
   return { status: 'ok', backpressureLevel: backpressureLevel(Math.max(0, ...subtasks.map((s) => s.ratio))), 'end-timestamp': now, subtasks };
 }
 
-/** GET /jobs/:id/vertices/:vid/watermarks: each subtask's input watermark, Flink's "none yet" while weir has no event time. */
-export function vertexWatermarks(v: JobVertex): MetricView[] {
-  return Array.from({ length: v.parallelism }, (_, i) => ({ id: `${i}.currentInputWatermark`, value: NO_WATERMARK }));
+/**
+ * GET /jobs/:id/vertices/:vid/watermarks (Flink's): each subtask's input watermark, the minimum
+ * over its channels that are not idle (a source's: its own); Long.MIN_VALUE before the first.
+ */
+export function vertexWatermarks(m: JobMaster, v: JobVertex): MetricView[] {
+  return Array.from({ length: v.parallelism }, (_, i) => ({ id: `${i}.currentInputWatermark`, value: flinkWatermark(metricsOf(m, v, i)?.currentInputWatermark) }));
 }
 
 /** One subtask's metrics under Flink's names (and a source reader's own figures as `source.<name>`). */
@@ -96,9 +110,18 @@ export function subtaskMetrics(m: JobMaster, v: JobVertex, i: number): Record<st
     backPressuredTimeMsPerSecond: Math.round(r?.backPressuredTimeMsPerSecond ?? 0),
     accumulatedBackPressuredTimeMs: Math.round(t?.backpressure ?? 0),
     accumulatedIdleTimeMs: Math.round(t?.idle ?? 0),
-    currentInputWatermark: NO_WATERMARK,
+    currentInputWatermark: flinkWatermark(t?.currentInputWatermark),
+    // Operator metrics as Flink lists them: <operator name>.<metric>.
+    ...Object.fromEntries((t?.operators ?? []).flatMap((o) => [
+      [`${o.name}.currentOutputWatermark`, flinkWatermark(o.currentOutputWatermark)],
+      ...(isWindowOperator(v, o.uid) ? [[`${o.name}.numLateRecordsDropped`, o.numLateRecordsDropped]] : []),
+    ])),
     ...Object.fromEntries(Object.entries(t?.source ?? {}).map(([k, value]) => [`source.${k}`, value])),
   };
+}
+
+function isWindowOperator(v: JobVertex, uid: string): boolean {
+  return v.operators.some((o) => o.uid === uid && o.spec.kind === 'window');
 }
 
 /** GET /jobs/:id/vertices/:vid/metrics: every subtask's metrics, as Flink names them (`<subtask>.<metric>`). */

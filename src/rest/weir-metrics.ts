@@ -3,6 +3,7 @@ import type { CheckpointStats } from '../coordinator/checkpoint-stats.ts';
 import type { JobMaster } from '../coordinator/job-master.ts';
 import type { JobDirectory } from './job-directory.ts';
 import { collectedFamily, type Labels } from './collected-family.ts';
+import { decodeWatermark } from '../network/wire-watermark.ts';
 
 /** Checkpoints take from milliseconds (a small state) to minutes (a large one to slow storage). */
 const DURATION_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
@@ -47,6 +48,23 @@ export function registerWeirMetrics(registry: Registry, jobs: JobDirectory): Wei
   collectedFamily(registry, 'counter', 'weir_task_backpressured_seconds_total', 'Time a subtask was blocked on its outputs (backpressure).', subtask, perTask((t) => t.backpressure / 1000));
   collectedFamily(registry, 'counter', 'weir_task_idle_seconds_total', 'Time a subtask had nothing to do (no input, its source had nothing yet).', subtask, perTask((t) => t.idle / 1000));
   collectedFamily(registry, 'counter', 'weir_task_bytes_in_total', 'Bytes of record buffers received from other threads (in-thread channels pass buffers without bytes: 0).', subtask, perTask((t) => t.bytesIn));
+  // Event time: how far behind the wall clock a subtask's watermark is (none before its first watermark, nor at the end of input).
+  collectedFamily(registry, 'gauge', 'weir_task_event_time_lag_seconds', "Wall clock minus the subtask's input watermark (a source's: its own), for subtasks with a watermark.", subtask, () =>
+    tasks().flatMap((x) => {
+      const wm = decodeWatermark(x.t.currentInputWatermark);
+      return Number.isFinite(wm) ? [[x.labels, (Date.now() - wm) / 1000] as const] : [];
+    }),
+  );
+  collectedFamily(registry, 'counter', 'weir_operator_late_records_dropped_total', 'Records a window operator dropped as too late for all their windows (no late-data side output).', [...subtask, 'operator'], () =>
+    jobs.list().flatMap((m) =>
+      m.taskMetrics().flatMap((t) => {
+        const vertex = m.graph.vertices.find((x) => x.id === t.vertexId);
+        return (t.operators ?? [])
+          .filter((o) => vertex?.operators.some((x) => x.uid === o.uid && x.spec.kind === 'window'))
+          .map((o) => [{ job_id: m.jobId, vertex: vertex?.name ?? t.vertexId, subtask: String(t.subtask), operator: o.uid }, o.numLateRecordsDropped] as const);
+      }),
+    ),
+  );
   collectedFamily(registry, 'counter', 'weir_task_bytes_out_total', 'Bytes of record buffers sent to other threads (in-thread channels pass buffers without bytes: 0).', subtask, perTask((t) => t.bytesOut));
 
   // One series per job; completions are observed as they happen, those in the history when the

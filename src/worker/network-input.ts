@@ -3,6 +3,9 @@ import type { BarrierHandler } from './checkpointing/barrier-handler.ts';
 import type { DataInputStatus } from './data-input-status.ts';
 import type { InputGate } from './input-gate.ts';
 import type { RecoveredChannelState } from './recovered-channel-state.ts';
+import { NO_TIMESTAMP, type RecordTimestamp } from '../network/record-timestamp.ts';
+import { unwrapRecord } from '../network/timestamped-record.ts';
+import { StatusWatermarkValve, type ValveOutput } from './status-watermark-valve.ts';
 
 /**
  * A task's input from its channels (Flink's StreamTaskNetworkInput): restored in-flight records
@@ -16,24 +19,30 @@ export class NetworkInput {
   readonly #head: Output;
   readonly #recovered: RecoveredChannelState;
   readonly #ended: Uint8Array;
+  readonly #time: RecordTimestamp;
+  /** The task's input watermark: the minimum over its channels that are not idle. */
+  readonly valve: StatusWatermarkValve;
   #endedCount = 0;
   recordsIn = 0;
   /** Bytes of the buffers that came serialized (from another thread); in-thread buffers are not. */
   bytesIn = 0;
 
-  constructor(gate: InputGate, barriers: BarrierHandler, head: Output, recovered: RecoveredChannelState) {
+  /** `eventTime`: where the task's input watermark goes when it advances (the chain's head). */
+  constructor(gate: InputGate, barriers: BarrierHandler, head: Output, recovered: RecoveredChannelState, time: RecordTimestamp, eventTime: ValveOutput) {
     this.gate = gate;
     this.#barriers = barriers;
     this.#head = head;
     this.#recovered = recovered;
+    this.#time = time;
     this.#ended = new Uint8Array(gate.channels.length);
+    this.valve = new StatusWatermarkValve(gate.channels.length, eventTime);
   }
 
   /** Takes one buffer or event. */
   processInput(): DataInputStatus {
     const replayed = this.#recovered.next();
     if (replayed !== undefined) {
-      this.#collect(replayed);
+      this.#collectReplayed(replayed);
       return 'more-available';
     }
     const next = this.gate.pollNext();
@@ -41,7 +50,8 @@ export class NetworkInput {
     const item = next.item;
     switch (item.kind) {
       case 'records':
-        this.#collect(item.records);
+        if (item.timestamps !== undefined) this.#collectTimed(item.records, item.timestamps);
+        else this.#collect(item.records);
         if (item.bytes > 0) {
           this.bytesIn += item.bytes;
           this.#barriers.noteProcessed(item.bytes);
@@ -58,13 +68,41 @@ export class NetworkInput {
         this.#ended[next.channel] = 1;
         this.#barriers.onEndOfPartition(next.channel);
         return ++this.#endedCount === this.#ended.length ? 'end-of-input' : 'more-available';
+      case 'watermark':
+        this.valve.inputWatermark(next.channel, item.timestamp);
+        return 'more-available';
+      case 'watermark-status':
+        this.valve.inputWatermarkStatus(next.channel, item.idle);
+        return 'more-available';
     }
   }
 
   #collect(records: readonly unknown[]): void {
     this.recordsIn += records.length;
     const head = this.#head;
+    this.#time.current = NO_TIMESTAMP;
     for (let r = 0; r < records.length; r++) head.collect(records[r]);
+  }
+
+  /** Restored in-flight records of an unaligned checkpoint, with their timestamps. */
+  #collectReplayed(records: readonly unknown[]): void {
+    this.recordsIn += records.length;
+    const time = this.#time;
+    for (const r of records) {
+      const { value, timestamp } = unwrapRecord(r);
+      time.current = timestamp;
+      this.#head.collect(value);
+    }
+  }
+
+  #collectTimed(records: readonly unknown[], timestamps: readonly number[]): void {
+    this.recordsIn += records.length;
+    const head = this.#head;
+    const time = this.#time;
+    for (let r = 0; r < records.length; r++) {
+      time.current = timestamps[r]!;
+      head.collect(records[r]);
+    }
   }
 
   /**

@@ -6,8 +6,12 @@ import type { KeyGroupRange } from '../state/key-group.ts';
 import { OperatorStateBackend, type OperatorStateEntry } from '../state/operator-state-backend.ts';
 import { createOperator } from './operator-factory.ts';
 import { OperatorFailure } from './operator-failure.ts';
-import type { Output, StreamOperator } from './operators/stream-operator.ts';
+import type { EventTimeOutput, OperatorMetrics, Output, StreamOperator } from './operators/stream-operator.ts';
+import type { ProcessingTimeService } from './processing-time-service.ts';
 import type { RecordWriter } from './record-writer.ts';
+import { MIN_WATERMARK } from '../api/watermark.ts';
+import { RecordTimestamp } from '../network/record-timestamp.ts';
+import { isKeyedOperator } from '../graph/stream-graph.ts';
 
 export interface ChainMember {
   readonly uid: string;
@@ -16,6 +20,7 @@ export interface ChainMember {
   readonly operator: StreamOperator;
   readonly keyedState: HeapKeyedStateBackend | undefined;
   readonly operatorState: OperatorStateBackend;
+  readonly metrics: OperatorMetrics;
 }
 
 export interface ChainSetup {
@@ -28,6 +33,9 @@ export interface ChainSetup {
   readonly writers: ReadonlyMap<number, RecordWriter>;
   readonly restore: Readonly<Record<string, OperatorRestoreState>> | undefined;
   readonly restoreKeyed: (backend: HeapKeyedStateBackend, state: OperatorRestoreState) => Promise<void>;
+  readonly processingTime: ProcessingTimeService;
+  /** pipeline.auto-watermark-interval in ms. */
+  readonly autoWatermarkInterval: number;
 }
 
 /**
@@ -41,6 +49,11 @@ export class OperatorChain {
   readonly input: Output;
 
   readonly outputs: Output[];
+  /** Each operator's side outputs that something consumes, by tag id. */
+  readonly sideOutputs: Array<ReadonlyMap<string, Output>>;
+  readonly eventTimeOutputs: EventTimeOutput[];
+  /** The timestamp of the record going through the chain now; every writer of the task reads it. */
+  readonly timestamps = new RecordTimestamp();
   readonly #vertexName: string;
   readonly #subtask: number;
   readonly #parallelism: number;
@@ -57,23 +70,78 @@ export class OperatorChain {
     const instances = ops.map((op) => createOperator(op.spec));
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i]!;
-      const keyed = op.spec.kind === 'keyed-process' || op.spec.kind === 'reduce';
+      const keyed = isKeyedOperator(op.spec.kind);
       const restored = setup.restore?.[op.uid];
       const keyedState = keyed
         ? new HeapKeyedStateBackend(setup.keyGroupRange, vertex.maxParallelism, op.uid, () => `subtask ${subtask} of '${op.name}'`)
         : undefined;
       const operatorState = new OperatorStateBackend(restored ? toEntries(restored.operator) : undefined, op.uid);
-      this.members.push({ uid: op.uid, operatorId: op.operatorId, name: op.name, operator: instances[i]!, keyedState, operatorState });
+      const metrics: OperatorMetrics = { numLateRecordsDropped: 0, currentOutputWatermark: MIN_WATERMARK };
+      this.members.push({ uid: op.uid, operatorId: op.operatorId, name: op.name, operator: instances[i]!, keyedState, operatorState, metrics });
     }
+    for (const w of setup.writers.values()) w.timestamps = this.timestamps;
     this.head = instances[0]!;
     this.input = this.#guarded(0);
+    const tagOf = (edgeId: number) => vertex.outputs.find((e) => e.id === edgeId)?.outputTag;
+    const targetsOf = (chained: readonly number[], edges: readonly number[]): Output[] => [
+      ...chained.map((next) => this.#guarded(next)),
+      ...edges.map((edgeId): Output => setup.writers.get(edgeId)!),
+    ];
     this.outputs = ops.map((op) => {
-      const targets: Output[] = [
-        ...op.chainedOutputs.map((next) => this.#guarded(next)),
-        ...op.networkOutputs.map((edgeId): Output => setup.writers.get(edgeId)!),
-      ];
-      return targets.length === 1 ? targets[0]! : fanOut(targets);
+      const targets = targetsOf(op.chainedOutputs, op.networkOutputs.filter((id) => tagOf(id) === undefined));
+      return targets.length === 1 ? targets[0]! : fanOut(targets, this.timestamps);
     });
+    this.sideOutputs = ops.map((op) => {
+      const tags = new Set([...op.chainedSideOutputs.map((c) => c.tag), ...op.networkOutputs.map(tagOf).filter((t) => t !== undefined)]);
+      const byTag = new Map<string, Output>();
+      for (const tag of tags) {
+        const targets = targetsOf(
+          op.chainedSideOutputs.filter((c) => c.tag === tag).map((c) => c.index),
+          op.networkOutputs.filter((id) => tagOf(id) === tag),
+        );
+        byTag.set(tag, targets.length === 1 ? targets[0]! : fanOut(targets, this.timestamps));
+      }
+      return byTag;
+    });
+    this.eventTimeOutputs = ops.map((op, i) => this.#eventTimeOutput(i, [...op.chainedOutputs, ...op.chainedSideOutputs.map((c) => c.index)], op.networkOutputs.map((id) => setup.writers.get(id)!)));
+  }
+
+  /**
+   * Watermarks and watermark status go to every output, side outputs included (as in Flink),
+   * through the chained operators first and then to the channels, in order with the records.
+   */
+  #eventTimeOutput(index: number, chained: readonly number[], writers: readonly RecordWriter[]): EventTimeOutput {
+    const metrics = this.members[index]!.metrics;
+    return {
+      emitWatermark: (watermark) => {
+        metrics.currentOutputWatermark = watermark;
+        for (const next of chained) this.#attemptSync(next, () => this.members[next]!.operator.processWatermark(watermark));
+        for (const w of writers) w.broadcastEvent({ kind: 'watermark', timestamp: watermark });
+      },
+      emitWatermarkStatus: (idle) => {
+        for (const next of chained) this.#attemptSync(next, () => this.members[next]!.operator.processWatermarkStatus(idle));
+        for (const w of writers) w.broadcastEvent({ kind: 'watermark-status', idle });
+      },
+    };
+  }
+
+  /** Event time has advanced at the head of the chain (the task's input watermark, or a source's end). */
+  processWatermark(watermark: number): void {
+    this.#attemptSync(0, () => this.head.processWatermark(watermark));
+  }
+
+  processWatermarkStatus(idle: boolean): void {
+    this.#attemptSync(0, () => this.head.processWatermarkStatus(idle));
+  }
+
+  #attemptSync(index: number, fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      if (e instanceof OperatorFailure) throw e;
+      const m = this.members[index]!;
+      throw new OperatorFailure(e, m.name, m.uid, this.#vertexName, this.#subtask, this.#parallelism);
+    }
   }
 
   #guarded(index: number): Output {
@@ -114,6 +182,15 @@ export class OperatorChain {
           output: this.outputs[i]!,
           keyedState: m.keyedState,
           operatorState: m.operatorState,
+          timestamps: this.timestamps,
+          eventTimeOutput: this.eventTimeOutputs[i]!,
+          sideOutput: (tag: string) => this.sideOutputs[i]!.get(tag),
+          processingTime: {
+            now: () => this.#setup.processingTime.now(),
+            registerTimer: (time, description, callback) => this.#setup.processingTime.registerTimer(time, description, (t) => this.#attemptSync(i, () => callback(t))),
+          },
+          autoWatermarkInterval: this.#setup.autoWatermarkInterval,
+          metrics: m.metrics,
         }),
       );
     }
@@ -169,10 +246,15 @@ export class OperatorChain {
   }
 }
 
-function fanOut(targets: readonly Output[]): Output {
+/** Every target gets the record with its timestamp, whatever an earlier target did to the task's current one. */
+function fanOut(targets: readonly Output[], time: RecordTimestamp): Output {
   return {
     collect(value: unknown): void {
-      for (let i = 0; i < targets.length; i++) targets[i]!.collect(value);
+      const ts = time.current;
+      for (let i = 0; i < targets.length; i++) {
+        time.current = ts;
+        targets[i]!.collect(value);
+      }
     },
   };
 }

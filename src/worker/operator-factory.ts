@@ -9,12 +9,15 @@ import { CommittingSinkOperator } from './operators/committing-sink-operator.ts'
 import { isTwoPhaseCommittingSink } from '../api/two-phase-committing-sink.ts';
 import type { Sink } from '../api/sink.ts';
 import { SourceOperator } from './operators/source-operator.ts';
+import { ProcessOperator } from './operators/process-operator.ts';
+import { TimestampsAndWatermarksOperator } from './operators/timestamps-and-watermarks-operator.ts';
+import { createWindowOperator } from './windowing/create-window-operator.ts';
 import type { StreamOperator } from './operators/stream-operator.ts';
 
 export function createOperator(spec: OperatorSpec): StreamOperator {
   switch (spec.kind) {
     case 'source':
-      return new SourceOperator(spec.source);
+      return new SourceOperator(spec.source, spec.watermarks);
     case 'map':
       return new MapOperator(spec.fn);
     case 'flatMap':
@@ -25,6 +28,12 @@ export function createOperator(spec: OperatorSpec): StreamOperator {
       return new KeyedProcessOperator(spec.fn, spec.keySelector);
     case 'reduce':
       return new ReduceOperator(spec.fn, spec.keySelector);
+    case 'timestamps-watermarks':
+      return new TimestampsAndWatermarksOperator(spec.strategy);
+    case 'process':
+      return new ProcessOperator(spec.fn);
+    case 'window':
+      return createWindowOperator(spec.window, spec.keySelector);
     case 'sink':
       return isTwoPhaseCommittingSink(spec.sink) ? new CommittingSinkOperator(spec.sink) : new SinkOperator(spec.sink as Sink<unknown, unknown>);
   }

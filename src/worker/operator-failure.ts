@@ -4,6 +4,8 @@ export class OperatorFailure extends Error {
   readonly uid: string;
   readonly vertex: string;
   readonly subtask: number;
+  /** The cause says the job cannot run as defined (it would fail the same way after a restart). */
+  readonly unrecoverable: boolean;
 
   constructor(cause: unknown, operator: string, uid: string, vertex: string, subtask: number, parallelism: number) {
     const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
@@ -13,6 +15,7 @@ export class OperatorFailure extends Error {
     this.uid = uid;
     this.vertex = vertex;
     this.subtask = subtask;
+    this.unrecoverable = (cause as { unrecoverable?: unknown } | null)?.unrecoverable === true;
     if (cause instanceof Error && cause.stack) this.stack = `${this.name}: ${this.message}\nCaused by: ${cause.stack}`;
   }
 }

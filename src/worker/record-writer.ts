@@ -1,4 +1,6 @@
 import type { BarrierSettlement, OutputChannel } from '../network/output-channel.ts';
+import { RecordTimestamp } from '../network/record-timestamp.ts';
+import { unwrapRecord } from '../network/timestamped-record.ts';
 import type { StreamEvent } from '../network/stream-event.ts';
 import type { Output } from './operators/stream-operator.ts';
 import { BROADCAST, type ChannelSelector } from './partitioner.ts';
@@ -13,6 +15,8 @@ export class RecordWriter implements Output {
   readonly #flushEachRecord: boolean;
   /** One channel: every partitioner picks it (a broadcast too), so no record needs the selector. */
   readonly #single: OutputChannel | undefined;
+  /** Where the record being emitted has its timestamp: the task's (OperatorChain shares it). */
+  #time = new RecordTimestamp();
   recordsOut = 0;
 
   /** `flushEachRecord`: a buffer timeout of 0, every record leaves at once. */
@@ -21,6 +25,11 @@ export class RecordWriter implements Output {
     this.#select = select;
     this.#flushEachRecord = flushEachRecord;
     this.#single = channels.length === 1 ? channels[0] : undefined;
+  }
+
+  /** The task's current record timestamp, which every record written here carries. */
+  set timestamps(time: RecordTimestamp) {
+    this.#time = time;
   }
 
   emit(record: unknown): void {
@@ -43,7 +52,7 @@ export class RecordWriter implements Output {
   }
 
   #write(ch: OutputChannel, record: unknown): void {
-    ch.emit(record, -1);
+    ch.emit(record, -1, this.#time.current);
     if (this.#flushEachRecord) ch.flush();
   }
 
@@ -71,10 +80,27 @@ export class RecordWriter implements Output {
     return this.channels.map((ch) => ch.inFlight());
   }
 
-  /** Restore of an unaligned checkpoint: the persisted output of one channel goes out first, to that channel. */
+  /** Restore of an unaligned checkpoint: the persisted output of one channel goes out first, to that channel, with the records' timestamps. */
   emitToChannel(channel: number, records: readonly unknown[]): void {
     const ch = this.channels[channel]!;
-    for (const r of records) this.#write(ch, r);
+    for (const r of records) {
+      const { value, timestamp } = unwrapRecord(r);
+      ch.emit(value, -1, timestamp);
+      if (this.#flushEachRecord) ch.flush();
+    }
+  }
+
+  /** Restore of an unaligned checkpoint at another parallelism: a persisted output record goes where the partitioner says. */
+  emitRestored(record: unknown): void {
+    const { value, timestamp } = unwrapRecord(record);
+    const time = this.#time;
+    const previous = time.current;
+    time.current = timestamp;
+    try {
+      this.emit(value);
+    } finally {
+      time.current = previous;
+    }
   }
 
   get writable(): boolean {

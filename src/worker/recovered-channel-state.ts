@@ -2,6 +2,7 @@ import type { JobVertex } from '../graph/job-graph.ts';
 import type { ChannelStateHandle, RestoredChannelState } from '../checkpoint/state-handles.ts';
 import { keyGroupFor, operatorIndexForKeyGroup, type Key } from '../state/key-group.ts';
 import type { RecordWriter } from './record-writer.ts';
+import { unwrapRecord } from '../network/timestamped-record.ts';
 
 export interface RecoveredChannelStateSetup {
   readonly channels: RestoredChannelState | null | undefined;
@@ -40,7 +41,7 @@ export class RecoveredChannelState {
         const maxP = vertex.maxParallelism;
         if (edge.partitioner.kind === 'hash') {
           const select = edge.partitioner.keySelector;
-          records = records.filter((r) => operatorIndexForKeyGroup(keyGroupFor(select(r) as Key, maxP), p, maxP) === subtask);
+          records = records.filter((r) => operatorIndexForKeyGroup(keyGroupFor(select(unwrapRecord(r).value) as Key, maxP), p, maxP) === subtask);
         } else {
           records = records.filter(() => rebalanced++ % p === subtask);
         }
@@ -51,7 +52,7 @@ export class RecoveredChannelState {
       const writer = setup.writers.get(edgeOf(key));
       if (!writer) continue;
       const records = setup.read(handle);
-      if (channels.rescaled) for (const r of records) writer.emit(r);
+      if (channels.rescaled) for (const r of records) writer.emitRestored(r);
       else writer.emitToChannel(Number(key.split(':')[1]), records);
     }
   }
@@ -61,7 +62,7 @@ export class RecoveredChannelState {
     return this.#replay.length > 0;
   }
 
-  /** The next buffer of restored input, oldest first. */
+  /** The next buffer of restored input, oldest first (records with a timestamp are TimestampedRecords). */
   next(): unknown[] | undefined {
     return this.#replay.shift();
   }

@@ -1,6 +1,7 @@
 import type { DataInputStatus } from './data-input-status.ts';
 import type { MailboxProcessor } from './mailbox-processor.ts';
 import type { SourceOperator } from './operators/source-operator.ts';
+import { encodeWatermark, type WireWatermark } from '../network/wire-watermark.ts';
 
 /**
  * A source task's input: one pollNext of its reader at a time, only ever between two mails, so a
@@ -16,7 +17,7 @@ export class SourceInput {
   constructor(
     operator: SourceOperator,
     splits: unknown[],
-    toEnumerator: (message: { type: 'split-request' } | { type: 'reader-event'; event: unknown }) => void,
+    toEnumerator: (message: { type: 'split-request' } | { type: 'reader-event'; event: unknown } | { type: 'watermark-report'; group: string; watermark: WireWatermark }) => void,
     mailbox: MailboxProcessor,
     fail: (error: unknown) => void,
   ) {
@@ -26,6 +27,13 @@ export class SourceInput {
     operator.assignInitialSplits(splits);
     operator.onSplitRequest = () => toEnumerator({ type: 'split-request' });
     operator.onReaderEvent = (event) => toEnumerator({ type: 'reader-event', event });
+    operator.onWatermarkReport = (group, watermark) => toEnumerator({ type: 'watermark-report', group, watermark: encodeWatermark(watermark) });
+    operator.onAlignmentPause = (paused) => (paused ? mailbox.suspend('watermark-alignment') : mailbox.resume('watermark-alignment'));
+  }
+
+  /** Watermark alignment: the group's allowed maximum changed. */
+  updateMaxAllowedWatermark(maxAllowed: number): void {
+    this.operator.updateMaxAllowedWatermark(maxAllowed);
   }
 
   /** Splits from the split enumerator (run as mail: between two polls, in order with checkpoint triggers). */

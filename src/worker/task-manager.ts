@@ -17,6 +17,7 @@ import { consumersOf, producersOf } from '../graph/edge-connections.ts';
 import { RecordWriter } from './record-writer.ts';
 import { Task } from './task.ts';
 import { systemClock } from '../clock/clock.ts';
+import { decodeWatermark } from '../network/wire-watermark.ts';
 
 export interface TaskManagerOptions {
   readonly index: number;
@@ -95,6 +96,9 @@ export class TaskManager {
         return;
       case 'source-event':
         this.#task(message.vertexId, message.subtask)?.handleSourceEvent(message.event);
+        return;
+      case 'watermark-alignment':
+        this.#task(message.vertexId, message.subtask)?.updateMaxAllowedWatermark(decodeWatermark(message.maxAllowedWatermark));
         return;
       case 'channel-failed': {
         const k = `${message.edgeId}:${message.producer}:${message.consumer}`;
@@ -223,6 +227,7 @@ export class TaskManager {
         storage,
         failAfterRecords: d.failAfterRecords,
         bufferTimeoutMs,
+        autoWatermarkInterval: config['pipeline.auto-watermark-interval'],
         log: this.#log.child({ vertex: vertex.name, subtask: d.subtask, attempt }),
       });
       tasks.push(task);

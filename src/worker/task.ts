@@ -22,6 +22,10 @@ import { SourceInput } from './source-input.ts';
 import { type CheckpointReport, SubtaskCheckpointCoordinator } from './subtask-checkpoint-coordinator.ts';
 import { TaskActivityTracker } from './task-activity-tracker.ts';
 import { TaskOutputs } from './task-outputs.ts';
+import { ProcessingTimeService } from './processing-time-service.ts';
+import { systemClock, type Clock } from '../clock/clock.ts';
+import { MAX_WATERMARK } from '../api/watermark.ts';
+import { encodeWatermark } from '../network/wire-watermark.ts';
 
 export interface TaskSetup {
   readonly jobId: string;
@@ -41,6 +45,10 @@ export interface TaskSetup {
   readonly bufferTimeoutMs?: number;
   /** Lines carry the job id, vertex, subtask and attempt. */
   readonly log: Logger;
+  /** Processing time for timers and periodic watermarks (tests give a manual one). */
+  readonly clock?: Clock;
+  /** pipeline.auto-watermark-interval in ms (default 200; 0: no periodic watermarks). */
+  readonly autoWatermarkInterval?: number;
 }
 
 /** A task's message before the task stamps it with its attempt, vertex and subtask. */
@@ -68,6 +76,7 @@ export class Task {
   readonly #input: SourceInput | NetworkInput;
   readonly #barriers: BarrierHandler | undefined;
   readonly #recovered: RecoveredChannelState;
+  readonly #processingTime: ProcessingTimeService;
   /** Where the restored checkpoint is read from: its location, or a staged copy of it. */
   #restoreLocation: string;
   #status: TaskStatus = 'initializing';
@@ -78,6 +87,7 @@ export class Task {
     this.subtask = setup.subtask;
     this.#mailbox = new MailboxProcessor(this.#activity, setup.wake, (e) => this.fail(e));
     this.#outputs = new TaskOutputs([...setup.writers.values()], this.#mailbox, this.#activity, setup.bufferTimeoutMs ?? 100);
+    this.#processingTime = new ProcessingTimeService(setup.clock ?? systemClock, this.#mailbox.mailbox);
     this.#chain = new OperatorChain({
       jobId: setup.jobId,
       attempt: setup.attempt,
@@ -87,6 +97,8 @@ export class Task {
       writers: setup.writers,
       restore: setup.restore?.operators,
       restoreKeyed: (backend, state) => setup.storage.restoreKeyed(backend, state, this.#restoreLocation),
+      processingTime: this.#processingTime,
+      autoWatermarkInterval: setup.autoWatermarkInterval ?? 200,
     });
     const gate = setup.gate;
     this.#checkpoints = new SubtaskCheckpointCoordinator({
@@ -113,7 +125,11 @@ export class Task {
         () => this.mailbox.put({ description: 'aligned checkpoint timeout', run: () => barriers.checkTimeout() }),
       );
       this.#barriers = barriers;
-      this.#input = new NetworkInput(gate!, barriers, this.#chain.input, this.#recovered);
+      const chain = this.#chain;
+      this.#input = new NetworkInput(gate!, barriers, chain.input, this.#recovered, chain.timestamps, {
+        emitWatermark: (watermark) => chain.processWatermark(watermark),
+        emitWatermarkStatus: (idle) => chain.processWatermarkStatus(idle),
+      });
     }
   }
 
@@ -206,6 +222,11 @@ export class Task {
 
   /** All input consumed: let operators flush, tell downstream, and wait for the JobMaster's finish. */
   #endOfInput(): void {
+    // The end of event time first (Flink's MAX_WATERMARK), so every window and event-time timer
+    // fires before the operators end their input. Sources send it; a task whose channels did not
+    // all bring it (one ended idle) has seen the last record anyway.
+    const input = this.#input;
+    if (input instanceof SourceInput || input.valve.watermark < MAX_WATERMARK) this.#chain.processWatermark(MAX_WATERMARK);
     this.#mailbox.runExclusively(
       this.#chain.endInput().then(() => {
         // An armed failure that the input was too short to reach fires at its end.
@@ -265,6 +286,11 @@ export class Task {
     });
   }
 
+  /** Watermark alignment, as mail: between two polls. */
+  updateMaxAllowedWatermark(maxAllowed: number): void {
+    this.mailbox.put({ description: 'watermark alignment', run: () => void (this.#status === 'running' && this.#input instanceof SourceInput && this.#input.updateMaxAllowedWatermark(maxAllowed)) });
+  }
+
   handleSourceEvent(event: unknown): void {
     this.mailbox.put({ description: 'event from the split enumerator', run: () => void (this.#input instanceof SourceInput && this.#input.handleSourceEvent(event)) });
   }
@@ -300,6 +326,7 @@ export class Task {
     this.mailbox.put({
       description: 'closing',
       run: async () => {
+        this.#processingTime.quiesce();
         this.#outputs.flush();
         await this.#chain.close();
         this.#setStatus('finished');
@@ -310,6 +337,7 @@ export class Task {
   async cancel(): Promise<void> {
     if (this.#isTerminal()) return;
     this.#status = 'canceled';
+    this.#processingTime.quiesce();
     this.#checkpoints.abortAll('the task was cancelled');
     this.#report({ type: 'task-status', status: 'canceled', ...this.#positions() });
     await this.#chain.dispose();
@@ -318,6 +346,7 @@ export class Task {
   fail(error: unknown): void {
     if (this.#isTerminal()) return;
     this.#status = 'failed';
+    this.#processingTime.quiesce();
     this.#checkpoints.abortAll('the task failed');
     this.#setup.log.warn(`failed: ${error instanceof Error ? error.message : String(error)}`, { error: error instanceof Error ? error.name : 'Error' });
     this.#report({
@@ -340,6 +369,14 @@ export class Task {
       bytesOut: this.#outputs.bytesOut,
       inPoolUsage: this.#input instanceof NetworkInput ? this.#input.gate.usage : 0,
       outPoolUsage: this.#outputs.usage,
+      // A source's own watermark stands for its input's (Flink's source tasks show theirs too).
+      currentInputWatermark: encodeWatermark(this.#input instanceof NetworkInput ? this.#input.valve.watermark : this.#chain.members[0]!.metrics.currentOutputWatermark),
+      operators: this.#chain.members.map((m) => ({
+        uid: m.uid,
+        name: m.name,
+        numLateRecordsDropped: m.metrics.numLateRecordsDropped,
+        currentOutputWatermark: encodeWatermark(m.metrics.currentOutputWatermark),
+      })),
       ...this.#activity.report({
         aligning: this.#barriers?.activity(),
         blocked: this.#mailbox.blocked,

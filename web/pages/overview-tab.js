@@ -9,6 +9,7 @@ import { bytes, count, percent, rate } from '../format.js';
 import { jobGraph } from '../graph.js';
 import { subtaskLoad, vertexLoad } from '../load.js';
 import { sourceProgressCards } from './source-progress.js';
+import { watermarksCard, watermarkText } from './watermarks.js';
 /** @import { Load } from '../load.js' */
 /** @import { JobDetailsView, SubtaskView, VertexView } from '../../src/rest/rest-views.ts' */
 
@@ -83,6 +84,7 @@ export function overviewTab(jobId) {
         h('section', { class: 'card graph-card' }, h('h2', null, 'Job graph'), h('div', { class: 'graph-wrap' }, jobGraph(job.vertices, selected)), legend()),
         ...sourceProgressCards(job),
         h('section', { class: 'card' }, h('h2', null, 'Vertices'), verticesTable(job, rates, selected)),
+        watermarksCard(job),
         vertex ? h('section', { class: 'card' }, h('h2', null, `Subtasks of ${vertex.name}`), subtasksTable(vertex)) : null,
       ];
     },
@@ -150,7 +152,7 @@ function verticesTable(job, rates, selected) {
 
 /** @param {VertexView} v */
 function subtasksTable(v) {
-  const heads = ['Subtask', 'Status', 'Records received', 'Records sent', 'Bytes received', 'Bytes sent', 'Busy', 'Idle', 'Backpressure', 'In buffers', 'Out buffers', 'Activity'];
+  const heads = ['Subtask', 'Status', 'Records received', 'Records sent', 'Bytes received', 'Bytes sent', 'Busy', 'Idle', 'Backpressure', 'In buffers', 'Out buffers', 'Watermark', 'Activity'];
   return h(
     'table',
     { class: 'table subtasks' },
@@ -174,6 +176,7 @@ function subtasksTable(v) {
           h('td', { class: 'num' }, backpressureChip(load)),
           h('td', { class: 'num', title: 'share of its input channels\' buffers in use (inPoolUsage)' }, percent(t.inPoolUsage)),
           h('td', { class: 'num', title: 'share of its output channels\' buffers in use (outPoolUsage)' }, percent(t.outPoolUsage)),
+          h('td', null, watermarkText(t.watermark)),
           h('td', { class: 'activity' }, t.activity),
         );
       }),

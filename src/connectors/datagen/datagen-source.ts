@@ -1,5 +1,6 @@
 import type { InputStatus, Source, SourceOutput, SourceReader, SourceReaderContext, SplitEnumeratorContext } from '../../api/source.ts';
 import { WordGenerator } from './word-generator.ts';
+import { TimedEventGenerator, type TimedEvent, type TimedEventOptions } from './timed-event-generator.ts';
 
 /**
  * A split of generated records: positions lane, lane + lanes, lane + 2*lanes, ... below `end`.
@@ -21,6 +22,12 @@ export interface DataGenOptions<T> {
   readonly generate: (position: number) => T;
   /** Records per pollNext. */
   readonly batch?: number;
+  /**
+   * Each record's event-time timestamp in ms (deterministic, like `generate`): records carry it,
+   * a WatermarkStrategy given to fromSource makes watermarks from it per lane (split), and its
+   * timestamp assigner, if any, gets it as the record timestamp.
+   */
+  readonly eventTime?: (position: number) => number;
 }
 
 export class DataGenSource<T> implements Source<T, DataGenSplit> {
@@ -51,6 +58,9 @@ class DataGenReader<T> implements SourceReader<T, DataGenSplit> {
   readonly #batch: number;
   readonly #perReaderRate: number | undefined;
   #noMore = false;
+  /** Lanes paused by watermark alignment. */
+  readonly #paused = new Set<number>();
+  #resumed: (() => void) | undefined;
   #current = 0;
   #rateStart = 0;
   #emittedSinceStart = 0;
@@ -74,15 +84,31 @@ class DataGenReader<T> implements SourceReader<T, DataGenSplit> {
     if (allowed === 0) return 'nothing';
     let emitted = 0;
     const generate = this.#o.generate;
+    const eventTime = this.#o.eventTime;
     while (emitted < allowed) {
       const split = this.#pickSplit();
-      if (!split) return this.#noMore ? 'end' : 'nothing';
-      const stop = split.end === null ? Infinity : split.end;
-      while (emitted < allowed && split.next < stop) {
-        output.collect(generate(split.next));
-        split.next += split.lanes;
-        emitted++;
+      if (!split) {
+        if (emitted > 0) break;
+        // Lanes paused by watermark alignment still have records to come.
+        return this.#noMore && !this.#splits.some((s) => s.end === null || s.next < s.end) ? 'end' : 'nothing';
       }
+      const stop = split.end === null ? Infinity : split.end;
+      // Each lane is a split with watermarks of its own.
+      const out = output.createOutputForSplit?.(laneId(split.lane)) ?? output;
+      if (eventTime === undefined) {
+        while (emitted < allowed && split.next < stop) {
+          out.collect(generate(split.next));
+          split.next += split.lanes;
+          emitted++;
+        }
+      } else {
+        while (emitted < allowed && split.next < stop) {
+          out.collect(generate(split.next), eventTime(split.next));
+          split.next += split.lanes;
+          emitted++;
+        }
+      }
+      if (split.next >= stop) output.releaseOutputForSplit?.(laneId(split.lane));
     }
     this.#emittedSinceStart += emitted;
     return 'more';
@@ -91,7 +117,7 @@ class DataGenReader<T> implements SourceReader<T, DataGenSplit> {
   #pickSplit() {
     for (let i = 0; i < this.#splits.length; i++) {
       const s = this.#splits[(this.#current + i) % this.#splits.length]!;
-      if (s.end === null || s.next < s.end) {
+      if ((s.end === null || s.next < s.end) && !this.#paused.has(s.lane)) {
         this.#current = (this.#current + i + 1) % this.#splits.length;
         return s;
       }
@@ -107,7 +133,24 @@ class DataGenReader<T> implements SourceReader<T, DataGenSplit> {
     return Math.max(0, Math.min(this.#batch, due));
   }
 
+  pauseOrResumeSplits(toPause: readonly string[], toResume: readonly string[]): void {
+    for (const id of toPause) this.#paused.add(laneOf(id));
+    for (const id of toResume) this.#paused.delete(laneOf(id));
+    if (toResume.length > 0) {
+      // The rate counts from now: records not read while paused are not due in a burst.
+      this.#rateStart = 0;
+      this.#emittedSinceStart = 0;
+      const wake = this.#resumed;
+      this.#resumed = undefined;
+      wake?.();
+    }
+  }
+
   isAvailable(): Promise<void> {
+    // Every lane with records left is paused: nothing until one is resumed.
+    if (this.#paused.size > 0 && this.#pickSplit() === undefined && this.#splits.some((s) => s.end === null || s.next < s.end)) {
+      return new Promise((resolve) => (this.#resumed = resolve));
+    }
     const waitMs = this.#perReaderRate === undefined ? 1 : Math.max(1, Math.ceil(1000 / this.#perReaderRate));
     return new Promise((resolve) => setTimeout(resolve, waitMs));
   }
@@ -117,10 +160,13 @@ class DataGenReader<T> implements SourceReader<T, DataGenSplit> {
   }
 
   describeActivity(): string {
-    const positions = this.#splits.map((s) => `lane ${s.lane} at ${s.next}`).join(', ');
+    const positions = this.#splits.map((s) => `lane ${s.lane} at ${s.next}${this.#paused.has(s.lane) ? ' (paused by watermark alignment)' : ''}`).join(', ');
     return `generating records (${positions})`;
   }
 }
+
+const laneId = (lane: number): string => `lane-${lane}`;
+const laneOf = (id: string): number => Number(id.slice('lane-'.length));
 
 /** Ready-made generators. */
 export const DataGen = {
@@ -136,6 +182,19 @@ export const DataGen = {
   /** The numbers from, from+1, ... below to. */
   sequence(from: number, to: number): DataGenSource<number> {
     return new DataGenSource({ generate: (i) => from + i, count: Math.max(0, to - from) });
+  },
+  /**
+   * Keyed events `{ key, value, timestamp }` with event times (the records carry them): give the
+   * source a WatermarkStrategy, e.g. forBoundedOutOfOrderness(maxOutOfOrderness), for windows.
+   */
+  events(options: TimedEventOptions & { count?: number; ratePerSecond?: number } = {}): DataGenSource<TimedEvent> {
+    const gen = new TimedEventGenerator(options);
+    return new DataGenSource({
+      generate: (i) => gen.eventAt(i),
+      eventTime: (i) => gen.timestampAt(i),
+      ...(options.count !== undefined ? { count: options.count } : {}),
+      ...(options.ratePerSecond !== undefined ? { ratePerSecond: options.ratePerSecond } : {}),
+    });
   },
   of<T>(generate: (position: number) => T, options: Omit<DataGenOptions<T>, 'generate'> = {}): DataGenSource<T> {
     return new DataGenSource({ ...options, generate });

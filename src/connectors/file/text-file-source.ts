@@ -66,6 +66,9 @@ export class TextFileSource implements Source<string, TextFileSplit> {
 
 const CHUNK = 256 * 1024;
 
+/** A split's id for its watermarks: the file and where its byte range starts. */
+const splitId = (split: TextFileSplit): string => `${split.path}:${split.start}`;
+
 interface OpenSplit {
   readonly split: TextFileSplit;
   readonly fd: number;
@@ -79,6 +82,9 @@ interface OpenSplit {
   validUntil: number;
   /** Whether this split's first invalid line was logged. */
   warned: boolean;
+  /** The split's own output (its watermarks), made from `outputOf`, the output pollNext was given. */
+  output?: SourceOutput<string>;
+  outputOf?: SourceOutput<string>;
 }
 const NL = 0x0a;
 
@@ -110,15 +116,21 @@ class TextFileReader implements SourceReader<string, TextFileSplit> {
       const cur = this.#current ?? this.#open();
       if (!cur) return this.#noMore ? 'end' : 'nothing';
       if (cur.offset >= cur.split.end) {
-        this.#finishCurrent();
+        this.#finishCurrent(output);
         continue;
       }
       const line = this.#readLine(cur);
       if (line === undefined) {
-        this.#finishCurrent();
+        this.#finishCurrent(output);
         continue;
       }
-      output.collect(line);
+      // Each split (a byte range of a file) has watermarks of its own. The output may be another
+      // object at each poll (a wrapper's), so the split's is kept only for the same one.
+      if (cur.outputOf !== output) {
+        cur.output = output.createOutputForSplit?.(splitId(cur.split)) ?? output;
+        cur.outputOf = output;
+      }
+      cur.output!.collect(line);
       emitted++;
     }
     return 'more';
@@ -209,8 +221,11 @@ class TextFileReader implements SourceReader<string, TextFileSplit> {
     }
   }
 
-  #finishCurrent(): void {
-    if (this.#current) closeSync(this.#current.fd);
+  #finishCurrent(output: SourceOutput<string>): void {
+    if (this.#current) {
+      closeSync(this.#current.fd);
+      output.releaseOutputForSplit?.(splitId(this.#current.split));
+    }
     this.#current = undefined;
     this.#queue.shift();
   }

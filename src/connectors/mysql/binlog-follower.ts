@@ -107,12 +107,16 @@ export class BinlogFollower {
         return;
       }
       this.changes++;
-      out.collect({
-        op,
-        before: b,
-        after: a,
-        source: { db: ev.db, table: ev.table, file: ev.file, pos: ev.pos, row, ...(ev.gtid !== undefined ? { gtid: ev.gtid } : {}), ts: ev.ts, snapshot: false },
-      });
+      // The commit time is the record's event time (a WatermarkStrategy makes watermarks from it).
+      out.collect(
+        {
+          op,
+          before: b,
+          after: a,
+          source: { db: ev.db, table: ev.table, file: ev.file, pos: ev.pos, row, ...(ev.gtid !== undefined ? { gtid: ev.gtid } : {}), ts: ev.ts, snapshot: false },
+        },
+        ev.ts,
+      );
     });
   }
 

@@ -103,7 +103,7 @@ export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
     // One object literal per record: spreading a shared source object costs several times more.
     for (let row = 0; row < rows.length; row++) {
       const source = gtid !== undefined ? { db, table, file, pos, row, gtid, ts, snapshot: true } : { db, table, file, pos, row, ts, snapshot: true };
-      output.collect({ op: 'r', before: null, after: rows[row]!, source });
+      output.collect({ op: 'r', before: null, after: rows[row]!, source }, ts);
     }
     const report: FinishedReport = {
       kind: 'finished',

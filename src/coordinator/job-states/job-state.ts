@@ -12,6 +12,7 @@ import type { JobStatus } from '../job-status.ts';
 import type { RestartStrategy } from '../restart-strategy.ts';
 import type { SourceCoordinators } from '../source-coordinators.ts';
 import type { TaskManagerPool } from '../task-manager-pool.ts';
+import type { WatermarkAlignmentCoordinator } from '../watermark-alignment-coordinator.ts';
 
 /**
  * One state of a job's lifecycle (Flink's adaptive scheduler states). Events go to the current
@@ -42,6 +43,7 @@ export interface JobContext {
   readonly restorer: CheckpointRestorer;
   readonly sources: SourceCoordinators;
   readonly execution: ExecutionGraph;
+  readonly alignment: WatermarkAlignmentCoordinator;
   readonly restartStrategy: RestartStrategy;
   readonly attempt: number;
   /** Whether `state` is still the job's state: async work started by a state ends quietly otherwise. */

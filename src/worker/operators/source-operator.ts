@@ -1,30 +1,50 @@
-import type { Source, SourceOutput, SourceReader, InputStatus } from '../../api/source.ts';
+import type { Source, SourceReader, InputStatus } from '../../api/source.ts';
+import type { WatermarkStrategy } from '../../api/watermark-strategy.ts';
+import type { Timer } from '../../clock/clock.ts';
+import { SourceWatermarks } from '../source-watermarks.ts';
 import { AbstractStreamOperator, type OperatorContext } from './stream-operator.ts';
 
 /**
  * The head of a source task. The task drives it: pollNext between mails, and a snapshot of the
- * reader's splits only ever between two polls.
+ * reader's splits only ever between two polls. Timestamps and watermarks are made here, per
+ * split, by the source's WatermarkStrategy; periodic watermarks are mail on the task's clock.
  */
 export class SourceOperator extends AbstractStreamOperator {
   static readonly STATE_NAME = '_source-splits';
   readonly #source: Source<unknown, unknown>;
+  readonly #strategy: WatermarkStrategy<unknown> | undefined;
   #reader!: SourceReader<unknown, unknown>;
   #ctx!: OperatorContext;
   #initialSplits: unknown[] = [];
-  #output!: SourceOutput<unknown>;
+  #watermarks!: SourceWatermarks;
+  #periodic: Timer | undefined;
+  #alignmentTimer: Timer | undefined;
+  /** Whole-reader pausing (a reader without pauseOrResumeSplits) by watermark alignment. */
+  #readerPaused = false;
   /** Sources with a split enumerator: how the reader talks to it. */
   onSplitRequest: () => void = () => {};
   onReaderEvent: (event: unknown) => void = () => {};
+  /** Watermark alignment: this reader's watermark for its group, every update interval. */
+  onWatermarkReport: (group: string, watermark: number) => void = () => {};
+  /** Watermark alignment: whether the whole reader must stop reading (it cannot pause splits). */
+  onAlignmentPause: (paused: boolean) => void = () => {};
   /** Records the reader has emitted in this attempt. */
-  emitted = 0;
+  get emitted(): number {
+    return this.#watermarks?.records ?? 0;
+  }
 
-  constructor(source: Source<unknown, unknown>) {
+  constructor(source: Source<unknown, unknown>, watermarks?: WatermarkStrategy<unknown>) {
     super();
     this.#source = source;
+    this.#strategy = watermarks;
   }
 
   get reader(): SourceReader<unknown, unknown> {
     return this.#reader;
+  }
+
+  get strategy(): WatermarkStrategy<unknown> | undefined {
+    return this.#strategy;
   }
 
   assignInitialSplits(splits: unknown[]): void {
@@ -34,13 +54,15 @@ export class SourceOperator extends AbstractStreamOperator {
   override async open(ctx: OperatorContext): Promise<void> {
     super.open(ctx);
     this.#ctx = ctx;
-    const out = ctx.output;
-    this.#output = {
-      collect: (value) => {
-        this.emitted++;
-        out.collect(value);
-      },
-    };
+    this.#watermarks = new SourceWatermarks({
+      strategy: this.#strategy,
+      time: ctx.timestamps,
+      records: ctx.output,
+      eventTime: ctx.eventTimeOutput,
+      now: () => ctx.processingTime.now(),
+      operator: ctx.operatorName,
+      uid: ctx.operatorUid,
+    });
     this.#reader = this.#source.createReader({
       ...ctx,
       sendSplitRequest: () => this.onSplitRequest(),
@@ -53,10 +75,49 @@ export class SourceOperator extends AbstractStreamOperator {
     if (splits.length > 0) this.#reader.addSplits([...splits]);
     // An enumerator decides when there are no more splits; static splits are all there is.
     if (!this.hasEnumerator) this.#reader.notifyNoMoreSplits();
+    if (this.#watermarks.generates && ctx.autoWatermarkInterval > 0) this.#schedulePeriodic();
+    if (this.#strategy?.alignment) this.#scheduleAlignmentReport();
+  }
+
+  #schedulePeriodic(): void {
+    const time = this.#ctx.processingTime;
+    this.#periodic = time.registerTimer(time.now() + this.#ctx.autoWatermarkInterval, 'periodic watermark', () => {
+      this.#watermarks.emitPeriodic();
+      this.#schedulePeriodic();
+    });
+  }
+
+  #scheduleAlignmentReport(): void {
+    const alignment = this.#strategy!.alignment!;
+    const time = this.#ctx.processingTime;
+    this.#alignmentTimer = time.registerTimer(time.now() + alignment.updateInterval, 'watermark alignment report', () => {
+      this.onWatermarkReport(alignment.group, this.#watermarks.alignmentWatermark());
+      this.#scheduleAlignmentReport();
+    });
+  }
+
+  /** The group's slowest source plus the allowed drift: splits beyond it stop, those back within it go on. */
+  updateMaxAllowedWatermark(maxAllowed: number): void {
+    const reader = this.#reader;
+    if (reader.pauseOrResumeSplits) {
+      const { pause, resume } = this.#watermarks.alignmentChanges(maxAllowed);
+      if (pause.length > 0 || resume.length > 0) reader.pauseOrResumeSplits(pause, resume);
+      return;
+    }
+    const ahead = this.#watermarks.alignmentWatermark() > maxAllowed && this.#watermarks.alignmentWatermark() !== Infinity;
+    if (ahead !== this.#readerPaused) {
+      this.#readerPaused = ahead;
+      this.onAlignmentPause(ahead);
+    }
   }
 
   get hasEnumerator(): boolean {
     return this.#source.createEnumerator !== undefined;
+  }
+
+  /** The watermark this source has sent downstream. */
+  get currentWatermark(): number {
+    return this.#watermarks.watermark;
   }
 
   /** Splits from the enumerator, delivered as mail (between two polls, in order with triggers). */
@@ -70,11 +131,21 @@ export class SourceOperator extends AbstractStreamOperator {
   }
 
   pollNext(): InputStatus {
-    return this.#reader.pollNext(this.#output);
+    return this.#reader.pollNext(this.#watermarks.readerOutput);
   }
 
   processElement(): void {
     throw new Error('a source has no input');
+  }
+
+  /** The end of input (or a drain): the end of event time goes downstream, and periodic watermarks stop. */
+  override processWatermark(watermark: number): void {
+    if (watermark !== Infinity) return;
+    this.#stopTimers();
+    this.#watermarks.finish();
+    // A finished reader holds its alignment group back no more.
+    const alignment = this.#strategy?.alignment;
+    if (alignment) this.onWatermarkReport(alignment.group, Infinity);
   }
 
   override prepareSnapshot(checkpointId: number): void {
@@ -89,7 +160,14 @@ export class SourceOperator extends AbstractStreamOperator {
     this.#reader.notifyCheckpointAborted?.(checkpointId);
   }
 
+  #stopTimers(): void {
+    this.#periodic?.cancel();
+    this.#alignmentTimer?.cancel();
+    this.#periodic = this.#alignmentTimer = undefined;
+  }
+
   override async close(): Promise<void> {
+    this.#stopTimers();
     await this.#reader?.close?.();
   }
 }

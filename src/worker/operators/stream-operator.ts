@@ -1,9 +1,25 @@
 import type { TaskInfo } from '../../api/functions.ts';
+import type { RecordTimestamp } from '../../network/record-timestamp.ts';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import type { OperatorStateBackend } from '../../state/operator-state-backend.ts';
+import type { ProcessingTimeProvider } from '../processing-time-service.ts';
 
 export interface Output {
   collect(value: unknown): void;
+}
+
+/** Where an operator's watermarks and watermark status go: the chained operators after it and its network outputs. */
+export interface EventTimeOutput {
+  emitWatermark(watermark: number): void;
+  emitWatermarkStatus(idle: boolean): void;
+}
+
+/** An operator's own figures, read with the task's metrics (Flink's operator metric group). */
+export interface OperatorMetrics {
+  /** Window operators: records too late for any window and not sent to a late-data side output. */
+  numLateRecordsDropped: number;
+  /** The operator's event time: the last watermark it passed on (-Infinity: none yet). */
+  currentOutputWatermark: number;
 }
 
 /** What an operator is given when its task starts. */
@@ -12,6 +28,16 @@ export interface OperatorContext extends TaskInfo {
   /** Present for keyed operators: state scoped to the current key. */
   readonly keyedState: KeyedStateBackend | undefined;
   readonly operatorState: OperatorStateBackend;
+  /** The current record's timestamp, shared by the task's chain and writers. */
+  readonly timestamps: RecordTimestamp;
+  readonly eventTimeOutput: EventTimeOutput;
+  /** The output of a side output tag (by id), or undefined when nothing consumes it (its records are dropped, as in Flink). */
+  sideOutput(tagId: string): Output | undefined;
+  /** The task's processing time; callbacks run as mail, and a failure in one is the operator's. */
+  readonly processingTime: ProcessingTimeProvider;
+  /** pipeline.auto-watermark-interval in ms (0: no periodic watermarks). */
+  readonly autoWatermarkInterval: number;
+  readonly metrics: OperatorMetrics;
 }
 
 /**
@@ -21,6 +47,10 @@ export interface OperatorContext extends TaskInfo {
 export interface StreamOperator {
   open(ctx: OperatorContext): void | Promise<void>;
   processElement(value: unknown): void;
+  /** Event time has reached `watermark` at this operator: fire what is due, then pass it on. */
+  processWatermark(watermark: number): void;
+  /** The operator's input went idle or active again: passed on. */
+  processWatermarkStatus(idle: boolean): void;
   /** All input has arrived: emit or write out what is buffered. */
   endInput(): void | Promise<void>;
   /** A promise while the operator cannot take more input (a sink waiting on I/O). */
@@ -38,11 +68,19 @@ export interface StreamOperator {
 /** Defaults for operators that keep no state and do no I/O. */
 export abstract class AbstractStreamOperator implements StreamOperator {
   protected output!: Output;
+  protected eventTimeOutput!: EventTimeOutput;
 
   open(ctx: OperatorContext): void | Promise<void> {
     this.output = ctx.output;
+    this.eventTimeOutput = ctx.eventTimeOutput;
   }
   abstract processElement(value: unknown): void;
+  processWatermark(watermark: number): void {
+    this.eventTimeOutput.emitWatermark(watermark);
+  }
+  processWatermarkStatus(idle: boolean): void {
+    this.eventTimeOutput.emitWatermarkStatus(idle);
+  }
   endInput(): void | Promise<void> {}
   ready(): Promise<void> | undefined {
     return undefined;

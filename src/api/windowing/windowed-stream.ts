@@ -1,0 +1,189 @@
+import { GraphValidationError } from '../../graph/graph-validation-error.ts';
+import { callerLocation } from '../caller-location.ts';
+import type { DataStream } from '../data-stream.ts';
+import type { ReduceFunction } from '../functions.ts';
+import { OutputTag } from '../output-tag.ts';
+import type { AggregateFunction } from '../state-descriptors.ts';
+import type { OperatorSettings } from '../transformation.ts';
+import { durationArg, type DurationArg } from '../duration-arg.ts';
+import type { ProcessAllWindowFunction, ProcessWindowFunction, WindowContext } from './process-window-function.ts';
+import { Trigger } from './trigger.ts';
+import type { Window } from './window.ts';
+import { MergingWindowAssigner, WindowAssigner } from './window-assigner.ts';
+import type { WindowDefinition, WindowFunctionSpec } from './window-definition.ts';
+
+type WindowFn<IN, OUT, KEY, W extends Window> = ProcessWindowFunction<IN, OUT, KEY, W> | (() => ProcessWindowFunction<IN, OUT, KEY, W>);
+
+/** Adds the window operator to the job: the KeyedStream's own step, so this file needs no DataStream. */
+export type AddWindowOperator = (definition: WindowDefinition, settings: OperatorSettings) => DataStream<unknown>;
+
+/**
+ * A keyed stream put into windows (Flink's WindowedStream): choose the trigger, the allowed
+ * lateness and where late records go, then how a window becomes its result. Window contents,
+ * trigger state and timers are keyed state of the window operator: checkpointed and rescaled
+ * with their key groups.
+ */
+export class WindowedStream<T, K, W extends Window> {
+  readonly #assigner: WindowAssigner<T, W>;
+  readonly #add: AddWindowOperator;
+  readonly #createdAt: string | undefined;
+  #trigger: Trigger<T, W> | undefined;
+  #allowedLateness = 0;
+  #lateDataTag: OutputTag<T> | undefined;
+  /** windowAll: the operator runs with parallelism 1. */
+  readonly #nonParallel: boolean;
+
+  constructor(assigner: WindowAssigner<T, W>, add: AddWindowOperator, nonParallel = false) {
+    if (!(assigner instanceof WindowAssigner)) throw new TypeError('window() needs a WindowAssigner (TumblingEventTimeWindows.of(...), SlidingEventTimeWindows.of(...), EventTimeSessionWindows.withGap(...), GlobalWindows.create(), ...)');
+    this.#assigner = assigner;
+    this.#add = add;
+    this.#nonParallel = nonParallel;
+    this.#createdAt = callerLocation();
+  }
+
+  /** Replaces the assigner's default trigger. */
+  trigger(trigger: Trigger<T, W>): this {
+    if (!(trigger instanceof Trigger)) throw new TypeError('trigger() needs a Trigger (CountTrigger.of(n), PurgingTrigger.of(...), a subclass of Trigger, ...)');
+    if (this.#assigner instanceof MergingWindowAssigner && !trigger.canMerge()) {
+      throw new GraphValidationError(`${trigger.toString()} cannot be used with ${this.#assigner.toString()}: merging windows need a trigger whose canMerge() is true`, undefined, callerLocation());
+    }
+    this.#trigger = trigger;
+    return this;
+  }
+
+  /**
+   * Keeps windows this much (ms or a duration) past their end in event time: a late record within
+   * it updates the window and makes it fire again with the updated result; after it the window is
+   * gone and its late records are dropped (or go to sideOutputLateData).
+   */
+  allowedLateness(lateness: DurationArg): this {
+    this.#allowedLateness = durationArg(lateness, 'allowedLateness', 'lateness');
+    return this;
+  }
+
+  /** Records too late for all their windows go to this side output (`getSideOutput(tag)` of the result) instead of being dropped. */
+  sideOutputLateData(tag: OutputTag<T>): this {
+    if (!(tag instanceof OutputTag)) throw new TypeError('sideOutputLateData needs an OutputTag');
+    this.#lateDataTag = tag;
+    return this;
+  }
+
+  /** Folds each window's records with `fn` as they come (one value kept per window); `windowFunction`, if given, gets the result and the window. */
+  reduce(fn: ReduceFunction<T>, settings?: OperatorSettings): DataStream<T>;
+  reduce<O>(fn: ReduceFunction<T>, windowFunction: WindowFn<T, O, K, W>, settings?: OperatorSettings): DataStream<O>;
+  reduce<O>(fn: ReduceFunction<T>, second?: WindowFn<T, O, K, W> | OperatorSettings, third?: OperatorSettings): DataStream<O> {
+    if (typeof fn !== 'function') throw new TypeError('reduce() needs a function (a, b) => combined');
+    const [windowFunction, settings] = splitArgs(second, third);
+    return this.#build({ kind: 'reduce', reduce: fn as ReduceFunction<unknown>, windowFunction: windowFunction as never }, settings, 'reduce');
+  }
+
+  /** Aggregates each window's records as they come (Flink's AggregateFunction); `windowFunction`, if given, gets the result and the window. */
+  aggregate<ACC, R>(fn: AggregateFunction<T, ACC, R>, settings?: OperatorSettings): DataStream<R>;
+  aggregate<ACC, R, O>(fn: AggregateFunction<T, ACC, R>, windowFunction: WindowFn<R, O, K, W>, settings?: OperatorSettings): DataStream<O>;
+  aggregate<ACC, R, O>(fn: AggregateFunction<T, ACC, R>, second?: WindowFn<R, O, K, W> | OperatorSettings, third?: OperatorSettings): DataStream<O> {
+    if (typeof fn?.createAccumulator !== 'function' || typeof fn.add !== 'function' || typeof fn.getResult !== 'function') {
+      throw new TypeError('aggregate() needs an AggregateFunction: createAccumulator(), add(value, acc), getResult(acc) (and merge(a, b) for session windows)');
+    }
+    if (this.#assigner instanceof MergingWindowAssigner && typeof fn.merge !== 'function') {
+      throw new GraphValidationError(`aggregate() over ${this.#assigner.toString()}: merging windows combine accumulators, so the AggregateFunction needs merge(a, b)`, undefined, callerLocation());
+    }
+    const [windowFunction, settings] = splitArgs(second, third);
+    return this.#build({ kind: 'aggregate', aggregate: fn as AggregateFunction<unknown, unknown, unknown>, windowFunction: windowFunction as never }, settings, 'aggregate');
+  }
+
+  /** Computes each window's result from all its records (kept until it fires), with the window and per-window state. */
+  process<O>(windowFunction: WindowFn<T, O, K, W>, settings?: OperatorSettings): DataStream<O> {
+    checkWindowFunction(windowFunction);
+    return this.#build({ kind: 'process', windowFunction: windowFunction as never }, settings, 'process');
+  }
+
+  #build<O>(fn: WindowFunctionSpec, settings: OperatorSettings | undefined, what: string): DataStream<O> {
+    if (fn.kind !== 'process' && fn.windowFunction !== undefined) checkWindowFunction(fn.windowFunction);
+    const assigner = this.#assigner as unknown as WindowAssigner<unknown, Window>;
+    const trigger = (this.#trigger ?? this.#assigner.getDefaultTrigger()) as unknown as Trigger<unknown, Window>;
+    const definition: WindowDefinition = {
+      assigner,
+      trigger: this.#trigger as unknown as Trigger<unknown, Window> | undefined,
+      allowedLateness: this.#allowedLateness,
+      lateDataTag: this.#lateDataTag as OutputTag<unknown> | undefined,
+      fn,
+      describe: () => `${assigner.toString()}, ${trigger.toString()}, ${what}`,
+    };
+    let s: OperatorSettings = { ...settings };
+    if (this.#nonParallel) {
+      if (s.parallelism !== undefined && s.parallelism !== 1) {
+        throw new GraphValidationError(`windowAll runs in one subtask: its parallelism must be 1, got ${s.parallelism}`, s.name, this.#createdAt);
+      }
+      s = { ...s, parallelism: 1 };
+    }
+    return this.#add(definition, s) as DataStream<O>;
+  }
+}
+
+/** windowAll: the same, over the whole stream in one subtask, with windowAll's function shapes (no key). */
+export class AllWindowedStream<T, W extends Window> {
+  readonly #inner: WindowedStream<T, number, W>;
+
+  constructor(inner: WindowedStream<T, number, W>) {
+    this.#inner = inner;
+  }
+
+  trigger(trigger: Trigger<T, W>): this {
+    this.#inner.trigger(trigger);
+    return this;
+  }
+
+  allowedLateness(lateness: DurationArg): this {
+    this.#inner.allowedLateness(lateness);
+    return this;
+  }
+
+  sideOutputLateData(tag: OutputTag<T>): this {
+    this.#inner.sideOutputLateData(tag);
+    return this;
+  }
+
+  reduce(fn: ReduceFunction<T>, settings?: OperatorSettings): DataStream<T>;
+  reduce<O>(fn: ReduceFunction<T>, windowFunction: ProcessAllWindowFunction<T, O, W>, settings?: OperatorSettings): DataStream<O>;
+  reduce<O>(fn: ReduceFunction<T>, second?: ProcessAllWindowFunction<T, O, W> | OperatorSettings, third?: OperatorSettings): DataStream<O> {
+    const [wf, settings] = splitArgs(second, third);
+    return wf === undefined ? (this.#inner.reduce(fn, settings) as unknown as DataStream<O>) : this.#inner.reduce(fn, keyless(wf as ProcessAllWindowFunction<T, O, W>), settings);
+  }
+
+  aggregate<ACC, R>(fn: AggregateFunction<T, ACC, R>, settings?: OperatorSettings): DataStream<R>;
+  aggregate<ACC, R, O>(fn: AggregateFunction<T, ACC, R>, windowFunction: ProcessAllWindowFunction<R, O, W>, settings?: OperatorSettings): DataStream<O>;
+  aggregate<ACC, R, O>(fn: AggregateFunction<T, ACC, R>, second?: ProcessAllWindowFunction<R, O, W> | OperatorSettings, third?: OperatorSettings): DataStream<O> {
+    const [wf, settings] = splitArgs(second, third);
+    return wf === undefined ? (this.#inner.aggregate(fn, settings) as unknown as DataStream<O>) : this.#inner.aggregate(fn, keyless(wf as ProcessAllWindowFunction<R, O, W>), settings);
+  }
+
+  process<O>(windowFunction: ProcessAllWindowFunction<T, O, W>, settings?: OperatorSettings): DataStream<O> {
+    return this.#inner.process(keyless(windowFunction), settings);
+  }
+}
+
+/** A ProcessAllWindowFunction as a ProcessWindowFunction that ignores the (constant) key. */
+function keyless<IN, OUT, W extends Window>(fn: ProcessAllWindowFunction<IN, OUT, W>): () => ProcessWindowFunction<IN, OUT, number, W> {
+  checkWindowFunction(fn as never);
+  return () => {
+    const own = Object.create(fn) as ProcessAllWindowFunction<IN, OUT, W>;
+    return {
+      ...(own.open ? { open: (ctx) => own.open!(ctx) } : {}),
+      process: (_key, ctx, elements, out) => own.process(ctx, elements, out),
+      ...(own.clear ? { clear: (ctx: WindowContext<W>) => own.clear!(ctx) } : {}),
+      ...(own.close ? { close: () => own.close!() } : {}),
+    };
+  };
+}
+
+function splitArgs<F>(second: F | OperatorSettings | undefined, third: OperatorSettings | undefined): [F | undefined, OperatorSettings | undefined] {
+  if (second === undefined) return [undefined, third];
+  const isFunction = typeof second === 'function' || typeof (second as { process?: unknown }).process === 'function';
+  return isFunction ? [second as F, third] : [undefined, second as OperatorSettings];
+}
+
+function checkWindowFunction(fn: unknown): void {
+  if (typeof fn === 'function' ? fn.length !== 0 : typeof (fn as { process?: unknown })?.process !== 'function') {
+    throw new TypeError('a window function is an object with process(key, context, elements, out) (Flink\'s ProcessWindowFunction), or a function of no arguments that makes one');
+  }
+}

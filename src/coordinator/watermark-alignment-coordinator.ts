@@ -1,0 +1,70 @@
+import type { WatermarkStrategy } from '../api/watermark-strategy.ts';
+import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
+import type { ToTaskManager } from '../network/control-messages.ts';
+import { decodeWatermark, encodeWatermark, type WireWatermark } from '../network/wire-watermark.ts';
+
+export interface WatermarkAlignmentDeps {
+  readonly graph: JobGraph;
+  readonly send: (vertexId: string, subtask: number, message: ToTaskManager) => void;
+}
+
+interface AlignedSource {
+  readonly vertex: JobVertex;
+  readonly group: string;
+  readonly maxDrift: number;
+}
+
+/**
+ * Watermark alignment across sources (FLIP-182; Flink's SourceCoordinator does it per source and
+ * shares the groups): every source reader of a group reports its watermark each update interval;
+ * the group's watermark is the minimum of the reports, and each reader may go up to that plus its
+ * source's maxDrift. Readers are told when their allowed maximum changes; a reader that has not
+ * reported yet does not count.
+ */
+export class WatermarkAlignmentCoordinator {
+  readonly #d: WatermarkAlignmentDeps;
+  readonly #sources: AlignedSource[];
+  readonly #reports = new Map<string, number>();
+  readonly #announced = new Map<string, number>();
+  #attempt = -1;
+
+  constructor(deps: WatermarkAlignmentDeps) {
+    this.#d = deps;
+    this.#sources = deps.graph.vertices.flatMap((vertex) => {
+      const head = vertex.operators[0]!.spec;
+      if (head.kind !== 'source') return [];
+      const alignment = (head.watermarks as WatermarkStrategy<unknown> | undefined)?.alignment;
+      return alignment ? [{ vertex, group: alignment.group, maxDrift: alignment.maxDrift }] : [];
+    });
+  }
+
+  /** Whether any source is aligned (otherwise no reports come). */
+  get active(): boolean {
+    return this.#sources.length > 0;
+  }
+
+  /** A new attempt: reports of the old one no longer count. */
+  reset(attempt: number): void {
+    this.#attempt = attempt;
+    this.#reports.clear();
+    this.#announced.clear();
+  }
+
+  report(vertexId: string, subtask: number, group: string, watermark: WireWatermark): void {
+    this.#reports.set(`${group}\u0000${vertexId}:${subtask}`, decodeWatermark(watermark));
+    let min = Infinity;
+    const prefix = `${group}\u0000`;
+    for (const [k, wm] of this.#reports) if (k.startsWith(prefix) && wm < min) min = wm;
+    for (const s of this.#sources) {
+      if (s.group !== group) continue;
+      // Everything in the group idle or finished (Infinity): no one is held back.
+      const allowed = min === Infinity ? Infinity : min + s.maxDrift;
+      for (let i = 0; i < s.vertex.parallelism; i++) {
+        const key = `${s.vertex.id}:${i}`;
+        if (this.#announced.get(key) === allowed) continue;
+        this.#announced.set(key, allowed);
+        this.#d.send(s.vertex.id, i, { type: 'watermark-alignment', attempt: this.#attempt, vertexId: s.vertex.id, subtask: i, maxAllowedWatermark: encodeWatermark(allowed) });
+      }
+    }
+  }
+}
