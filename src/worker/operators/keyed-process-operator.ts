@@ -7,6 +7,7 @@ import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import { InternalTimerService, type FiredTimer } from '../timers/internal-timer-service.ts';
 import { TimerServiceError } from '../timers/timer-service-error.ts';
 import { AbstractStreamOperator, type OperatorContext } from './stream-operator.ts';
+import { keyedStateAccess, operatorRuntimeContext } from './operator-runtime-context.ts';
 
 /**
  * Runs a KeyedProcessFunction: processElement with the record's key current, and onTimer for
@@ -57,21 +58,7 @@ export class KeyedProcessOperator extends AbstractStreamOperator {
       output,
     };
     this.#timerContext = { ...this.#context, timeDomain: () => this.#domain };
-    const runtime: RuntimeContext = {
-      jobId: ctx.jobId,
-      operatorName: ctx.operatorName,
-      operatorUid: ctx.operatorUid,
-      subtaskIndex: ctx.subtaskIndex,
-      parallelism: ctx.parallelism,
-      maxParallelism: ctx.maxParallelism,
-      attemptNumber: ctx.attemptNumber,
-      log: ctx.log,
-      getState: (d) => backend.getValueState(d),
-      getListState: (d) => backend.getListState(d),
-      getMapState: (d) => backend.getMapState(d),
-      getReducingState: (d) => backend.getReducingState(d),
-      getAggregatingState: (d) => backend.getAggregatingState(d),
-    };
+    const runtime = operatorRuntimeContext(ctx, keyedStateAccess(backend));
     this.#timers.open();
     await this.#fn.open?.(runtime);
   }

@@ -1,4 +1,4 @@
-import type { Collector, RuntimeContext } from '../../api/functions.ts';
+import type { Collector } from '../../api/functions.ts';
 import type { OutputTag } from '../../api/output-tag.ts';
 import type { ProcessContext, ProcessFunction } from '../../api/process-function.ts';
 import type { TimerService } from '../../api/timer-service.ts';
@@ -6,6 +6,7 @@ import { MIN_WATERMARK } from '../../api/watermark.ts';
 import { NO_TIMESTAMP } from '../../network/record-timestamp.ts';
 import { TimerServiceError } from '../timers/timer-service-error.ts';
 import { AbstractStreamOperator, type OperatorContext } from './stream-operator.ts';
+import { operatorRuntimeContext, unkeyedStateAccess } from './operator-runtime-context.ts';
 
 /** A ProcessFunction on a stream that is not keyed: the record's timestamp, side outputs and the watermark, but no timers. */
 export class ProcessOperator extends AbstractStreamOperator {
@@ -38,22 +39,7 @@ export class ProcessOperator extends AbstractStreamOperator {
       timerService: () => timerService,
       output: <X>(tag: OutputTag<X>, value: X) => ctx.sideOutput(tag.id)?.collect(value),
     };
-    const runtime: RuntimeContext = {
-      jobId: ctx.jobId,
-      operatorName: ctx.operatorName,
-      operatorUid: ctx.operatorUid,
-      subtaskIndex: ctx.subtaskIndex,
-      parallelism: ctx.parallelism,
-      maxParallelism: ctx.maxParallelism,
-      attemptNumber: ctx.attemptNumber,
-      log: ctx.log,
-      getState: unkeyed,
-      getListState: unkeyed,
-      getMapState: unkeyed,
-      getReducingState: unkeyed,
-      getAggregatingState: unkeyed,
-    };
-    await this.#fn.open?.(runtime);
+    await this.#fn.open?.(operatorRuntimeContext(ctx, unkeyedStateAccess('process(...)')));
   }
 
   processElement(value: unknown): void {
@@ -72,8 +58,4 @@ export class ProcessOperator extends AbstractStreamOperator {
   override async close(): Promise<void> {
     await this.#fn.close?.();
   }
-}
-
-function unkeyed(): never {
-  throw new TypeError('keyed state needs a keyed stream: call keyBy(...) before process(...)');
 }

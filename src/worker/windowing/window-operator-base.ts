@@ -11,6 +11,7 @@ import { NO_TIMESTAMP } from '../../network/record-timestamp.ts';
 import type { Key } from '../../state/key-group.ts';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import { AbstractStreamOperator, type OperatorContext } from '../operators/stream-operator.ts';
+import { keyedStateAccess, operatorRuntimeContext } from '../operators/operator-runtime-context.ts';
 import { InternalTimerService, type FiredTimer } from '../timers/internal-timer-service.ts';
 import { MissingTimestampError } from './missing-timestamp-error.ts';
 import { NamespacedStateStore } from './namespaced-state-store.ts';
@@ -103,7 +104,7 @@ export abstract class WindowOperatorBase extends AbstractStreamOperator {
     // One function object per parallel instance, as for process functions.
     this.#windowFunction = fn === undefined ? undefined : typeof fn === 'function' ? fn() : (Object.create(fn) as AnyWindowFunction);
     this.timers.open();
-    await this.#windowFunction?.open?.(runtimeContext(ctx, backend));
+    await this.#windowFunction?.open?.(operatorRuntimeContext(ctx, keyedStateAccess(backend)));
   }
 
   /** The record's time in the assigner's domain; an event-time window needs a timestamp. */
@@ -189,20 +190,3 @@ export abstract class WindowOperatorBase extends AbstractStreamOperator {
   }
 }
 
-function runtimeContext(ctx: OperatorContext, backend: KeyedStateBackend): RuntimeContext {
-  return {
-    jobId: ctx.jobId,
-    operatorName: ctx.operatorName,
-    operatorUid: ctx.operatorUid,
-    subtaskIndex: ctx.subtaskIndex,
-    parallelism: ctx.parallelism,
-    maxParallelism: ctx.maxParallelism,
-    attemptNumber: ctx.attemptNumber,
-    log: ctx.log,
-    getState: (d) => backend.getValueState(d),
-    getListState: (d) => backend.getListState(d),
-    getMapState: (d) => backend.getMapState(d),
-    getReducingState: (d) => backend.getReducingState(d),
-    getAggregatingState: (d) => backend.getAggregatingState(d),
-  };
-}
