@@ -1,10 +1,11 @@
 import { open } from 'node:fs/promises';
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { KeyedStateHandle } from './state-handles.ts';
 import type { KeyedStateFileReader } from './keyed-state-file-reader.ts';
 import { readLegacyKeyedStateFile } from './legacy-keyed-state-file.ts';
 import { CheckpointCorruptedError } from './checkpoint-storage-error.ts';
+import { openStateFile } from './open-state-file.ts';
 import { isKeyEncoding, keyEncodingOf, KEYS_DOUBLE, KEYS_INT, KEYS_STRING, readTaggedKey, writeTaggedKey } from './state-key-encoding.ts';
 import { stateValueCodec, type StateValueCodec } from './state-value-codec.ts';
 import type { CapturedKeyedState } from '../state/captured-state.ts';
@@ -245,12 +246,7 @@ function readBlock(
 
 /** Bytes [start, end) of the file after checking its size and header: a short file is named with where it ends. */
 function readSpan(path: string, handle: KeyedStateHandle, start: number, end: number): Uint8Array {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (e) {
-    throw new CheckpointCorruptedError(path, `cannot be read: ${(e as Error).message}`, { cause: e });
-  }
+  const fd = openStateFile(path);
   try {
     const size = fstatSync(fd).size;
     if (size < handle.bytes) throw new CheckpointCorruptedError(path, `truncated at byte ${size}: the checkpoint recorded ${handle.bytes} bytes`, { offset: size });

@@ -1,4 +1,4 @@
-import { readSync, openSync, closeSync, fstatSync } from 'node:fs';
+import { readSync, closeSync, fstatSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { Unpackr } from 'msgpackr';
 import type { KeyedStateHandle } from './state-handles.ts';
@@ -6,6 +6,7 @@ import type { KeyedStateFileReader } from './keyed-state-file-reader.ts';
 import type { Key, KeyGroupRange } from '../state/key-group.ts';
 import { storedStateInfo } from '../state/stored-state-info.ts';
 import { CheckpointCorruptedError } from './checkpoint-storage-error.ts';
+import { openStateFile } from './open-state-file.ts';
 
 /**
  * Keyed state files of format 1 (metadata format 3 and before): MessagePack frames
@@ -42,12 +43,7 @@ export function readLegacyKeyedStateFile(handle: KeyedStateHandle, resolvePath: 
 }
 
 function readWhole(path: string, expected: number): Buffer {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (e) {
-    throw new CheckpointCorruptedError(path, `cannot be read: ${(e as Error).message}`, { cause: e });
-  }
+  const fd = openStateFile(path);
   try {
     const size = fstatSync(fd).size;
     if (size !== expected) throw new CheckpointCorruptedError(path, `has ${size} bytes, the checkpoint recorded ${expected}`, { offset: Math.min(size, expected) });
