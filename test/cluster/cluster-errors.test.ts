@@ -62,11 +62,12 @@ test('bad input around a running job: each refused with what and where; the job 
   assert.equal(throwing.code, 2);
   assert.match(throwing.stderr, /400 job module throws-while-building\.ts: threw while building the job: RangeError: fixture builder fails: --window must be positive/);
 
-  // Too few slots: the running job holds both; a second job waits slot.request.timeout, then fails with the count.
+  // Too few slots: a second job waits slot.request.timeout, then fails with the count. The running
+  // job holds both slots unless a loaded machine made it finish first: 3 are needed either way.
   const greedy = await weir(['run', WORDCOUNT, '-m', cluster.address, '-p', '3', '--', '--words', '10'], env, 60_000);
   assert.equal(greedy.code, 1, greedy.stderr);
   assert.match(greedy.stderr, /FAILED in /);
-  assert.match(greedy.stderr, /Cause: .*needs 3 slots but only 0 were free after 3 s \(slot\.request\.timeout\); 1 TaskManager offers 2 slots in all \(tm-a: 0 of 2 free\)/);
+  assert.match(greedy.stderr, /Cause: .*needs 3 slots but only ([02]) were free after 3 s \(slot\.request\.timeout\); 1 TaskManager offers 2 slots in all \(tm-a: \1 of 2 free\)/);
 
   // A TaskManager started twice with one id: the second is refused and ends.
   const twin = spawnWeir(['taskmanager', '--jobmanager', cluster.address, '--id', 'tm-a', '--work-dir', join(root, 'twin')], env, { cwd: root });
