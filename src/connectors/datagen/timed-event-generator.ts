@@ -1,3 +1,4 @@
+import { hashPosition } from './word-generator.ts';
 /** A generated event: a key, a small value and its event time. */
 export interface TimedEvent {
   readonly key: string;
@@ -46,22 +47,12 @@ export class TimedEventGenerator {
 
   timestampAt(position: number): number {
     const due = this.#start + Math.floor(position * this.#msPerEvent);
-    return this.#jitter === 0 ? due : due - (mix(this.#seed ^ 0x5bd1e995, position) % (this.#jitter + 1));
+    return this.#jitter === 0 ? due : due - (hashPosition(this.#seed ^ 0x5bd1e995, position) % (this.#jitter + 1));
   }
 
   eventAt(position: number): TimedEvent {
-    const h = mix(this.#seed, position);
+    const h = hashPosition(this.#seed, position);
     return { key: this.#keys[h % this.#keys.length]!, value: (h >>> 8) % 100, timestamp: this.timestampAt(position) };
   }
 }
 
-/** A 32-bit integer hash of (seed, position) (murmur3's finalizer over both). */
-function mix(seed: number, position: number): number {
-  let h = (seed ^ Math.imul(position | 0, 0x9e3779b1) ^ Math.floor(position / 4294967296)) >>> 0;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
