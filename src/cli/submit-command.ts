@@ -66,6 +66,7 @@ export async function submitCommand(job: string, jobArgs: readonly string[], o: 
 export async function followJob(base: string, jobId: string, token: string | undefined): Promise<number> {
   let seen = 0;
   let detached = false;
+  let suspended = false;
   const onSigint = () => {
     detached = true;
     process.stderr.write(`detached: job ${jobId} goes on (weir cancel ${jobId} -m ${base.replace(/^http:\/\//, '')})\n`);
@@ -89,7 +90,11 @@ export async function followJob(base: string, jobId: string, token: string | und
       for (const e of entries.slice(seen)) process.stderr.write(`${e.restarted ? 'restarting' : 'failed'} (attempt ${e.attempt}): ${e.exceptionName}: ${e.stacktrace.split('\n')[0]}\n`);
       seen = entries.length;
       const status = details.state as JobStatus;
-      if (isTerminal(status)) {
+      if (status === 'SUSPENDED') {
+        // Not the job's end: a leader JobManager runs it on from its checkpoints, and this address answers for the leader.
+        if (!suspended) process.stderr.write(`Job ${jobId} SUSPENDED (its JobManager lost leadership): waiting for the leader to run it on\n`);
+        suspended = true;
+      } else if (isTerminal(status)) {
         const restarts = details.restarts > 0 ? `, ${details.restarts} restart${details.restarts === 1 ? '' : 's'}` : '';
         process.stderr.write(`Job ${jobId} ${status} in ${formatDuration(details.duration)}${restarts}\n`);
         const last = entries.at(-1);

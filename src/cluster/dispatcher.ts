@@ -14,8 +14,9 @@ import type { HighAvailabilityServices } from '../ha/high-availability-services.
 import type { Leadership } from '../ha/leader-election.ts';
 import type { SubmittedJob } from '../ha/job-graph-store.ts';
 import type { BlobKey } from '../ha/blob-store.ts';
-import { isTerminal } from '../coordinator/job-status.ts';
+import { isGloballyTerminal, isTerminal } from '../coordinator/job-status.ts';
 import { NotLeaderError } from './not-leader-error.ts';
+import { JobSuspendedError } from '../coordinator/job-suspended-error.ts';
 
 /** Flink's JarRunRequestBody, with weir's config file layer beside its flinkConfiguration. */
 export interface JarRunRequest {
@@ -80,8 +81,6 @@ type Origin = { readonly kind: 'submitted' } | { readonly kind: 'recovered'; rea
  */
 export class Dispatcher {
   readonly #o: DispatcherOptions;
-  /** Jobs stopped because leadership was lost: their end is no result (a new leader runs them on). */
-  readonly #suspended = new Set<string>();
 
   constructor(o: DispatcherOptions) {
     this.#o = o;
@@ -106,12 +105,17 @@ export class Dispatcher {
     return this.#start(stored.hash, request, { kind: 'recovered', leadership, job });
   }
 
-  /** Leadership is lost: the running jobs stop, keeping their checkpoints (a new leader resumes them). */
+  /** Whether a JobMaster of this dispatcher runs the job now. */
+  isRunning(jobId: string): boolean {
+    const m = this.#o.store.get(jobId);
+    return m !== undefined && !isTerminal(m.status);
+  }
+
+  /** Leadership is lost: the running jobs end SUSPENDED, keeping their checkpoints (a leader runs them on). */
   async suspendAll(reason: string): Promise<void> {
     const running = this.#o.store.list().filter((m) => !isTerminal(m.status));
-    for (const m of running) this.#suspended.add(m.jobId);
     for (const m of running) this.#o.log.warn(`job ${m.jobId} suspended: ${reason}`, { jobId: m.jobId });
-    await Promise.all(running.map((m) => m.cancel().catch(() => {})));
+    await Promise.all(running.map((m) => m.suspend(reason).catch(() => {})));
   }
 
   async #start(hash: string, request: JarRunRequest, origin: Origin): Promise<JobMaster> {
@@ -124,9 +128,6 @@ export class Dispatcher {
     const args = request.programArgsList ?? splitArgs(request.programArgs ?? '');
     const commandLine: Record<string, unknown> = { ...(request.flinkConfiguration ?? {}) };
     if (typeof request.parallelism === 'number' && request.parallelism > 0) commandLine['parallelism.default'] = request.parallelism;
-    // A job suspended by a lost leadership ends cancelled here; its checkpoints must stay for the
-    // new leader. (A cancel by the user keeps them too, until suspension is a state of its own.)
-    if (ha) commandLine['execution.checkpointing.externalized-checkpoint-retention'] = 'RETAIN_ON_CANCELLATION';
     const layers: ConfigLayers = {
       file: { ...this.#o.defaults, ...(request.configFile ?? {}) },
       ...(request.configFilePath ? { filePath: request.configFilePath } : {}),
@@ -147,7 +148,10 @@ export class Dispatcher {
       throw new SubmissionError((e as Error).message, e);
     }
     const jobId = request.jobId ?? newJobId();
-    if (store.get(jobId)) throw new SubmissionError(`a job with id ${jobId} exists`);
+    const existing = store.get(jobId);
+    // This JobManager led the job once and suspended it; leading again, it runs it on.
+    if (existing && existing.status === 'SUSPENDED' && origin.kind === 'recovered') store.remove(existing);
+    else if (existing) throw new SubmissionError(`a job with id ${jobId} exists`);
     if (ha && leadership && origin.kind === 'submitted') {
       // Before the job runs: a new leader must find every job this one accepted.
       const bundle: BlobKey = await ha.services.blobStore.put(readFileSync(stored.path));
@@ -200,16 +204,16 @@ export class Dispatcher {
     store.add(master);
     log.info(`job ${master.jobId} (${plan.name}) submitted from ${name}`, { jobId: master.jobId, bundle: hash });
     void master.run().then(async (r) => {
-      log.info(`job ${r.jobId} ${r.status}${r.error ? `: ${r.error.message}` : ''}`, { jobId: r.jobId, status: r.status });
-      if (ha && leadership && !this.#suspended.delete(r.jobId)) await this.#globallyTerminal(leadership, r).catch((e: Error) => log.warn(`job ${r.jobId}: its HA data stays (a new leader cleans it up): ${e.message}`, { jobId: r.jobId }));
+      log.info(`job ${r.jobId} ${r.status}${r.error ? `: ${r.error instanceof JobSuspendedError ? r.error.reason : r.error.message}` : ''}`, { jobId: r.jobId, status: r.status });
+      if (ha && leadership && isGloballyTerminal(r.status)) await this.#globallyTerminal(leadership, { ...r, status: r.status }).catch((e: Error) => log.warn(`job ${r.jobId}: its HA data stays (a new leader cleans it up): ${e.message}`, { jobId: r.jobId }));
     });
     return master;
   }
 
   /** FLIP-194: the result first (so a new leader does not run the job again), then the cleanup, then clean. */
-  async #globallyTerminal(leadership: Leadership, r: { jobId: string; status: string; error?: { message: string } }): Promise<void> {
+  async #globallyTerminal(leadership: Leadership, r: { jobId: string; status: 'FINISHED' | 'FAILED' | 'CANCELED'; error?: { message: string } }): Promise<void> {
     const services = this.#o.ha!.services;
-    const status = r.status === 'FINISHED' || r.status === 'FAILED' ? r.status : 'CANCELED';
+    const status = r.status;
     await services.jobResultStore.createDirtyResult(leadership, { jobId: r.jobId, status, finishedAt: Date.now(), ...(r.error ? { error: r.error.message } : {}) });
     this.#o.log.info(`job ${r.jobId}: result ${status} recorded; cleaning up its HA data`, { jobId: r.jobId });
     await services.globalCleanup(leadership, r.jobId);

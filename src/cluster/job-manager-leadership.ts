@@ -17,6 +17,8 @@ export interface JobManagerLeadershipOptions {
   /** This JobManager's REST URL, published once it leads. */
   readonly address: () => string;
   readonly retainedCheckpoints: number;
+  /** The pause between two recovery attempts that failed while the leadership held. */
+  readonly recoveryRetryMs: number;
   readonly log: Logger;
 }
 
@@ -65,14 +67,7 @@ export class JobManagerLeadership implements LeaderContender {
       if (this.#state.kind === 'closed') return;
       this.#state = { kind: 'recovering', leadership };
       this.#o.log.info(`granted leadership (epoch ${leadership.epoch}); recovering jobs from ${this.#o.services.description}`, { epoch: leadership.epoch });
-      try {
-        await this.#recover(leadership);
-        await this.#election.confirmLeadership(leadership.sessionId, this.#o.address());
-      } catch (e) {
-        // Recovery under a lost leadership fails fenced; the revocation that follows suspends what started.
-        this.#o.log.error(`recovery as leader (epoch ${leadership.epoch}) failed: ${(e as Error).message}`, { epoch: leadership.epoch });
-        return;
-      }
+      if (!(await this.#recoverWhileLeading(leadership))) return;
       if (this.#state.kind === 'recovering' && this.#state.leadership === leadership) {
         this.#state = { kind: 'leading', leadership };
         this.#o.log.info(`leading (epoch ${leadership.epoch}) at ${this.#o.address()}`, { epoch: leadership.epoch });
@@ -100,6 +95,27 @@ export class JobManagerLeadership implements LeaderContender {
     await this.#election.close();
   }
 
+  /**
+   * Recovery and the confirmation, again after a pause while they fail and the leadership holds:
+   * a store that has just regained its quorum answers slowly at first, and a leader that stopped
+   * trying would lead nothing until it lost the lease. A recovery under a lost leadership fails
+   * fenced; the revocation that follows suspends what it started.
+   */
+  async #recoverWhileLeading(leadership: Leadership): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.#recover(leadership);
+        await this.#election.confirmLeadership(leadership.sessionId, this.#o.address());
+        return true;
+      } catch (e) {
+        const still = this.#state.kind === 'recovering' && this.#state.leadership === leadership && this.#election.hasLeadership(leadership.sessionId);
+        (attempt === 1 ? this.#o.log.error : this.#o.log.warn)(`recovery as leader (epoch ${leadership.epoch}, attempt ${attempt}) failed${still ? `; trying again in ${this.#o.recoveryRetryMs} ms` : ''}: ${(e as Error).message}`, { epoch: leadership.epoch });
+        if (!still) return false;
+        await new Promise((r) => setTimeout(r, this.#o.recoveryRetryMs));
+      }
+    }
+  }
+
   async #recover(leadership: Leadership): Promise<void> {
     const { services, log } = this.#o;
     // FLIP-194: jobs that ended under an earlier leader finish their cleanup and are not run again.
@@ -109,6 +125,7 @@ export class JobManagerLeadership implements LeaderContender {
       log.info(`job ${dirty.jobId} ended ${dirty.status} under an earlier leader: cleaned up`, { jobId: dirty.jobId });
     }
     for (const jobId of await services.jobGraphStore.getJobIds()) {
+      if (this.#o.dispatcher().isRunning(jobId)) continue; // recovered by an attempt before this one
       if (await services.jobResultStore.hasJobResultEntry(jobId)) continue;
       const job = await services.jobGraphStore.recoverJob(leadership, jobId);
       if (!job) continue;

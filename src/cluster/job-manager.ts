@@ -100,7 +100,7 @@ export class JobManager {
       extend: (app) => this.#routes(app),
     });
     if (this.#ha) {
-      this.#leadership = new JobManagerLeadership({ services: this.#ha, dispatcher: () => this.#dispatcher, address: () => this.url, retainedCheckpoints: c['execution.checkpointing.num-retained'], log: this.#o.log });
+      this.#leadership = new JobManagerLeadership({ services: this.#ha, dispatcher: () => this.#dispatcher, address: () => this.url, retainedCheckpoints: c['execution.checkpointing.num-retained'], recoveryRetryMs: Math.max(200, Math.round(c['high-availability.nats.lease-duration'] / 5)), log: this.#o.log });
       this.#leadership.start();
     }
   }

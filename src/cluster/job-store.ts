@@ -24,6 +24,12 @@ export class JobStore implements JobDirectory {
     return this.#jobs;
   }
 
+  /** A suspended job this JobManager recovers again as leader: the new JobMaster takes its place. */
+  remove(master: JobMaster): void {
+    const i = this.#jobs.indexOf(master);
+    if (i >= 0) this.#jobs.splice(i, 1);
+  }
+
   get(jobId: string): JobMaster | undefined {
     return this.#jobs.find((m) => m.jobId === jobId);
   }

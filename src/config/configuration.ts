@@ -63,6 +63,7 @@ export interface WeirConfig {
   'high-availability.nats.token': string | null;
   'high-availability.nats.creds-file': string | null;
   'state.checkpoints.nats.servers': string | null;
+  'state.checkpoints.nats.timeout': number;
   'jobstore.max-capacity': number;
   'taskmanager.numberOfTaskSlots': number;
   'taskmanager.host': string;
@@ -291,6 +292,12 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
     nullable: true,
     doc: 'NATS servers of `nats-obj://<bucket>/<prefix>` checkpoint storage. Unset: high-availability.nats.servers. Credentials are the high-availability.nats ones.',
   },
+  'state.checkpoints.nats.timeout': {
+    kind: 'duration',
+    min: 1,
+    max: TIMER_MAX_MS,
+    doc: 'How long an operation of `nats-obj://` checkpoint storage may go without progress (no chunk read or acknowledged, no answer) before it fails: a store without quorum fails checkpoints and restores instead of hanging them.',
+  },
   'jobstore.max-capacity': {
     kind: 'int',
     min: 0,
@@ -399,6 +406,7 @@ export const DEFAULT_CONFIG: Readonly<WeirConfig> = Object.freeze({
   'high-availability.nats.token': null,
   'high-availability.nats.creds-file': null,
   'state.checkpoints.nats.servers': null,
+  'state.checkpoints.nats.timeout': 10_000,
   'jobstore.max-capacity': Number.MAX_SAFE_INTEGER,
   'taskmanager.numberOfTaskSlots': 1,
   'taskmanager.host': '127.0.0.1',

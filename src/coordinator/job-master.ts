@@ -22,11 +22,12 @@ import { Restarting } from './job-states/restarting.ts';
 import { Running } from './job-states/running.ts';
 import { StoppingWithSavepoint } from './job-states/stopping-with-savepoint.ts';
 import { Terminal } from './job-states/terminal.ts';
-import { isTerminal, type JobStatus } from './job-status.ts';
+import { isTerminal, type EndStatus, type JobStatus } from './job-status.ts';
 import { createRestartStrategy } from './restart-strategy.ts';
 import { applyRetention } from './checkpoint-retention.ts';
 import { SavepointError } from './savepoint-error.ts';
 import { ManualTriggers } from './manual-triggers.ts';
+import { JobSuspendedError } from './job-suspended-error.ts';
 import type { TaskRates } from './task-rates.ts';
 
 export type { Deployment } from './task-manager-pool.ts';
@@ -162,6 +163,16 @@ export class JobMaster {
     return this.#result;
   }
 
+  /**
+   * Stops the job because this JobManager no longer leads (Flink's JobMaster suspend): whatever
+   * its state, the subtasks are cancelled and the job ends SUSPENDED, its checkpoints kept for
+   * the leader that runs it on.
+   */
+  async suspend(reason: string): Promise<JobResult> {
+    if (!isTerminal(this.status)) void this.#finish('SUSPENDED', new JobSuspendedError(this.jobId, reason));
+    return this.#result;
+  }
+
   result(): Promise<JobResult> {
     return this.#result;
   }
@@ -285,6 +296,7 @@ export class JobMaster {
       },
       isCurrent: (state) => this.#state === state,
       restoreOriginal: () => this.#restoreOriginal(),
+      endStatus: () => (isTerminal(this.status) ? this.status : undefined),
       deploy: (restore) => this.#deploy(restore),
       goToRunning: () => this.#transition(new Running(ctx)),
       goToRestarting: (cause, delayMs) => this.#goToRestarting(cause, delayMs),
@@ -344,7 +356,7 @@ export class JobMaster {
     this.#transition(new Restarting(this.#ctx, delayMs));
   }
 
-  async #finish(status: Extract<JobStatus, 'FINISHED' | 'FAILED' | 'CANCELED'>, error: Error | undefined): Promise<void> {
+  async #finish(status: EndStatus, error: Error | undefined): Promise<void> {
     if (isTerminal(this.status)) return;
     // A failure that never went through the restart strategy (the first attempt could not start): its story is read too.
     if (status === 'FAILED' && error && !(error instanceof JobFailure)) {

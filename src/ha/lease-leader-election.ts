@@ -74,6 +74,8 @@ export class LeaseLeaderElection implements LeaderElection {
   #wakeUp: (() => void) | undefined;
   #deadline: Timer | undefined;
   #loop: Promise<void> | undefined;
+  /** Since when the store has failed the loop's operations, and when that was last logged (this clock). */
+  #trouble: { readonly since: number; loggedAt: number; attempts: number } | undefined;
 
   constructor(options: LeaseLeaderElectionOptions) {
     this.#o = options;
@@ -144,12 +146,38 @@ export class LeaseLeaderElection implements LeaderElection {
       try {
         if (this.#state.kind === 'leading') await this.#lead(this.#state);
         else await this.#follow();
+        this.#storeAnswers();
       } catch (e) {
         if (this.#closed) return;
-        this.#o.log.warn(`leader election '${this.#o.key}': ${(e as Error).message}`, { contender: this.contenderId });
+        this.#storeFails(e as Error);
         await this.#sleep(this.#retryMs);
       }
     }
+  }
+
+  /**
+   * A store that is down fails every retry (a fifteenth of the lease): the first failure is
+   * logged, then one line a lease while it lasts, and its end.
+   */
+  #storeFails(e: Error): void {
+    const now = this.#clock.now();
+    const t = this.#trouble;
+    if (!t) {
+      this.#trouble = { since: now, loggedAt: now, attempts: 1 };
+      this.#o.log.warn(`leader election '${this.#o.key}': ${e.message}`, { contender: this.contenderId });
+      return;
+    }
+    t.attempts++;
+    if (now - t.loggedAt < this.#o.leaseMs) return;
+    t.loggedAt = now;
+    this.#o.log.warn(`leader election '${this.#o.key}': still failing after ${Math.round(now - t.since)} ms (${t.attempts} attempts): ${e.message}`, { contender: this.contenderId });
+  }
+
+  #storeAnswers(): void {
+    const t = this.#trouble;
+    if (!t) return;
+    this.#trouble = undefined;
+    this.#o.log.info(`leader election '${this.#o.key}': the store answers again after ${Math.round(this.#clock.now() - t.since)} ms (${t.attempts} failed attempts)`, { contender: this.contenderId });
   }
 
   async #follow(): Promise<void> {

@@ -1,16 +1,16 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { ObjectStore } from '@nats-io/obj';
 import type { WeirConfig } from '../../config/configuration.ts';
 import { openObjectBucket } from '../../ha/nats/nats-buckets.ts';
 import { acquireNatsConnection, type NatsConnectionLease } from '../../ha/nats/nats-connections.ts';
 import { natsSettings } from '../../ha/nats/nats-settings.ts';
-import { deleteObject } from '../../ha/nats/object-names.ts';
+import { deleteObject, listObjectNames } from '../../ha/nats/object-names.ts';
+import { readObjectChunks } from '../../ha/nats/object-reads.ts';
+import { writeFully } from '../../fs/write-fully.ts';
 import { ensureObjectStoreLayout, LAYOUT_OBJECT } from '../../ha/nats/object-store-layout.ts';
+import { ObjectStoreTimeoutError, ProgressDeadline, touchingStream } from './progress-deadline.ts';
 
 /**
  * Chunks of 256 KiB: the client awaits every chunk's acknowledgement, so fewer, larger chunks
@@ -36,6 +36,10 @@ export class NatsObjectFiles {
 
   /** The bucket, made if missing when `mode` is write; undefined when reading one that does not exist. */
   async bucket(name: string, mode: 'write' | 'read'): Promise<ObjectStore | undefined> {
+    return this.#deadline('open', name, undefined).race(this.#bucket(name, mode));
+  }
+
+  async #bucket(name: string, mode: 'write' | 'read'): Promise<ObjectStore | undefined> {
     const lease = await this.#connection();
     let os = this.#buckets.get(name);
     if (!os || (mode === 'write' && (await os) === undefined)) {
@@ -46,7 +50,7 @@ export class NatsObjectFiles {
     const store = await os;
     const check = `${name}:${mode}`;
     if (store && !this.#checked.has(check)) {
-      await ensureObjectStoreLayout(store, name, this.#config['high-availability.cluster-id'], mode);
+      await ensureObjectStoreLayout(lease.connection, store, name, this.#config['high-availability.cluster-id'], mode);
       this.#checked.add(check);
     }
     return store;
@@ -54,38 +58,58 @@ export class NatsObjectFiles {
 
   async upload(bucket: string, name: string, localPath: string): Promise<void> {
     const os = (await this.bucket(bucket, 'write'))!;
-    const stream = Readable.toWeb(createReadStream(localPath)) as unknown as ReadableStream<Uint8Array>;
-    await os.put({ name, options: { max_chunk_size: CHUNK_BYTES } }, stream);
+    const deadline = this.#deadline('upload', bucket, name);
+    await deadline.race(os.put({ name, options: { max_chunk_size: CHUNK_BYTES } }, touchingStream(createReadStream(localPath, { highWaterMark: CHUNK_BYTES }), deadline)));
   }
 
   async uploadBytes(bucket: string, name: string, bytes: Uint8Array): Promise<void> {
     const os = (await this.bucket(bucket, 'write'))!;
-    await os.putBlob({ name, options: { max_chunk_size: CHUNK_BYTES } }, bytes);
+    const deadline = this.#deadline('upload', bucket, name);
+    await deadline.race(os.put({ name, options: { max_chunk_size: CHUNK_BYTES } }, touchingStream(chunksOf(bytes), deadline)));
   }
 
   /** Downloads an object into a file (its digest checked by the client); false when there is none. */
   async download(bucket: string, name: string, localPath: string): Promise<boolean> {
     const os = await this.bucket(bucket, 'read');
-    const result = os ? await os.get(name) : null;
-    if (!result) return false;
+    if (!os) return false;
+    const deadline = this.#deadline('download', bucket, name);
+    const lease = await this.#connection();
     await mkdir(dirname(localPath), { recursive: true });
-    await pipeline(Readable.fromWeb(result.data as unknown as WebReadableStream<Uint8Array>), createWriteStream(localPath));
-    const error = await result.error;
-    if (error) throw error;
-    return true;
+    const file = await open(localPath, 'w');
+    let offset = 0;
+    try {
+      const found = await deadline.race(
+        readObjectChunks(lease.connection, bucket, name, async (chunk) => {
+          deadline.touch();
+          await writeFully(file, chunk, { path: localPath, offset });
+          offset += chunk.length;
+        }),
+      );
+      if (!found) await rm(localPath, { force: true });
+      return found;
+    } finally {
+      await file.close();
+    }
   }
 
-  /** Names of the objects below `prefix/` (every object when prefix is ''). */
+  /**
+   * Names of the objects below `prefix/` (every object when prefix is ''). From the stream's
+   * subjects as its leader answers them, not the client's list(): that one reads an ordered
+   * consumer until the count it was told, and a stream whose replicas are catching up after a
+   * restart may tell it zero, so a complete checkpoint would look empty. weir's deletes purge an
+   * object's meta subject, so every subject left is an object.
+   */
   async list(bucket: string, prefix: string): Promise<string[]> {
     const os = await this.bucket(bucket, 'read');
     if (!os) return [];
     const below = prefix === '' ? '' : `${prefix}/`;
-    return (await os.list()).map((o) => o.name).filter((n) => n !== LAYOUT_OBJECT && n.startsWith(below)).sort();
+    const lease = await this.#connection();
+    return (await this.#deadline('list', bucket, prefix || undefined).race(listObjectNames(lease.connection, bucket))).filter((n) => n !== LAYOUT_OBJECT && n.startsWith(below)).sort();
   }
 
   async delete(bucket: string, name: string): Promise<void> {
     const os = await this.bucket(bucket, 'read');
-    if (os) await deleteObject((await this.#connection()).connection, bucket, os, name);
+    if (os) await this.#deadline('delete', bucket, name).race(this.#connection().then((lease) => deleteObject(lease.connection, bucket, os, name)));
   }
 
   async deleteBelow(bucket: string, prefix: string): Promise<void> {
@@ -93,7 +117,12 @@ export class NatsObjectFiles {
     if (names.length === 0) return;
     const os = (await this.bucket(bucket, 'read'))!;
     const lease = await this.#connection();
-    for (const name of names) await deleteObject(lease.connection, bucket, os, name);
+    for (const name of names) await this.#deadline('delete', bucket, name).race(deleteObject(lease.connection, bucket, os, name));
+  }
+
+  #deadline(operation: string, bucket: string, object: string | undefined): ProgressDeadline {
+    const ms = this.#config['state.checkpoints.nats.timeout'];
+    return new ProgressDeadline(ms, () => new ObjectStoreTimeoutError(operation, bucket, object, ms));
   }
 
   async close(): Promise<void> {
@@ -111,4 +140,8 @@ export class NatsObjectFiles {
     }
     return this.#lease;
   }
+}
+
+async function* chunksOf(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  for (let at = 0; at < bytes.length; at += CHUNK_BYTES) yield bytes.subarray(at, Math.min(bytes.length, at + CHUNK_BYTES));
 }

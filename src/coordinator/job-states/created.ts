@@ -1,6 +1,7 @@
 import type { SerializedError } from '../../network/control-messages.ts';
 import type { JobContext, JobState } from './job-state.ts';
 import { restartOrFail } from './restarting.ts';
+import { whileStorageUnreachable } from './while-storage-unreachable.ts';
 
 /**
  * The job before its first attempt (Flink's Created and WaitingForResources): checkpoint storage
@@ -18,14 +19,20 @@ export class Created implements JobState {
   async start(): Promise<void> {
     const ctx = this.#ctx;
     try {
-      await ctx.storage.initialize(ctx.checkpoints.periodic);
-      // Cancelled while starting: what the cleanup ran before could not see goes now.
-      if (!ctx.isCurrent(this)) return void (await ctx.storage.disposeJob());
+      await whileStorageUnreachable(ctx, this, 'preparing the checkpoint storage', () => ctx.storage.initialize(ctx.checkpoints.periodic));
+      // Cancelled while starting: what the cleanup ran before could not see goes now, unless it
+      // keeps the job's checkpoints (a recovered job's, retained on cancel, or any suspended job's).
+      if (!ctx.isCurrent(this)) {
+        const retain = ctx.plan.config['execution.checkpointing.externalized-checkpoint-retention'] === 'RETAIN_ON_CANCELLATION';
+        if (ctx.endStatus() === 'CANCELED' && !retain) await ctx.storage.disposeJob();
+        return;
+      }
       await ctx.pool.start();
       if (!ctx.isCurrent(this)) return void (await ctx.pool.terminateAll());
-      const restore = await ctx.restoreOriginal();
+      const restore = await whileStorageUnreachable(ctx, this, 'reading the snapshot to start from', () => ctx.restoreOriginal());
+      if (!ctx.isCurrent(this)) return;
       ctx.sources.restoreFrom(restore?.coordinators);
-      if (ctx.isCurrent(this)) await ctx.deploy(restore);
+      await ctx.deploy(restore);
     } catch (e) {
       if (ctx.isCurrent(this)) ctx.finish('FAILED', e as Error);
     }

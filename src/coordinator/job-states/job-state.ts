@@ -8,7 +8,7 @@ import type { CheckpointRestorer, Restore } from '../checkpoint-restorer.ts';
 import type { CompletedCheckpoint } from '../completed-checkpoint.ts';
 import type { ExecutionDeployer } from '../execution-deployer.ts';
 import type { ExecutionEntry, ExecutionGraph } from '../execution-graph.ts';
-import type { JobStatus } from '../job-status.ts';
+import type { EndStatus, JobStatus } from '../job-status.ts';
 import type { RestartStrategy } from '../restart-strategy.ts';
 import type { SourceCoordinators } from '../source-coordinators.ts';
 import type { TaskManagerPool } from '../task-manager-pool.ts';
@@ -48,6 +48,8 @@ export interface JobContext {
   readonly attempt: number;
   /** Whether `state` is still the job's state: async work started by a state ends quietly otherwise. */
   isCurrent(state: JobState): boolean;
+  /** How the job ended, once it has. */
+  endStatus(): EndStatus | undefined;
   /** The savepoint or checkpoint the job was started from, read again (a restart before any checkpoint completed). */
   restoreOriginal(): Promise<Restore | undefined>;
   /** Prepares and deploys the next attempt from `restore` (or afresh); the job is RUNNING when it goes out. */
@@ -57,7 +59,7 @@ export interface JobContext {
   goToFinishing(): void;
   goToStoppingWithSavepoint(targetDir: string, drain: boolean): Promise<CompletedCheckpoint>;
   /** Ends the job: every TaskManager is stopped, checkpoints are kept or removed as Flink's retention says. */
-  finish(status: Extract<JobStatus, 'FINISHED' | 'FAILED' | 'CANCELED'>, error: Error | undefined): void;
+  finish(status: EndStatus, error: Error | undefined): void;
   /** The restart strategy said no (or the error says the job cannot run as defined): the job fails. */
   fail(cause: SerializedError, reason: string): void;
   /** Every subtask of the attempt is running: checkpoints may start, waiters are told. */

@@ -1,5 +1,6 @@
 import type { SerializedError } from '../../network/control-messages.ts';
 import { CancellationWatch } from '../cancellation-watch.ts';
+import { whileStorageUnreachable } from './while-storage-unreachable.ts';
 import type { JobContext, JobState } from './job-state.ts';
 
 /**
@@ -65,7 +66,7 @@ export class Restarting implements JobState {
       // the checkpoint chosen for the restore while the new attempt reads it.
       await ctx.checkpoints.settled();
       if (!ctx.isCurrent(this)) return;
-      const restore = ctx.checkpoints.periodic ? await ctx.restorer.latest(() => ctx.restoreOriginal()) : undefined;
+      const restore = ctx.checkpoints.periodic ? await whileStorageUnreachable(ctx, this, 'reading the checkpoint to restore', () => ctx.restorer.latest(() => ctx.restoreOriginal())) : undefined;
       // The enumerators start from the restored checkpoint; without checkpoints afresh, except
       // at-most-once, which goes on from where they were (kept at the failure).
       if (ctx.checkpoints.periodic) ctx.sources.restoreFrom(restore?.coordinators);

@@ -1,11 +1,11 @@
-import type { JobStatus } from '../job-status.ts';
+import type { EndStatus } from '../job-status.ts';
 import type { JobState } from './job-state.ts';
 
-/** FINISHED, FAILED or CANCELED: nothing changes any more. */
+/** FINISHED, FAILED, CANCELED or SUSPENDED: nothing changes any more in this JobMaster. */
 export class Terminal implements JobState {
-  readonly status: Extract<JobStatus, 'FINISHED' | 'FAILED' | 'CANCELED'>;
+  readonly status: EndStatus;
 
-  constructor(status: Extract<JobStatus, 'FINISHED' | 'FAILED' | 'CANCELED'>) {
+  constructor(status: EndStatus) {
     this.status = status;
   }
 

@@ -4,6 +4,7 @@ import { blobKeyOf, type BlobKey, type BlobStore } from '../blob-store.ts';
 import { HaStorageError } from '../ha-storage-error.ts';
 import { translateNatsError } from './nats-errors.ts';
 import { deleteObject } from './object-names.ts';
+import { readObject } from './object-reads.ts';
 
 /** Job bundles in a JetStream object store, named by their content hash. */
 export class NatsBlobStore implements BlobStore {
@@ -34,7 +35,7 @@ export class NatsBlobStore implements BlobStore {
   async get(key: BlobKey): Promise<Uint8Array | undefined> {
     let bytes: Uint8Array | null;
     try {
-      bytes = await this.#os.getBlob(key);
+      bytes = await readObject(this.#nc, this.#bucket, key);
     } catch (e) {
       throw translateNatsError(e, 'get', key, this.#description, 0);
     }

@@ -40,7 +40,7 @@ export async function connectNatsHighAvailabilityServices(
     await ensureKeyValueLayout(store, bucket, clusterId);
     const blobsBucket = `${bucket}-blobs`;
     const os = (await openObjectBucket(nc, blobsBucket, settings.replicas, true))!;
-    await ensureObjectStoreLayout(os, blobsBucket, clusterId, 'write');
+    await ensureObjectStoreLayout(nc, os, blobsBucket, clusterId, 'write');
     log.info(`high availability on NATS ${serverVersion(nc)}: bucket '${bucket}', lease ${leaseMs} ms`, { clusterId, servers: settings.servers });
     return new KeyValueHighAvailabilityServices({
       clusterId,

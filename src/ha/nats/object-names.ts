@@ -14,6 +14,13 @@ export async function deleteObject(nc: NatsConnection, bucket: string, os: Objec
   await (await jetstreamManager(nc)).streams.purge(`OBJ_${bucket}`, { filter: `$O.${bucket}.M.${paddedBase64Url(name)}` });
 }
 
+/** The names of the objects in a bucket whose meta subjects are left, as the stream's leader knows them (paged by the client). */
+export async function listObjectNames(nc: NatsConnection, bucket: string): Promise<string[]> {
+  const prefix = `$O.${bucket}.M.`;
+  const info = await (await jetstreamManager(nc)).streams.info(`OBJ_${bucket}`, { subjects_filter: `${prefix}>` });
+  return Object.keys(info.state.subjects ?? {}).map((subject) => Buffer.from(subject.slice(prefix.length), 'base64url').toString('utf8'));
+}
+
 function paddedBase64Url(text: string): string {
   const b = Buffer.from(text, 'utf8').toString('base64url');
   return b + '='.repeat((4 - (b.length % 4)) % 4);

@@ -1,0 +1,89 @@
+// Reads objects of a JetStream object store by requests to the stream, chunk by chunk, instead of
+// the client's get(). That one reads through a push consumer with flow control and a 30 s idle
+// heartbeat: made while a stream's replicas are catching up after a restart (seen after two of
+// three servers came back), it can deliver nothing and never say so, and a restore or a bucket's
+// layout check hangs. A STREAM.MSG.GET request is answered by the stream's leader or fails in the
+// request timeout, so every step either progresses or errs.
+import { createHash } from 'node:crypto';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+
+/** An object's metadata message as the object store writes it (ADR-20). */
+interface ObjectMeta {
+  readonly name: string;
+  readonly nuid: string;
+  readonly size: number;
+  readonly chunks: number;
+  readonly digest: string;
+  readonly deleted?: boolean;
+  readonly options?: { readonly link?: unknown };
+}
+
+/** The object's bytes are not what its metadata says (size or SHA-256 digest). */
+export class ObjectDigestError extends Error {
+  readonly bucket: string;
+  readonly object: string;
+  constructor(bucket: string, object: string, problem: string) {
+    super(`object '${object}' in NATS object store '${bucket}': ${problem}`);
+    this.name = 'ObjectDigestError';
+    this.bucket = bucket;
+    this.object = object;
+  }
+}
+
+export function metaSubject(bucket: string, name: string): string {
+  const b = Buffer.from(name, 'utf8').toString('base64url');
+  return `$O.${bucket}.M.${b + '='.repeat((4 - (b.length % 4)) % 4)}`;
+}
+
+/**
+ * Streams an object's chunks to `onChunk` in order (each one a request answered by the stream's
+ * leader), checking its size and digest at the end; false when there is no such object.
+ */
+export async function readObjectChunks(nc: NatsConnection, bucket: string, name: string, onChunk: (chunk: Uint8Array) => void | Promise<void>, timeoutMs?: number): Promise<boolean> {
+  const jsm = await jetstreamManager(nc, timeoutMs === undefined ? {} : { timeout: timeoutMs });
+  const stream = `OBJ_${bucket}`;
+  const m = await jsm.streams.getMessage(stream, { last_by_subj: metaSubject(bucket, name) });
+  if (m === null) return false;
+  const meta = m.json<ObjectMeta>();
+  if (meta.deleted) return false;
+  if (meta.options?.link) throw new ObjectDigestError(bucket, name, 'is a link; weir does not write links');
+  const hash = createHash('sha256');
+  let size = 0;
+  let seq = 0;
+  for (let i = 0; i < meta.chunks; i++) {
+    const chunk = await nextChunk(jsm, stream, `$O.${bucket}.C.${meta.nuid}`, seq, bucket, name);
+    seq = chunk.seq + 1;
+    hash.update(chunk.data);
+    size += chunk.data.length;
+    await onChunk(chunk.data);
+  }
+  if (size !== meta.size) throw new ObjectDigestError(bucket, name, `read ${size} bytes, its metadata says ${meta.size}`);
+  const expected = meta.digest.replace(/^SHA-256=/i, '');
+  const actual = hash.digest();
+  if (!equalDigest(expected, actual)) throw new ObjectDigestError(bucket, name, `its SHA-256 digest does not match (expected ${expected})`);
+  return true;
+}
+
+/** The whole object, or null when there is none. */
+export async function readObject(nc: NatsConnection, bucket: string, name: string, timeoutMs?: number): Promise<Uint8Array | null> {
+  const parts: Uint8Array[] = [];
+  const found = await readObjectChunks(nc, bucket, name, (c) => void parts.push(c), timeoutMs);
+  return found ? Buffer.concat(parts) : null;
+}
+
+async function nextChunk(jsm: JetStreamManager, stream: string, subject: string, seq: number, bucket: string, name: string): Promise<{ seq: number; data: Uint8Array }> {
+  // next_by_subj is the server's (2.9+) "first message of this subject at or after seq"; the client's type only lists it for direct gets.
+  const m = await jsm.streams.getMessage(stream, { next_by_subj: subject, seq } as unknown as { seq: number });
+  if (m === null) throw new ObjectDigestError(bucket, name, `a chunk after stream sequence ${seq} is missing`);
+  return { seq: m.seq, data: m.data };
+}
+
+function equalDigest(expected: string, actual: Buffer): boolean {
+  // Written as base64url by current clients, as standard base64 by older ones; hex is accepted too.
+  for (const encoding of ['base64url', 'base64', 'hex'] as const) {
+    const b = Buffer.from(expected, encoding);
+    if (b.length === actual.length && b.equals(actual)) return true;
+  }
+  return false;
+}
