@@ -50,13 +50,7 @@ export class JobManager {
     const c = o.config;
     const self = this;
     this.bundles = new BlobStore(o.workDir);
-    this.resources = new ResourceManager({
-      heartbeatIntervalMs: c['heartbeat.interval'],
-      heartbeatTimeoutMs: c['heartbeat.timeout'],
-      log: o.log,
-      bundle: (hash) => (isBundleHash(hash) ? this.bundles.read(hash) : undefined),
-      leaderEpoch: () => this.#leaderEpoch(),
-    });
+    this.resources = new ResourceManager({ heartbeatIntervalMs: c['heartbeat.interval'], heartbeatTimeoutMs: c['heartbeat.timeout'], log: o.log, bundle: (hash) => (isBundleHash(hash) ? this.bundles.read(hash) : undefined), leaderEpoch: () => this.#leaderEpoch() });
     this.store = new JobStore(c['jobstore.max-capacity']);
     this.#dispatcher = new Dispatcher({ bundles: this.bundles, store: this.store, resources: this.resources, defaults: o.settings, slotRequestTimeoutMs: c['slot.request.timeout'],
       log: o.log,
