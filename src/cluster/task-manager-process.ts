@@ -111,7 +111,7 @@ export class TaskManagerProcess {
         void this.#stopSlot(s);
       },
       leave: (rpc, epoch, newest) => {
-        o.log.warn(`a newer leader (epoch ${newest}): leaving the JobManager of epoch ${epoch} at ${rpc.address}`, { epoch: newest, oldEpoch: epoch });
+        o.log.warn(`a newer leader (epoch ${newest}): leaving the JobManager of epoch ${epoch} at ${rpc.address}`, { epoch, newestEpoch: newest });
         rpc.close(new Error(`superseded by leader epoch ${newest}`));
       },
     });
