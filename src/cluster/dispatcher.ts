@@ -181,6 +181,7 @@ export class Dispatcher {
           taskManagers: Math.max(...plan.jobGraph.vertices.map((v) => v.parallelism)),
           timeoutMs: this.#o.slotRequestTimeoutMs,
           log: jobLog,
+          ...(leadership ? { leaderEpoch: leadership.epoch } : {}),
         }),
       },
       ...(request.savepointPath ? { restoreFrom: request.savepointPath } : {}),

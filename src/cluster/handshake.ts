@@ -14,7 +14,8 @@ import { isTlsAlert } from './internal-tls.ts';
  *   accepting: awaiting-hello --hello ok--> open | --anything else--> refused (logged, closed)
  *   connecting: awaiting-welcome --welcome--> open | --refused--> ConnectionRefusedError
  */
-export const PROTOCOL_VERSION = 1;
+// 2: every JobManager -> TaskManager message carries its sender's leader epoch (JobManagerEpoch).
+export const PROTOCOL_VERSION = 2;
 
 /** What may connect where: TaskManagers to the JobManager's RPC, TaskManagers to each other's data port. */
 export type PeerRole = 'taskmanager' | 'data';

@@ -43,13 +43,14 @@ export class JobManager {
   #rest: RestServer | undefined;
   #ha: HighAvailabilityServices | undefined;
   #leadership: JobManagerLeadership | undefined;
+  #heldEpoch = 0;
 
   constructor(o: JobManagerOptions) {
     this.#o = o;
     const c = o.config;
     const self = this;
     this.bundles = new BlobStore(o.workDir);
-    this.resources = new ResourceManager({ heartbeatIntervalMs: c['heartbeat.interval'], heartbeatTimeoutMs: c['heartbeat.timeout'], log: o.log, bundle: (hash) => (isBundleHash(hash) ? this.bundles.read(hash) : undefined) });
+    this.resources = new ResourceManager({ heartbeatIntervalMs: c['heartbeat.interval'], heartbeatTimeoutMs: c['heartbeat.timeout'], log: o.log, bundle: (hash) => (isBundleHash(hash) ? this.bundles.read(hash) : undefined), leaderEpoch: () => this.#leaderEpoch() });
     this.store = new JobStore(c['jobstore.max-capacity']);
     this.#dispatcher = new Dispatcher({ bundles: this.bundles, store: this.store, resources: this.resources, defaults: o.settings, slotRequestTimeoutMs: c['slot.request.timeout'],
       log: o.log,
@@ -103,6 +104,17 @@ export class JobManager {
       this.#leadership = new JobManagerLeadership({ services: this.#ha, dispatcher: () => this.#dispatcher, address: () => this.url, retainedCheckpoints: c['execution.checkpointing.num-retained'], recoveryRetryMs: Math.max(200, Math.round(c['high-availability.nats.lease-duration'] / 5)), log: this.#o.log });
       this.#leadership.start();
     }
+  }
+
+  /**
+   * The epoch on this JobManager's own messages to TaskManagers: of the leadership it holds, or
+   * else the last one it held, never lower. So a deposed leader that has not noticed yet (paused)
+   * still says its old epoch, which TaskManagers that have seen the new one refuse. 0 without HA.
+   */
+  #leaderEpoch(): number {
+    const s = this.#leadership?.state;
+    if (s && (s.kind === 'leading' || s.kind === 'recovering') && s.leadership.epoch > this.#heldEpoch) this.#heldEpoch = s.leadership.epoch;
+    return this.#heldEpoch;
   }
 
   /** The leader's REST URL while this JobManager is a standby (or still recovering) and another one leads. */

@@ -13,6 +13,8 @@ export interface JobSlotsOptions {
   readonly taskManagers: number;
   readonly timeoutMs: number;
   readonly log: Logger;
+  /** The epoch of the leadership the job runs under, on every message to its slots; 0 (the default) without HA. */
+  readonly leaderEpoch?: number;
 }
 
 /**
@@ -40,6 +42,7 @@ export class JobSlots implements SlotProvider {
         index,
         grant,
         locations: () => ({ ...this.#locations }),
+        leaderEpoch: this.#o.leaderEpoch ?? 0,
         release: () => {
           this.#gateways.delete(g);
           resources.release(grant);

@@ -31,19 +31,26 @@ export class RegisteredTaskManager {
   #onLost: (tm: RegisteredTaskManager, reason: string) => void = () => {};
 
   readonly #bundle: (hash: string) => Uint8Array | undefined;
+  /** The JobManager's leader epoch, stamped on what it sends of its own (a job's messages carry the job's). */
+  readonly #leaderEpoch: () => number;
 
-  constructor(registration: TaskManagerRegistration, rpc: RpcConnection, o: { heartbeatIntervalMs: number; heartbeatTimeoutMs: number; log: Logger; bundle: (hash: string) => Uint8Array | undefined }) {
+  constructor(
+    registration: TaskManagerRegistration,
+    rpc: RpcConnection,
+    o: { heartbeatIntervalMs: number; heartbeatTimeoutMs: number; log: Logger; bundle: (hash: string) => Uint8Array | undefined; leaderEpoch: () => number },
+  ) {
     this.registration = registration;
     this.slots = Array.from({ length: registration.slots }, () => undefined);
     this.#rpc = rpc;
     this.#log = o.log;
     this.#bundle = o.bundle;
+    this.#leaderEpoch = o.leaderEpoch;
     this.#freeMemory = registration.hardware.freeMemory;
     this.#heartbeat = new HeartbeatMonitor({
       intervalMs: o.heartbeatIntervalMs,
       timeoutMs: o.heartbeatTimeoutMs,
       clock: systemClock,
-      send: (seq) => rpc.send({ type: 'heartbeat-request', seq }),
+      send: (seq) => rpc.send({ type: 'heartbeat-request', seq, leaderEpoch: o.leaderEpoch() }),
       onTimeout: (silentMs) => this.lose(`it has not answered heartbeats for ${(silentMs / 1000).toFixed(1)} s (heartbeat.timeout ${o.heartbeatTimeoutMs / 1000} s): it died, hangs or is cut off`),
     });
     rpc.onMessage((m) => this.#receive(m));
@@ -98,7 +105,7 @@ export class RegisteredTaskManager {
   release(allocation: string): void {
     const slot = this.slots.indexOf(allocation);
     if (slot >= 0) this.slots[slot] = undefined;
-    if (this.#listeners.delete(allocation)) this.send({ type: 'stop-slot', allocation });
+    if (this.#listeners.delete(allocation)) this.send({ type: 'stop-slot', allocation, leaderEpoch: this.#leaderEpoch() });
   }
 
   /** Loses the TaskManager: every slot's holder is told, the connection is closed. */
@@ -127,7 +134,8 @@ export class RegisteredTaskManager {
         return;
       case 'fetch-bundle': {
         const code = this.#bundle(m.hash);
-        this.send(code ? { type: 'bundle', hash: m.hash, code } : { type: 'bundle', hash: m.hash, code: null, error: `the JobManager has no bundle ${m.hash}` });
+        const leaderEpoch = this.#leaderEpoch();
+        this.send(code ? { type: 'bundle', hash: m.hash, code, leaderEpoch } : { type: 'bundle', hash: m.hash, code: null, error: `the JobManager has no bundle ${m.hash}`, leaderEpoch });
         return;
       }
       case 'slot-lost': {

@@ -19,17 +19,20 @@ export class RemoteSlotGateway implements TaskManagerGateway, SlotListener {
   readonly ready: Promise<void>;
   readonly #locations: () => Record<number, SlotLocation>;
   readonly #release: () => void;
+  /** The epoch of the leadership the job runs under, stamped on its messages (0 without HA). */
+  readonly #leaderEpoch: number;
   #handler: (message: FromTaskManager) => void = () => {};
   #lost: (error: Error) => void = () => {};
   #readiness!: { resolve: () => void; reject: (e: Error) => void };
   #isReady = false;
   #ended = false;
 
-  constructor(o: { index: number; grant: SlotGrant; locations: () => Record<number, SlotLocation>; release: () => void }) {
+  constructor(o: { index: number; grant: SlotGrant; locations: () => Record<number, SlotLocation>; release: () => void; leaderEpoch: number }) {
     this.index = o.index;
     this.grant = o.grant;
     this.#locations = o.locations;
     this.#release = o.release;
+    this.#leaderEpoch = o.leaderEpoch;
     const tm = o.grant.taskManager;
     this.where = `slot ${o.grant.slot} of TaskManager ${tm.id} at ${tm.address}`;
     this.host = tm.registration.host;
@@ -45,13 +48,13 @@ export class RemoteSlotGateway implements TaskManagerGateway, SlotListener {
 
   /** Asks the process to start the slot's thread with the job loaded; `ready` resolves when it has. */
   start(init: SlotInit): void {
-    this.grant.taskManager.send({ type: 'start-slot', allocation: this.grant.allocation, slot: this.grant.slot, init });
+    this.grant.taskManager.send({ type: 'start-slot', allocation: this.grant.allocation, slot: this.grant.slot, init, leaderEpoch: this.#leaderEpoch });
   }
 
   send(message: ToTaskManager): void {
     if (this.#ended) return;
     const m: ToTaskManager = message.type === 'deploy' ? { ...message, locations: this.#locations() } : message;
-    this.grant.taskManager.send({ type: 'to-slot', allocation: this.grant.allocation, message: m });
+    this.grant.taskManager.send({ type: 'to-slot', allocation: this.grant.allocation, message: m, leaderEpoch: this.#leaderEpoch });
   }
 
   onMessage(handler: (message: FromTaskManager) => void): void {

@@ -26,6 +26,11 @@ export interface ResourceManagerOptions {
   readonly log: Logger;
   /** The bundles TaskManagers ask for, by content hash. */
   readonly bundle: (hash: string) => Uint8Array | undefined;
+  /**
+   * The leader epoch stamped on the JobManager's own messages to TaskManagers (registered,
+   * heartbeats, bundles, slot stops): the one it holds or held last; 0 (the default) without HA.
+   */
+  readonly leaderEpoch?: () => number;
 }
 
 /**
@@ -74,13 +79,14 @@ export class ResourceManager {
   }
 
   register(registration: TaskManagerRegistration, rpc: RpcConnection): RegisteredTaskManager {
-    const tm = new RegisteredTaskManager(registration, rpc, { heartbeatIntervalMs: this.#o.heartbeatIntervalMs, heartbeatTimeoutMs: this.#o.heartbeatTimeoutMs, log: this.#o.log, bundle: this.#o.bundle });
+    const leaderEpoch = this.#o.leaderEpoch ?? (() => 0);
+    const tm = new RegisteredTaskManager(registration, rpc, { heartbeatIntervalMs: this.#o.heartbeatIntervalMs, heartbeatTimeoutMs: this.#o.heartbeatTimeoutMs, log: this.#o.log, bundle: this.#o.bundle, leaderEpoch });
     this.#taskManagers.set(registration.id, tm);
     tm.start((lost) => {
       if (this.#taskManagers.get(lost.id) === lost) this.#taskManagers.delete(lost.id);
       this.#notify();
     });
-    rpc.send({ type: 'registered', jobManager: 'jobmanager' });
+    rpc.send({ type: 'registered', jobManager: 'jobmanager', leaderEpoch: leaderEpoch() });
     this.#o.log.info(`TaskManager ${registration.id} registered from ${rpc.address} with ${registration.slots} slot${registration.slots === 1 ? '' : 's'} (data ${registration.host}:${registration.dataPort})`, {
       taskManager: registration.id,
       slots: registration.slots,

@@ -3,7 +3,7 @@ import { availableParallelism, freemem, hostname, totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import type { WeirConfig } from '../config/configuration.ts';
 import type { Logger } from '../log/logger.ts';
-import type { RpcMessage, SlotInit } from '../network/control-messages.ts';
+import type { RpcMessage, SlotInit, ToTaskManagerProcess } from '../network/control-messages.ts';
 import { serializeError } from '../network/control-messages.ts';
 import { BundleCache } from './bundle-cache.ts';
 import { DataPlane } from './data-plane.ts';
@@ -12,6 +12,7 @@ import { ConnectionRefusedError } from './refusal.ts';
 import { RpcConnection } from './rpc-connection.ts';
 import { dialRpc } from './rpc-upgrade.ts';
 import { InternalTls } from './internal-tls.ts';
+import { LeaderEpochFence } from './leader-epoch-fence.ts';
 import { SlotChannels } from './slot-channels.ts';
 import { SlotThread } from './slot-thread.ts';
 import type { LeaderInformation, LeaderRetrieval } from '../ha/leader-retrieval.ts';
@@ -60,10 +61,12 @@ const RECONNECT_MAX_MS = 5_000;
  * ends the process with the reason; later ones are retried, as the JobManager may not yet have
  * noticed that this TaskManager's previous connection is gone.
  *
- * With high availability it registers with the leader that leader retrieval names, and the
- * connection belongs to that leader's epoch. Once retrieval names a newer epoch, the connection of
- * the older one is closed (its subtasks are cancelled) and whatever still arrives on it is
- * refused: the fence is here, from NATS, because a paused old leader cannot stop anything itself.
+ * With high availability it registers with the leader that leader retrieval names. Every message
+ * of a JobManager carries its leader epoch, and the fence (leader-epoch-fence.ts) keeps the newest
+ * epoch seen from retrieval, the `registered` reply or any message: one of an older epoch is
+ * refused, and once a newer epoch is seen the slots started under older ones are cancelled and
+ * the connection of an older one is closed. The fence is here, on the TaskManager, because a
+ * paused old leader cannot stop anything itself.
  */
 export class TaskManagerProcess {
   readonly id: string;
@@ -80,9 +83,9 @@ export class TaskManagerProcess {
   /** The latest leader retrieval named (HA only), and a wake-up for a connect loop waiting for one. */
   #leader: LeaderInformation | null = null;
   #leaderKnown: (() => void) | undefined;
-  /** The newest leader epoch seen: connections of older epochs are fenced off. */
-  #newestEpoch = -1;
-  readonly #epochOf = new WeakMap<RpcConnection, number>();
+  readonly #fence: LeaderEpochFence<RpcConnection, SlotThread>;
+  /** The connection each slot was started over, which hears of the slot's end. */
+  readonly #rpcOf = new WeakMap<SlotThread, RpcConnection>();
   #target: JobManagerTarget | undefined;
   #stopped = false;
   #jmSilence: NodeJS.Timeout | undefined;
@@ -98,6 +101,20 @@ export class TaskManagerProcess {
     this.#channels = new SlotChannels(this.id, this.#data);
     this.#bundles = new BundleCache(o.workDir, `the JobManager at ${this.jobManagerAddress}`, (hash) => this.#fetchBundle(hash));
     this.done = new Promise((resolve, reject) => (this.#done = (e) => (e ? reject(e) : resolve())));
+    this.#fence = new LeaderEpochFence({
+      cancel: (s, epoch, newest) => {
+        const text = `slot ${s.slot} (job ${s.jobId}) was started under leader epoch ${epoch}; leader epoch ${newest} has been seen: cancelling its subtasks`;
+        o.log.warn(text, { slot: s.slot, jobId: s.jobId, epoch, newestEpoch: newest });
+        // Its JobManager hears of it if it still listens (one leading again, with a newer epoch, does).
+        const rpc = this.#rpcOf.get(s);
+        if (rpc && !rpc.closed) rpc.send({ type: 'slot-lost', allocation: s.allocation, error: serializeError(new Error(text)) });
+        void this.#stopSlot(s);
+      },
+      leave: (rpc, epoch, newest) => {
+        o.log.warn(`a newer leader (epoch ${newest}): leaving the JobManager of epoch ${epoch} at ${rpc.address}`, { epoch, newestEpoch: newest });
+        rpc.close(new Error(`superseded by leader epoch ${newest}`));
+      },
+    });
   }
 
   get dataPort(): number {
@@ -122,14 +139,8 @@ export class TaskManagerProcess {
   #leaderChanged(leader: LeaderInformation | null): void {
     this.#leader = leader;
     if (!leader) return;
-    if (leader.epoch > this.#newestEpoch) this.#newestEpoch = leader.epoch;
+    this.#fence.observe(leader.epoch);
     this.#leaderKnown?.();
-    const rpc = this.#rpc;
-    const epoch = rpc ? this.#epochOf.get(rpc) : undefined;
-    if (rpc && !rpc.closed && epoch !== undefined && epoch < leader.epoch) {
-      this.#o.log.warn(`a newer leader (epoch ${leader.epoch} at ${leader.address}): leaving the JobManager of epoch ${epoch}`, { epoch: leader.epoch });
-      rpc.close(new Error(`superseded by leader epoch ${leader.epoch}`));
-    }
   }
 
   /** The JobManager to register with next: the given address, or the leader once one is known. */
@@ -169,7 +180,7 @@ export class TaskManagerProcess {
         log.warn(`lost the JobManager at ${this.jobManagerAddress}: cancelling every subtask and registering again`);
         await this.#stopSlots();
         // Superseded by a newer leader: go to it at once.
-        if (target.epoch !== undefined && target.epoch < this.#newestEpoch) continue;
+        if (this.#fence.isStale(target.epoch)) continue;
       } catch (e) {
         if (e instanceof ConnectionRefusedError && !this.#registeredOnce) {
           this.#stopped = true;
@@ -193,13 +204,17 @@ export class TaskManagerProcess {
       throw e;
     }
     const rpc = new RpcConnection(conn);
-    if (target.epoch !== undefined) this.#epochOf.set(rpc, target.epoch);
+    this.#fence.connected(rpc, target.epoch);
+    rpc.onClose(() => this.#fence.disconnected(rpc));
     const c = this.#o.config;
     const registered = new Promise<void>((resolve, reject) => {
       rpc.onClose((e) => reject(new Error(`the JobManager closed the connection before it answered the registration${e ? `: ${e.message}` : ''}`)));
       rpc.onMessage((m) => {
-        if (m.type === 'registered') resolve();
-        this.#receive(rpc, m);
+        const accepted = this.#receive(rpc, m);
+        if (m.type !== 'registered') return;
+        // A refused one (of a deposed leader): the registration fails, the connection goes.
+        if (accepted) resolve();
+        else rpc.close(new Error('its registration reply was refused'));
       });
     });
     rpc.send({
@@ -215,9 +230,10 @@ export class TaskManagerProcess {
       },
     });
     await registered;
-    if (target.epoch !== undefined && target.epoch < this.#newestEpoch) {
+    const epoch = this.#fence.epochOf(rpc);
+    if (rpc.closed || this.#fence.isStale(epoch)) {
       rpc.close();
-      throw new Error(`leader epoch ${target.epoch} was superseded by ${this.#newestEpoch} while registering`);
+      throw new Error(`leader epoch ${epoch} was superseded by ${this.#fence.newest} while registering`);
     }
     this.#rpc = rpc;
     this.#registeredOnce = true;
@@ -250,44 +266,50 @@ export class TaskManagerProcess {
     });
   }
 
-  #receive(rpc: RpcConnection, m: RpcMessage): void {
-    const epoch = this.#epochOf.get(rpc);
-    if (epoch !== undefined && epoch < this.#newestEpoch) {
+  /** Acts on a JobManager's message unless the fence refuses it; false when it was refused. */
+  #receive(rpc: RpcConnection, m: RpcMessage): boolean {
+    if (!isFromJobManager(m)) {
+      this.#o.log.warn(`the JobManager sent an unexpected ${m.type} message; ignored`);
+      return false;
+    }
+    const verdict = this.#fence.admit(rpc, m);
+    if (verdict.kind === 'refused') {
       // A deposed leader's command (it may not know yet that it is one): refused, whatever it is.
-      this.#o.log.warn(`refused ${m.type} from the JobManager of leader epoch ${epoch}: epoch ${this.#newestEpoch} leads now`, { epoch });
-      rpc.close(new Error(`superseded by leader epoch ${this.#newestEpoch}`));
-      return;
+      const e = verdict.error;
+      this.#o.log.warn(e.message, { type: e.messageType, epoch: e.epoch, newestEpoch: e.newestEpoch, jobManager: e.jobManager });
+      // The connection goes with its deposed JobManager; one leading again (with a newer epoch)
+      // keeps it, this was only a message of one of its jobs of before.
+      if (this.#fence.isStale(this.#fence.epochOf(rpc))) rpc.close(e);
+      return false;
     }
     switch (m.type) {
       case 'registered':
-        return;
+        return true;
       case 'bundle': {
         const waiting = this.#bundleRequests.get(m.hash) ?? [];
         this.#bundleRequests.delete(m.hash);
         for (const w of waiting) m.code ? w.resolve(m.code) : w.reject(new Error(m.error ?? 'no such bundle'));
-        return;
+        return true;
       }
       case 'heartbeat-request':
         this.#expectHeartbeat(rpc);
         rpc.send({ type: 'heartbeat-reply', seq: m.seq, freeMemory: freemem() });
-        return;
+        return true;
       case 'start-slot':
-        void this.#startSlot(rpc, m.allocation, m.slot, m.init);
-        return;
+        void this.#startSlot(rpc, m.allocation, m.slot, m.init, verdict.epoch);
+        return true;
       case 'to-slot':
         this.#byAllocation.get(m.allocation)?.post(m.message);
-        return;
+        return true;
       case 'stop-slot': {
         const s = this.#byAllocation.get(m.allocation);
         if (s) void this.#stopSlot(s);
-        return;
+        return true;
       }
-      default:
-        this.#o.log.warn(`the JobManager sent an unexpected ${m.type} message; ignored`);
     }
   }
 
-  async #startSlot(rpc: RpcConnection, allocation: string, slot: number, init: SlotInit): Promise<void> {
+  async #startSlot(rpc: RpcConnection, allocation: string, slot: number, init: SlotInit, epoch: number | undefined): Promise<void> {
     const { log } = this.#o;
     // The slot's previous thread may still be ending.
     await this.#slots.get(slot)?.stop();
@@ -300,17 +322,26 @@ export class TaskManagerProcess {
       return;
     }
     if (rpc.closed || this.#rpc !== rpc) return;
+    // A newer leader may have been seen while the bundle came: the old one's slot does not start.
+    if (this.#fence.isStale(epoch)) {
+      log.warn(`slot ${slot} (job ${init.jobId}) not started: it was asked for under leader epoch ${epoch}, and leader epoch ${this.#fence.newest} has been seen`, { slot, jobId: init.jobId, epoch });
+      return;
+    }
     const thread = new SlotThread({ allocation, slot, init, bundlePath, channels: this.#channels, send: (msg) => rpc.send(msg), log });
     this.#slots.set(slot, thread);
     this.#byAllocation.set(allocation, thread);
-    log.info(`slot ${slot}: TaskManager ${init.index} of job ${init.jobId}`, { slot, jobId: init.jobId });
+    this.#rpcOf.set(thread, rpc);
+    this.#fence.slotStarted(thread, epoch);
+    log.info(`slot ${slot}: TaskManager ${init.index} of job ${init.jobId}${epoch === undefined ? '' : ` (leader epoch ${epoch})`}`, { slot, jobId: init.jobId, ...(epoch === undefined ? {} : { epoch }) });
     void thread.exited.then(() => {
+      this.#fence.slotEnded(thread);
       if (this.#slots.get(slot) === thread) this.#slots.delete(slot);
       this.#byAllocation.delete(allocation);
     });
   }
 
   async #stopSlot(s: SlotThread): Promise<void> {
+    this.#fence.slotEnded(s);
     this.#byAllocation.delete(s.allocation);
     await s.stop();
     if (this.#slots.get(s.slot) === s) this.#slots.delete(s.slot);
@@ -319,4 +350,11 @@ export class TaskManagerProcess {
   async #stopSlots(): Promise<void> {
     await Promise.all([...this.#slots.values()].map((s) => this.#stopSlot(s)));
   }
+}
+
+// A record, so that a JobManager message added to the union must be named here.
+const FROM_JOB_MANAGER: Record<ToTaskManagerProcess['type'], true> = { bundle: true, registered: true, 'heartbeat-request': true, 'start-slot': true, 'to-slot': true, 'stop-slot': true };
+
+function isFromJobManager(m: RpcMessage): m is ToTaskManagerProcess {
+  return Object.hasOwn(FROM_JOB_MANAGER, m.type);
 }

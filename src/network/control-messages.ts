@@ -285,10 +285,24 @@ export type RpcMessage =
   | { readonly type: 'from-slot'; readonly allocation: string; readonly message: FromTaskManager }
   /** A job bundle by its content hash (Flink's BlobServer): it comes over this connection, so TLS and the token cover it. */
   | { readonly type: 'fetch-bundle'; readonly hash: string }
-  // JobManager -> TaskManager process
-  | { readonly type: 'bundle'; readonly hash: string; readonly code: Uint8Array | null; readonly error?: string }
-  | { readonly type: 'registered'; readonly jobManager: string }
-  | { readonly type: 'heartbeat-request'; readonly seq: number }
-  | { readonly type: 'start-slot'; readonly allocation: string; readonly slot: number; readonly init: SlotInit }
-  | { readonly type: 'to-slot'; readonly allocation: string; readonly message: ToTaskManager }
-  | { readonly type: 'stop-slot'; readonly allocation: string };
+  // JobManager -> TaskManager process, each stamped with the sender's leader epoch (JobManagerEpoch)
+  | ({ readonly type: 'bundle'; readonly hash: string; readonly code: Uint8Array | null; readonly error?: string } & JobManagerEpoch)
+  | ({ readonly type: 'registered'; readonly jobManager: string } & JobManagerEpoch)
+  | ({ readonly type: 'heartbeat-request'; readonly seq: number } & JobManagerEpoch)
+  | ({ readonly type: 'start-slot'; readonly allocation: string; readonly slot: number; readonly init: SlotInit } & JobManagerEpoch)
+  | ({ readonly type: 'to-slot'; readonly allocation: string; readonly message: ToTaskManager } & JobManagerEpoch)
+  | ({ readonly type: 'stop-slot'; readonly allocation: string } & JobManagerEpoch);
+
+/**
+ * What every JobManager -> TaskManager RPC message carries: the leader epoch under which its
+ * sender acts (a job's messages: the leadership the job runs under; the rest: the one the
+ * JobManager holds or held last). A TaskManager that has seen a newer epoch refuses it
+ * (cluster/leader-epoch-fence.ts), which is what fences a paused old leader off: it cannot be
+ * relied on to stop by itself. 0: no high availability, nothing to fence by.
+ */
+export interface JobManagerEpoch {
+  readonly leaderEpoch: number;
+}
+
+/** The JobManager -> TaskManager process messages of the RPC union. */
+export type ToTaskManagerProcess = Extract<RpcMessage, JobManagerEpoch>;

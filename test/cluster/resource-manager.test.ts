@@ -5,11 +5,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ResourceManager, type SlotGrant } from '../../src/cluster/resource-manager.ts';
+import { RemoteSlotGateway } from '../../src/cluster/remote-slot-gateway.ts';
 import { SlotRequestTimeoutError } from '../../src/cluster/slot-request-timeout-error.ts';
 import { JobStore } from '../../src/cluster/job-store.ts';
 import type { RpcConnection } from '../../src/cluster/rpc-connection.ts';
 import type { JobMaster } from '../../src/coordinator/job-master.ts';
-import type { RpcMessage } from '../../src/network/control-messages.ts';
+import type { RpcMessage, SlotInit } from '../../src/network/control-messages.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 
 function fakeConnection(): RpcConnection & { sent: RpcMessage[]; closeNow(): void } {
@@ -86,6 +87,32 @@ test('too few slots within the timeout: the reason names what was needed, free a
     assert.match(e.message, /^job 0123 needs 2 slots but only 1 was free after 0\.05 s \(slot\.request\.timeout\); 1 TaskManager offers 1 slot in all \(a: 1 of 1 free\)/);
     return true;
   });
+  rm.close();
+});
+
+test('every message to a TaskManager carries a leader epoch: the JobManager\'s own, and on a job\'s the one the job runs under', async () => {
+  let held = 3;
+  const rm = new ResourceManager({ heartbeatIntervalMs: 60_000, heartbeatTimeoutMs: 120_000, log: silentLogger, bundle: () => undefined, leaderEpoch: () => held });
+  const c = fakeConnection();
+  rm.register(registration('a', 1), c);
+  let gateway: RemoteSlotGateway | undefined;
+  const [grant] = await rm.requestSlots('job-1', 1, 1000, (g) => (gateway = new RemoteSlotGateway({ index: 0, grant: g, locations: () => ({}), release: () => rm.release(g), leaderEpoch: 2 })));
+  gateway!.start({} as SlotInit);
+  gateway!.send({ type: 'checkpoint-complete', attempt: 0, checkpointId: 1 });
+  // Leading again with a newer epoch: the JobManager's own messages say so, the old job's do not.
+  held = 4;
+  gateway!.send({ type: 'cancel', attempt: 0 });
+  rm.release(grant!);
+  const stamps = c.sent.map((m) => `${m.type}${m.type === 'to-slot' ? `/${m.message.type}` : ''} ${'leaderEpoch' in m ? m.leaderEpoch : '-'}`);
+  assert.deepEqual(stamps, ['heartbeat-request 3', 'registered 3', 'start-slot 2', 'to-slot/checkpoint-complete 2', 'to-slot/cancel 2', 'stop-slot 4']);
+  rm.close();
+});
+
+test('without high availability the epoch is 0', async () => {
+  const rm = manager();
+  const c = fakeConnection();
+  rm.register(registration('a', 1), c);
+  assert.deepEqual(c.sent.map((m) => ('leaderEpoch' in m ? m.leaderEpoch : undefined)), [0, 0]);
   rm.close();
 });
 

@@ -32,7 +32,7 @@ async function startServer(token: string | null): Promise<Harness> {
       const rpc = new RpcConnection(conn);
       rpc.onMessage((m) => {
         h.received.push(m);
-        rpc.send({ type: 'registered', jobManager: `hello ${hello.id}` });
+        rpc.send({ type: 'registered', jobManager: `hello ${hello.id}`, leaderEpoch: 7 });
       });
     });
   });
@@ -78,7 +78,8 @@ test('an RPC connection by HTTP upgrade, with the token: messages as structured 
   };
   rpc.send({ type: 'register', registration });
   rpc.send(message);
-  assert.deepEqual(await answer, { type: 'registered', jobManager: 'hello tm-1' });
+  // The JobManager's leader epoch crosses with every message of its (what TaskManagers fence by).
+  assert.deepEqual(await answer, { type: 'registered', jobManager: 'hello tm-1', leaderEpoch: 7 });
   await new Promise<void>((resolve) => {
     const check = () => (h.received.length >= 2 ? resolve() : setTimeout(check, 5));
     check();
@@ -103,7 +104,8 @@ test('a wrong token, another weir version, another protocol, garbage: refused, l
   // Another weir version and another protocol: a hello written by hand.
   for (const [hello, code] of [
     [{ type: 'hello', protocol: PROTOCOL_VERSION, weir: '0.0.1-old', role: 'taskmanager', id: 'old', token: 's3cret' }, 'weir-version'],
-    [{ type: 'hello', protocol: 0, weir: PACKAGE_VERSION, role: 'taskmanager', id: 'old', token: 's3cret' }, 'protocol-version'],
+    // The protocol before leader epochs were stamped on every JobManager message.
+    [{ type: 'hello', protocol: PROTOCOL_VERSION - 1, weir: PACKAGE_VERSION, role: 'taskmanager', id: 'old', token: 's3cret' }, 'protocol-version'],
   ] as const) {
     const conn = await dialRpc('127.0.0.1', h.port);
     conn.write(Buffer.from(JSON.stringify(hello)));
