@@ -191,7 +191,7 @@ export class CheckpointCoordinator {
     return this.#awaitId(request, taken);
   }
 
-  /** A counter that asks a store (NATS): the id may come late, never, or not at all. */
+  /** A counter that asks a store (NATS): its answer may come late, be a failure, or never come. */
   async #awaitId(request: TriggerRequest, taken: Promise<number>): Promise<CompletedCheckpoint> {
     const stops = this.#stops;
     const timeout = this.#d.config['execution.checkpointing.timeout'];
