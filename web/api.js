@@ -19,6 +19,13 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * Who answered the latest call: a standby JobManager forwards every request to the leader and
+ * names it in x-weir-leader (src/cluster/leader-proxy.ts); null when the JobManager the page was
+ * loaded from answered itself.
+ */
+export const answeredBy = { leader: /** @type {string | null} */ (null) };
+
 /** The JobManager's rest.token, once the user gave it: sent with every call (reads may need it too). */
 export const token = {
   get() {
@@ -49,6 +56,7 @@ async function call(method, path, body) {
   } catch (e) {
     throw new ApiError(`the REST API did not answer (${e instanceof Error ? e.message : String(e)})`, 0);
   }
+  answeredBy.leader = res.headers.get('x-weir-leader');
   const text = await res.text();
   /** @type {unknown} */
   let json = null;

@@ -4,7 +4,7 @@
 //
 // Routes (the part after #):  /jobs  ·  /jobs/<id>  ·  /jobs/<id>/checkpoints[/<checkpoint id>]  ·  /jobs/<id>/exceptions
 //   ·  /taskmanagers  ·  /jobmanager
-import { ApiError, api } from './api.js';
+import { ApiError, answeredBy, api } from './api.js';
 import { byId, h, morphChildren } from './dom.js';
 import { time } from './format.js';
 import { jobsPage } from './pages/jobs.js';
@@ -64,7 +64,27 @@ async function refreshTopbar() {
     h('span', { class: 'count' }, 'Cancelled ', h('b', null, o['jobs-cancelled'])),
     h('span', { class: 'count' }, 'Failed ', h('b', null, o['jobs-failed'])),
     o.taskmanagers !== undefined ? h('span', { class: 'count' }, 'Task Managers ', h('b', null, o.taskmanagers), ` · slots ${o['slots-available'] ?? 0} free of ${o['slots-total'] ?? 0}`) : null,
+    haBadge(o),
   ]);
+}
+
+/**
+ * The HA role of the JobManager this page talks to, and the leader's epoch (a JobManager with
+ * high availability only). A standby forwards /overview to the leader, whose answer says
+ * "leading": the forwarding header tells the two apart.
+ * @param {import('../src/rest/rest-views.ts').OverviewView} o
+ */
+function haBadge(o) {
+  if (o['ha-role'] === undefined) return null;
+  const role = answeredBy.leader ? 'standby' : o['ha-role'];
+  const epoch = o['ha-leader-epoch'] ?? null;
+  const leader = answeredBy.leader ?? o['ha-leader'] ?? null;
+  return h(
+    'a',
+    { class: `ha-badge ha-${role}`, href: '#/jobmanager', title: leader ? `The leader is ${leader}${epoch !== null ? ` (epoch ${epoch})` : ''}` : 'No leader known' },
+    `HA ${role}`,
+    epoch !== null ? ` · epoch ${epoch}` : '',
+  );
 }
 
 /** @param {unknown} error */

@@ -10,6 +10,7 @@ export const CHECKPOINT_FAILURE_REASONS = {
   CHECKPOINT_EXPIRED: { counts: true, message: 'the checkpoint expired before completing' },
   TASK_CHECKPOINT_FAILURE: { counts: true, message: 'a subtask could not write its state' },
   FINALIZE_CHECKPOINT_FAILURE: { counts: true, message: 'writing the checkpoint metadata failed' },
+  IO_EXCEPTION: { counts: true, message: 'the checkpoint could not start: its id could not be taken from the checkpoint id counter (an I/O problem with the HA store)' },
   CHECKPOINT_DECLINED_TASK_NOT_READY: { counts: false, message: 'a subtask was not running when the checkpoint was triggered' },
   CHECKPOINT_DECLINED_SUBSUMED: { counts: false, message: "a newer checkpoint's barrier overtook it during alignment" },
   CHECKPOINT_DECLINED_ON_CANCELLATION_BARRIER: { counts: false, message: 'an upstream subtask cancelled it' },

@@ -14,6 +14,8 @@ export function isStorageUnavailable(e: unknown): boolean {
     // NATS that cannot be reached at all when connecting is a setting to fix, said at once.
     if (x.name === 'NatsConnectError') return false;
     if (x instanceof ObjectStoreTimeoutError) return true;
+    // The HA stores' own verdict (a checkpoint id counter or pointer store that did not answer).
+    if (x.name === 'HaStorageError' && (x as Error & { reason?: string }).reason === 'UNAVAILABLE') return true;
     const code = (x as NodeJS.ErrnoException).code;
     if (typeof code === 'string' && UNREACHABLE_ERRNO.has(code)) return true;
     if (/^(Nats|JetStream|NatsBucket)/.test(x.name) && NATS_UNAVAILABLE.test(x.message)) return true;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CONFIG_OPTIONS, type ConfigKey, type WeirConfig } from '../config/configuration.ts';
+import { CONFIG_OPTIONS, SECRET_CONFIG_KEYS, type ConfigKey, type WeirConfig } from '../config/configuration.ts';
 import type { JobManagerConfigView, ResourceView, TaskManagerDetailsView, TaskManagerInfoView, TaskManagersView } from '../rest/rest-views.ts';
 import type { RegisteredTaskManager } from './registered-task-manager.ts';
 import type { ResourceManager } from './resource-manager.ts';
@@ -86,10 +86,46 @@ export function taskManagerDetails(tm: RegisteredTaskManager): TaskManagerDetail
   };
 }
 
-/** GET /jobmanager/config: every key with its effective value (Flink's ClusterConfigurationInfo), secrets left out. */
-export function jobManagerConfig(config: WeirConfig): JobManagerConfigView {
-  const secret = new Set<ConfigKey>(['rest.token', 'security.cluster.token']);
-  return (Object.keys(CONFIG_OPTIONS) as ConfigKey[])
-    .filter((k) => !secret.has(k) && config[k] !== null)
-    .map((k) => ({ key: k, value: String(config[k]) }));
+/** Who leads the cluster as this JobManager sees it (high availability on). */
+export interface HaStatus {
+  /** This JobManager's part: standby, recovering, leading or closed. */
+  readonly role: string;
+  /** The leader's REST URL as published in the HA store; null while none is known. */
+  readonly leaderAddress: string | null;
+  readonly leaderEpoch: number | null;
+}
+
+/**
+ * The keys /jobmanager/config adds with high availability. They are facts of the running
+ * cluster, not settings: their own `high-availability.status.` prefix keeps them apart from the
+ * config table's keys.
+ */
+export const HA_STATUS_KEYS = {
+  role: 'high-availability.status.role',
+  leaderAddress: 'high-availability.status.leader-address',
+  leaderEpoch: 'high-availability.status.leader-epoch',
+} as const;
+
+/**
+ * GET /jobmanager/config: every key with its effective value (Flink's ClusterConfigurationInfo),
+ * secrets left out (a password in a NATS server URL too), and with high availability who leads.
+ */
+export function jobManagerConfig(config: WeirConfig, ha?: HaStatus): JobManagerConfigView {
+  const entries = (Object.keys(CONFIG_OPTIONS) as ConfigKey[])
+    .filter((k) => !SECRET_CONFIG_KEYS.has(k) && k !== 'security.cluster.token' && config[k] !== null)
+    .map((k) => ({ key: k, value: SERVER_LISTS.has(k) ? withoutCredentials(String(config[k])) : String(config[k]) }));
+  if (!ha) return entries;
+  return [
+    ...entries,
+    { key: HA_STATUS_KEYS.role, value: ha.role },
+    ...(ha.leaderAddress !== null ? [{ key: HA_STATUS_KEYS.leaderAddress, value: ha.leaderAddress }] : []),
+    ...(ha.leaderEpoch !== null ? [{ key: HA_STATUS_KEYS.leaderEpoch, value: String(ha.leaderEpoch) }] : []),
+  ];
+}
+
+const SERVER_LISTS = new Set<ConfigKey>(['high-availability.nats.servers', 'state.checkpoints.nats.servers']);
+
+/** `nats://user:secret@host:4222,…` as `nats://user:***@host:4222,…`: NATS takes credentials in its URLs too. */
+function withoutCredentials(servers: string): string {
+  return servers.replace(/(\/\/[^/@,:]*):[^/@,]*@/g, '$1:***@').replace(/(\/\/)([^/@,:]+)@/g, '$1***@');
 }

@@ -17,6 +17,7 @@ import type { BlobKey } from '../ha/blob-store.ts';
 import { isGloballyTerminal, isTerminal } from '../coordinator/job-status.ts';
 import { NotLeaderError } from './not-leader-error.ts';
 import { JobSuspendedError } from '../coordinator/job-suspended-error.ts';
+import { LeaderCheckpointIdCounter } from './leader-checkpoint-id-counter.ts';
 
 /** Flink's JarRunRequestBody, with weir's config file layer beside its flinkConfiguration. */
 export interface JarRunRequest {
@@ -193,6 +194,7 @@ export class Dispatcher {
             publishCheckpoint: async (c) => {
               await pointers.addCheckpoint(leadership, { checkpointId: c.id, location: c.directory, type: c.type, triggeredAt: c.triggeredAt, completedAt: c.completedAt, stateBytes: c.stateBytes });
             },
+            checkpointIdCounter: new LeaderCheckpointIdCounter(ha!.services.checkpointIdCounter(jobId), leadership, ha!.services.description),
           }
         : {}),
       log: jobLog,

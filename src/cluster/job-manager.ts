@@ -11,7 +11,7 @@ import { RpcConnection } from './rpc-connection.ts';
 import { acceptRpcUpgrades } from './rpc-upgrade.ts';
 import { InternalTls } from './internal-tls.ts';
 import { parseUpload } from './jar-upload.ts';
-import { jobManagerConfig, restId, taskManagerDetails, taskManagersView } from './cluster-views.ts';
+import { jobManagerConfig, restId, taskManagerDetails, taskManagersView, type HaStatus } from './cluster-views.ts';
 import { createHighAvailabilityServices } from '../ha/create-high-availability-services.ts';
 import type { HighAvailabilityServices } from '../ha/high-availability-services.ts';
 import { JobManagerLeadership } from './job-manager-leadership.ts';
@@ -124,17 +124,23 @@ export class JobManager {
     return l.leader?.address;
   }
 
-  /** /overview with HA: who leads, with which epoch, and what this JobManager is. */
-  #leadershipView(): Record<string, unknown> {
+  /** With HA: who leads, with which epoch, and what this JobManager is. */
+  #haStatus(): HaStatus | undefined {
     const l = this.#leadership;
-    if (!l) return {};
+    if (!l) return undefined;
     const state = l.state;
     return {
-      'ha-role': state.kind,
-      'ha-leader': l.leader?.address ?? null,
-      'ha-leader-epoch': state.kind === 'leading' || state.kind === 'recovering' ? state.leadership.epoch : (l.leader?.epoch ?? null),
-      'ha-cluster-id': this.#ha!.clusterId,
+      role: state.kind,
+      leaderAddress: l.leader?.address ?? null,
+      leaderEpoch: state.kind === 'leading' || state.kind === 'recovering' ? state.leadership.epoch : (l.leader?.epoch ?? null),
     };
+  }
+
+  /** /overview with HA: the same facts as /jobmanager/config's high-availability.status keys. */
+  #leadershipView(): Record<string, unknown> {
+    const ha = this.#haStatus();
+    if (!ha) return {};
+    return { 'ha-role': ha.role, 'ha-leader': ha.leaderAddress, 'ha-leader-epoch': ha.leaderEpoch, 'ha-cluster-id': this.#ha!.clusterId };
   }
 
   submit(hash: string, request: JarRunRequest) {
@@ -194,7 +200,7 @@ export class JobManager {
         if (!tm) return reply.code(404).send({ errors: [`no TaskManager ${(req.params as { taskmanagerid: string }).taskmanagerid}`] });
         return taskManagerDetails(tm);
       });
-      r.get('/jobmanager/config', async () => jobManagerConfig(this.#o.config));
+      r.get('/jobmanager/config', async () => jobManagerConfig(this.#o.config, this.#haStatus()));
     };
     await app.register(routes);
     await app.register(routes, { prefix: '/v1' });

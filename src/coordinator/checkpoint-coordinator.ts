@@ -9,6 +9,8 @@ import type { FromTaskManager, TaskMetrics } from '../network/control-messages.t
 import type { CheckpointOptions, CheckpointType } from '../network/stream-event.ts';
 import { describeActivity } from '../network/task-activity.ts';
 import { CheckpointFailureManager } from './checkpoint-failure-manager.ts';
+import { CheckpointNotStartedError } from './checkpoint-not-started-error.ts';
+import { InMemoryCheckpointIdCounter, type CheckpointIdCounter } from './checkpoint-id-counter.ts';
 import { buildCheckpointMetadata } from './checkpoint-metadata-builder.ts';
 import { CheckpointRequestDecider } from './checkpoint-request-decider.ts';
 import { CheckpointStatsTracker } from './checkpoint-stats.ts';
@@ -48,6 +50,8 @@ export interface CheckpointCoordinatorDeps {
    */
   readonly publish?: (checkpoint: CompletedCheckpoint) => Promise<void>;
   readonly onFailed?: (checkpointId: number, failure: CheckpointFailure) => void;
+  /** Where every new checkpoint and savepoint id comes from (the HA store's, fenced, with high availability); in memory by default. */
+  readonly idCounter?: CheckpointIdCounter;
 }
 
 export interface TriggerRequest {
@@ -75,7 +79,11 @@ export class CheckpointCoordinator {
   readonly #backlog = new Set<string>();
   readonly #completed = new Map<number, CompletedCheckpoint>();
   #completions: Promise<void> = Promise.resolve();
-  #nextId = 1;
+  readonly #ids: CheckpointIdCounter;
+  /** Triggers waiting for their id from the counter: they count as in flight for max-concurrent-checkpoints. */
+  #awaitingId = 0;
+  /** Bumped by every stop(): a trigger whose id arrives after one does not go out. */
+  #stops = 0;
   #timer: Timer | undefined;
   #running = false;
   #lastTrigger = 0;
@@ -84,6 +92,7 @@ export class CheckpointCoordinator {
   constructor(deps: CheckpointCoordinatorDeps) {
     this.#d = deps;
     this.#decider = new CheckpointRequestDecider(deps.config);
+    this.#ids = deps.idCounter ?? new InMemoryCheckpointIdCounter();
     this.#failures = new CheckpointFailureManager(deps.config['execution.checkpointing.tolerable-failed-checkpoints']);
     this.store = new CompletedCheckpointStore(deps.config['execution.checkpointing.num-retained'], deps.storage, deps.log);
     this.#expected = deps.jobGraph.vertices.flatMap((v) => Array.from({ length: v.parallelism }, (_, i) => `${v.id}:${i}`));
@@ -94,9 +103,9 @@ export class CheckpointCoordinator {
     return c['execution.checkpointing.interval'] !== null && c['execution.checkpointing.mode'] !== 'at-most-once';
   }
 
-  /** Continue numbering after a restored checkpoint, as Flink does. */
-  setNextId(id: number): void {
-    this.#nextId = Math.max(this.#nextId, id);
+  /** Continue numbering after a restored checkpoint, as Flink does (the counter never goes back). */
+  setNextId(id: number): void | Promise<void> {
+    return this.#ids.setCount(id);
   }
 
   get pendingCount(): number {
@@ -124,6 +133,7 @@ export class CheckpointCoordinator {
 
   /** A failover or the end of the job: no new triggers; pending checkpoints are aborted. */
   stop(reason: string): void {
+    this.#stops++;
     this.stopPeriodic();
     for (const p of [...this.#pending.values()]) this.#abort(p, { code: 'CHECKPOINT_COORDINATOR_SUSPEND', message: reason });
   }
@@ -162,16 +172,68 @@ export class CheckpointCoordinator {
     if (at === null) return;
     this.#timer = this.#d.clock.schedule(() => {
       this.#timer = undefined;
-      if (!this.#decider.admits(this.#pending.size)) return;
+      if (!this.#decider.admits(this.#pending.size + this.#awaitingId)) return;
       this.trigger({ type: 'checkpoint' }).catch(() => {});
       this.#schedule();
     }, at - now);
   }
 
   trigger(request: TriggerRequest): Promise<CompletedCheckpoint> {
-    const c = this.#d.config;
     if (!this.#running && !request.force) return Promise.reject(new Error('the job is not running'));
-    const id = this.#nextId++;
+    let taken: number | Promise<number>;
+    try {
+      taken = this.#ids.getAndIncrement();
+    } catch (e) {
+      taken = Promise.reject(e as Error);
+    }
+    // The in-memory counter answers at once: the trigger goes out in this turn, with no promise hop.
+    if (typeof taken === 'number') return this.#triggerWithId(request, taken);
+    return this.#awaitId(request, taken);
+  }
+
+  /** A counter that asks a store (NATS): its answer may come late, be a failure, or never come. */
+  async #awaitId(request: TriggerRequest, taken: Promise<number>): Promise<CompletedCheckpoint> {
+    const stops = this.#stops;
+    const timeout = this.#d.config['execution.checkpointing.timeout'];
+    // The periodic timer counts from the request, so a slow counter cannot make it fire again at once.
+    this.#lastTrigger = this.#d.clock.now();
+    this.#awaitingId++;
+    let timer: Timer | undefined;
+    let id: number;
+    try {
+      id = await Promise.race([
+        taken,
+        new Promise<never>((_, reject) => {
+          timer = this.#d.clock.schedule(() => reject(new Error(`no answer within execution.checkpointing.timeout (${formatDuration(timeout)})`)), timeout);
+        }),
+      ]);
+    } catch (e) {
+      // Under a job that is failing over or ending (a lost leadership's fenced write among them) it says nothing of the store.
+      if (stops !== this.#stops || this.#shutdown !== undefined) throw new Error(`${request.type} not started: ${this.#shutdown ?? 'the job failed over'} while its id was being taken`);
+      return this.#failedWithoutId(request, new CheckpointNotStartedError(request.type, 'IO_EXCEPTION', this.#ids.description, (e as Error).message));
+    } finally {
+      timer?.cancel();
+      this.#awaitingId--;
+    }
+    if (stops !== this.#stops || this.#shutdown !== undefined) {
+      // The job failed over or ended while the id was on its way: the id is spent, nothing goes out.
+      throw new Error(`${request.type} ${id} not triggered: ${this.#shutdown ?? 'the job failed over'} while its id was being taken`);
+    }
+    return this.#triggerWithId(request, id);
+  }
+
+  /** A checkpoint that failed before it had an id: no history entry, but it counts like any other failure. */
+  #failedWithoutId(request: TriggerRequest, error: CheckpointNotStartedError): Promise<never> {
+    this.stats.failedWithoutId();
+    const fatal = this.#failures.failed(undefined, request.type === 'savepoint', { code: error.code, message: error.message });
+    this.#d.log.warn(error.message, { code: error.code });
+    if (fatal) this.#d.failJob(fatal);
+    else this.#schedule();
+    return Promise.reject(error);
+  }
+
+  #triggerWithId(request: TriggerRequest, id: number): Promise<CompletedCheckpoint> {
+    const c = this.#d.config;
     const timestamp = this.#d.clock.now();
     const unaligned = request.type === 'checkpoint' && c['execution.checkpointing.unaligned.enabled'];
     const options: CheckpointOptions = {

@@ -10,6 +10,7 @@ export function checkpointHint(failure: CheckpointFailure | undefined): string |
   const hints = new Set<string>();
   for (const p of failure.pending ?? []) for (const h of subtaskHints(p, now)) hints.add(h);
   if (failure.code === 'TASK_CHECKPOINT_FAILURE' || failure.code === 'FINALIZE_CHECKPOINT_FAILURE') hints.add(STORAGE);
+  if (failure.code === 'IO_EXCEPTION') hints.add('the checkpoint id counter of the high-availability store did not answer: check that the NATS servers of high-availability.nats.servers are reachable');
   if (failure.code === 'CHECKPOINT_DECLINED_TASK_NOT_READY') hints.add('a subtask was not running yet (starting or restoring)');
   return hints.size > 0 ? [...hints].join('; ') : undefined;
 }

@@ -22,8 +22,8 @@ export class CheckpointFailureManager {
     this.#consecutive = 0;
   }
 
-  /** Returns the error to fail the job with when the limit is passed (and starts counting again). */
-  failed(checkpointId: number, isSavepoint: boolean, failure: CheckpointFailure): CheckpointFailureError | undefined {
+  /** Returns the error (checkpointId is undefined for a checkpoint that failed before it got an id) to fail the job with when the limit is passed (and starts counting again). */
+  failed(checkpointId: number | undefined, isSavepoint: boolean, failure: CheckpointFailure): CheckpointFailureError | undefined {
     if (isSavepoint || !failureCounts(failure.code)) return undefined;
     if (++this.#consecutive <= this.#tolerable) return undefined;
     const failures = this.#consecutive;

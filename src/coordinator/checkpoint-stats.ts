@@ -118,6 +118,12 @@ export class CheckpointStatsTracker {
     this.counts.failed++;
   }
 
+  /** A checkpoint that failed before it had an id (Flink's reportFailedCheckpointsWithoutInProgress): counted, not listed. */
+  failedWithoutId(): void {
+    this.counts.total++;
+    this.counts.failed++;
+  }
+
   restored(id: number, path: string, isSavepoint: boolean): void {
     this.counts.restored++;
     this.latestRestored = { id, path, isSavepoint, timestamp: Date.now() };

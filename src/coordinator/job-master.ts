@@ -10,6 +10,7 @@ import { createJobServices, type JobServices } from './job-services.ts';
 import type { Deployment } from './task-manager-pool.ts';
 import type { CompiledJob } from './worker-bundle.ts';
 import type { CompletedCheckpoint } from './completed-checkpoint.ts';
+import type { CheckpointIdCounter } from './checkpoint-id-counter.ts';
 import { FaultInjector, type FaultInjectionOptions, type PlannedFailure } from './fault-injector.ts';
 import { JobFailure } from './job-failure.ts';
 import type { JobListener } from './job-listener.ts';
@@ -56,6 +57,8 @@ export interface JobMasterOptions {
   readonly firstAttempt?: number;
   /** High availability: a completed checkpoint's pointer is published (fenced) before sinks commit. */
   readonly publishCheckpoint?: (checkpoint: CompletedCheckpoint) => Promise<void>;
+  /** High availability: every checkpoint id from the HA store's counter, fenced by the leader's epoch (in memory otherwise). */
+  readonly checkpointIdCounter?: CheckpointIdCounter;
 }
 
 /**
@@ -105,6 +108,7 @@ export class JobMaster {
       fail: (e) => this.#state.onFailure(serializeError(e)),
       onRestored: (r) => this.#announceRestore(r),
       ...(options.publishCheckpoint ? { publishCheckpoint: options.publishCheckpoint } : {}),
+      ...(options.checkpointIdCounter ? { checkpointIdCounter: options.checkpointIdCounter } : {}),
     });
     this.checkpoints = services.checkpoints;
     this.#ctx = this.#context(services);
@@ -323,7 +327,7 @@ export class JobMaster {
   async #restoreOriginal(): Promise<Restore | undefined> {
     if (!this.#o.restoreFrom) return undefined;
     const restore = await this.#ctx.restorer.fromPath(this.#o.restoreFrom, this.#o.allowNonRestoredState ?? false);
-    this.checkpoints.setNextId(restore.checkpointId + 1);
+    await this.checkpoints.setNextId(restore.checkpointId + 1);
     return restore;
   }
 

@@ -6,6 +6,7 @@ import type { Logger } from '../log/logger.ts';
 import type { FromTaskManager } from '../network/control-messages.ts';
 import { describeActivity } from '../network/task-activity.ts';
 import { CheckpointCoordinator } from './checkpoint-coordinator.ts';
+import type { CheckpointIdCounter } from './checkpoint-id-counter.ts';
 import { CheckpointRestorer, type Restore } from './checkpoint-restorer.ts';
 import type { CompletedCheckpoint } from './completed-checkpoint.ts';
 import { ExecutionDeployer } from './execution-deployer.ts';
@@ -42,6 +43,8 @@ export interface JobServicesOptions {
   readonly onRestored: (restore: Restore) => void;
   /** See CheckpointCoordinatorDeps.publish. */
   readonly publishCheckpoint?: (checkpoint: CompletedCheckpoint) => Promise<void>;
+  /** See CheckpointCoordinatorDeps.idCounter. */
+  readonly checkpointIdCounter?: CheckpointIdCounter;
 }
 
 /**
@@ -103,6 +106,7 @@ export function createJobServices(o: JobServicesOptions): JobServices {
     },
     onFailed: (id, failure) => o.listener?.onCheckpointFailed?.(id, failure),
     ...(o.publishCheckpoint ? { publish: o.publishCheckpoint } : {}),
+    ...(o.checkpointIdCounter ? { idCounter: o.checkpointIdCounter } : {}),
   });
   const restorer = new CheckpointRestorer({ graph, storage, store: checkpoints.store, stats: checkpoints.stats, log, onRestored: o.onRestored });
   const alignment = new WatermarkAlignmentCoordinator({ graph, send: (_vertexId, subtask, message) => pool.send(deployer.taskManagerOf(subtask), message) });

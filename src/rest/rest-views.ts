@@ -41,6 +41,11 @@ export interface OverviewView {
   readonly taskmanagers?: number;
   readonly 'slots-total'?: number;
   readonly 'slots-available'?: number;
+  /** A JobManager with high availability: its part (standby, recovering, leading, closed), the leader it knows and that leader's epoch. */
+  readonly 'ha-role'?: string;
+  readonly 'ha-leader'?: string | null;
+  readonly 'ha-leader-epoch'?: number | null;
+  readonly 'ha-cluster-id'?: string;
 }
 
 /** GET /jobs. */

@@ -75,6 +75,9 @@ test('a job on two TaskManager processes: records cross over TCP, the output is 
   const config = (await flinkGet('/jobmanager/config')) as Array<{ key: string; value: string }>;
   assert.equal(config.find((c) => c.key === 'heartbeat.timeout')?.value, '5000');
   assert.ok(!config.some((c) => c.key === 'security.cluster.token' || c.key === 'rest.token'));
+  // Without high availability the config says so, and has none of the leader's facts.
+  assert.equal(config.find((c) => c.key === 'high-availability.type')?.value, 'none');
+  assert.deepEqual(config.filter((c) => c.key.startsWith('high-availability.status.')), []);
   // The dashboard's Task Managers and Job Manager pages are served with it.
   for (const page of ['task-managers', 'job-manager']) assert.equal((await fetch(`http://${cluster.address}/web/pages/${page}.js`)).status, 200);
 });

@@ -80,6 +80,20 @@ test('SIGKILL of the leader JobManager: the standby recovers the job from its la
   assert.equal(view['ha-leader'], `http://${leaderAddress}`);
   assert.equal(typeof view['ha-leader-epoch'], 'number');
   assert.equal(overview.headers.get('x-weir-leader'), `http://${leaderAddress}`);
+  // /jobmanager/config has the same facts under its high-availability.status keys, the settings beside them.
+  const configOf = async (address: string) => {
+    const res = await fetch(`http://${address}/jobmanager/config`);
+    return { leader: res.headers.get('x-weir-leader'), config: new Map(((await res.json()) as Array<{ key: string; value: string }>).map((c) => [c.key, c.value])) };
+  };
+  for (const address of [leaderAddress, standbyAddress]) {
+    const { leader: forwardedTo, config } = await configOf(address);
+    assert.equal(forwardedTo, address === standbyAddress ? `http://${leaderAddress}` : null, 'only the standby forwards');
+    assert.equal(config.get('high-availability.type'), 'nats');
+    assert.equal(config.get('high-availability.cluster-id'), 'standby-given-address');
+    assert.equal(config.get('high-availability.status.role'), 'leading');
+    assert.equal(config.get('high-availability.status.leader-address'), `http://${leaderAddress}`);
+    assert.equal(config.get('high-availability.status.leader-epoch'), String(view['ha-leader-epoch']));
+  }
   const listed = await weir(['list', '-m', standbyAddress], cluster.env);
   assert.equal(listed.code, 0, listed.stderr);
   assert.match(listed.stdout, new RegExp(jobId));
@@ -101,6 +115,12 @@ test('SIGKILL of the leader JobManager: the standby recovers the job from its la
   const after = (await (await fetch(`http://${standbyAddress}/overview`)).json()) as Record<string, unknown>;
   assert.equal(after['ha-role'], 'leading');
   assert.ok((after['ha-leader-epoch'] as number) > (view['ha-leader-epoch'] as number), 'a newer epoch');
+  const afterConfig = ((await (await fetch(`http://${standbyAddress}/jobmanager/config`)).json()) as Array<{ key: string; value: string }>).filter((c) => c.key.startsWith('high-availability.status.'));
+  assert.deepEqual(afterConfig, [
+    { key: 'high-availability.status.role', value: 'leading' },
+    { key: 'high-availability.status.leader-address', value: `http://${standbyAddress}` },
+    { key: 'high-availability.status.leader-epoch', value: String(after['ha-leader-epoch']) },
+  ]);
   assert.ok(standby.log.some((l) => l.jobId === jobId && msgOf(l).startsWith('restored from checkpoint ')), 'restored');
   // The client followed the job through the standby; whether it lived through the failover is not this test's.
   run.kill();
