@@ -4,7 +4,7 @@
 // recovers the job from its latest completed checkpoint pointer and runs it on TaskManagers that
 // registered with it; the committed output is exactly one run's. First with new TaskManagers
 // started against the new leader, then with TaskManagers that have no --jobmanager and follow the
-// leader through NATS by themselves.
+// leader through NATS by themselves, with checkpoints on the NATS object store.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -54,7 +54,7 @@ function haCluster(clusterId: string, dir: string): TestCluster {
   return c;
 }
 
-const wordCountArgs = (dir: string, m: string) => ['run', WORDCOUNT, '-m', m, '-p', '2', '--checkpoint-dir', join(dir, 'checkpoints'), '--', '--words', String(WORDS), '--seed', String(SEED), '--rate', '3000', '--output', join(dir, 'out'), '--checkpoint-interval', '200'];
+const wordCountArgs = (dir: string, m: string, checkpoints = join(dir, 'checkpoints')) => ['run', WORDCOUNT, '-m', m, '-p', '2', '--checkpoint-dir', checkpoints, '--', '--words', String(WORDS), '--seed', String(SEED), '--rate', '3000', '--output', join(dir, 'out'), '--checkpoint-interval', '200'];
 
 test('SIGKILL of the leader JobManager: the standby recovers the job from its latest checkpoint pointer; the output is exactly-once', { timeout: 60_000 }, async () => {
   cluster = haCluster('standby-given-address', 'given');
@@ -127,7 +127,7 @@ test('SIGKILL of the leader JobManager: the standby recovers the job from its la
   assert.equal(diffSortedLines(readCommittedLines(output), expectedRunningCounts(wordCounts(SEED, WORDS))), undefined);
 });
 
-test('TaskManagers without --jobmanager find the leader through NATS and follow the standby when the leader is SIGKILLed; exactly-once', { timeout: 60_000 }, async () => {
+test('TaskManagers without --jobmanager find the leader through NATS and follow the standby when the leader is SIGKILLed, checkpoints on the object store; exactly-once', { timeout: 60_000 }, async () => {
   const c = haCluster('standby-following', 'following');
   const leader = await c.startJobManager();
   const leaderAddress = c.address;
@@ -144,7 +144,8 @@ test('TaskManagers without --jobmanager find the leader through NATS and follow 
   for (const id of ['tm-x', 'tm-y']) await leader.waitFor(`${id} registered with the leader`, (p) => registeredOn(p, id) > 0, 30_000);
   assert.equal(registeredOn(standby, 'tm-x') + registeredOn(standby, 'tm-y'), 0, 'not with the standby');
 
-  const run = spawnWeir(wordCountArgs(c.o.root, leaderAddress), c.env);
+  // Checkpoints on the NATS object store: nothing of the job is on a disk the hosts share.
+  const run = spawnWeir(wordCountArgs(c.o.root, leaderAddress, 'nats-obj://weir-standby/checkpoints'), c.env);
   const jobId = await run.jobId();
   await leader.waitFor('three completed checkpoints', (p) => completedOf(p, jobId) >= 3, 30_000);
   const killedAt = Date.now();
@@ -156,6 +157,8 @@ test('TaskManagers without --jobmanager find the leader through NATS and follow 
   assert.ok(Date.now() - killedAt < LEASE_MS + 5000, `took over after ${Date.now() - killedAt} ms`);
   for (const id of ['tm-x', 'tm-y']) await standby.waitFor(`${id} registered with the new leader`, (p) => registeredOn(p, id) > 0, 20_000);
   await standby.waitFor('the job finished', (p) => p.log.some((l) => l.jobId === jobId && msgOf(l) === `job ${jobId} FINISHED`), 45_000);
+  const restored = standby.log.find((l) => l.jobId === jobId && msgOf(l).startsWith('restored from checkpoint '));
+  assert.match(restored ? msgOf(restored) : '', /: nats-obj:\/\/weir-standby\/checkpoints\//, 'restored from the object store');
   for (const tm of tms) assert.ok(tm.log.some((l) => msgOf(l).startsWith('lost the JobManager at ')), 'each TaskManager cancelled the old leader’s subtasks');
   assert.equal(diffSortedLines(readCommittedLines(join(c.o.root, 'out')), expectedRunningCounts(wordCounts(SEED, WORDS))), undefined);
 });
