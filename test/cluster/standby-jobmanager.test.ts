@@ -134,15 +134,16 @@ test('TaskManagers without --jobmanager find the leader through NATS and follow 
   await leader.waitFor('leadership', leading, 20_000);
   const standby = await c.startJobManager();
   const defines = Object.entries(c.o.defines!).flatMap(([k, v]) => ['-D', `${k}=${v}`]);
-  const tms = ['tm-x', 'tm-y'].map((id) => {
+  // Three TaskManagers for a job of parallelism 2: one has a spare slot, as a cluster would.
+  const tms = ['tm-x', 'tm-y', 'tm-z'].map((id) => {
     const dir = join(c.o.root, id);
     mkdirSync(dir, { recursive: true });
     const tm = spawnWeir(['taskmanager', '--slots', '1', '--id', id, '--work-dir', dir, ...defines], c.env, { cwd: dir });
     c.processes.push(tm);
     return tm;
   });
-  for (const id of ['tm-x', 'tm-y']) await leader.waitFor(`${id} registered with the leader`, (p) => registeredOn(p, id) > 0, 30_000);
-  assert.equal(registeredOn(standby, 'tm-x') + registeredOn(standby, 'tm-y'), 0, 'not with the standby');
+  for (const id of ['tm-x', 'tm-y', 'tm-z']) await leader.waitFor(`${id} registered with the leader`, (p) => registeredOn(p, id) > 0, 30_000);
+  assert.equal(registeredOn(standby, 'tm-x') + registeredOn(standby, 'tm-y') + registeredOn(standby, 'tm-z'), 0, 'not with the standby');
 
   // Checkpoints on the NATS object store: nothing of the job is on a disk the hosts share.
   const run = spawnWeir(wordCountArgs(c.o.root, leaderAddress, 'nats-obj://weir-standby/checkpoints'), c.env);
@@ -155,7 +156,7 @@ test('TaskManagers without --jobmanager find the leader through NATS and follow 
 
   await standby.waitFor('the standby leads', leading, LEASE_MS + 10_000);
   assert.ok(Date.now() - killedAt < LEASE_MS + 5000, `took over after ${Date.now() - killedAt} ms`);
-  for (const id of ['tm-x', 'tm-y']) await standby.waitFor(`${id} registered with the new leader`, (p) => registeredOn(p, id) > 0, 20_000);
+  for (const id of ['tm-x', 'tm-y', 'tm-z']) await standby.waitFor(`${id} registered with the new leader`, (p) => registeredOn(p, id) > 0, 20_000);
   await standby.waitFor('the job finished', (p) => p.log.some((l) => l.jobId === jobId && msgOf(l) === `job ${jobId} FINISHED`), 45_000);
   const restored = standby.log.find((l) => l.jobId === jobId && msgOf(l).startsWith('restored from checkpoint '));
   assert.match(restored ? msgOf(restored) : '', /: nats-obj:\/\/weir-standby\/checkpoints\//, 'restored from the object store');
