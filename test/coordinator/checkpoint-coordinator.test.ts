@@ -3,10 +3,8 @@
 // send them. The job: Numbers (2 subtasks) -> rebalance -> Out (1 subtask), three acks per checkpoint.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defineJob } from '../../src/api/define-job.ts';
 import type { CheckpointFailure, CheckpointFailureCode } from '../../src/checkpoint/checkpoint-failure-reason.ts';
 import { buildConfig } from '../../src/config/configuration.ts';
-import { CollectionSource } from '../../src/connectors/collection/index.ts';
 import { CheckpointCoordinator, type TaskDescriptions } from '../../src/coordinator/checkpoint-coordinator.ts';
 import { CheckpointFailureError } from '../../src/coordinator/checkpoint-failure.ts';
 import type { CompletedCheckpoint } from '../../src/coordinator/completed-checkpoint.ts';
@@ -15,7 +13,7 @@ import { silentLogger } from '../../src/log/logger.ts';
 import type { TaskMetrics } from '../../src/network/control-messages.ts';
 import type { CheckpointOptions } from '../../src/network/stream-event.ts';
 import { FakeCheckpointStorage } from '../fixtures/fake-checkpoint-storage.ts';
-import { DiscardSink } from '../fixtures/helpers.ts';
+import { ACK_FIGURES, numbersToOutGraph } from '../fixtures/numbers-to-out-graph.ts';
 import { ManualClock } from '../fixtures/manual-clock.ts';
 
 const T0 = 1_000_000;
@@ -24,20 +22,13 @@ let numbers: JobVertex;
 let out: JobVertex;
 
 before(async () => {
-  graph = (
-    await defineJob((env) => {
-      env
-        .fromSource(new CollectionSource([1, 2, 3]), { uid: 'src', name: 'Numbers', parallelism: 2 })
-        .rebalance()
-        .sinkTo(new DiscardSink<number>(), { uid: 'out', name: 'Out', parallelism: 1 });
-    }).plan([])
-  ).jobGraph;
+  graph = await numbersToOutGraph();
   numbers = graph.vertices.find((v) => v.name === 'Numbers')!;
   out = graph.vertices.find((v) => v.name === 'Out')!;
   assert.equal(graph.vertices.length, 2);
 });
 
-const FIGURES = { syncMs: 1, asyncMs: 2, alignmentMs: 0, startDelayMs: 0, processedBytes: 0, persistedBytes: 0, stateBytes: 100, unaligned: false };
+const FIGURES = ACK_FIGURES;
 
 function setup(settings: Record<string, unknown> = {}, o: { describeTasks?: () => Promise<TaskDescriptions>; publish?: (cp: CompletedCheckpoint) => Promise<void> } = {}) {
   const clock = new ManualClock(T0);

@@ -3,11 +3,9 @@
 // leaderships (in memory). The job: Numbers (2 subtasks) -> rebalance -> Out (1), three acks a checkpoint.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defineJob } from '../../src/api/define-job.ts';
 import { failureCounts, type CheckpointFailure } from '../../src/checkpoint/checkpoint-failure-reason.ts';
 import { LeaderCheckpointIdCounter } from '../../src/cluster/leader-checkpoint-id-counter.ts';
 import { buildConfig } from '../../src/config/configuration.ts';
-import { CollectionSource } from '../../src/connectors/collection/index.ts';
 import { CheckpointCoordinator } from '../../src/coordinator/checkpoint-coordinator.ts';
 import { CheckpointFailureError } from '../../src/coordinator/checkpoint-failure.ts';
 import { CheckpointNotStartedError } from '../../src/coordinator/checkpoint-not-started-error.ts';
@@ -18,23 +16,16 @@ import { inMemoryHighAvailabilityServices } from '../../src/ha/in-memory-high-av
 import type { JobGraph } from '../../src/graph/job-graph.ts';
 import { silentLogger, type Logger } from '../../src/log/logger.ts';
 import { FakeCheckpointStorage } from '../fixtures/fake-checkpoint-storage.ts';
-import { DiscardSink } from '../fixtures/helpers.ts';
+import { ACK_FIGURES, numbersToOutGraph } from '../fixtures/numbers-to-out-graph.ts';
 import { ManualClock } from '../fixtures/manual-clock.ts';
 
 let graph: JobGraph;
 
 before(async () => {
-  graph = (
-    await defineJob((env) => {
-      env
-        .fromSource(new CollectionSource([1, 2, 3]), { uid: 'src', name: 'Numbers', parallelism: 2 })
-        .rebalance()
-        .sinkTo(new DiscardSink<number>(), { uid: 'out', name: 'Out', parallelism: 1 });
-    }).plan([])
-  ).jobGraph;
+  graph = await numbersToOutGraph();
 });
 
-const FIGURES = { syncMs: 1, asyncMs: 2, alignmentMs: 0, startDelayMs: 0, processedBytes: 0, persistedBytes: 0, stateBytes: 100, unaligned: false };
+const FIGURES = ACK_FIGURES;
 
 /** A counter in a store: each getAndIncrement waits until the test answers it (with an id, or an error). */
 class FakeStoreCounter implements CheckpointIdCounter {
