@@ -60,36 +60,46 @@ program
     exitSoonAfterTheJob();
   });
 
-program
-  .command('jobmanager')
-  .description('start a JobManager: REST, dashboard, job submission and TaskManager RPC on one address')
-  .option('--host <host>', 'the address to listen on (rest.bind-address); beyond loopback security.cluster.token is required', undefined)
-  .option('--port <port>', 'the port (rest.port)')
-  .option('--work-dir <dir>', 'where uploaded job bundles are kept (default: a new temporary directory)')
-  .option('-D, --define <key=value>', 'set any configuration key (repeatable); job keys are the defaults of every job', collect)
-  .option('--config <file>', 'YAML or JSON configuration file')
-  .option('--verbose', 'debug logging')
-  .action(async (options) => {
-    process.exitCode = await jobManagerCommand(options);
-    process.exit(process.exitCode);
-  });
+/** A long-running process of the cluster: its own options, then the configuration ones every process takes. */
+function clusterProcess<O>(name: string, description: string, own: ReadonlyArray<readonly [string, string]>, defineText: string, start: (options: O) => Promise<number>): void {
+  const command = program.command(name).description(description);
+  for (const [flag, text] of own) command.option(flag, text);
+  command
+    .option('-D, --define <key=value>', defineText, collect)
+    .option('--config <file>', 'YAML or JSON configuration file')
+    .option('--verbose', 'debug logging')
+    .action(async (options: O) => {
+      process.exitCode = await start(options);
+      process.exit(process.exitCode);
+    });
+}
 
-program
-  .command('taskmanager')
-  .description('start a TaskManager process that registers with a JobManager and offers its slots')
-  .option('--jobmanager <host:port>', 'the JobManager (the address weir jobmanager printed)')
-  .option('--slots <n>', 'slots, each a worker thread (taskmanager.numberOfTaskSlots)')
-  .option('--host <host>', 'the address of its data port (taskmanager.host)')
-  .option('--data-port <port>', 'its data port (taskmanager.data.port; 0: any free one)')
-  .option('--id <id>', 'its resource id in the cluster (taskmanager.resource-id)')
-  .option('--work-dir <dir>', 'where fetched job bundles are cached (default: a new temporary directory)')
-  .option('-D, --define <key=value>', 'set any configuration key (repeatable)', collect)
-  .option('--config <file>', 'YAML or JSON configuration file')
-  .option('--verbose', 'debug logging')
-  .action(async (options) => {
-    process.exitCode = await taskManagerCommand(options);
-    process.exit(process.exitCode);
-  });
+clusterProcess(
+  'jobmanager',
+  'start a JobManager: REST, dashboard, job submission and TaskManager RPC on one address',
+  [
+    ['--host <host>', 'the address to listen on (rest.bind-address); beyond loopback security.cluster.token is required'],
+    ['--port <port>', 'the port (rest.port)'],
+    ['--work-dir <dir>', 'where uploaded job bundles are kept (default: a new temporary directory)'],
+  ],
+  'set any configuration key (repeatable); job keys are the defaults of every job',
+  jobManagerCommand,
+);
+
+clusterProcess(
+  'taskmanager',
+  'start a TaskManager process that registers with a JobManager and offers its slots',
+  [
+    ['--jobmanager <host:port>', 'the JobManager (the address weir jobmanager printed; with high-availability.type nats and none given, the leader NATS names)'],
+    ['--slots <n>', 'slots, each a worker thread (taskmanager.numberOfTaskSlots)'],
+    ['--host <host>', 'the address of its data port (taskmanager.host)'],
+    ['--data-port <port>', 'its data port (taskmanager.data.port; 0: any free one)'],
+    ['--id <id>', 'its resource id in the cluster (taskmanager.resource-id)'],
+    ['--work-dir <dir>', 'where fetched job bundles are cached (default: a new temporary directory)'],
+  ],
+  'set any configuration key (repeatable)',
+  taskManagerCommand,
+);
 
 program
   .command('demo')

@@ -87,7 +87,7 @@ export async function followJob(base: string, jobId: string, token: string | und
         continue;
       }
       const entries = exceptions.exceptionHistory.entries;
-      for (const e of entries.slice(seen)) process.stderr.write(`${e.restarted ? 'restarting' : 'failed'} (attempt ${e.attempt}): ${e.exceptionName}: ${e.stacktrace.split('\n')[0]}\n`);
+      for (const e of entries.slice(seen)) process.stderr.write(`${e.restarted ? 'restarting' : 'failed'}${e.attempt >= 0 ? ` (attempt ${e.attempt})` : ''}: ${headline(e.exceptionName, e.stacktrace)}\n`);
       seen = entries.length;
       const status = details.state as JobStatus;
       if (status === 'SUSPENDED') {
@@ -98,7 +98,7 @@ export async function followJob(base: string, jobId: string, token: string | und
         const restarts = details.restarts > 0 ? `, ${details.restarts} restart${details.restarts === 1 ? '' : 's'}` : '';
         process.stderr.write(`Job ${jobId} ${status} in ${formatDuration(details.duration)}${restarts}\n`);
         const last = entries.at(-1);
-        if (status === 'FAILED' && last) process.stderr.write(`Cause: ${last.stacktrace.split('\n')[0]}\n`);
+        if (status === 'FAILED' && last) process.stderr.write(`Cause: ${headline(last.exceptionName, last.stacktrace)}\n`);
         return status === 'FINISHED' ? 0 : 1;
       }
       await new Promise((r) => setTimeout(r, 250));
@@ -107,4 +107,10 @@ export async function followJob(base: string, jobId: string, token: string | und
   } finally {
     process.off('SIGINT', onSigint);
   }
+}
+
+/** A failure's first line, named once: a stack trace's first line already starts with the error's name. */
+function headline(name: string, stacktrace: string): string {
+  const first = stacktrace.split('\n')[0] ?? '';
+  return first.startsWith(`${name}:`) || first === name ? first : `${name}: ${first}`;
 }
