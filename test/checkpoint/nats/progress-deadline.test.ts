@@ -1,0 +1,41 @@
+// The progress deadline of nats-obj:// operations: silence for its duration fails the operation
+// with a typed error naming what and where; each touch moves it; an operation that ends first wins.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ObjectStoreTimeoutError, ProgressDeadline, touchingStream } from '../../../src/checkpoint/nats/progress-deadline.ts';
+
+const error = () => new ObjectStoreTimeoutError('download', 'weir-cp', 'chk-2/_metadata', 40);
+
+test('an operation without progress fails by the deadline, naming the operation, bucket, object and key', async () => {
+  const deadline = new ProgressDeadline(40, error);
+  const never = new Promise<never>(() => {});
+  await assert.rejects(deadline.race(never), (e: Error) => {
+    assert.ok(e instanceof ObjectStoreTimeoutError);
+    assert.match(e.message, /^download 'chk-2\/_metadata' in NATS object store 'weir-cp' made no progress for 40 ms \(state.checkpoints.nats.timeout\)$/);
+    return true;
+  });
+});
+
+test('each chunk taken moves the deadline: a slow stream that keeps progressing is not cut off', async () => {
+  const deadline = new ProgressDeadline(60, error);
+  async function* slow() {
+    // Five chunks 30 ms apart: 150 ms in all, more than twice the deadline, never 60 ms silent.
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setTimeout(r, 30));
+      yield new Uint8Array([i]);
+    }
+  }
+  const read = (async () => {
+    const got: number[] = [];
+    for await (const c of touchingStream(slow(), deadline) as unknown as AsyncIterable<Uint8Array>) got.push(c[0]!);
+    return got;
+  })();
+  assert.deepEqual(await deadline.race(read), [0, 1, 2, 3, 4]);
+});
+
+test('an operation that ends first resolves, and the deadline no longer fires', async () => {
+  const deadline = new ProgressDeadline(30, error);
+  assert.equal(await deadline.race(Promise.resolve('done')), 'done');
+  await new Promise((r) => setTimeout(r, 60));
+  // Nothing is left to reject: an unhandled rejection would fail this test file.
+});
