@@ -5,6 +5,17 @@ import type { TaskManagerGateway } from '../coordinator/task-manager-gateway.ts'
 import { RemoteSlotGateway } from './remote-slot-gateway.ts';
 import type { ResourceManager } from './resource-manager.ts';
 
+/** How many times an allocation starts over when a process holding one of its slots is lost first. */
+const ALLOCATION_ATTEMPTS = 3;
+
+/** An allocation whose slot's process was lost before the slot was ready: worth asking again. */
+class SlotsLostBeforeReadyError extends Error {
+  constructor(cause: unknown) {
+    super('a slot was lost before it was ready', { cause });
+    this.name = 'SlotsLostBeforeReadyError';
+  }
+}
+
 export interface JobSlotsOptions {
   readonly jobId: string;
   readonly resources: ResourceManager;
@@ -32,7 +43,24 @@ export class JobSlots implements SlotProvider {
     this.#o = o;
   }
 
+  /**
+   * Slots for the job's TaskManagers `indexes`, each with the job loaded. A slot whose process is
+   * lost before the slot is ready (a host cut off is only declared lost after heartbeat.timeout,
+   * and its freed slots may be granted meanwhile) makes the allocation start over on the slots
+   * left, a few times, instead of failing the restart that asked for them.
+   */
   async allocate(indexes: readonly number[]): Promise<TaskManagerGateway[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#allocateOnce(indexes);
+      } catch (e) {
+        if (!(e instanceof SlotsLostBeforeReadyError) || attempt >= ALLOCATION_ATTEMPTS || this.#closed) throw e instanceof SlotsLostBeforeReadyError ? e.cause : e;
+        this.#o.log.warn(`slots for TaskManagers ${indexes.join(', ')}: ${(e.cause as Error).message}; asking for slots again (attempt ${attempt + 1} of ${ALLOCATION_ATTEMPTS})`);
+      }
+    }
+  }
+
+  async #allocateOnce(indexes: readonly number[]): Promise<TaskManagerGateway[]> {
     if (this.#closed) throw new Error(`job ${this.#o.jobId} has ended`);
     const { resources, jobId, timeoutMs } = this.#o;
     const gateways: RemoteSlotGateway[] = [];
@@ -64,7 +92,7 @@ export class JobSlots implements SlotProvider {
       await Promise.all(gateways.map((g) => g.ready));
     } catch (e) {
       await Promise.all(gateways.map((g) => g.terminate()));
-      throw e;
+      throw gateways.some((g) => g.lostBeforeReady) ? new SlotsLostBeforeReadyError(e) : e;
     }
     this.#o.log.info(`slots for TaskManagers ${indexes.join(', ')}: ${gateways.map((g) => g.where).join('; ')}`);
     return gateways;

@@ -17,6 +17,8 @@ export class RemoteSlotGateway implements TaskManagerGateway, SlotListener {
   readonly host: string;
   readonly grant: SlotGrant;
   readonly ready: Promise<void>;
+  /** Its process was lost before the slot was ready (the allocation may ask again). */
+  lostBeforeReady = false;
   readonly #locations: () => Record<number, SlotLocation>;
   readonly #release: () => void;
   /** The epoch of the leadership the job runs under, stamped on its messages (0 without HA). */
@@ -82,7 +84,10 @@ export class RemoteSlotGateway implements TaskManagerGateway, SlotListener {
 
   lost(error: Error): void {
     if (this.#ended) return;
-    if (!this.#isReady) this.#readiness.reject(error);
+    if (!this.#isReady) {
+      this.lostBeforeReady = true;
+      this.#readiness.reject(error);
+    }
     this.#lost(error);
   }
 
