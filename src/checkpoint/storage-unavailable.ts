@@ -1,8 +1,8 @@
 import { ObjectStoreTimeoutError } from './nats/progress-deadline.ts';
+import { isNatsUnavailable } from '../ha/nats/nats-errors.ts';
 
 /** Errors of a store that may answer again: a restore that meets one is tried again, not given up. */
 const UNREACHABLE_ERRNO = new Set(['ETIMEDOUT', 'ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
-const NATS_UNAVAILABLE = /timeout|closed|disconnect|no responders|connection|draining|503|temporarily unavailable/i;
 
 /**
  * Whether the checkpoint storage could not be reached (as opposed to holding something wrong):
@@ -18,7 +18,7 @@ export function isStorageUnavailable(e: unknown): boolean {
     if (x.name === 'HaStorageError' && (x as Error & { reason?: string }).reason === 'UNAVAILABLE') return true;
     const code = (x as NodeJS.ErrnoException).code;
     if (typeof code === 'string' && UNREACHABLE_ERRNO.has(code)) return true;
-    if (/^(Nats|JetStream|NatsBucket)/.test(x.name) && NATS_UNAVAILABLE.test(x.message)) return true;
+    if (/^(Nats|JetStream)/.test(x.name) && isNatsUnavailable(x)) return true;
   }
   return false;
 }

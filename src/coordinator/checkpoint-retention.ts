@@ -15,10 +15,15 @@ export async function applyRetention(
 ): Promise<boolean> {
   // A suspended job is not over: the leader that runs it on restores from these.
   if (status === 'SUSPENDED') return true;
-  const retainOnCancel = o.config['execution.checkpointing.externalized-checkpoint-retention'] === 'RETAIN_ON_CANCELLATION';
+  const retainOnCancel = retainsOnCancel(o.config);
   const keep = status === 'FAILED' || (status === 'CANCELED' && retainOnCancel) || (status === 'FINISHED' && o.retainOnFinish);
   if (keep && (!o.storage.temporary || o.retainOnFinish)) return true;
   await o.store.discardAll(`job ${status.toLowerCase()}`);
   await o.storage.disposeJob();
   return false;
+}
+
+/** Whether a cancelled job keeps its checkpoints (externalized-checkpoint-retention). */
+export function retainsOnCancel(config: WeirConfig): boolean {
+  return config['execution.checkpointing.externalized-checkpoint-retention'] === 'RETAIN_ON_CANCELLATION';
 }

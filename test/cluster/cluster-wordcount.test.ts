@@ -10,6 +10,7 @@ import { wordCounts, WORDCOUNT } from '../fixtures/savepoint-helpers.ts';
 import { spawnWeir } from '../fixtures/weir-process.ts';
 import { slotsOf, TestCluster } from '../fixtures/weir-cluster.ts';
 import { loadFlinkSpec } from '../fixtures/flink/flink-spec.ts';
+import { completedOf } from '../fixtures/process-log.ts';
 
 const spec = loadFlinkSpec();
 
@@ -37,7 +38,6 @@ after(() => {
   removeDir(root);
 });
 
-const completedOf = (p: { log: Array<Record<string, unknown>> }, jobId: string) => p.log.filter((l) => l.jobId === jobId && typeof l.msg === 'string' && l.msg.startsWith('completed checkpoint ')).length;
 
 const wordcountArgs = (output: string, words: number, rate?: number) => ['--', '--words', String(words), '--seed', String(SEED), '--output', output, '--checkpoint-interval', '100', ...(rate ? ['--rate', String(rate)] : [])];
 

@@ -10,6 +10,7 @@ import { completeCheckpoints, diffSortedLines, expectedRunningCounts, makeTempDi
 import { wordCounts, WORDCOUNT } from '../fixtures/savepoint-helpers.ts';
 import { spawnWeir } from '../fixtures/weir-process.ts';
 import { TestCluster } from '../fixtures/weir-cluster.ts';
+import { completedOf } from '../fixtures/process-log.ts';
 
 const SEED = 5;
 const WORDS = 40_000;
@@ -24,7 +25,6 @@ after(() => {
   removeDir(root);
 });
 
-const completedOf = (p: { log: Array<Record<string, unknown>> }, jobId: string) => p.log.filter((l) => l.jobId === jobId && typeof l.msg === 'string' && l.msg.startsWith('completed checkpoint ')).length;
 
 test('SIGKILL of the JobManager: TaskManagers cancel, register with a new one; the job resubmitted from its latest checkpoint is exactly-once', { timeout: 180_000 }, async () => {
   cluster = new TestCluster({ root, defines: { 'heartbeat.interval': '1 s', 'heartbeat.timeout': '5 s' } });

@@ -12,6 +12,7 @@ import { wordCounts, WORDCOUNT } from '../fixtures/savepoint-helpers.ts';
 import { startNatsCluster, type NatsCluster } from '../fixtures/nats-cluster.ts';
 import { spawnWeir, type WeirProcess } from '../fixtures/weir-process.ts';
 import { TestCluster } from '../fixtures/weir-cluster.ts';
+import { msgOf, leadingCount, completedOf } from '../fixtures/process-log.ts';
 
 const SEED = 5;
 const WORDS = 40_000;
@@ -33,9 +34,6 @@ after(async () => {
   removeDir(root);
 });
 
-const msgOf = (l: Record<string, unknown>) => (typeof l.msg === 'string' ? l.msg : '');
-const leadingCount = (p: WeirProcess) => p.log.filter((l) => msgOf(l).startsWith('leading (epoch ')).length;
-const completedOf = (p: WeirProcess, jobId: string) => p.log.filter((l) => l.jobId === jobId && msgOf(l).startsWith('completed checkpoint ')).length;
 
 test('two of three NATS nodes down past the lease: checkpoints decline, the leader gives up and suspends the job; the nodes return and it resumes exactly-once', { timeout: 120_000 }, async () => {
   const c = (cluster = new TestCluster({

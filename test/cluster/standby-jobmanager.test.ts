@@ -14,6 +14,7 @@ import { startNatsCluster, type NatsCluster } from '../fixtures/nats-cluster.ts'
 import { mkdirSync } from 'node:fs';
 import { spawnWeir, weir, type WeirProcess } from '../fixtures/weir-process.ts';
 import { TestCluster } from '../fixtures/weir-cluster.ts';
+import { msgOf, leading, completedOf, registeredOn } from '../fixtures/process-log.ts';
 
 const SEED = 7;
 const WORDS = 30_000;
@@ -33,10 +34,6 @@ after(async () => {
   removeDir(root);
 });
 
-const msgOf = (l: Record<string, unknown>) => (typeof l.msg === 'string' ? l.msg : '');
-const leading = (p: WeirProcess) => p.log.some((l) => msgOf(l).startsWith('leading (epoch '));
-const completedOf = (p: WeirProcess, jobId: string) => p.log.filter((l) => l.jobId === jobId && msgOf(l).startsWith('completed checkpoint ')).length;
-const registeredOn = (p: WeirProcess, id: string) => p.log.filter((l) => msgOf(l).startsWith(`TaskManager ${id} registered from `)).length;
 
 function haCluster(clusterId: string, dir: string): TestCluster {
   const c = new TestCluster({

@@ -11,6 +11,7 @@ import { wordCounts, WORDCOUNT } from '../fixtures/savepoint-helpers.ts';
 import { startNatsCluster, type NatsCluster } from '../fixtures/nats-cluster.ts';
 import { spawnWeir, type WeirProcess } from '../fixtures/weir-process.ts';
 import { TestCluster } from '../fixtures/weir-cluster.ts';
+import { msgOf, leading, completedOf, registeredOn } from '../fixtures/process-log.ts';
 
 const SEED = 11;
 const WORDS = 30_000;
@@ -30,10 +31,6 @@ after(async () => {
   removeDir(root);
 });
 
-const msgOf = (l: Record<string, unknown>) => (typeof l.msg === 'string' ? l.msg : '');
-const leading = (p: WeirProcess) => p.log.some((l) => msgOf(l).startsWith('leading (epoch '));
-const completedOf = (p: WeirProcess, jobId: string) => p.log.filter((l) => l.jobId === jobId && msgOf(l).startsWith('completed checkpoint ')).length;
-const registeredOn = (p: WeirProcess, id: string) => p.log.filter((l) => msgOf(l).startsWith(`TaskManager ${id} registered from `)).length;
 
 test('SIGSTOP of the leader past its lease, SIGCONT after the standby took over: the old leader completes no checkpoint; exactly-once', { timeout: 60_000 }, async (t) => {
   const c = new TestCluster({

@@ -28,7 +28,8 @@ function expected(): string[] {
   return expectedRunningCounts(counts);
 }
 
-describe('split enumerator', () => {
+// A bound: one at-most-once run was seen to hang under a loaded full suite (not reproduced alone); a hang must fail, not stall CI.
+describe('split enumerator', { timeout: 120_000 }, () => {
   let root: string;
   before(() => (root = makeTempDir('enumerator')));
   after(() => removeDir(root));

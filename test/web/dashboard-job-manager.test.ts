@@ -11,9 +11,8 @@ import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
 import { TestCluster } from '../fixtures/weir-cluster.ts';
 import type { WeirProcess } from '../fixtures/weir-process.ts';
 import { launchBrowser, openPage, OUT, skip, until, withDiagnostics } from './browser.ts';
+import { msgOf, leading } from '../fixtures/process-log.ts';
 
-const msgOf = (l: Record<string, unknown>) => (typeof l.msg === 'string' ? l.msg : '');
-const leading = (p: WeirProcess) => p.log.some((l) => msgOf(l).startsWith('leading (epoch '));
 const text = async (page: Page, selector: string) => ((await page.locator(selector).first().textContent({ timeout: 1000 })) ?? '').trim();
 
 describe('dashboard: the Job Manager page and high availability', () => {

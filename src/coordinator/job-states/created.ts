@@ -2,6 +2,7 @@ import type { SerializedError } from '../../network/control-messages.ts';
 import type { JobContext, JobState } from './job-state.ts';
 import { restartOrFail } from './restarting.ts';
 import { whileStorageUnreachable } from './while-storage-unreachable.ts';
+import { retainsOnCancel } from '../checkpoint-retention.ts';
 
 /**
  * The job before its first attempt (Flink's Created and WaitingForResources): checkpoint storage
@@ -23,8 +24,7 @@ export class Created implements JobState {
       // Cancelled while starting: what the cleanup ran before could not see goes now, unless it
       // keeps the job's checkpoints (a recovered job's, retained on cancel, or any suspended job's).
       if (!ctx.isCurrent(this)) {
-        const retain = ctx.plan.config['execution.checkpointing.externalized-checkpoint-retention'] === 'RETAIN_ON_CANCELLATION';
-        if (ctx.endStatus() === 'CANCELED' && !retain) await ctx.storage.disposeJob();
+        if (ctx.endStatus() === 'CANCELED' && !retainsOnCancel(ctx.plan.config)) await ctx.storage.disposeJob();
         return;
       }
       await ctx.pool.start();

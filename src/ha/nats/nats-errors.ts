@@ -9,6 +9,10 @@ const WRONG_LAST_SEQUENCE = 10071;
 export function translateNatsError(e: unknown, operation: string, key: string, store: string, expectedRevision: number): Error {
   if (e instanceof JetStreamApiError && e.code === WRONG_LAST_SEQUENCE) return new KeyValueConflictError(key, expectedRevision, { cause: e });
   const err = e as Error;
-  const unavailable = /timeout|closed|disconnect|no responders|connection|draining|503|temporarily unavailable/i.test(`${err.name} ${err.message}`);
-  return new HaStorageError(unavailable ? 'UNAVAILABLE' : 'FAILED', operation, key, store, err.message, { cause: e });
+  return new HaStorageError(isNatsUnavailable(err) ? 'UNAVAILABLE' : 'FAILED', operation, key, store, err.message, { cause: e });
+}
+
+/** A NATS client error that says the server could not be reached or did not answer in time (it may answer again). */
+export function isNatsUnavailable(err: Error): boolean {
+  return /timeout|closed|disconnect|no responders|connection|draining|503|temporarily unavailable/i.test(`${err.name} ${err.message}`);
 }

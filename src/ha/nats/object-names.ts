@@ -11,7 +11,7 @@ import type { ObjectStore } from '@nats-io/obj';
 export async function deleteObject(nc: NatsConnection, bucket: string, os: ObjectStore, name: string): Promise<void> {
   const result = await os.delete(name);
   if (!result.success && (await os.info(name)) === null) return;
-  await (await jetstreamManager(nc)).streams.purge(`OBJ_${bucket}`, { filter: `$O.${bucket}.M.${paddedBase64Url(name)}` });
+  await (await jetstreamManager(nc)).streams.purge(`OBJ_${bucket}`, { filter: metaSubject(bucket, name) });
 }
 
 /** The names of the objects in a bucket whose meta subjects are left, as the stream's leader knows them (paged by the client). */
@@ -21,7 +21,8 @@ export async function listObjectNames(nc: NatsConnection, bucket: string): Promi
   return Object.keys(info.state.subjects ?? {}).map((subject) => Buffer.from(subject.slice(prefix.length), 'base64url').toString('utf8'));
 }
 
-function paddedBase64Url(text: string): string {
-  const b = Buffer.from(text, 'utf8').toString('base64url');
-  return b + '='.repeat((4 - (b.length % 4)) % 4);
+/** The subject of an object's metadata messages (ADR-20: the name in padded base64url). */
+export function metaSubject(bucket: string, name: string): string {
+  const b = Buffer.from(name, 'utf8').toString('base64url');
+  return `$O.${bucket}.M.${b + '='.repeat((4 - (b.length % 4)) % 4)}`;
 }

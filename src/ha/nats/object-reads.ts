@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { metaSubject } from './object-names.ts';
 
 /** An object's metadata message as the object store writes it (ADR-20). */
 interface ObjectMeta {
@@ -29,11 +30,6 @@ export class ObjectDigestError extends Error {
     this.bucket = bucket;
     this.object = object;
   }
-}
-
-export function metaSubject(bucket: string, name: string): string {
-  const b = Buffer.from(name, 'utf8').toString('base64url');
-  return `$O.${bucket}.M.${b + '='.repeat((4 - (b.length % 4)) % 4)}`;
 }
 
 /**

@@ -36,6 +36,7 @@ test('each chunk taken moves the deadline: a slow stream that keeps progressing 
 test('an operation that ends first resolves, and the deadline no longer fires', async () => {
   const deadline = new ProgressDeadline(30, error);
   assert.equal(await deadline.race(Promise.resolve('done')), 'done');
-  await new Promise((r) => setTimeout(r, 60));
-  // Nothing is left to reject: an unhandled rejection would fail this test file.
+  // Twice its duration later the deadline has not fired: `expired` is still pending.
+  const state = await Promise.race([deadline.expired.then(() => 'resolved', () => 'fired'), new Promise((r) => setTimeout(() => r('pending'), 60))]);
+  assert.equal(state, 'pending');
 });
