@@ -6,7 +6,8 @@ import type { WeirConfig } from '../../config/configuration.ts';
 import { openObjectBucket } from '../../ha/nats/nats-buckets.ts';
 import { acquireNatsConnection, type NatsConnectionLease } from '../../ha/nats/nats-connections.ts';
 import { natsSettings } from '../../ha/nats/nats-settings.ts';
-import { deleteObject, listObjectNames } from '../../ha/nats/object-names.ts';
+import { listObjectNames } from '../../ha/nats/object-names.ts';
+import { deleteObject } from '../../ha/nats/object-deletes.ts';
 import { readObjectChunks } from '../../ha/nats/object-reads.ts';
 import { writeFully } from '../../fs/write-fully.ts';
 import { ensureObjectStoreLayout, LAYOUT_OBJECT } from '../../ha/nats/object-store-layout.ts';
@@ -96,8 +97,8 @@ export class NatsObjectFiles {
    * Names of the objects below `prefix/` (every object when prefix is ''). From the stream's
    * subjects as its leader answers them, not the client's list(): that one reads an ordered
    * consumer until the count it was told, and a stream whose replicas are catching up after a
-   * restart may tell it zero, so a complete checkpoint would look empty. weir's deletes purge an
-   * object's meta subject, so every subject left is an object.
+   * restart may tell it zero, so a complete checkpoint would look empty. weir's deletes remove an
+   * object's metadata message, so every subject left is an object.
    */
   async list(bucket: string, prefix: string): Promise<string[]> {
     const os = await this.bucket(bucket, 'read');
@@ -109,15 +110,14 @@ export class NatsObjectFiles {
 
   async delete(bucket: string, name: string): Promise<void> {
     const os = await this.bucket(bucket, 'read');
-    if (os) await this.#deadline('delete', bucket, name).race(this.#connection().then((lease) => deleteObject(lease.connection, bucket, os, name)));
+    if (os) await this.#deadline('delete', bucket, name).race(this.#connection().then((lease) => deleteObject(lease.connection, bucket, name)));
   }
 
   async deleteBelow(bucket: string, prefix: string): Promise<void> {
     const names = await this.list(bucket, prefix);
     if (names.length === 0) return;
-    const os = (await this.bucket(bucket, 'read'))!;
     const lease = await this.#connection();
-    for (const name of names) await this.#deadline('delete', bucket, name).race(deleteObject(lease.connection, bucket, os, name));
+    for (const name of names) await this.#deadline('delete', bucket, name).race(deleteObject(lease.connection, bucket, name));
   }
 
   #deadline(operation: string, bucket: string, object: string | undefined): ProgressDeadline {

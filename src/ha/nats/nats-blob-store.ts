@@ -3,7 +3,7 @@ import type { ObjectStore } from '@nats-io/obj';
 import { blobKeyOf, type BlobKey, type BlobStore } from '../blob-store.ts';
 import { HaStorageError } from '../ha-storage-error.ts';
 import { translateNatsError } from './nats-errors.ts';
-import { deleteObject } from './object-names.ts';
+import { deleteObject } from './object-deletes.ts';
 import { readObject } from './object-reads.ts';
 
 /** Job bundles in a JetStream object store, named by their content hash. */
@@ -46,7 +46,7 @@ export class NatsBlobStore implements BlobStore {
 
   async delete(key: BlobKey): Promise<void> {
     try {
-      await deleteObject(this.#nc, this.#bucket, this.#os, key);
+      await deleteObject(this.#nc, this.#bucket, key);
     } catch (e) {
       throw translateNatsError(e, 'delete', key, this.#description, 0);
     }

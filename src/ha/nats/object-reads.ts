@@ -10,7 +10,7 @@ import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { metaSubject } from './object-names.ts';
 
 /** An object's metadata message as the object store writes it (ADR-20). */
-interface ObjectMeta {
+export interface ObjectMeta {
   readonly name: string;
   readonly nuid: string;
   readonly size: number;
@@ -48,7 +48,8 @@ export async function readObjectChunks(nc: NatsConnection, bucket: string, name:
   let size = 0;
   let seq = 0;
   for (let i = 0; i < meta.chunks; i++) {
-    const chunk = await nextChunk(jsm, stream, `$O.${bucket}.C.${meta.nuid}`, seq, bucket, name);
+    const chunk = await nextChunk(jsm, stream, `$O.${bucket}.C.${meta.nuid}`, seq);
+    if (chunk === null) throw new ObjectDigestError(bucket, name, `a chunk after stream sequence ${seq} is missing`);
     seq = chunk.seq + 1;
     hash.update(chunk.data);
     size += chunk.data.length;
@@ -68,11 +69,11 @@ export async function readObject(nc: NatsConnection, bucket: string, name: strin
   return found ? Buffer.concat(parts) : null;
 }
 
-async function nextChunk(jsm: JetStreamManager, stream: string, subject: string, seq: number, bucket: string, name: string): Promise<{ seq: number; data: Uint8Array }> {
+/** The first message of a chunk subject at or after `seq`; null when there is none. */
+export async function nextChunk(jsm: JetStreamManager, stream: string, subject: string, seq: number): Promise<{ seq: number; data: Uint8Array } | null> {
   // next_by_subj is the server's (2.9+) "first message of this subject at or after seq"; the client's type only lists it for direct gets.
   const m = await jsm.streams.getMessage(stream, { next_by_subj: subject, seq } as unknown as { seq: number });
-  if (m === null) throw new ObjectDigestError(bucket, name, `a chunk after stream sequence ${seq} is missing`);
-  return { seq: m.seq, data: m.data };
+  return m === null ? null : { seq: m.seq, data: m.data };
 }
 
 function equalDigest(expected: string, actual: Buffer): boolean {
