@@ -2,6 +2,7 @@
 // which fail a job's start at once (nothing there, a corrupted checkpoint, NATS not reachable at all).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { ClosedConnectionError, NoRespondersError, TimeoutError } from '@nats-io/transport-node';
 import { isStorageUnavailable } from '../../src/checkpoint/storage-unavailable.ts';
 import { ObjectStoreTimeoutError } from '../../src/checkpoint/nats/progress-deadline.ts';
 import { HaStorageError } from '../../src/ha/ha-storage-error.ts';
@@ -19,6 +20,10 @@ test('unreachable: no progress, no answer, a dropped or refused connection, the 
     named('NatsError', 'TIMEOUT'),
     new HaStorageError('UNAVAILABLE', 'get', 'jobs.x.checkpoint-counter', "NATS bucket 'weir-ha-x'", 'timeout'),
     new Error('execution.checkpointing.dir nats-obj://b/p: open failed', { cause: new ObjectStoreTimeoutError('open', 'b', undefined, 10) }),
+    // The client's own classes, by the names they carry (CI saw a job fail on a bare 'timeout' while NATS recovered).
+    new Error('execution.checkpointing.dir nats-obj://weir-outage/checkpoints: timeout', { cause: new TimeoutError() }),
+    new NoRespondersError('$JS.API.STREAM.INFO.OBJ_b'),
+    new ClosedConnectionError(),
   ]) {
     assert.equal(isStorageUnavailable(e), true, `${e.name}: ${e.message}`);
   }
