@@ -27,6 +27,12 @@ export class ExecutionGraph {
     this.graph = graph;
   }
 
+  /** Splits assigned to a subtask that had stopped: they join its positions (an at-most-once restart reads them). */
+  addUndelivered(vertexId: string, subtask: number, splits: readonly unknown[]): void {
+    const key = `${vertexId}:${subtask}`;
+    this.positions.set(key, [...(this.positions.get(key) ?? []), ...splits]);
+  }
+
   /** A new attempt: its subtasks, all initializing, on the TaskManagers they are placed on. */
   reset(placement: ReadonlyMap<string, number>): void {
     this.#entries.clear();

@@ -250,6 +250,8 @@ export class JobMaster {
         return;
     }
     if (m.type === 'task-status' && m.positions) this.#ctx.execution.positions.set(`${m.vertexId}:${m.subtask}`, m.positions);
+    // Only the attempt that failed: once the next one is deployed, its readers' positions are what counts.
+    if (m.type === 'splits-undelivered') return void (m.attempt === this.#attempt && this.#ctx.execution.addUndelivered(m.vertexId, m.subtask, m.splits));
     if (m.attempt !== this.#attempt) return;
     switch (m.type) {
       case 'task-status': {

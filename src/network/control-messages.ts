@@ -188,6 +188,8 @@ export type FromTaskManager =
   /** From a source reader to its split enumerator. */
   | { readonly type: 'split-request'; readonly attempt: number; readonly vertexId: string; readonly subtask: number }
   | { readonly type: 'reader-event'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly event: unknown }
+  /** Splits the enumerator assigned that reached a subtask no longer running: never read (an at-most-once restart reads them). */
+  | { readonly type: 'splits-undelivered'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly splits: unknown[] }
   /** Watermark alignment: a source reader's watermark for its group, every update interval. */
   | { readonly type: 'watermark-report'; readonly attempt: number; readonly vertexId: string; readonly subtask: number; readonly group: string; readonly watermark: WireWatermark };
 

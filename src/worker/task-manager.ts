@@ -91,9 +91,12 @@ export class TaskManager {
       case 'resume-sources':
         for (const t of this.#tasks) if (t.vertex.isSource) t.resumeSource();
         return;
-      case 'source-splits':
-        this.#task(message.vertexId, message.subtask)?.addSplits(message.splits, message.noMoreSplits);
+      case 'source-splits': {
+        const task = this.#task(message.vertexId, message.subtask);
+        if (task) task.addSplits(message.splits, message.noMoreSplits);
+        else if (message.splits.length > 0) this.#o.send({ type: 'splits-undelivered', attempt: message.attempt, vertexId: message.vertexId, subtask: message.subtask, splits: message.splits });
         return;
+      }
       case 'source-event':
         this.#task(message.vertexId, message.subtask)?.handleSourceEvent(message.event);
         return;

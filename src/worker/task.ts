@@ -72,6 +72,8 @@ export class Task {
   readonly #outputs: TaskOutputs;
   readonly #activity = new TaskActivityTracker();
   readonly #mailbox: MailboxProcessor;
+  /** Split assignments put in the mailbox and not yet handed to the reader. */
+  readonly #undelivered = new Set<unknown[]>();
   readonly #checkpoints: SubtaskCheckpointCoordinator;
   readonly #input: SourceInput | NetworkInput;
   readonly #barriers: BarrierHandler | undefined;
@@ -280,10 +282,22 @@ export class Task {
 
   /** Mail, so splits land between two polls and in the order the enumerator sent them relative to triggers. */
   addSplits(splits: unknown[], noMoreSplits: boolean): void {
+    if (this.#isTerminal()) return this.#returnSplits(splits);
+    // Until the mail runs they are in neither the reader's positions nor the enumerator's hands.
+    this.#undelivered.add(splits);
     this.mailbox.put({
       description: `adding ${splits.length} split(s)`,
-      run: () => void (!this.#isTerminal() && this.#input instanceof SourceInput && this.#input.addSplits(splits, noMoreSplits)),
+      run: () => {
+        if (!this.#undelivered.delete(splits)) return;
+        if (this.#isTerminal()) return this.#returnSplits(splits);
+        if (this.#input instanceof SourceInput) this.#input.addSplits(splits, noMoreSplits);
+      },
     });
+  }
+
+  /** Splits that came too late for this subtask: the JobMaster hears of them (an at-most-once restart reads them). */
+  #returnSplits(splits: unknown[]): void {
+    if (splits.length > 0) this.#report({ type: 'splits-undelivered', splits });
   }
 
   /** Watermark alignment, as mail: between two polls. */
@@ -391,7 +405,12 @@ export class Task {
 
   /** Where a source's reader stands: an at-most-once restart goes on from here. */
   #positions(): { positions?: unknown[] } {
-    return this.#input instanceof SourceInput && this.#status !== 'initializing' ? this.#input.positions() : {};
+    if (!(this.#input instanceof SourceInput) || this.#status === 'initializing') return {};
+    const { positions } = this.#input.positions();
+    // Splits still in the mailbox were never read: they go with the positions, once.
+    const undelivered = [...this.#undelivered].flat();
+    this.#undelivered.clear();
+    return positions ? { positions: [...positions, ...undelivered] } : {};
   }
 
   #report(message: Unstamped<Extract<FromTaskManager, { vertexId: string }>>): void {
