@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import type { WeirConfig } from '../config/configuration.ts';
 import { METADATA_FILE, readMetadata, writeMetadata, type CheckpointMetadata } from './checkpoint-metadata.ts';
 import type { CheckpointStorage } from './checkpoint-storage.ts';
@@ -65,20 +65,22 @@ export class ObjectStoreCheckpointStorage implements CheckpointStorage {
   }
 
   /**
-   * Downloads the checkpoint (its `_metadata` and every file below it) to a staging directory and
-   * checks it there with the file system's code; the location handed on stays the object store's.
+   * Downloads `_metadata` and the state files it names to a staging directory and checks them there
+   * with the file system's code; the location handed on stays the object store's. Each object is
+   * read by name from the stream's leader, not found through a listing: a server that has just
+   * restarted answers a stream's info from its own stale state while it thinks the stream has no
+   * leader, so a listing can miss what was written while it was down.
    */
   async readForRestore(pointer: string): Promise<{ metadata: CheckpointMetadata; location: string }> {
     const location = pointer.endsWith(`/${METADATA_FILE}`) ? pointer.slice(0, -METADATA_FILE.length - 1) : pointer;
     const { bucket, path } = parseNatsObjectLocation(location);
     return withStaging(async (dir) => {
-      const names = await this.#files.list(bucket, path);
-      if (!names.includes(objectName(path, METADATA_FILE))) {
+      if (!(await this.#files.download(bucket, objectName(path, METADATA_FILE), join(dir, METADATA_FILE)))) {
         throw new CheckpointCorruptedError(childLocation(location, METADATA_FILE), 'no _metadata here: not a complete checkpoint or savepoint');
       }
-      for (const name of names) await this.#files.download(bucket, name, join(dir, relativeName(path, name)));
       try {
         const { metadata } = await readMetadata(dir);
+        for (const file of keyedFilesOf(metadata)) await this.#files.download(bucket, objectName(path, file), join(dir, file));
         await verifyCheckpointFiles(metadata, dir);
         return { metadata, location };
       } catch (e) {
@@ -102,6 +104,13 @@ export class ObjectStoreCheckpointStorage implements CheckpointStorage {
   async close(): Promise<void> {
     await this.#files.close();
   }
+}
+
+/** The keyed state files a checkpoint's metadata names (relative to the checkpoint). */
+function keyedFilesOf(metadata: CheckpointMetadata): Set<string> {
+  const files = new Set<string>();
+  for (const op of metadata.operators) for (const s of op.subtasks) if (s.keyed && !isAbsolute(s.keyed.file)) files.add(s.keyed.file);
+  return files;
 }
 
 export function objectName(path: string, file: string): string {

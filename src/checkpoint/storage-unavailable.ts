@@ -1,5 +1,6 @@
 import { ObjectStoreTimeoutError } from './nats/progress-deadline.ts';
 import { isNatsUnavailable } from '../ha/nats/nats-errors.ts';
+import { StreamLeaderUnknownError } from '../ha/nats/object-names.ts';
 
 /** Errors of a store that may answer again: a restore that meets one is tried again, not given up. */
 const UNREACHABLE_ERRNO = new Set(['ETIMEDOUT', 'ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
@@ -15,7 +16,7 @@ export function isStorageUnavailable(e: unknown): boolean {
   for (let x = e, depth = 0; x instanceof Error && depth < 8; x = x.cause, depth++) {
     // NATS that cannot be reached at all when connecting is a setting to fix, said at once.
     if (x.name === 'NatsConnectError') return false;
-    if (x instanceof ObjectStoreTimeoutError) return true;
+    if (x instanceof ObjectStoreTimeoutError || x instanceof StreamLeaderUnknownError) return true;
     // The HA stores' own verdict (a checkpoint id counter or pointer store that did not answer).
     if (x.name === 'HaStorageError' && (x as Error & { reason?: string }).reason === 'UNAVAILABLE') return true;
     const code = (x as NodeJS.ErrnoException).code;

@@ -6,6 +6,7 @@ import { ClosedConnectionError, NoRespondersError, TimeoutError } from '@nats-io
 import { isStorageUnavailable } from '../../src/checkpoint/storage-unavailable.ts';
 import { ObjectStoreTimeoutError } from '../../src/checkpoint/nats/progress-deadline.ts';
 import { HaStorageError } from '../../src/ha/ha-storage-error.ts';
+import { StreamLeaderUnknownError } from '../../src/ha/nats/object-names.ts';
 import { CheckpointCorruptedError } from '../../src/checkpoint/checkpoint-storage-error.ts';
 
 const errno = (code: string) => Object.assign(new Error(`connect ${code} 10.0.0.1:4222`), { code });
@@ -24,6 +25,7 @@ test('unreachable: no progress, no answer, a dropped or refused connection, the 
     new Error('execution.checkpointing.dir nats-obj://weir-outage/checkpoints: timeout', { cause: new TimeoutError() }),
     new NoRespondersError('$JS.API.STREAM.INFO.OBJ_b'),
     new ClosedConnectionError(),
+    new StreamLeaderUnknownError('OBJ_weir-cp'),
   ]) {
     assert.equal(isStorageUnavailable(e), true, `${e.name}: ${e.message}`);
   }

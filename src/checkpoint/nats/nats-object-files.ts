@@ -11,7 +11,8 @@ import { deleteObject } from '../../ha/nats/object-deletes.ts';
 import { readObjectChunks } from '../../ha/nats/object-reads.ts';
 import { writeFully } from '../../fs/write-fully.ts';
 import { ensureObjectStoreLayout, LAYOUT_OBJECT } from '../../ha/nats/object-store-layout.ts';
-import { ObjectStoreTimeoutError, ProgressDeadline, touchingStream } from './progress-deadline.ts';
+import { ObjectStoreTimeoutError, ProgressDeadline } from './progress-deadline.ts';
+import { writeObject } from '../../ha/nats/object-writes.ts';
 
 /**
  * Chunks of 256 KiB: the client awaits every chunk's acknowledgement, so fewer, larger chunks
@@ -51,22 +52,25 @@ export class NatsObjectFiles {
     const store = await os;
     const check = `${name}:${mode}`;
     if (store && !this.#checked.has(check)) {
-      await ensureObjectStoreLayout(lease.connection, store, name, this.#config['high-availability.cluster-id'], mode);
+      await ensureObjectStoreLayout(lease.connection, name, this.#config['high-availability.cluster-id'], mode);
       this.#checked.add(check);
     }
     return store;
   }
 
   async upload(bucket: string, name: string, localPath: string): Promise<void> {
-    const os = (await this.bucket(bucket, 'write'))!;
-    const deadline = this.#deadline('upload', bucket, name);
-    await deadline.race(os.put({ name, options: { max_chunk_size: CHUNK_BYTES } }, touchingStream(createReadStream(localPath, { highWaterMark: CHUNK_BYTES }), deadline)));
+    await this.#write(bucket, name, createReadStream(localPath, { highWaterMark: CHUNK_BYTES }));
   }
 
   async uploadBytes(bucket: string, name: string, bytes: Uint8Array): Promise<void> {
-    const os = (await this.bucket(bucket, 'write'))!;
+    await this.#write(bucket, name, [bytes]);
+  }
+
+  async #write(bucket: string, name: string, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
+    await this.bucket(bucket, 'write');
     const deadline = this.#deadline('upload', bucket, name);
-    await deadline.race(os.put({ name, options: { max_chunk_size: CHUNK_BYTES } }, touchingStream(chunksOf(bytes), deadline)));
+    const lease = await this.#connection();
+    await deadline.race(writeObject(lease.connection, bucket, name, source, { chunkBytes: CHUNK_BYTES, onChunk: () => deadline.touch() }));
   }
 
   /** Downloads an object into a file (its digest checked by the client); false when there is none. */
@@ -140,8 +144,4 @@ export class NatsObjectFiles {
     }
     return this.#lease;
   }
-}
-
-async function* chunksOf(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
-  for (let at = 0; at < bytes.length; at += CHUNK_BYTES) yield bytes.subarray(at, Math.min(bytes.length, at + CHUNK_BYTES));
 }

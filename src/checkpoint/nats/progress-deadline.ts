@@ -51,19 +51,3 @@ export class ProgressDeadline {
     }
   }
 }
-
-/** A web stream over `source` that touches the deadline each time the consumer takes a chunk (the previous one was sent). */
-export function touchingStream(source: AsyncIterable<Uint8Array>, deadline: ProgressDeadline): ReadableStream<Uint8Array> {
-  const it = source[Symbol.asyncIterator]();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      deadline.touch();
-      const next = await it.next();
-      if (next.done) controller.close();
-      else controller.enqueue(next.value);
-    },
-    async cancel() {
-      await it.return?.();
-    },
-  });
-}

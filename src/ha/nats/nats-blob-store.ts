@@ -1,31 +1,32 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { ObjectStore } from '@nats-io/obj';
 import { blobKeyOf, type BlobKey, type BlobStore } from '../blob-store.ts';
 import { HaStorageError } from '../ha-storage-error.ts';
 import { translateNatsError } from './nats-errors.ts';
 import { deleteObject } from './object-deletes.ts';
-import { readObject } from './object-reads.ts';
+import { readObject, readObjectMeta } from './object-reads.ts';
+import { writeObject } from './object-writes.ts';
+
+/** As the client's default chunk size. */
+const BLOB_CHUNK_BYTES = 128 * 1024;
 
 /** Job bundles in a JetStream object store, named by their content hash. */
 export class NatsBlobStore implements BlobStore {
   readonly #nc: NatsConnection;
   readonly #bucket: string;
-  readonly #os: ObjectStore;
   readonly #description: string;
 
-  constructor(nc: NatsConnection, bucket: string, os: ObjectStore, description: string) {
+  constructor(nc: NatsConnection, bucket: string, description: string) {
     this.#nc = nc;
     this.#bucket = bucket;
-    this.#os = os;
     this.#description = description;
   }
 
   async put(bytes: Uint8Array): Promise<BlobKey> {
     const key = blobKeyOf(bytes);
     try {
-      const existing = await this.#os.info(key);
-      if (existing && !existing.deleted && existing.size === bytes.length) return key;
-      await this.#os.putBlob({ name: key }, bytes);
+      const existing = await readObjectMeta(this.#nc, this.#bucket, key);
+      if (existing && existing.size === bytes.length) return key;
+      await writeObject(this.#nc, this.#bucket, key, [bytes], { chunkBytes: BLOB_CHUNK_BYTES });
       return key;
     } catch (e) {
       throw translateNatsError(e, 'put', key, this.#description, 0);

@@ -39,13 +39,13 @@ export async function connectNatsHighAvailabilityServices(
     const store = new NatsKeyValueStore(kv, `NATS bucket '${bucket}' at ${settings.servers.join(', ')}`);
     await ensureKeyValueLayout(store, bucket, clusterId);
     const blobsBucket = `${bucket}-blobs`;
-    const os = (await openObjectBucket(nc, blobsBucket, settings.replicas, true))!;
-    await ensureObjectStoreLayout(nc, os, blobsBucket, clusterId, 'write');
+    await openObjectBucket(nc, blobsBucket, settings.replicas, true);
+    await ensureObjectStoreLayout(nc, blobsBucket, clusterId, 'write');
     log.info(`high availability on NATS ${serverVersion(nc)}: bucket '${bucket}', lease ${leaseMs} ms`, { clusterId, servers: settings.servers });
     return new KeyValueHighAvailabilityServices({
       clusterId,
       store,
-      blobs: new NatsBlobStore(nc, blobsBucket, os, `NATS object store '${blobsBucket}'`),
+      blobs: new NatsBlobStore(nc, blobsBucket, `NATS object store '${blobsBucket}'`),
       leaseMs,
       log,
       onClose: () => lease.release(),

@@ -39,10 +39,8 @@ export class ObjectDigestError extends Error {
 export async function readObjectChunks(nc: NatsConnection, bucket: string, name: string, onChunk: (chunk: Uint8Array) => void | Promise<void>, timeoutMs?: number): Promise<boolean> {
   const jsm = await jetstreamManager(nc, timeoutMs === undefined ? {} : { timeout: timeoutMs });
   const stream = `OBJ_${bucket}`;
-  const m = await jsm.streams.getMessage(stream, { last_by_subj: metaSubject(bucket, name) });
-  if (m === null) return false;
-  const meta = m.json<ObjectMeta>();
-  if (meta.deleted) return false;
+  const meta = await metaOf(jsm, bucket, name);
+  if (meta === null) return false;
   if (meta.options?.link) throw new ObjectDigestError(bucket, name, 'is a link; weir does not write links');
   const hash = createHash('sha256');
   let size = 0;
@@ -60,6 +58,18 @@ export async function readObjectChunks(nc: NatsConnection, bucket: string, name:
   const actual = hash.digest();
   if (!equalDigest(expected, actual)) throw new ObjectDigestError(bucket, name, `its SHA-256 digest does not match (expected ${expected})`);
   return true;
+}
+
+/** An object's metadata as the stream's leader has it; null when there is no such object. */
+export async function readObjectMeta(nc: NatsConnection, bucket: string, name: string): Promise<ObjectMeta | null> {
+  return metaOf(await jetstreamManager(nc), bucket, name);
+}
+
+async function metaOf(jsm: JetStreamManager, bucket: string, name: string): Promise<ObjectMeta | null> {
+  const m = await jsm.streams.getMessage(`OBJ_${bucket}`, { last_by_subj: metaSubject(bucket, name) });
+  if (m === null) return null;
+  const meta = m.json<ObjectMeta>();
+  return meta.deleted ? null : meta;
 }
 
 /** The whole object, or null when there is none. */

@@ -1,18 +1,18 @@
-import type { ObjectStore } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { readObject } from './object-reads.ts';
+import { writeObject } from './object-writes.ts';
 import { checkBucketLayout, HA_LAYOUT_VERSION, type BucketLayout } from '../bucket-layout.ts';
 
 /** The layout marker of an object store bucket (blobs, checkpoints) is an object of its own. */
 export const LAYOUT_OBJECT = '_weir/layout';
 
 /** Writes the marker into a fresh bucket, or checks the one there; `checkCluster` false for readers. */
-export async function ensureObjectStoreLayout(nc: NatsConnection, os: ObjectStore, bucket: string, clusterId: string, mode: 'write' | 'read'): Promise<void> {
+export async function ensureObjectStoreLayout(nc: NatsConnection, bucket: string, clusterId: string, mode: 'write' | 'read'): Promise<void> {
   const expected = { clusterId, layout: HA_LAYOUT_VERSION };
   let bytes = await readObject(nc, bucket, LAYOUT_OBJECT);
   if (bytes === null) {
     if (mode === 'read') return; // a bucket weir never wrote to: whatever is asked for will be missing, and say so
-    await os.putBlob({ name: LAYOUT_OBJECT }, new TextEncoder().encode(JSON.stringify({ ...expected, createdAt: Date.now() } satisfies BucketLayout)));
+    await writeObject(nc, bucket, LAYOUT_OBJECT, [new TextEncoder().encode(JSON.stringify({ ...expected, createdAt: Date.now() } satisfies BucketLayout))], { chunkBytes: 128 * 1024 });
     bytes = await readObject(nc, bucket, LAYOUT_OBJECT);
   }
   let found: unknown;

@@ -2,7 +2,7 @@
 // with a typed error naming what and where; each touch moves it; an operation that ends first wins.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ObjectStoreTimeoutError, ProgressDeadline, touchingStream } from '../../../src/checkpoint/nats/progress-deadline.ts';
+import { ObjectStoreTimeoutError, ProgressDeadline } from '../../../src/checkpoint/nats/progress-deadline.ts';
 
 const error = () => new ObjectStoreTimeoutError('download', 'weir-cp', 'chk-2/_metadata', 40);
 
@@ -27,7 +27,10 @@ test('each chunk taken moves the deadline: a slow stream that keeps progressing 
   }
   const read = (async () => {
     const got: number[] = [];
-    for await (const c of touchingStream(slow(), deadline) as unknown as AsyncIterable<Uint8Array>) got.push(c[0]!);
+    for await (const c of slow()) {
+      deadline.touch();
+      got.push(c[0]!);
+    }
     return got;
   })();
   assert.deepEqual(await deadline.race(read), [0, 1, 2, 3, 4]);
