@@ -1,4 +1,5 @@
 import type { CheckpointStorage } from '../checkpoint/checkpoint-storage.ts';
+import { CheckpointCorruptedError } from '../checkpoint/checkpoint-storage-error.ts';
 import type { TaskRestoreState } from '../checkpoint/state-handles.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
 import type { Logger } from '../log/logger.ts';
@@ -62,6 +63,10 @@ export class CheckpointRestorer {
         this.#announce(restore);
         return restore;
       } catch (e) {
+        // Only a checkpoint that read back wrong is dropped. A store that did not answer (a timeout, no
+        // quorum) says nothing about the checkpoint: dropping it would restart from an older one, or from
+        // nothing, and commit again what it committed. The caller waits such errors out.
+        if (!(e instanceof CheckpointCorruptedError)) throw e;
         const fallbackNote = this.#d.store.all().length > 1 ? 'falling back to the previous one' : 'no older checkpoint is retained';
         this.#d.log.error(`checkpoint ${latest.id} cannot be restored, ${fallbackNote}: ${(e as Error).message}`, { checkpointId: latest.id });
         this.#d.store.remove(latest.id);
