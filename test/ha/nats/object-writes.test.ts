@@ -1,42 +1,29 @@
 // Objects written message by message in the object store's own format: the official client reads
 // them back (its get() and its digest check), a failed write leaves no chunk behind, and a name
 // written again keeps only its newest metadata.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { Objm, type ObjectStore } from '@nats-io/obj';
 import { writeObject } from '../../../src/ha/nats/object-writes.ts';
 import { readObject } from '../../../src/ha/nats/object-reads.ts';
-import { startNatsCluster, type NatsCluster } from '../../fixtures/nats-cluster.ts';
+import { natsObjectBucket } from '../../fixtures/nats-object-bucket.ts';
 
 describe('writeObject', { timeout: 60_000 }, () => {
-  let nats: NatsCluster;
-  let nc: NatsConnection;
-  let os: ObjectStore;
-  before(async () => {
-    nats = await startNatsCluster();
-    nc = await connect({ servers: nats.servers.split(',') });
-    os = await new Objm(nc).create('writes', { replicas: 3 });
-  });
-  after(async () => {
-    await nc?.close();
-    await nats?.stop();
-  });
+  const b = natsObjectBucket('writes');
 
   const bytes = (n: number, seed: number) => Uint8Array.from({ length: n }, (_, i) => (i * 131 + seed) & 0xff);
-  const subjects = async () => (await (await jetstreamManager(nc)).streams.info('OBJ_writes', { subjects_filter: '>' })).state.subjects ?? {};
+  const subjects = async () => (await (await jetstreamManager(b.nc)).streams.info('OBJ_writes', { subjects_filter: '>' })).state.subjects ?? {};
 
   test('pieces of any size become chunks of the given size; the client reads the object and checks its digest', async () => {
     const data = bytes(250_000, 1);
     const pieces = [data.subarray(0, 7), data.subarray(7, 100_003), data.subarray(100_003)];
-    await writeObject(nc, 'writes', 'a/b', pieces, { chunkBytes: 64 * 1024 });
-    const info = await os.info('a/b');
+    await writeObject(b.nc, 'writes', 'a/b', pieces, { chunkBytes: 64 * 1024 });
+    const info = await b.os.info('a/b');
     assert.equal(info?.size, data.length);
     assert.equal(info?.chunks, Math.ceil(data.length / (64 * 1024)));
-    const viaClient = new Uint8Array(await new Response((await os.get('a/b'))!.data).arrayBuffer());
+    const viaClient = new Uint8Array(await new Response((await b.os.get('a/b'))!.data).arrayBuffer());
     assert.deepEqual(Buffer.from(viaClient), Buffer.from(data));
-    assert.deepEqual(await readObject(nc, 'writes', 'a/b'), Buffer.from(data));
+    assert.deepEqual(await readObject(b.nc, 'writes', 'a/b'), Buffer.from(data));
   });
 
   test('a write that fails midway deletes the chunks it published and makes no object', async () => {
@@ -46,17 +33,17 @@ describe('writeObject', { timeout: 60_000 }, () => {
       yield bytes(70_000, 3);
       throw new Error('the file could not be read');
     }
-    await assert.rejects(writeObject(nc, 'writes', 'broken', failing(), { chunkBytes: 64 * 1024 }), /could not be read/);
-    assert.equal(await os.info('broken'), null);
+    await assert.rejects(writeObject(b.nc, 'writes', 'broken', failing(), { chunkBytes: 64 * 1024 }), /could not be read/);
+    assert.equal(await b.os.info('broken'), null);
     assert.equal(Object.keys(await subjects()).length, before, 'no chunk subject left');
   });
 
   test('a name written again keeps only the newest metadata', async () => {
-    await writeObject(nc, 'writes', 'again', [bytes(10, 4)], { chunkBytes: 1024 });
-    await writeObject(nc, 'writes', 'again', [bytes(20, 5)], { chunkBytes: 1024 });
+    await writeObject(b.nc, 'writes', 'again', [bytes(10, 4)], { chunkBytes: 1024 });
+    await writeObject(b.nc, 'writes', 'again', [bytes(20, 5)], { chunkBytes: 1024 });
     const meta = Object.entries(await subjects()).filter(([s]) => s.startsWith('$O.writes.M.'));
     assert.equal(meta.length, 2, 'a/b and again');
     assert.ok(meta.every(([, n]) => n === 1));
-    assert.deepEqual(await readObject(nc, 'writes', 'again'), Buffer.from(bytes(20, 5)));
+    assert.deepEqual(await readObject(b.nc, 'writes', 'again'), Buffer.from(bytes(20, 5)));
   });
 });
