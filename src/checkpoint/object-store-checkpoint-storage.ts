@@ -8,7 +8,7 @@ import type { CheckpointStorage } from './checkpoint-storage.ts';
 import { CheckpointCorruptedError } from './checkpoint-storage-error.ts';
 import { childLocation, natsObjectLocation, parseNatsObjectLocation } from './checkpoint-location.ts';
 import { NatsObjectFiles } from './nats/nats-object-files.ts';
-import { verifyCheckpointFiles } from './verify-checkpoint-files.ts';
+import { keyedStateFiles, verifyCheckpointFiles } from './verify-checkpoint-files.ts';
 
 /**
  * Checkpoints in a JetStream object store (`execution.checkpointing.dir: nats-obj://<bucket>/<prefix>`),
@@ -80,7 +80,7 @@ export class ObjectStoreCheckpointStorage implements CheckpointStorage {
       }
       try {
         const { metadata } = await readMetadata(dir);
-        for (const file of keyedFilesOf(metadata)) await this.#files.download(bucket, objectName(path, file), join(dir, file));
+        for (const file of keyedStateFiles(metadata).keys()) if (!isAbsolute(file)) await this.#files.download(bucket, objectName(path, file), join(dir, file));
         await verifyCheckpointFiles(metadata, dir);
         return { metadata, location };
       } catch (e) {
@@ -104,13 +104,6 @@ export class ObjectStoreCheckpointStorage implements CheckpointStorage {
   async close(): Promise<void> {
     await this.#files.close();
   }
-}
-
-/** The keyed state files a checkpoint's metadata names (relative to the checkpoint). */
-function keyedFilesOf(metadata: CheckpointMetadata): Set<string> {
-  const files = new Set<string>();
-  for (const op of metadata.operators) for (const s of op.subtasks) if (s.keyed && !isAbsolute(s.keyed.file)) files.add(s.keyed.file);
-  return files;
 }
 
 export function objectName(path: string, file: string): string {

@@ -1,11 +1,9 @@
 import { ObjectStoreTimeoutError } from './nats/progress-deadline.ts';
-import { isNatsUnavailable } from '../ha/nats/nats-errors.ts';
+import { isNatsError, isNatsUnavailable } from '../ha/nats/nats-errors.ts';
 import { StreamLeaderUnknownError } from '../ha/nats/object-names.ts';
 
 /** Errors of a store that may answer again: a restore that meets one is tried again, not given up. */
 const UNREACHABLE_ERRNO = new Set(['ETIMEDOUT', 'ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
-/** The NATS client's errors of a request that got no answer or a connection that went (their names, as in @nats-io/nats-core 3). */
-const NATS_UNANSWERED = new Set(['TimeoutError', 'NoResponders', 'NoRespondersError', 'ClosedConnectionError', 'DrainingConnectionError', 'ConnectionError']);
 
 /**
  * Whether the checkpoint storage could not be reached (as opposed to holding something wrong):
@@ -21,8 +19,7 @@ export function isStorageUnavailable(e: unknown): boolean {
     if (x.name === 'HaStorageError' && (x as Error & { reason?: string }).reason === 'UNAVAILABLE') return true;
     const code = (x as NodeJS.ErrnoException).code;
     if (typeof code === 'string' && UNREACHABLE_ERRNO.has(code)) return true;
-    if (NATS_UNANSWERED.has(x.name)) return true;
-    if (/^(Nats|JetStream)/.test(x.name) && isNatsUnavailable(x)) return true;
+    if (isNatsError(x) && isNatsUnavailable(x)) return true;
   }
   return false;
 }

@@ -9,13 +9,7 @@ import { CheckpointCorruptedError } from './checkpoint-storage-error.ts';
  * subtask is deployed with it: a damaged checkpoint is found here, not halfway into a restore.
  */
 export async function verifyCheckpointFiles(metadata: CheckpointMetadata, directory: string): Promise<void> {
-  const files = new Map<string, { bytes: number; crc32: number }>();
-  for (const op of metadata.operators) {
-    for (const s of op.subtasks) {
-      if (s.keyed) files.set(s.keyed.file, { bytes: s.keyed.bytes, crc32: s.keyed.crc32 });
-    }
-  }
-  for (const [file, expected] of files) {
+  for (const [file, expected] of keyedStateFiles(metadata)) {
     const path = isAbsolute(file) ? file : join(directory, file);
     let fh;
     try {
@@ -39,4 +33,11 @@ export async function verifyCheckpointFiles(metadata: CheckpointMetadata, direct
       await fh.close();
     }
   }
+}
+
+/** The keyed state files a checkpoint's metadata names (relative to it, or absolute for an old snapshot), with their recorded size and checksum. */
+export function keyedStateFiles(metadata: CheckpointMetadata): Map<string, { bytes: number; crc32: number }> {
+  const files = new Map<string, { bytes: number; crc32: number }>();
+  for (const op of metadata.operators) for (const s of op.subtasks) if (s.keyed) files.set(s.keyed.file, { bytes: s.keyed.bytes, crc32: s.keyed.crc32 });
+  return files;
 }

@@ -15,7 +15,7 @@ import { ObjectStoreTimeoutError, ProgressDeadline } from './progress-deadline.t
 import { writeObject } from '../../ha/nats/object-writes.ts';
 
 /**
- * Chunks of 256 KiB: the client awaits every chunk's acknowledgement, so fewer, larger chunks
+ * Chunks of 256 KiB: writeObject awaits every chunk's acknowledgement, so fewer, larger chunks
  * write faster (the server's max_payload is 1 MiB by default).
  */
 const CHUNK_BYTES = 256 * 1024;
@@ -73,7 +73,7 @@ export class NatsObjectFiles {
     await deadline.race(writeObject(lease.connection, bucket, name, source, { chunkBytes: CHUNK_BYTES, onChunk: () => deadline.touch() }));
   }
 
-  /** Downloads an object into a file (its digest checked by the client); false when there is none. */
+  /** Downloads an object into a file (its size and digest checked); false when there is none. */
   async download(bucket: string, name: string, localPath: string): Promise<boolean> {
     const os = await this.bucket(bucket, 'read');
     if (!os) return false;

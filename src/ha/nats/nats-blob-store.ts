@@ -6,9 +6,6 @@ import { deleteObject } from './object-deletes.ts';
 import { readObject, readObjectMeta } from './object-reads.ts';
 import { writeObject } from './object-writes.ts';
 
-/** As the client's default chunk size. */
-const BLOB_CHUNK_BYTES = 128 * 1024;
-
 /** Job bundles in a JetStream object store, named by their content hash. */
 export class NatsBlobStore implements BlobStore {
   readonly #nc: NatsConnection;
@@ -26,7 +23,7 @@ export class NatsBlobStore implements BlobStore {
     try {
       const existing = await readObjectMeta(this.#nc, this.#bucket, key);
       if (existing && existing.size === bytes.length) return key;
-      await writeObject(this.#nc, this.#bucket, key, [bytes], { chunkBytes: BLOB_CHUNK_BYTES });
+      await writeObject(this.#nc, this.#bucket, key, [bytes]);
       return key;
     } catch (e) {
       throw translateNatsError(e, 'put', key, this.#description, 0);

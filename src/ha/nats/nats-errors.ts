@@ -12,6 +12,14 @@ export function translateNatsError(e: unknown, operation: string, key: string, s
   return new HaStorageError(isNatsUnavailable(err) ? 'UNAVAILABLE' : 'FAILED', operation, key, store, err.message, { cause: e });
 }
 
+/** The NATS client's own error classes by name (nats-core 3 names some without a Nats prefix), and weir's NATS errors. */
+const NATS_CLIENT_ERRORS = new Set(['TimeoutError', 'NoResponders', 'NoRespondersError', 'ClosedConnectionError', 'DrainingConnectionError', 'ConnectionError', 'RequestError']);
+
+/** An error the NATS client (or weir's NATS code) raised, as opposed to any other Error. */
+export function isNatsError(err: Error): boolean {
+  return NATS_CLIENT_ERRORS.has(err.name) || /^(Nats|JetStream)/.test(err.name);
+}
+
 /** A NATS client error that says the server could not be reached or did not answer in time (it may answer again). */
 export function isNatsUnavailable(err: Error): boolean {
   return /timeout|closed|disconnect|no responders|connection|draining|503|temporarily unavailable/i.test(`${err.name} ${err.message}`);

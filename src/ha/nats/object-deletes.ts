@@ -7,8 +7,7 @@
 // Deleting each message by sequence is one replicated delete per message, replayed as such.
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { metaSubject } from './object-names.ts';
-import { nextChunk, type ObjectMeta } from './object-reads.ts';
+import { chunkMessages, metaMessage } from './object-reads.ts';
 
 /**
  * Deletes an object: its metadata message first, so it leaves every listing and read at once,
@@ -17,28 +16,22 @@ import { nextChunk, type ObjectMeta } from './object-reads.ts';
  */
 export async function deleteObject(nc: NatsConnection, bucket: string, name: string): Promise<void> {
   const jsm = await jetstreamManager(nc);
-  const stream = `OBJ_${bucket}`;
-  const m = await jsm.streams.getMessage(stream, { last_by_subj: metaSubject(bucket, name) });
-  if (m === null) return;
-  const meta = m.json<ObjectMeta>();
-  await deleteMessage(jsm, stream, m.seq);
-  if (meta.deleted || !meta.nuid) return;
-  const subject = `$O.${bucket}.C.${meta.nuid}`;
-  for (let seq = 0, i = 0; i < meta.chunks; i++) {
-    const chunk = await nextChunk(jsm, stream, subject, seq);
-    if (chunk === null) return;
-    await deleteMessage(jsm, stream, chunk.seq);
-    seq = chunk.seq + 1;
-  }
+  const found = await metaMessage(jsm, bucket, name);
+  if (found === null) return;
+  await deleteMessages(jsm, bucket, [found.seq]);
+  // A "deleted" marker (the client's delete, or an older weir's) names no chunks.
+  if (found.meta.deleted || !found.meta.nuid) return;
+  for await (const chunk of chunkMessages(jsm, bucket, found.meta)) await deleteMessages(jsm, bucket, [chunk.seq]);
 }
 
-async function deleteMessage(jsm: JetStreamManager, stream: string, seq: number): Promise<void> {
-  try {
-    // Not erased (overwritten): the bytes go when their block is compacted, and the delete stays one small write.
-    await jsm.streams.deleteMessage(stream, seq, false);
-  } catch (e) {
-    // Gone already (another delete of the same object got there first).
-    if ((e as { api_error?: { err_code?: number } }).api_error?.err_code === 10057 || /no message found/i.test((e as Error).message)) return;
-    throw e;
+/** Deletes messages by stream sequence; one already gone (another delete got there first) is no error. */
+export async function deleteMessages(jsm: JetStreamManager, bucket: string, seqs: readonly number[]): Promise<void> {
+  for (const seq of seqs) {
+    try {
+      // Not erased (overwritten): the bytes go when their block is compacted, and the delete stays one small write.
+      await jsm.streams.deleteMessage(`OBJ_${bucket}`, seq, false);
+    } catch (e) {
+      if (!/not found|no message found/i.test((e as Error).message)) throw e;
+    }
   }
 }

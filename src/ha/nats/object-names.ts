@@ -25,6 +25,16 @@ export async function listObjectNames(nc: NatsConnection, bucket: string): Promi
 
 /** The subject of an object's metadata messages (ADR-20: the name in padded base64url). */
 export function metaSubject(bucket: string, name: string): string {
-  const b = Buffer.from(name, 'utf8').toString('base64url');
-  return `$O.${bucket}.M.${b + '='.repeat((4 - (b.length % 4)) % 4)}`;
+  return `$O.${bucket}.M.${paddedBase64Url(Buffer.from(name, 'utf8'))}`;
+}
+
+/** The subject of an object's chunks (ADR-20). */
+export function chunkSubject(bucket: string, nuid: string): string {
+  return `$O.${bucket}.C.${nuid}`;
+}
+
+/** base64url with its padding, as the object store writes names and digests. */
+export function paddedBase64Url(bytes: Uint8Array): string {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url');
+  return b + '='.repeat((4 - (b.length % 4)) % 4);
 }

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { metaSubject } from './object-names.ts';
+import { chunkSubject, metaSubject } from './object-names.ts';
 
 /** An object's metadata message as the object store writes it (ADR-20). */
 export interface ObjectMeta {
@@ -38,21 +38,19 @@ export class ObjectDigestError extends Error {
  */
 export async function readObjectChunks(nc: NatsConnection, bucket: string, name: string, onChunk: (chunk: Uint8Array) => void | Promise<void>, timeoutMs?: number): Promise<boolean> {
   const jsm = await jetstreamManager(nc, timeoutMs === undefined ? {} : { timeout: timeoutMs });
-  const stream = `OBJ_${bucket}`;
-  const meta = await metaOf(jsm, bucket, name);
-  if (meta === null) return false;
+  const meta = (await metaMessage(jsm, bucket, name))?.meta;
+  if (!meta || meta.deleted) return false;
   if (meta.options?.link) throw new ObjectDigestError(bucket, name, 'is a link; weir does not write links');
   const hash = createHash('sha256');
   let size = 0;
-  let seq = 0;
-  for (let i = 0; i < meta.chunks; i++) {
-    const chunk = await nextChunk(jsm, stream, `$O.${bucket}.C.${meta.nuid}`, seq);
-    if (chunk === null) throw new ObjectDigestError(bucket, name, `a chunk after stream sequence ${seq} is missing`);
-    seq = chunk.seq + 1;
+  let read = 0;
+  for await (const chunk of chunkMessages(jsm, bucket, meta)) {
     hash.update(chunk.data);
     size += chunk.data.length;
+    read++;
     await onChunk(chunk.data);
   }
+  if (read < meta.chunks) throw new ObjectDigestError(bucket, name, `${meta.chunks - read} of its ${meta.chunks} chunks are missing`);
   if (size !== meta.size) throw new ObjectDigestError(bucket, name, `read ${size} bytes, its metadata says ${meta.size}`);
   const expected = meta.digest.replace(/^SHA-256=/i, '');
   const actual = hash.digest();
@@ -62,14 +60,14 @@ export async function readObjectChunks(nc: NatsConnection, bucket: string, name:
 
 /** An object's metadata as the stream's leader has it; null when there is no such object. */
 export async function readObjectMeta(nc: NatsConnection, bucket: string, name: string): Promise<ObjectMeta | null> {
-  return metaOf(await jetstreamManager(nc), bucket, name);
+  const meta = (await metaMessage(await jetstreamManager(nc), bucket, name))?.meta;
+  return meta && !meta.deleted ? meta : null;
 }
 
-async function metaOf(jsm: JetStreamManager, bucket: string, name: string): Promise<ObjectMeta | null> {
+/** The newest metadata message of a name, a "deleted" one included, with its stream sequence. */
+export async function metaMessage(jsm: JetStreamManager, bucket: string, name: string): Promise<{ seq: number; meta: ObjectMeta } | null> {
   const m = await jsm.streams.getMessage(`OBJ_${bucket}`, { last_by_subj: metaSubject(bucket, name) });
-  if (m === null) return null;
-  const meta = m.json<ObjectMeta>();
-  return meta.deleted ? null : meta;
+  return m === null ? null : { seq: m.seq, meta: m.json<ObjectMeta>() };
 }
 
 /** The whole object, or null when there is none. */
@@ -79,11 +77,16 @@ export async function readObject(nc: NatsConnection, bucket: string, name: strin
   return found ? Buffer.concat(parts) : null;
 }
 
-/** The first message of a chunk subject at or after `seq`; null when there is none. */
-export async function nextChunk(jsm: JetStreamManager, stream: string, subject: string, seq: number): Promise<{ seq: number; data: Uint8Array } | null> {
-  // next_by_subj is the server's (2.9+) "first message of this subject at or after seq"; the client's type only lists it for direct gets.
-  const m = await jsm.streams.getMessage(stream, { next_by_subj: subject, seq } as unknown as { seq: number });
-  return m === null ? null : { seq: m.seq, data: m.data };
+/** An object's chunk messages in order, one request each; fewer than `meta.chunks` when some are gone. */
+export async function* chunkMessages(jsm: JetStreamManager, bucket: string, meta: ObjectMeta): AsyncGenerator<{ seq: number; data: Uint8Array }> {
+  const subject = chunkSubject(bucket, meta.nuid);
+  for (let seq = 0, i = 0; i < meta.chunks; i++) {
+    // next_by_subj is the server's (2.9+) "first message of this subject at or after seq"; the client's type only lists it for direct gets.
+    const m = await jsm.streams.getMessage(`OBJ_${bucket}`, { next_by_subj: subject, seq } as unknown as { seq: number });
+    if (m === null) return;
+    yield { seq: m.seq, data: m.data };
+    seq = m.seq + 1;
+  }
 }
 
 function equalDigest(expected: string, actual: Buffer): boolean {

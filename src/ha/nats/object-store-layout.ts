@@ -12,7 +12,7 @@ export async function ensureObjectStoreLayout(nc: NatsConnection, bucket: string
   let bytes = await readObject(nc, bucket, LAYOUT_OBJECT);
   if (bytes === null) {
     if (mode === 'read') return; // a bucket weir never wrote to: whatever is asked for will be missing, and say so
-    await writeObject(nc, bucket, LAYOUT_OBJECT, [new TextEncoder().encode(JSON.stringify({ ...expected, createdAt: Date.now() } satisfies BucketLayout))], { chunkBytes: 128 * 1024 });
+    await writeObject(nc, bucket, LAYOUT_OBJECT, [new TextEncoder().encode(JSON.stringify({ ...expected, createdAt: Date.now() } satisfies BucketLayout))]);
     bytes = await readObject(nc, bucket, LAYOUT_OBJECT);
   }
   let found: unknown;

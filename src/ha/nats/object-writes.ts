@@ -7,11 +7,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { headers, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { metaSubject } from './object-names.ts';
+import { chunkSubject, metaSubject, paddedBase64Url } from './object-names.ts';
+import { deleteMessages } from './object-deletes.ts';
+
+/** The client's default chunk size, for small objects (bundles, layout markers). */
+export const DEFAULT_CHUNK_BYTES = 128 * 1024;
 
 export interface WriteObjectOptions {
-  /** Bytes per chunk message (at most the server's max_payload). */
-  readonly chunkBytes: number;
+  /** Bytes per chunk message (at most the server's max_payload); DEFAULT_CHUNK_BYTES when not given. */
+  readonly chunkBytes?: number;
   /** Called after each chunk is acknowledged: progress, for a deadline. */
   readonly onChunk?: () => void;
 }
@@ -22,16 +26,16 @@ export interface WriteObjectOptions {
  * A name written again leaves its older chunks unnamed (weir never writes a name twice: checkpoint
  * files are new names, bundles and layout markers are written only when missing).
  */
-export async function writeObject(nc: NatsConnection, bucket: string, name: string, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, options: WriteObjectOptions): Promise<void> {
+export async function writeObject(nc: NatsConnection, bucket: string, name: string, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, options: WriteObjectOptions = {}): Promise<void> {
   const js = jetstream(nc);
+  const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
   const nuid = randomBytes(16).toString('hex');
-  const chunkSubject = `$O.${bucket}.C.${nuid}`;
   const published: number[] = [];
   const hash = createHash('sha256');
   let size = 0;
   try {
-    for await (const chunk of rechunk(source, options.chunkBytes)) {
-      const ack = await js.publish(chunkSubject, chunk);
+    for await (const chunk of rechunk(source, chunkBytes)) {
+      const ack = await js.publish(chunkSubject(bucket, nuid), chunk);
       published.push(ack.seq);
       hash.update(chunk);
       size += chunk.length;
@@ -39,13 +43,13 @@ export async function writeObject(nc: NatsConnection, bucket: string, name: stri
     }
     const meta = {
       name,
-      options: { max_chunk_size: options.chunkBytes },
+      options: { max_chunk_size: chunkBytes },
       bucket,
       nuid,
       size,
       chunks: published.length,
       mtime: new Date().toISOString(),
-      digest: `SHA-256=${padded(hash.digest('base64url'))}`,
+      digest: `SHA-256=${paddedBase64Url(hash.digest())}`,
       deleted: false,
     };
     const h = headers();
@@ -61,17 +65,7 @@ export async function writeObject(nc: NatsConnection, bucket: string, name: stri
 /** Best effort: chunks no metadata names cost space only, so a failure here does not hide the write's own. */
 async function deletePublished(nc: NatsConnection, bucket: string, seqs: readonly number[]): Promise<void> {
   if (seqs.length === 0) return;
-  try {
-    const jsm = await jetstreamManager(nc);
-    for (const seq of seqs) await jsm.streams.deleteMessage(`OBJ_${bucket}`, seq, false);
-  } catch {
-    // The store is unreachable; the write's error says so.
-  }
-}
-
-/** The client writes digests as padded base64url. */
-function padded(b64: string): string {
-  return b64 + '='.repeat((4 - (b64.length % 4)) % 4);
+  await deleteMessages(await jetstreamManager(nc), bucket, seqs).catch(() => {});
 }
 
 async function* rechunk(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, bytes: number): AsyncGenerator<Uint8Array> {

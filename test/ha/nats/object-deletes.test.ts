@@ -4,7 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { deleteObject } from '../../../src/ha/nats/object-deletes.ts';
+import { deleteMessages, deleteObject } from '../../../src/ha/nats/object-deletes.ts';
 import { listObjectNames, metaSubject } from '../../../src/ha/nats/object-names.ts';
 import { readObject } from '../../../src/ha/nats/object-reads.ts';
 import { natsObjectBucket } from '../../fixtures/nats-object-bucket.ts';
@@ -30,9 +30,14 @@ describe('deleteObject', { timeout: 60_000 }, () => {
     assert.deepEqual(await readObject(b.nc, 'deletes', 'kept'), Buffer.from(kept));
   });
 
-  test('deleting what is not there does nothing', async () => {
+  test('deleting what is not there does nothing: no object, or a message another delete took first', async () => {
     await deleteObject(b.nc, 'deletes', 'never-written');
     await deleteObject(b.nc, 'deletes', 'gone');
+    const jsm = await jetstreamManager(b.nc);
+    await b.os.putBlob({ name: 'twice' }, bytes(10, 3));
+    const twice = (await jsm.streams.getMessage('OBJ_deletes', { last_by_subj: metaSubject('deletes', 'twice') }))!.seq;
+    await deleteMessages(jsm, 'deletes', [twice]);
+    await deleteMessages(jsm, 'deletes', [twice]); // already gone: no error
     assert.deepEqual(await listObjectNames(b.nc, 'deletes'), ['kept']);
   });
 });
