@@ -1,9 +1,8 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { readSnapshot } from '../checkpoint/snapshot-reader.ts';
-import { committedFiles } from '../connectors/file/file-sink.ts';
 import { createJobMaster } from '../coordinator/execute-job.ts';
 import type { JobResult } from '../coordinator/job-master.ts';
 import { createLogger } from '../log/logger.ts';
@@ -75,9 +74,11 @@ export async function verifyJob(job: string, jobArgs: readonly string[], o: Veri
     };
     const a = await run('failure-free run', false);
     const b = await run('run with failures', true);
-    const stateSame = await compareState(a.result, b.result, log);
+    const state = await compareState(a.result, b.result, log);
     const outputSame = a.hasOutput ? compareOutput(a.output, b.output, log) : (log(`output: not compared (the job has no --${outputArg} argument)`), true);
-    const identical = stateSame && outputSame && b.result.injectedFailures === failures;
+    const comparedSomething = a.hasOutput || state.entries > 0;
+    if (!comparedSomething) log(`nothing compared: no keyed state and no --${outputArg} argument`);
+    const identical = state.same && outputSame && comparedSomething && b.result.injectedFailures === failures;
     if (b.result.injectedFailures !== failures) log(`only ${b.result.injectedFailures} of ${failures} injected failures happened`);
     log(identical ? 'exactly-once: verified' : 'exactly-once: NOT verified');
     return { identical, lines };
@@ -95,10 +96,10 @@ function replaceArg(args: readonly string[], name: string, value: string): strin
   return out;
 }
 
-async function compareState(a: JobResult, b: JobResult, log: (line: string) => void): Promise<boolean> {
+async function compareState(a: JobResult, b: JobResult, log: (line: string) => void): Promise<{ same: boolean; entries: number }> {
   if (!a.latestCheckpoint || !b.latestCheckpoint) {
     log('state: not compared (no final checkpoint)');
-    return false;
+    return { same: false, entries: 0 };
   }
   const [sa, sb] = await Promise.all([readSnapshot(a.latestCheckpoint), readSnapshot(b.latestCheckpoint)]);
   const flatten = (snap: typeof sa) => {
@@ -113,27 +114,69 @@ async function compareState(a: JobResult, b: JobResult, log: (line: string) => v
   const diffs: string[] = [];
   for (const [k, v] of fa) if (fb.get(k) !== v) diffs.push(`${k}: ${v} vs ${fb.get(k) ?? 'missing'}`);
   for (const k of fb.keys()) if (!fa.has(k)) diffs.push(`${k}: missing vs ${fb.get(k)}`);
+  if (diffs.length === 0 && fa.size === 0) {
+    log('state: empty (no keyed state in either final checkpoint: only the output is compared)');
+    return { same: true, entries: 0 };
+  }
   if (diffs.length === 0) {
     log(`state: identical (${fa.size} keyed entries in ${sa.operators.filter((o) => o.keyed.length > 0).length} operators)`);
-    return true;
+    return { same: true, entries: fa.size };
   }
   log(`state: ${diffs.length} differences, e.g. ${diffs.slice(0, 5).join('; ')}`);
-  return false;
+  return { same: false, entries: fa.size };
+}
+
+/**
+ * Every committed file under the output, recursively, grouped by its directory: a job may write
+ * several outputs (`out/sums`, `out/late`) and each must match on its own. Hidden files are a
+ * transactional sink's uncommitted ones; file names carry the run's job id, so lines are compared
+ * per directory, not per file.
+ */
+export function committedOutput(root: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((x, y) => x.name.localeCompare(y.name))) {
+      if (entry.name.startsWith('.')) continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile()) {
+        const key = relative(root, dir) || '.';
+        const lines = out.get(key) ?? [];
+        for (const line of readFileSync(path, 'utf8').split('\n')) if (line !== '') lines.push(line);
+        out.set(key, lines);
+      }
+    }
+  };
+  if (existsSync(root)) walk(root);
+  return out;
 }
 
 function compareOutput(a: string, b: string, log: (line: string) => void): boolean {
-  const read = (dir: string) => (existsSync(dir) ? committedFiles(dir).flatMap((f) => readFileSync(f, 'utf8').split('\n').filter((l) => l !== '')) : []);
-  const la = read(a).sort();
-  const lb = read(b).sort();
-  const same = la.length === lb.length && la.every((l, i) => l === lb[i]);
-  if (same) {
-    log(`committed output: identical (${la.length} lines)`);
-    return true;
+  const oa = committedOutput(a);
+  const ob = committedOutput(b);
+  const dirs = [...new Set([...oa.keys(), ...ob.keys()])].sort();
+  let total = 0;
+  let same = true;
+  for (const dir of dirs) {
+    const la = (oa.get(dir) ?? []).sort();
+    const lb = (ob.get(dir) ?? []).sort();
+    total += la.length + lb.length;
+    const where = dir === '.' ? 'committed output' : `committed output ${dir}/`;
+    if (la.length === lb.length && la.every((l, i) => l === lb[i])) {
+      log(`${where}: identical (${la.length} lines)`);
+      continue;
+    }
+    same = false;
+    const count = (xs: string[]) => xs.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map<string, number>());
+    const ca = count(la);
+    const cb = count(lb);
+    const diffs = [...new Set([...ca.keys(), ...cb.keys()])].filter((k) => ca.get(k) !== cb.get(k));
+    log(`${where}: differs (${la.length} vs ${lb.length} lines; e.g. ${diffs.slice(0, 5).map((d) => `'${d}' x${ca.get(d) ?? 0} vs x${cb.get(d) ?? 0}`).join(', ')})`);
   }
-  const count = (xs: string[]) => xs.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map<string, number>());
-  const ca = count(la);
-  const cb = count(lb);
-  const diffs = [...new Set([...ca.keys(), ...cb.keys()])].filter((k) => ca.get(k) !== cb.get(k));
-  log(`committed output: differs (${la.length} vs ${lb.length} lines; e.g. ${diffs.slice(0, 5).map((d) => `'${d}' x${ca.get(d) ?? 0} vs x${cb.get(d) ?? 0}`).join(', ')})`);
-  return false;
+  if (total === 0) {
+    // Nothing to compare proves nothing: an output written elsewhere, or none at all, must not pass.
+    log(`committed output: nothing compared (no committed file under ${a} or ${b})`);
+    return false;
+  }
+  return same;
 }
