@@ -3,7 +3,7 @@
 // naming the damaged file.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, truncateSync, writeFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, truncateSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CheckpointCorruptedError, createJobMaster, createLogger, executeJob } from '../../src/index.ts';
 import { DataGen } from '../../src/connectors/datagen/index.ts';
@@ -20,6 +20,7 @@ import {
   writeWordsFile,
   wordCountToFiles,
 } from '../fixtures/recovery-helpers.ts';
+import { corruptStateFile } from '../fixtures/corrupt-checkpoint.ts';
 import { weir } from '../fixtures/weir-process.ts';
 
 let root: string;
@@ -27,20 +28,6 @@ before(() => {
   root = makeTempDir('corrupt');
 });
 after(() => removeDir(root));
-
-/** Flips a byte in the middle of a checkpoint's first keyed state file (the size stays the same). */
-function corruptStateFile(checkpointDir: string): string {
-  const name = readdirSync(checkpointDir)
-    .filter((n) => !n.startsWith('_metadata'))
-    .sort()[0];
-  assert.ok(name, `no state file in ${checkpointDir}`);
-  const path = join(checkpointDir, name);
-  const bytes = readFileSync(path);
-  assert.ok(bytes.length > 0, `${path} is empty`);
-  bytes[bytes.length >> 1]! ^= 0xff;
-  writeFileSync(path, bytes);
-  return path;
-}
 
 describe('a corrupted latest checkpoint', () => {
   test('recovery falls back to the previous retained checkpoint, and the output is still exactly-once', async () => {
