@@ -10,6 +10,14 @@ import type { SinkContext } from './sink.ts';
  * is a writer that stages and a committer that publishes.
  */
 export interface TwoPhaseCommittingSink<T, Committable> {
+  /**
+   * Committing the output of the same records again leaves what a reader sees unchanged (an
+   * upsert by key, not an append). When the latest checkpoint cannot be restored, weir falls back
+   * to an older one only if every two-phase-commit sink of the job says so (or the user allows it,
+   * execution.checkpointing.fallback-past-committed): the fallback replays records whose output
+   * was already committed. Unset: false.
+   */
+  readonly idempotentCommits?: boolean;
   createWriter(ctx: SinkContext): PrecommittingSinkWriter<T, Committable> | Promise<PrecommittingSinkWriter<T, Committable>>;
   createCommitter(ctx: SinkContext): Committer<Committable> | Promise<Committer<Committable>>;
 }

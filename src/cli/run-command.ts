@@ -18,6 +18,7 @@ export interface RunOptions {
   readonly config?: string;
   readonly fromSavepoint?: string;
   readonly allowNonRestoredState?: boolean;
+  readonly allowDuplicatingFallback?: boolean;
   readonly injectFailures?: string;
   readonly seed?: string;
   readonly verbose?: boolean;
@@ -33,6 +34,7 @@ export function commandLineConfig(o: RunOptions): Record<string, unknown> {
   // resolve('') would be the working directory.
   if (o.checkpointDir !== undefined) layer['execution.checkpointing.dir'] = resolveLocation(nonEmpty('--checkpoint-dir', 'execution.checkpointing.dir', o.checkpointDir));
   if (o.mode !== undefined) layer['execution.checkpointing.mode'] = o.mode;
+  if (o.allowDuplicatingFallback) layer['execution.checkpointing.fallback-past-committed'] = 'allow';
   if (o.name !== undefined) layer['pipeline.name'] = nonEmpty('--name', 'pipeline.name', o.name);
   if (o.unaligned || o.alignedTimeout !== undefined) layer['execution.checkpointing.unaligned.enabled'] = true;
   if (o.alignedTimeout !== undefined) {

@@ -22,6 +22,7 @@ export interface WeirConfig {
   'execution.checkpointing.max-concurrent-checkpoints': number;
   'execution.checkpointing.tolerable-failed-checkpoints': number;
   'execution.checkpointing.num-retained': number;
+  'execution.checkpointing.fallback-past-committed': 'fail' | 'allow';
   'execution.checkpointing.externalized-checkpoint-retention': 'DELETE_ON_CANCELLATION' | 'RETAIN_ON_CANCELLATION';
   'execution.checkpointing.dir': string | null;
   'execution.checkpointing.savepoint-dir': string | null;
@@ -144,6 +145,13 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
     doc: 'Consecutive failed (expired or declined) checkpoints tolerated before the job fails over.',
   },
   'execution.checkpointing.num-retained': { kind: 'int', min: 1, doc: 'Completed checkpoints kept on storage.' },
+  'execution.checkpointing.fallback-past-committed': {
+    kind: { oneOf: ['fail', 'allow'] },
+    doc:
+      'A restart whose latest checkpoint cannot be restored (a damaged file) falls back to an older retained one; when a two-phase-commit sink already committed ' +
+      'the newer output, that output would be committed twice: fail (the job fails, naming the file) or allow (falls back, logged as an error). ' +
+      'Sinks that declare idempotentCommits never stop a fallback. weir run --allow-duplicating-fallback sets allow.',
+  },
   'execution.checkpointing.externalized-checkpoint-retention': {
     kind: { oneOf: ['DELETE_ON_CANCELLATION', 'RETAIN_ON_CANCELLATION'] },
     doc: 'Whether retained checkpoints are deleted when the job is cancelled (a failed job always keeps them; a finished one deletes them).',
@@ -365,6 +373,7 @@ export const DEFAULT_CONFIG: Readonly<WeirConfig> = Object.freeze({
   'execution.checkpointing.max-concurrent-checkpoints': 1,
   'execution.checkpointing.tolerable-failed-checkpoints': 0,
   'execution.checkpointing.num-retained': 1,
+  'execution.checkpointing.fallback-past-committed': 'fail',
   'execution.checkpointing.externalized-checkpoint-retention': 'DELETE_ON_CANCELLATION',
   'execution.checkpointing.dir': null,
   'execution.checkpointing.savepoint-dir': null,

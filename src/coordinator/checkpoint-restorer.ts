@@ -1,10 +1,13 @@
+import { isTwoPhaseCommittingSink } from '../api/two-phase-committing-sink.ts';
 import type { CheckpointStorage } from '../checkpoint/checkpoint-storage.ts';
 import { CheckpointCorruptedError } from '../checkpoint/checkpoint-storage-error.ts';
 import type { TaskRestoreState } from '../checkpoint/state-handles.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CheckpointStatsTracker } from './checkpoint-stats.ts';
+import type { CompletedCheckpoint } from './completed-checkpoint.ts';
 import type { CompletedCheckpointStore } from './completed-checkpoint-store.ts';
+import { describeSinks, DuplicatingFallbackError } from './duplicating-fallback-error.ts';
 import { assignState } from './state-assignment.ts';
 
 /** What an attempt starts from: every subtask's state, the split enumerators' states, and which checkpoint it was. */
@@ -23,13 +26,17 @@ export interface CheckpointRestorerDeps {
   readonly store: CompletedCheckpointStore;
   readonly stats: CheckpointStatsTracker;
   readonly log: Logger;
+  /** execution.checkpointing.fallback-past-committed: whether a fallback may commit output twice. */
+  readonly fallbackPastCommitted: 'fail' | 'allow';
   readonly onRestored: (restore: Restore) => void;
 }
 
 /**
  * Chooses and reads what an attempt restores from (Flink's CheckpointCoordinator restore path):
  * a savepoint or retained checkpoint given at the start, or on a restart the latest completed
- * checkpoint that reads back whole; corrupt ones are skipped for the one before, loudly.
+ * checkpoint that reads back whole; corrupt ones are skipped for the one before, loudly, unless
+ * that would commit again output two-phase-commit sinks already committed (then the job fails,
+ * unless the user allows it or every such sink declares idempotentCommits).
  */
 export class CheckpointRestorer {
   readonly #d: CheckpointRestorerDeps;
@@ -53,6 +60,8 @@ export class CheckpointRestorer {
    */
   async latest(fallback: () => Promise<Restore | undefined>): Promise<Restore | undefined> {
     let skipped: Error | undefined;
+    // Checkpoints dropped here whose output the sinks may have committed: a fallback replays it.
+    const committed: number[] = [];
     for (;;) {
       const latest = this.#d.store.latest();
       if (!latest && skipped) throw skipped;
@@ -67,12 +76,32 @@ export class CheckpointRestorer {
         // quorum) says nothing about the checkpoint: dropping it would restart from an older one, or from
         // nothing, and commit again what it committed. The caller waits such errors out.
         if (!(e instanceof CheckpointCorruptedError)) throw e;
-        const fallbackNote = this.#d.store.all().length > 1 ? 'falling back to the previous one' : 'no older checkpoint is retained';
-        this.#d.log.error(`checkpoint ${latest.id} cannot be restored, ${fallbackNote}: ${(e as Error).message}`, { checkpointId: latest.id });
+        if (this.#d.store.wasCommitNotified(latest.id)) committed.push(latest.id);
+        const older = this.#d.store.all().at(-2);
+        if (older) this.#fallBack(latest, older, e, committed);
+        else this.#d.log.error(`checkpoint ${latest.id} cannot be restored, no older checkpoint is retained: ${e.message}`, { checkpointId: latest.id });
         this.#d.store.remove(latest.id);
-        skipped = e as Error;
+        skipped = e;
       }
     }
+  }
+
+  /** Says why falling back from `latest` to `older` is allowed, loudly, or throws a DuplicatingFallbackError. */
+  #fallBack(latest: CompletedCheckpoint, older: CompletedCheckpoint, error: CheckpointCorruptedError, committed: readonly number[]): void {
+    const sinkUids = duplicatingSinks(this.#d.graph);
+    const facts = { checkpointId: latest.id, fallbackCheckpointId: older.id, committedCheckpointIds: committed, sinkUids };
+    const fields = { checkpointId: latest.id, fallbackCheckpointId: older.id, file: error.file };
+    if (committed.length === 0 || sinkUids.length === 0) {
+      const why = committed.length === 0 ? 'no sink was told to commit its output' : 'no two-phase-commit sink would commit output twice';
+      this.#d.log.error(`checkpoint ${latest.id} cannot be restored, falling back to checkpoint ${older.id} (${why}): ${error.message}`, fields);
+      return;
+    }
+    if (this.#d.fallbackPastCommitted !== 'allow') throw new DuplicatingFallbackError(facts, error);
+    this.#d.log.error(
+      `checkpoint ${latest.id} cannot be restored (${error.message}); falling back to checkpoint ${older.id}, as execution.checkpointing.fallback-past-committed: allow ` +
+        `(--allow-duplicating-fallback) says: the output ${describeSinks(sinkUids)} committed for checkpoint ${committed.join(', ')} will be committed twice`,
+      { ...fields, committedCheckpointIds: committed, sinkUids },
+    );
   }
 
   #announce(restore: Restore): void {
@@ -92,4 +121,9 @@ export function sourcePositions(graph: JobGraph, restore: Restore): Record<strin
     }
   }
   return positions;
+}
+
+/** The uids of the job's two-phase-commit sinks that do not declare their commits idempotent. */
+export function duplicatingSinks(graph: JobGraph): string[] {
+  return graph.vertices.flatMap((v) => v.operators).flatMap((o) => (o.spec.kind === 'sink' && isTwoPhaseCommittingSink(o.spec.sink) && o.spec.sink.idempotentCommits !== true ? [o.uid] : []));
 }

@@ -11,6 +11,8 @@ export class CompletedCheckpointStore {
   readonly #storage: Pick<CheckpointStorage, 'dispose'>;
   readonly #log: Logger;
   #checkpoints: CompletedCheckpoint[] = [];
+  /** Retained checkpoints whose commit the sinks were told to make: their output may be visible. */
+  readonly #commitNotified = new Set<number>();
 
   constructor(retained: number, storage: Pick<CheckpointStorage, 'dispose'>, log: Logger) {
     this.#retained = retained;
@@ -28,6 +30,7 @@ export class CompletedCheckpointStore {
     this.#checkpoints.push(checkpoint);
     while (this.#checkpoints.length > this.#retained) {
       const subsumed = this.#checkpoints.shift()!;
+      this.#commitNotified.delete(subsumed.id);
       await this.#discard(subsumed, 'subsumed');
     }
     return true;
@@ -44,11 +47,22 @@ export class CompletedCheckpointStore {
   /** Drops a checkpoint that turned out unreadable, so recovery falls back to the one before. */
   remove(id: number): void {
     this.#checkpoints = this.#checkpoints.filter((c) => c.id !== id);
+    this.#commitNotified.delete(id);
+  }
+
+  /** The sinks were told checkpoint `id` is complete: from now on they may have committed its output. */
+  markCommitNotified(id: number): void {
+    if (this.#checkpoints.some((c) => c.id === id)) this.#commitNotified.add(id);
+  }
+
+  wasCommitNotified(id: number): boolean {
+    return this.#commitNotified.has(id);
   }
 
   async discardAll(reason: string): Promise<void> {
     const all = this.#checkpoints;
     this.#checkpoints = [];
+    this.#commitNotified.clear();
     for (const c of all) await this.#discard(c, reason);
   }
 

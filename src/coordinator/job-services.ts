@@ -94,6 +94,7 @@ export function createJobServices(o: JobServicesOptions): JobServices {
     triggerSources: (id, timestamp, options) => pool.broadcast({ type: 'trigger-checkpoint', attempt: o.attempt(), checkpointId: id, timestamp, options }),
     snapshotCoordinators: (id) => sources.snapshot(id),
     notifyComplete: (id) => {
+      checkpoints.store.markCommitNotified(id);
       sources.notifyCheckpointComplete(id);
       pool.broadcast({ type: 'checkpoint-complete', attempt: o.attempt(), checkpointId: id });
     },
@@ -108,7 +109,15 @@ export function createJobServices(o: JobServicesOptions): JobServices {
     ...(o.publishCheckpoint ? { publish: o.publishCheckpoint } : {}),
     ...(o.checkpointIdCounter ? { idCounter: o.checkpointIdCounter } : {}),
   });
-  const restorer = new CheckpointRestorer({ graph, storage, store: checkpoints.store, stats: checkpoints.stats, log, onRestored: o.onRestored });
+  const restorer = new CheckpointRestorer({
+    graph,
+    storage,
+    store: checkpoints.store,
+    stats: checkpoints.stats,
+    log,
+    fallbackPastCommitted: config['execution.checkpointing.fallback-past-committed'],
+    onRestored: o.onRestored,
+  });
   const alignment = new WatermarkAlignmentCoordinator({ graph, send: (_vertexId, subtask, message) => pool.send(deployer.taskManagerOf(subtask), message) });
   return { clock, storage, execution, pool, deployer, sources, checkpoints, restorer, alignment };
 }

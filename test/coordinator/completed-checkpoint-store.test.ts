@@ -102,3 +102,25 @@ test('a deletion that fails is logged with the checkpoint and its path, not thro
     [1, 2],
   );
 });
+
+// A restore asks which retained checkpoints the sinks were told to commit (a fallback past one
+// would commit its output again): only retained ones are remembered, and only while retained.
+test('which retained checkpoints the sinks were told to commit', async () => {
+  const { s } = store(2);
+  await s.add(checkpoint(1));
+  await s.add(checkpoint(2));
+  s.markCommitNotified(2);
+  s.markCommitNotified(7);
+  assert.deepEqual([1, 2, 7].map((id) => s.wasCommitNotified(id)), [false, true, false], 'a checkpoint not retained is not remembered');
+  s.remove(2);
+  assert.equal(s.wasCommitNotified(2), false);
+  await s.add(checkpoint(3));
+  s.markCommitNotified(3);
+  await s.add(checkpoint(4));
+  await s.add(checkpoint(5));
+  assert.deepEqual(ids(s), [4, 5]);
+  assert.equal(s.wasCommitNotified(3), false, 'a subsumed checkpoint is forgotten');
+  s.markCommitNotified(5);
+  await s.discardAll('the job ended');
+  assert.equal(s.wasCommitNotified(5), false);
+});

@@ -1,9 +1,10 @@
-// A retained checkpoint whose files are damaged: recovery skips it for the previous one (and the
-// output stays exactly-once), and starting from it on purpose fails with CheckpointCorruptedError
-// naming the damaged file.
+// A retained checkpoint whose files are damaged: recovery skips it for the previous one when
+// allowed (and the output stays exactly-once when nothing was committed between the two), and
+// starting from it on purpose fails with CheckpointCorruptedError naming the damaged file. Without
+// the allowance a fallback past committed output fails the job: duplicating-fallback.test.ts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, truncateSync, writeFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, truncateSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CheckpointCorruptedError, createJobMaster, createLogger, executeJob } from '../../src/index.ts';
 import { DataGen } from '../../src/connectors/datagen/index.ts';
@@ -20,6 +21,7 @@ import {
   writeWordsFile,
   wordCountToFiles,
 } from '../fixtures/recovery-helpers.ts';
+import { corruptStateFile } from '../fixtures/corrupt-checkpoint.ts';
 import { weir } from '../fixtures/weir-process.ts';
 
 let root: string;
@@ -28,22 +30,8 @@ before(() => {
 });
 after(() => removeDir(root));
 
-/** Flips a byte in the middle of a checkpoint's first keyed state file (the size stays the same). */
-function corruptStateFile(checkpointDir: string): string {
-  const name = readdirSync(checkpointDir)
-    .filter((n) => !n.startsWith('_metadata'))
-    .sort()[0];
-  assert.ok(name, `no state file in ${checkpointDir}`);
-  const path = join(checkpointDir, name);
-  const bytes = readFileSync(path);
-  assert.ok(bytes.length > 0, `${path} is empty`);
-  bytes[bytes.length >> 1]! ^= 0xff;
-  writeFileSync(path, bytes);
-  return path;
-}
-
 describe('a corrupted latest checkpoint', () => {
-  test('recovery falls back to the previous retained checkpoint, and the output is still exactly-once', async () => {
+  test('with fallback-past-committed allow, recovery falls back to the previous retained checkpoint, and the output is still exactly-once', async () => {
     const dir = join(root, 'fallback');
     const output = join(dir, 'output');
     const rnd = seededRandom(99);
@@ -71,6 +59,9 @@ describe('a corrupted latest checkpoint', () => {
       config: {
         'execution.checkpointing.dir': join(dir, 'checkpoints'),
         'execution.checkpointing.num-retained': 2,
+        // The file sink was told to commit the newest checkpoint: a fallback past it is refused unless
+        // allowed. Its output here is empty (the gate was closed), so allowing it doubles nothing.
+        'execution.checkpointing.fallback-past-committed': 'allow',
         'restart-strategy.type': 'fixed-delay',
         'restart-strategy.fixed-delay.attempts': 3,
         'restart-strategy.fixed-delay.delay': '50 ms',
@@ -104,7 +95,7 @@ describe('a corrupted latest checkpoint', () => {
     assert.equal(restored.checkpointId, corrupted.id - 1, `restored checkpoint ${restored.checkpointId}, the corrupted one is ${corrupted.id}`);
     assert.equal(master.checkpoints.stats.latestRestored?.id, corrupted.id - 1);
     assert.ok(
-      logged.some((l) => l.includes(`checkpoint ${corrupted!.id} cannot be restored`) && l.includes(corrupted!.file) && l.includes('checksum mismatch')),
+      logged.some((l) => l.includes(`checkpoint ${corrupted!.id} cannot be restored`) && l.includes(corrupted!.file) && l.includes('checksum mismatch') && l.includes('committed twice')),
       `the fallback was not logged with the damaged file: ${logged.join('\n')}`,
     );
 
