@@ -3,6 +3,8 @@ import type { SerializerSnapshot } from './serializer-snapshot.ts';
 
 /** Stored state that the current serializer cannot read, even after a migration: says what was stored, what is declared, and where they part. */
 export class IncompatibleSerializerError extends Error {
+  /** The stored state and the job's type are the same after a restart: the job fails at once. */
+  readonly unrecoverable = true;
   readonly stored: SerializerSnapshot;
   readonly current: SerializerSnapshot;
   /** Where in the value the types part (`$.count`), when the schemas are what differ. */

@@ -6,6 +6,8 @@ import type { SerializerSnapshot } from '../serialization/serializer-snapshot.ts
  * compared them).
  */
 export class StateMigrationError extends Error {
+  /** The same snapshot is restored into the same job after a restart: the job fails at once. */
+  readonly unrecoverable = true;
   readonly uid: string;
   readonly stateName: string;
   readonly storedVersion: number;

@@ -18,6 +18,7 @@ import { RecordWriter } from './record-writer.ts';
 import { Task } from './task.ts';
 import { systemClock } from '../clock/clock.ts';
 import { decodeWatermark } from '../network/wire-watermark.ts';
+import { JobGraphMismatchError } from './job-graph-mismatch-error.ts';
 
 export interface TaskManagerOptions {
   readonly index: number;
@@ -127,11 +128,7 @@ export class TaskManager {
     this.#attempt = message.attempt;
     const attempt = message.attempt;
     try {
-      if (message.fingerprint !== this.#o.jobGraph.fingerprint) {
-        throw new Error(
-          `TaskManager ${this.#o.index} built a different job graph from the job module (fingerprint ${this.#o.jobGraph.fingerprint}, JobMaster has ${message.fingerprint}): the job's default export must build the same graph every time it runs`,
-        );
-      }
+      if (message.fingerprint !== this.#o.jobGraph.fingerprint) throw new JobGraphMismatchError(this.#o.index, this.#o.jobGraph.fingerprint, message.fingerprint);
       const tasks = this.#build(message);
       this.#tasks = tasks;
       // Reported while they initialize too: a long restore is legitimate, but it must be visible.

@@ -29,3 +29,13 @@ test('a builder that throws only in a worker-thread TaskManager: the job fails w
     r.stderr,
   );
 });
+
+test('a graph that depends on Math.random(), at parallelism 2 on worker-thread TaskManagers: FAILED at once with the fingerprint message, no restart', async () => {
+  // A restart strategy that would restart 10 times: a different graph is the module's, so no restart can mend it.
+  const restarts = ['-D', 'execution.checkpointing.interval=1 s', '-D', 'restart-strategy.type=fixed-delay', '-D', 'restart-strategy.fixed-delay.attempts=10', '-D', 'restart-strategy.fixed-delay.delay=100 ms'];
+  const r = await weir(['run', 'test/fixtures/jobs/random-graph.ts', '-p', '2', '--task-managers', '2', '-D', 'rest.port=0', ...restarts]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /Job [0-9a-f]{32} FAILED in [^,\n]+\n/, 'FAILED, and the line counts no restart');
+  assert.match(r.stderr, /Cause: .*TaskManager [01] built a different job graph from the job module \(fingerprint [0-9a-f]{16}, JobMaster has [0-9a-f]{16}\): the job's default export must build the same graph every time it runs/);
+  assert.doesNotMatch(r.stderr, /restarting \(attempt/);
+});

@@ -92,7 +92,7 @@ describe('resolveCompatibility', () => {
     assert.equal(added.path, '$.lang');
     assert.match(added.reason ?? '', /add it as Types.nullable/);
     assert.throws(() => migrationFor(snap(Types.string), snap(Types.int)), (e: unknown) =>
-      e instanceof IncompatibleSerializerError && e.path === '$' && e.message === 'state written by weir-types v1 string cannot be read by weir-types v1 int: at $: stored string cannot become int');
+      e instanceof IncompatibleSerializerError && e.unrecoverable && e.path === '$' && e.message === 'state written by weir-types v1 string cannot be read by weir-types v1 int: at $: stored string cannot become int');
   });
 
   test('between kinds and versions', () => {

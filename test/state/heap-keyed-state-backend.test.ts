@@ -65,7 +65,7 @@ describe('HeapKeyedStateBackend', () => {
   test('keyed state outside of a keyed record is an error naming the state', () => {
     const b = backend();
     const s = b.getValueState(new ValueStateDescriptor<number>('lonely'));
-    assert.throws(() => s.value(), (e: unknown) => e instanceof KeyedStateError && e.stateName === 'lonely' && /lonely/.test(e.message));
+    assert.throws(() => s.value(), (e: unknown) => e instanceof KeyedStateError && e.stateName === 'lonely' && /lonely/.test(e.message) && e.unrecoverable);
   });
 
   test('a key outside the subtask\'s key groups is an error naming the key and the ranges', () => {

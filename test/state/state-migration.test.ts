@@ -183,6 +183,9 @@ function countsBefore(splits: readonly DataGenSplit[]): Map<string, number> {
   return m;
 }
 
+/** A strategy that would restart: a failure no restart can mend must not use it. */
+const TEN_RESTARTS = { 'restart-strategy.type': 'fixed-delay', 'restart-strategy.fixed-delay.attempts': 10, 'restart-strategy.fixed-delay.delay': 10 };
+
 describe('serializer versions through a savepoint', { timeout: 60_000 }, () => {
   let root: string;
   let savepoint: string;
@@ -249,10 +252,11 @@ describe('serializer versions through a savepoint', { timeout: 60_000 }, () => {
   });
 
   test('version 2 without an upgrade function: the job fails with StateMigrationError naming uid, state and both versions', async () => {
-    const master = await createJobMaster({ job: totalsJob(2, new MemorySink()), config: NO_RESTART, restoreFrom: savepoint });
+    const master = await createJobMaster({ job: totalsJob(2, new MemorySink()), config: TEN_RESTARTS, restoreFrom: savepoint });
     masters.push(master);
     const result = await master.run();
     assert.equal(result.status, 'FAILED');
+    assert.equal(result.restarts, 0, 'a restart would restore the same state into the same job: no restart');
     assert.ok(result.error instanceof JobFailure, `a JobFailure, got ${result.error}`);
     const text = `${result.error.message}\n${result.error.causeInfo.stack ?? ''}`;
     assert.match(text, /StateMigrationError/);
@@ -342,10 +346,11 @@ describe('declared state types through a savepoint', { timeout: 60_000 }, () => 
 
   test('string -> int: the job fails with StateMigrationError naming uid, state and both serializers', async () => {
     const { path } = await savepointOf('string');
-    const master = await createJobMaster({ job: declaredJob('int', new MemorySink()), config: NO_RESTART, restoreFrom: path });
+    const master = await createJobMaster({ job: declaredJob('int', new MemorySink()), config: TEN_RESTARTS, restoreFrom: path });
     masters.push(master);
     const result = await master.run();
     assert.equal(result.status, 'FAILED');
+    assert.equal(result.restarts, 0, 'a restart would restore the same state into the same job: no restart');
     assert.ok(result.error instanceof JobFailure, `a JobFailure, got ${result.error}`);
     assert.match(`${result.error.message}\n${result.error.causeInfo.stack ?? ''}`, /StateMigrationError/);
     assert.match(

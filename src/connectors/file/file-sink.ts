@@ -1,10 +1,11 @@
-import { closeSync, fsyncSync, openSync, readdirSync, renameSync, statSync, unlinkSync, existsSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { SinkContext } from '../../api/sink.ts';
 import type { Committer, PrecommittingSinkWriter, TwoPhaseCommittingSink } from '../../api/two-phase-committing-sink.ts';
 import { makeDirectoriesSync } from '../../fs/make-directories.ts';
 import { writeFullySync } from '../../fs/write-fully.ts';
 import type { FileSinkOptions } from './plain-file-sink.ts';
+import { commitPending, type FileCommittable, type FileSinkCommittable } from './file-committable.ts';
 
 const FLUSH_BYTES = 64 * 1024;
 const HIDDEN = /^\.part-.*\.(inprogress|pending)$/;
@@ -15,8 +16,10 @@ const HIDDEN = /^\.part-.*\.(inprogress|pending)$/;
  * the pending files are renamed to visible `part-*` files. A reader of the directory sees
  * committed output only. On restore, the restored checkpoint's pending files are committed
  * (renaming is idempotent) and every other hidden file a failed attempt left is removed.
+ * A committable names its directory: restored by a job writing elsewhere, it is still committed
+ * where it was written.
  */
-export class FileSink<T> implements TwoPhaseCommittingSink<T, string> {
+export class FileSink<T> implements TwoPhaseCommittingSink<T, FileSinkCommittable> {
   readonly directory: string;
   readonly #format: (value: T) => string;
 
@@ -25,12 +28,12 @@ export class FileSink<T> implements TwoPhaseCommittingSink<T, string> {
     this.#format = options.format ?? String;
   }
 
-  createWriter(ctx: SinkContext): PrecommittingSinkWriter<T, string> {
+  createWriter(ctx: SinkContext): PrecommittingSinkWriter<T, FileSinkCommittable> {
     makeDirectoriesSync(this.directory);
     return new FileSinkWriter(this.directory, this.#format, attemptPrefix(ctx));
   }
 
-  createCommitter(ctx: SinkContext): Committer<string> {
+  createCommitter(ctx: SinkContext): Committer<FileSinkCommittable> {
     makeDirectoriesSync(this.directory);
     return new FileCommitter(this.directory, attemptPrefix(ctx));
   }
@@ -41,12 +44,7 @@ function attemptPrefix(ctx: SinkContext): string {
   return `.part-${ctx.subtaskIndex}-${ctx.jobId.slice(0, 8)}a${ctx.attemptNumber}-`;
 }
 
-/** The visible name of a pending file: `.part-X.pending` -> `part-X`. */
-export function committedName(pending: string): string {
-  return pending.slice(1, -'.pending'.length);
-}
-
-class FileCommitter implements Committer<string> {
+class FileCommitter implements Committer<FileSinkCommittable> {
   readonly #dir: string;
   /** What this attempt's files (of every subtask) have in their names: they are not leftovers. */
   readonly #attempt: string;
@@ -56,22 +54,13 @@ class FileCommitter implements Committer<string> {
     this.#attempt = prefix.slice(prefix.indexOf('-', 6) + 1);
   }
 
-  commit(pending: readonly string[]): void {
-    for (const name of pending) {
-      const from = join(this.#dir, name);
-      const to = join(this.#dir, committedName(name));
-      try {
-        renameSync(from, to);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT' && existsSync(to)) continue;
-        throw new Error(`file sink: cannot commit ${from}: ${(e as Error).message}`);
-      }
-    }
+  commit(pending: readonly FileSinkCommittable[]): void {
+    for (const c of pending) commitPending(c, this.#dir);
   }
 
   /** Hidden files neither retained nor of this attempt were left by a failed one. */
-  recover(retained: readonly string[]): void {
-    const keep = new Set(retained);
+  recover(retained: readonly FileSinkCommittable[]): void {
+    const keep = new Set(retained.filter((c) => typeof c === 'string' || c.directory === this.#dir).map((c) => (typeof c === 'string' ? c : c.name)));
     for (const name of readdirSync(this.#dir)) {
       if (!HIDDEN.test(name) || keep.has(name) || name.includes(this.#attempt)) continue;
       try {
@@ -83,7 +72,7 @@ class FileCommitter implements Committer<string> {
   }
 }
 
-class FileSinkWriter<T> implements PrecommittingSinkWriter<T, string> {
+class FileSinkWriter<T> implements PrecommittingSinkWriter<T, FileCommittable> {
   readonly #dir: string;
   readonly #format: (value: T) => string;
   readonly #prefix: string;
@@ -126,7 +115,7 @@ class FileSinkWriter<T> implements PrecommittingSinkWriter<T, string> {
   }
 
   /** Pre-commit: the in-progress file, made durable, becomes pending and belongs to this checkpoint. */
-  prepareCommit(): string[] {
+  prepareCommit(): FileCommittable[] {
     this.#flushBuffer();
     if (this.#fd < 0) return [];
     fsyncSync(this.#fd);
@@ -135,7 +124,7 @@ class FileSinkWriter<T> implements PrecommittingSinkWriter<T, string> {
     const pending = `${this.#file}.pending`;
     renameSync(join(this.#dir, `${this.#file}.inprogress`), join(this.#dir, pending));
     this.#bytes = 0;
-    return [pending];
+    return [{ directory: this.#dir, name: pending }];
   }
 
   close(): void {
