@@ -69,7 +69,15 @@ export class SourceInput {
       return 'end-of-input';
     }
     this.#mailbox.suspend('source-idle');
-    this.operator.reader.isAvailable().then(() => this.#mailbox.resume('source-idle'), this.#fail);
+    this.operator.reader.isAvailable().then(
+      () => this.#mailbox.resume('source-idle'),
+      (e: unknown) => {
+        // A reader may settle it with an error when it is closed (the CDC reader's binlog client
+        // does): a source that closes as its task finishes (a stop-with-savepoint among others)
+        // is stopping, not failing.
+        if (!this.operator.closing) this.#fail(e);
+      },
+    );
     return 'nothing-available';
   }
 }

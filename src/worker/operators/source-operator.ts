@@ -21,6 +21,7 @@ export class SourceOperator extends AbstractStreamOperator {
   #alignmentTimer: Timer | undefined;
   /** Whole-reader pausing (a reader without pauseOrResumeSplits) by watermark alignment. */
   #readerPaused = false;
+  #closing = false;
   /** Sources with a split enumerator: how the reader talks to it. */
   onSplitRequest: () => void = () => {};
   onReaderEvent: (event: unknown) => void = () => {};
@@ -166,7 +167,13 @@ export class SourceOperator extends AbstractStreamOperator {
     this.#periodic = this.#alignmentTimer = undefined;
   }
 
+  /** close() has begun: the reader is being closed on purpose, so what it fails with from then on is no failure. */
+  get closing(): boolean {
+    return this.#closing;
+  }
+
   override async close(): Promise<void> {
+    this.#closing = true;
     this.#stopTimers();
     await this.#reader?.close?.();
   }
