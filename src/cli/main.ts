@@ -70,7 +70,13 @@ function clusterProcess<O>(name: string, description: string, own: ReadonlyArray
     .option('--config <file>', 'YAML or JSON configuration file')
     .option('--verbose', 'debug logging')
     .action(async (options: O) => {
-      process.exitCode = await start(options);
+      try {
+        process.exitCode = await start(options);
+      } catch (e) {
+        // Reported below (the exit code set); then the process ends, whatever a failed start left open (a NATS client's socket to a server that never answered).
+        setImmediate(() => process.exit());
+        throw e;
+      }
       process.exit(process.exitCode);
     });
 }

@@ -89,7 +89,7 @@ export class JobManager {
     // NATS unreachable is an error at start, naming the servers (from the HA services).
     if (c['high-availability.type'] === 'nats') this.#ha = await createHighAvailabilityServices(c, this.#o.log);
     this.#rest = await startRestServer({
-      jobs: this.store,
+      jobs: { list: () => this.store.list(), get: (id) => this.store.get(id), absent: () => this.#notLeader() },
       host: c['rest.bind-address'],
       port: c['rest.port'],
       exactPort: this.#o.exactPort ?? false,
@@ -122,6 +122,14 @@ export class JobManager {
     const l = this.#leadership;
     if (!l || l.state.kind === 'leading' || l.state.kind === 'recovering') return undefined;
     return l.leader?.address;
+  }
+
+  /** With HA, while this JobManager does not lead: why a job it does not have may still exist (503, not 404). */
+  #notLeader(): NotLeaderError | undefined {
+    const l = this.#leadership;
+    if (!l || l.state.kind === 'leading' || l.state.kind === 'closed') return undefined;
+    const other = l.leader?.address !== undefined && l.leader.address !== this.url ? l.leader.address : undefined;
+    return new NotLeaderError(other, l.state.kind === 'recovering');
   }
 
   /** With HA: who leads, with which epoch, and what this JobManager is. */

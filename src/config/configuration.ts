@@ -57,6 +57,7 @@ export interface WeirConfig {
   'high-availability.nats.servers': string | null;
   'high-availability.nats.lease-duration': number;
   'high-availability.nats.connect-timeout': number;
+  'high-availability.nats.startup-timeout': number;
   'high-availability.nats.replicas': number;
   'high-availability.nats.bucket': string | null;
   'high-availability.nats.user': string | null;
@@ -272,13 +273,19 @@ export const CONFIG_OPTIONS: { readonly [K in ConfigKey]: OptionSpec } = {
     kind: 'duration',
     min: 500,
     max: TIMER_MAX_MS,
-    doc: "How long a leader's lease lasts without a renewal. The leader renews every fifth of it and gives leadership up when it could not renew for two thirds of it; a contender takes over once the record has not changed for a whole lease by its own clock.",
+    doc: "How long a leader's lease lasts without a renewal. The leader renews every tenth of it and gives leadership up when it could not renew for four fifths of it; a contender takes over once the record has not changed for a whole lease by its own clock. Losing one NATS node costs its streams a leader election of several seconds (10 s on a loaded host), which a lease much shorter than the default cannot outlast.",
   },
   'high-availability.nats.connect-timeout': {
     kind: 'duration',
     min: 1,
     max: TIMER_MAX_MS,
-    doc: 'How long connecting to NATS may take at the start before weir gives up, naming the servers.',
+    doc: 'How long one attempt to connect to NATS may take at the start.',
+  },
+  'high-availability.nats.startup-timeout': {
+    kind: 'duration',
+    min: 0,
+    max: TIMER_MAX_MS,
+    doc: "How long a JobManager or TaskManager waits at its start for NATS to be ready (a server to answer, JetStream and the HA buckets' streams to have leaders), retrying with a backoff and logging each attempt, before it exits with an error naming the servers and what it waited for. 0: one attempt.",
   },
   'high-availability.nats.replicas': {
     kind: 'int',
@@ -408,6 +415,7 @@ export const DEFAULT_CONFIG: Readonly<WeirConfig> = Object.freeze({
   'high-availability.nats.servers': null,
   'high-availability.nats.lease-duration': 15_000,
   'high-availability.nats.connect-timeout': 5_000,
+  'high-availability.nats.startup-timeout': 180_000,
   'high-availability.nats.replicas': 3,
   'high-availability.nats.bucket': null,
   'high-availability.nats.user': null,

@@ -62,7 +62,7 @@ export async function flinkApi(app: FastifyInstance, o: FlinkApiOptions): Promis
   const job = (req: FastifyRequest): JobMaster => {
     const id = (req.params as { jobid: string }).jobid;
     const m = jobs.get(id);
-    if (!m) throw Object.assign(new Error(`job ${id} not found`), { statusCode: 404 });
+    if (!m) throw jobs.absent?.(id) ?? Object.assign(new Error(`job ${id} not found`), { statusCode: 404 });
     watchJob(m);
     return m;
   };

@@ -7,6 +7,12 @@ import type { JobMaster } from '../coordinator/job-master.ts';
 export interface JobDirectory {
   list(): readonly JobMaster[];
   get(jobId: string): JobMaster | undefined;
+  /**
+   * What to answer instead of 404 for a job this directory does not have, when it may well exist
+   * elsewhere: a standby JobManager that knows no leader answers 503 (Flink's standbys answer so
+   * during a leader election), not that the job does not exist. Undefined: 404.
+   */
+  absent?(jobId: string): (Error & { readonly statusCode: number }) | undefined;
 }
 
 /** The directory of `weir run`: one job. */

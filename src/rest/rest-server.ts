@@ -57,7 +57,8 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
   const jobs = o.jobs ?? singleJob(o.master!);
 
   app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown }, _req, reply) => {
-    const status = error.statusCode && error.statusCode < 500 ? error.statusCode : error.validation ? 400 : 500;
+    // 503 is a refusal (a standby without a leader), not a failure of the server's own.
+    const status = error.statusCode && (error.statusCode < 500 || error.statusCode === 503) ? error.statusCode : error.validation ? 400 : 500;
     void reply.code(status).send(errorView(error.message));
   });
   app.setNotFoundHandler((req, reply) => void reply.code(404).send(errorView(`no such resource: ${req.method} ${req.url}`)));

@@ -38,7 +38,7 @@ async function leader(store: VersionedKeyValueStore): Promise<{ election: LeaseL
   return { election, contender };
 }
 
-test('a renewal that hangs: the leader gives up by its own deadline (two thirds of the lease), not when the store answers', async () => {
+test('a renewal that hangs: the leader gives up by its own deadline (four fifths of the lease), not when the store answers', async () => {
   const store = hangable(new InMemoryKeyValueStore());
   const { election, contender } = await leader(store);
   const hungAt = Date.now();

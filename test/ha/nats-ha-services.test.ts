@@ -100,19 +100,20 @@ describe('HA services on NATS: what only NATS has', { timeout: 60_000 }, () => {
     await assert.rejects(createHighAvailabilityServices(haConfig('future'), silentLogger), (e: unknown) => e instanceof BucketLayoutError && e.reason === 'INCOMPATIBLE_LAYOUT' && /layout version 99, this weir uses version 1/.test(e.message));
   });
 
-  test('NATS unreachable at start: an error naming the servers and the key', async () => {
+  test('NATS unreachable at start: retried until high-availability.nats.startup-timeout, then an error naming the servers, the key and what it waited for', async () => {
     const servers = 'nats://127.0.0.1:9,nats://127.0.0.1:10';
     const started = Date.now();
-    await assert.rejects(
-      createHighAvailabilityServices(buildConfig({ 'high-availability.type': 'nats', 'high-availability.nats.servers': servers, 'high-availability.nats.connect-timeout': '1 s' }), silentLogger),
-      (e: unknown) => {
-        assert.ok(e instanceof NatsConnectError, String(e));
-        assert.equal(e.reason, 'UNREACHABLE');
-        assert.deepEqual(e.servers, ['nats://127.0.0.1:9', 'nats://127.0.0.1:10']);
-        assert.match(e.message, /^NATS at nats:\/\/127\.0\.0\.1:9, nats:\/\/127\.0\.0\.1:10 \(high-availability\.nats\.servers\): no server could be reached/);
-        return true;
-      },
-    );
+    const config = buildConfig({ 'high-availability.type': 'nats', 'high-availability.nats.servers': servers, 'high-availability.nats.connect-timeout': '1 s', 'high-availability.nats.startup-timeout': '2 s' });
+    await assert.rejects(createHighAvailabilityServices(config, silentLogger), (e: unknown) => {
+      assert.ok(e instanceof NatsConnectError, String(e));
+      assert.equal(e.reason, 'NOT_READY');
+      assert.deepEqual(e.servers, ['nats://127.0.0.1:9', 'nats://127.0.0.1:10']);
+      assert.match(e.message, /^NATS at nats:\/\/127\.0\.0\.1:9, nats:\/\/127\.0\.0\.1:10 \(high-availability\.nats\.servers\): not ready within 2000 ms \(high-availability\.nats\.startup-timeout\), \d+ attempts; waited for a server to connect to/);
+      assert.ok(e.cause instanceof NatsConnectError && e.cause.reason === 'UNREACHABLE', 'the last attempt found no server');
+      assert.match(e.message, /no server could be reached/);
+      return true;
+    });
+    assert.ok(Date.now() - started >= 2000, 'it waited');
     assert.ok(Date.now() - started < 15_000);
   });
 });

@@ -2,17 +2,27 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { JetStreamApiError, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { Objm, type ObjectStore } from '@nats-io/obj';
+import { isNatsUnavailable } from './nats-errors.ts';
 
 const STREAM_NOT_FOUND = 10059;
 const REPLICAS_NOT_SUPPORTED = 10074;
 const INSUFFICIENT_RESOURCES = 10023;
 
+/**
+ * Why a bucket could not be looked up or made: REPLICAS_NOT_SUPPORTED (a single server asked for
+ * replicas), INSUFFICIENT_RESOURCES (too few servers for the replicas, or a cluster whose servers
+ * have not all joined yet), UNAVAILABLE (no answer in time: JetStream still electing), FAILED.
+ */
+export type NatsBucketFailure = 'REPLICAS_NOT_SUPPORTED' | 'INSUFFICIENT_RESOURCES' | 'UNAVAILABLE' | 'FAILED';
+
 /** A bucket weir needs that could not be made: names the bucket and, for replicas, the key to change. */
 export class NatsBucketError extends Error {
+  readonly reason: NatsBucketFailure;
   readonly bucket: string;
-  constructor(bucket: string, problem: string, options?: { cause?: unknown }) {
+  constructor(reason: NatsBucketFailure, bucket: string, problem: string, options?: { cause?: unknown }) {
     super(`NATS bucket '${bucket}': ${problem}`, options);
     this.name = 'NatsBucketError';
+    this.reason = reason;
     this.bucket = bucket;
   }
 }
@@ -38,7 +48,7 @@ async function streamExists(nc: NatsConnection, stream: string, bucket: string):
     return true;
   } catch (e) {
     if (e instanceof JetStreamApiError && e.code === STREAM_NOT_FOUND) return false;
-    throw new NatsBucketError(bucket, `cannot be looked up: ${(e as Error).message}`, { cause: e });
+    throw new NatsBucketError(unavailableOr(e, 'FAILED'), bucket, `cannot be looked up: ${(e as Error).message}`, { cause: e });
   }
 }
 
@@ -47,8 +57,13 @@ async function creating<T>(bucket: string, replicas: number, make: () => Promise
     return await make();
   } catch (e) {
     if (e instanceof JetStreamApiError && (e.code === REPLICAS_NOT_SUPPORTED || e.code === INSUFFICIENT_RESOURCES)) {
-      throw new NatsBucketError(bucket, `cannot be created with ${replicas} replicas (${e.message}); a single server needs high-availability.nats.replicas: 1`, { cause: e });
+      const reason = e.code === REPLICAS_NOT_SUPPORTED ? 'REPLICAS_NOT_SUPPORTED' : 'INSUFFICIENT_RESOURCES';
+      throw new NatsBucketError(reason, bucket, `cannot be created with ${replicas} replicas (${e.message}); a single server needs high-availability.nats.replicas: 1`, { cause: e });
     }
-    throw new NatsBucketError(bucket, `cannot be created: ${(e as Error).message}`, { cause: e });
+    throw new NatsBucketError(unavailableOr(e, 'FAILED'), bucket, `cannot be created: ${(e as Error).message}`, { cause: e });
   }
+}
+
+function unavailableOr(e: unknown, otherwise: NatsBucketFailure): NatsBucketFailure {
+  return e instanceof Error && isNatsUnavailable(e) ? 'UNAVAILABLE' : otherwise;
 }

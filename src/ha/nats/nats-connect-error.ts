@@ -1,9 +1,10 @@
 /**
  * Why weir could not start on NATS: UNREACHABLE (no server answered), AUTHENTICATION (a server
  * refused the credentials), NO_JETSTREAM (a server answered but has JetStream off),
- * UNSUPPORTED_SERVER (older than 2.9, which lacks what the buckets need).
+ * UNSUPPORTED_SERVER (older than 2.9, which lacks what the buckets need), NOT_READY (what
+ * weir waited for at the start did not come within high-availability.nats.startup-timeout).
  */
-export type NatsConnectFailure = 'UNREACHABLE' | 'AUTHENTICATION' | 'NO_JETSTREAM' | 'UNSUPPORTED_SERVER';
+export type NatsConnectFailure = 'UNREACHABLE' | 'AUTHENTICATION' | 'NO_JETSTREAM' | 'UNSUPPORTED_SERVER' | 'NOT_READY';
 
 export class NatsConnectError extends Error {
   readonly reason: NatsConnectFailure;

@@ -20,7 +20,11 @@ export function isNatsError(err: Error): boolean {
   return NATS_CLIENT_ERRORS.has(err.name) || /^(Nats|JetStream)/.test(err.name);
 }
 
-/** A NATS client error that says the server could not be reached or did not answer in time (it may answer again). */
+/**
+ * A NATS client error that says the server could not be reached or did not answer in time (it may
+ * answer again). JetStreamNotEnabled is the client's name for "no responders" to a JetStream
+ * request: a stream between two leaders (one node lost) answers so for seconds.
+ */
 export function isNatsUnavailable(err: Error): boolean {
-  return /timeout|closed|disconnect|no responders|connection|draining|503|temporarily unavailable/i.test(`${err.name} ${err.message}`);
+  return err.name === 'JetStreamNotEnabled' || /timeout|closed|disconnect|no responders|connection|draining|503|temporarily unavailable/i.test(`${err.name} ${err.message}`);
 }
