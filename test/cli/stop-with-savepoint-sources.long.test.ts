@@ -3,9 +3,8 @@
 // never stopped commits, and the stopped job ends FINISHED. The CDC cases change rows of a private
 // MariaDB all through the stop. A NEW SOURCE ADDS ITS CASES HERE (see test/fixtures/stop-and-resume.ts).
 import { after, before, describe, test } from 'node:test';
-import { join } from 'node:path';
 import { boundedSourceCase, stopAndResume, type BoundedSourceKind } from '../fixtures/stop-and-resume.ts';
-import { cdcStopCase } from '../fixtures/cdc-stop-case.ts';
+import { stopAndResumeCdc } from '../fixtures/cdc-stop-case.ts';
 import { startMariaDb, type MariaDbServer } from '../fixtures/mariadb-server.ts';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
 import { weirEnv } from '../fixtures/weir-process.ts';
@@ -47,15 +46,8 @@ describe('MySQL CDC, rows changing during the stop', () => {
 
   SHAPES.forEach((shape, i) => {
     test(`cdc ${describeShape(shape)}: FINISHED, then every change once, as a run that never stopped`, { timeout: 180_000 }, async (t) => {
-      const c = cdcStopCase(server, { name: `cdc p${shape.parallelism}${shape.drain ? ' drain' : ''}`, ...shape, seed: 20 + i });
-      try {
-        await c.prepare();
-        const r = await stopAndResume(c, root, weirEnv(root));
-        await c.verify(join(r.dir, 'stopped'));
-        t.diagnostic(`${r.beforeStop} of ${r.total} change lines committed before the stop`);
-      } finally {
-        await c.close();
-      }
+      const r = await stopAndResumeCdc(server, root, weirEnv(root), { name: `cdc p${shape.parallelism}${shape.drain ? ' drain' : ''}`, ...shape, seed: 20 + i });
+      t.diagnostic(`${r.beforeStop} of ${r.total} change lines committed before the stop`);
     });
   });
 });

@@ -4,10 +4,8 @@
 // change lines as a run that never stopped. The whole matrix (p1/p2, with and without --drain,
 // every source kind) is in test/cli/stop-with-savepoint-sources.long.test.ts.
 import { after, before, test } from 'node:test';
-import { join } from 'node:path';
 import { startMariaDb, type MariaDbServer } from '../fixtures/mariadb-server.ts';
-import { cdcStopCase } from '../fixtures/cdc-stop-case.ts';
-import { stopAndResume } from '../fixtures/stop-and-resume.ts';
+import { stopAndResumeCdc } from '../fixtures/cdc-stop-case.ts';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
 import { weirEnv } from '../fixtures/weir-process.ts';
 
@@ -23,13 +21,6 @@ after(async () => {
 });
 
 test('stop with savepoint at p2 while rows change, resume: FINISHED, then every change once', { timeout: 180_000 }, async (t) => {
-  const c = cdcStopCase(server, { name: 'cdc p2', parallelism: 2, drain: false, seed: 11 });
-  try {
-    await c.prepare();
-    const r = await stopAndResume(c, root, weirEnv(root));
-    await c.verify(join(r.dir, 'stopped'));
-    t.diagnostic(`${r.beforeStop} of ${r.total} change lines committed before the stop`);
-  } finally {
-    await c.close();
-  }
+  const r = await stopAndResumeCdc(server, root, weirEnv(root), { name: 'cdc p2', parallelism: 2, drain: false, seed: 11 });
+  t.diagnostic(`${r.beforeStop} of ${r.total} change lines committed before the stop`);
 });
