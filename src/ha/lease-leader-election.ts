@@ -253,8 +253,9 @@ export class LeaseLeaderElection implements LeaderElection {
     const sentAt = this.#clock.now();
     try {
       const revision = await this.#o.store.update(this.#o.key, encodeLeaseRecord({ ...this.#record(s), renewedAt: Date.now() }), s.revision);
-      if (this.#state !== s) return; // revoked while the write was in flight (its deadline passed)
+      // Kept even when closed meanwhile: close() releases the lease by this revision once the loop ends.
       s.revision = revision;
+      if (this.#state !== s) return; // revoked or closed while the write was in flight
       s.renewedAt = sentAt;
       s.nextRenewAt = sentAt + this.#renewMs;
       this.#armDeadline(s);

@@ -77,3 +77,39 @@ test('a leader whose event loop was blocked past its lease knows it at once, bef
   assert.throws(() => lead.check('jobs.x.checkpoint-id'), (e: unknown) => e instanceof FencedWriteError && e.reason === 'LEADERSHIP_LOST' && /renewal was \d+ ms ago/.test(e.message));
   await election.close();
 });
+
+test('closed while a renewal is in flight: the release uses the revision that renewal wrote, so the lease is released, not left to expire', async () => {
+  const backend = new InMemoryKeyValueBackend();
+  const inner = new InMemoryKeyValueStore(backend);
+  let renewalStarted: () => void = () => {};
+  const started = new Promise<void>((resolve) => (renewalStarted = resolve));
+  let finishRenewal: () => void = () => {};
+  const held = new Promise<void>((resolve) => (finishRenewal = resolve));
+  let holding = false;
+  const store: VersionedKeyValueStore = {
+    description: inner.description,
+    get: (k) => inner.get(k),
+    create: (k, v) => inner.create(k, v),
+    delete: (k, r) => inner.delete(k, r),
+    keys: (p) => inner.keys(p),
+    watch: (k, fn) => inner.watch(k, fn),
+    // Once armed, the next update (a renewal) is written at once but answered only when let go.
+    update: async (k, v, r) => {
+      const revision = await inner.update(k, v, r);
+      if (holding) {
+        holding = false;
+        renewalStarted();
+        await held;
+      }
+      return revision;
+    },
+  };
+  const { election } = await leader(store);
+  holding = true;
+  await started;
+  const closing = election.close();
+  finishRenewal();
+  await closing;
+  const record = decodeLeaseRecord(backend.get(KEY)!.value)!;
+  assert.equal(record.holder, null, 'the lease was not released');
+});
