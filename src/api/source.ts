@@ -105,7 +105,10 @@ export interface SourceReader<T, Split> {
   pollNext(output: SourceOutput<T>): InputStatus;
   /** Resolves when pollNext has something to give after it returned 'nothing'. */
   isAvailable(): Promise<void>;
-  /** The reader's splits with their current positions: everything emitted so far is before them. */
+  /**
+   * The reader's splits with their current positions: everything emitted so far is before them.
+   * `checkpointId` is -1 when no checkpoint asks (weir reads the positions for an at-most-once restart).
+   */
   snapshotState(checkpointId: number): Split[];
   notifyCheckpointComplete?(checkpointId: number): void | Promise<void>;
   notifyCheckpointAborted?(checkpointId: number): void;

@@ -1,14 +1,11 @@
-import { failureCounts, type CheckpointFailure, type PendingSubtask } from '../checkpoint/checkpoint-failure-reason.ts';
-import type { CheckpointStorage } from '../checkpoint/checkpoint-storage.ts';
-import type { Clock, Timer } from '../clock/clock.ts';
-import type { WeirConfig } from '../config/configuration.ts';
+import { failureCounts, type CheckpointFailure } from '../checkpoint/checkpoint-failure-reason.ts';
+import type { Timer } from '../clock/clock.ts';
 import { formatDuration } from '../config/duration.ts';
-import type { JobGraph } from '../graph/job-graph.ts';
-import type { Logger } from '../log/logger.ts';
-import type { FromTaskManager, TaskMetrics } from '../network/control-messages.ts';
-import type { CheckpointOptions, CheckpointType } from '../network/stream-event.ts';
-import { describeActivity } from '../network/task-activity.ts';
+import type { FromTaskManager } from '../network/control-messages.ts';
+import type { CheckpointOptions } from '../network/stream-event.ts';
+import type { CheckpointCoordinatorDeps, TaskDescriptions, TriggerRequest } from './checkpoint-coordinator-deps.ts';
 import { CheckpointFailureManager } from './checkpoint-failure-manager.ts';
+import { Stopped, type CheckpointLifecycle, type CheckpointLifecycleController } from './checkpoint-lifecycle.ts';
 import { CheckpointNotStartedError } from './checkpoint-not-started-error.ts';
 import { InMemoryCheckpointIdCounter, type CheckpointIdCounter } from './checkpoint-id-counter.ts';
 import { buildCheckpointMetadata } from './checkpoint-metadata-builder.ts';
@@ -16,51 +13,8 @@ import { CheckpointRequestDecider } from './checkpoint-request-decider.ts';
 import { CheckpointStatsTracker } from './checkpoint-stats.ts';
 import type { CompletedCheckpoint } from './completed-checkpoint.ts';
 import { CompletedCheckpointStore } from './completed-checkpoint-store.ts';
+import { expiredCheckpointReport } from './expired-checkpoint-report.ts';
 import { PendingCheckpoint } from './pending-checkpoint.ts';
-
-/** Every subtask's figures: fresh from the TaskManagers that answered, the last report of those that did not (`silent`). */
-export interface TaskDescriptions {
-  readonly tasks: ReadonlyArray<TaskMetrics & { readonly silent: boolean }>;
-  /** The TaskManagers that did not answer. */
-  readonly silent: readonly number[];
-}
-
-export interface CheckpointCoordinatorDeps {
-  readonly jobId: string;
-  readonly config: WeirConfig;
-  readonly jobGraph: JobGraph;
-  readonly log: Logger;
-  readonly clock: Clock;
-  readonly storage: CheckpointStorage;
-  readonly triggerSources: (checkpointId: number, timestamp: number, options: CheckpointOptions) => void;
-  /** The sources' split enumerator states, by uid; called synchronously just before triggerSources. */
-  readonly snapshotCoordinators?: (checkpointId: number) => Record<string, unknown>;
-  readonly notifyComplete: (checkpointId: number) => void;
-  readonly notifyAborted: (checkpointId: number, reason: string) => void;
-  /** What each subtask is doing right now (for the reason of an expired checkpoint). */
-  readonly describeTasks: () => Promise<TaskDescriptions>;
-  /** Too many consecutive checkpoint failures: fail the job over. */
-  readonly failJob: (error: Error) => void;
-  readonly onCompleted?: (checkpoint: CompletedCheckpoint) => void;
-  /**
-   * With high availability: publishes the completed checkpoint's pointer (a fenced write) after
-   * `_metadata` and before anyone is told it is complete, so that sinks commit only what a new
-   * leader would restore from. A rejection (a FencedWriteError when leadership is lost) means the
-   * checkpoint does not complete.
-   */
-  readonly publish?: (checkpoint: CompletedCheckpoint) => Promise<void>;
-  readonly onFailed?: (checkpointId: number, failure: CheckpointFailure) => void;
-  /** Where every new checkpoint and savepoint id comes from (the HA store's, fenced, with high availability); in memory by default. */
-  readonly idCounter?: CheckpointIdCounter;
-}
-
-export interface TriggerRequest {
-  readonly type: CheckpointType;
-  /** Savepoints: the directory to write to. */
-  readonly targetDir?: string;
-  /** Take it even if the periodic rules would not (savepoints, the final checkpoint). */
-  readonly force?: boolean;
-}
 
 /**
  * The JobMaster's checkpoint coordinator (DESIGN §4): triggers checkpoints at the sources,
@@ -82,10 +36,18 @@ export class CheckpointCoordinator {
   readonly #ids: CheckpointIdCounter;
   /** Triggers waiting for their id from the counter: they count as in flight for max-concurrent-checkpoints. */
   #awaitingId = 0;
-  /** Bumped by every stop(): a trigger whose id arrives after one does not go out. */
-  #stops = 0;
+  #lifecycle: CheckpointLifecycle = new Stopped(0);
+  readonly #controller: CheckpointLifecycleController = {
+    schedulePeriodic: () => this.#armPeriodic(),
+    cancelPeriodic: () => {
+      this.#timer?.cancel();
+      this.#timer = undefined;
+    },
+    abortPending: (reason) => {
+      for (const p of [...this.#pending.values()]) this.#abort(p, { code: 'CHECKPOINT_COORDINATOR_SUSPEND', message: reason });
+    },
+  };
   #timer: Timer | undefined;
-  #running = false;
   #lastTrigger = 0;
   #lastCompletion = 0;
 
@@ -127,15 +89,12 @@ export class CheckpointCoordinator {
 
   /** Tasks are all running: periodic checkpoints may be triggered. */
   start(): void {
-    this.#running = true;
-    this.#schedule();
+    this.#lifecycle = this.#lifecycle.start(this.#controller);
   }
 
   /** A failover or the end of the job: no new triggers; pending checkpoints are aborted. */
   stop(reason: string): void {
-    this.#stops++;
-    this.stopPeriodic();
-    for (const p of [...this.#pending.values()]) this.#abort(p, { code: 'CHECKPOINT_COORDINATOR_SUSPEND', message: reason });
+    this.#lifecycle = this.#lifecycle.stop(this.#controller, reason);
   }
 
   /**
@@ -143,17 +102,17 @@ export class CheckpointCoordinator {
    * acknowledged (its retention and notifications belong to a job that is gone).
    */
   shutdown(reason: string): Promise<void> {
-    this.#shutdown = reason;
-    this.stop(reason);
+    this.#lifecycle = this.#lifecycle.shutdown(this.#controller, reason);
     return this.settled();
   }
-  #shutdown: string | undefined;
 
   /** No more periodic triggers; checkpoints in flight may still complete (end of input). */
   stopPeriodic(): void {
-    this.#running = false;
-    this.#timer?.cancel();
-    this.#timer = undefined;
+    this.#lifecycle = this.#lifecycle.stopPeriodic(this.#controller);
+  }
+
+  get #shutdown(): string | undefined {
+    return this.#lifecycle.shutdownReason;
   }
 
   /** A source (by vertex id) is catching up on a backlog, as its split enumerator says (FLIP-309). */
@@ -164,9 +123,14 @@ export class CheckpointCoordinator {
   }
 
   #schedule(): void {
+    if (this.#lifecycle.periodic) this.#armPeriodic();
+    else this.#controller.cancelPeriodic();
+  }
+
+  #armPeriodic(): void {
     this.#timer?.cancel();
     this.#timer = undefined;
-    if (!this.#running || !this.periodic) return;
+    if (!this.periodic) return;
     const now = this.#d.clock.now();
     const at = this.#decider.nextTriggerAt({ now, lastTrigger: this.#lastTrigger, lastCompletion: this.#lastCompletion, backlog: this.#backlog.size > 0 });
     if (at === null) return;
@@ -179,7 +143,7 @@ export class CheckpointCoordinator {
   }
 
   trigger(request: TriggerRequest): Promise<CompletedCheckpoint> {
-    if (!this.#running && !request.force) return Promise.reject(new Error('the job is not running'));
+    if (!this.#lifecycle.admitsTrigger(request.force === true)) return Promise.reject(new Error('the job is not running'));
     let taken: number | Promise<number>;
     try {
       taken = this.#ids.getAndIncrement();
@@ -193,7 +157,7 @@ export class CheckpointCoordinator {
 
   /** A counter that asks a store (NATS): its answer may come late, be a failure, or never come. */
   async #awaitId(request: TriggerRequest, taken: Promise<number>): Promise<CompletedCheckpoint> {
-    const stops = this.#stops;
+    const epoch = this.#lifecycle.epoch;
     const timeout = this.#d.config['execution.checkpointing.timeout'];
     // The periodic timer counts from the request, so a slow counter cannot make it fire again at once.
     this.#lastTrigger = this.#d.clock.now();
@@ -209,13 +173,13 @@ export class CheckpointCoordinator {
       ]);
     } catch (e) {
       // Under a job that is failing over or ending (a lost leadership's fenced write among them) it says nothing of the store.
-      if (stops !== this.#stops || this.#shutdown !== undefined) throw new Error(`${request.type} not started: ${this.#shutdown ?? 'the job failed over'} while its id was being taken`);
+      if (!this.#lifecycle.admitsIdFrom(epoch)) throw new Error(`${request.type} not started: ${this.#shutdown ?? 'the job failed over'} while its id was being taken`);
       return this.#failedWithoutId(request, new CheckpointNotStartedError(request.type, 'IO_EXCEPTION', this.#ids.description, (e as Error).message));
     } finally {
       timer?.cancel();
       this.#awaitingId--;
     }
-    if (stops !== this.#stops || this.#shutdown !== undefined) {
+    if (!this.#lifecycle.admitsIdFrom(epoch)) {
       // The job failed over or ended while the id was on its way: the id is spent, nothing goes out.
       throw new Error(`${request.type} ${id} not triggered: ${this.#shutdown ?? 'the job failed over'} while its id was being taken`);
     }
@@ -345,19 +309,7 @@ export class CheckpointCoordinator {
     const described = await this.#d.describeTasks().catch((): TaskDescriptions => ({ tasks: [], silent: [] }));
     if (p.isDiscarded || !this.#pending.has(p.id)) return;
     const now = this.#d.clock.now();
-    const pending: PendingSubtask[] = missing.map((key) => {
-      const [vertexId, sub] = key.split(':') as [string, string];
-      const vertex = this.#d.jobGraph.vertices.find((v) => v.id === vertexId);
-      const d = described.tasks.find((t) => t.vertexId === vertexId && t.subtask === Number(sub));
-      return { vertex: vertex?.name ?? vertexId, subtask: Number(sub), parallelism: vertex?.parallelism ?? 0, isSource: vertex?.isSource ?? false, report: d, silent: d?.silent ?? true };
-    });
-    const lines = pending.map((s) => {
-      const doing = s.report ? describeActivity(s.report, now, s.silent) : 'no answer from its TaskManager (its thread may be blocked inside a synchronous call)';
-      return `'${s.vertex}' subtask ${s.subtask + 1}/${s.parallelism || '?'}: ${doing}`;
-    });
-    const silent = described.silent;
-    const silentNote = silent.length > 0 ? `; TaskManager ${silent.join(', ')} did not answer` : '';
-    const message = `checkpoint ${p.id} expired after ${formatDuration(timeout)} before completing: ${missing.length} of ${this.#expected.length} subtasks had not acknowledged — ${lines.join('; ')}${silentNote}`;
+    const { pending, message } = expiredCheckpointReport({ id: p.id, missing, expected: this.#expected.length, timeout, now }, this.#d.jobGraph, described);
     this.#abort(p, { code: 'CHECKPOINT_EXPIRED', message, pending, at: now });
   }
 

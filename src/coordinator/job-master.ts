@@ -5,15 +5,12 @@ import { silentLogger } from '../log/logger.ts';
 import type { FromTaskManager, SerializedError, TaskMetrics, TaskStatus } from '../network/control-messages.ts';
 import { serializeError } from '../network/control-messages.ts';
 import { sourcePositions, type Restore } from './checkpoint-restorer.ts';
-import type { CheckpointCoordinator, TaskDescriptions } from './checkpoint-coordinator.ts';
+import type { CheckpointCoordinator } from './checkpoint-coordinator.ts';
+import type { TaskDescriptions } from './checkpoint-coordinator-deps.ts';
 import { createJobServices, type JobServices } from './job-services.ts';
-import type { Deployment } from './task-manager-pool.ts';
-import type { CompiledJob } from './worker-bundle.ts';
 import type { CompletedCheckpoint } from './completed-checkpoint.ts';
-import type { CheckpointIdCounter } from './checkpoint-id-counter.ts';
-import { FaultInjector, type FaultInjectionOptions, type PlannedFailure } from './fault-injector.ts';
+import { FaultInjector, type PlannedFailure } from './fault-injector.ts';
 import { JobFailure } from './job-failure.ts';
-import type { JobListener } from './job-listener.ts';
 import type { ExceptionRecord, JobResult } from './job-result.ts';
 import { newJobId } from './job-id.ts';
 import { Created } from './job-states/created.ts';
@@ -29,37 +26,14 @@ import { applyRetention } from './checkpoint-retention.ts';
 import { SavepointError } from './savepoint-error.ts';
 import { ManualTriggers } from './manual-triggers.ts';
 import { JobSuspendedError } from './job-suspended-error.ts';
+import type { JobMasterOptions } from './job-master-options.ts';
+import { routeTaskManagerMessage } from './task-manager-messages.ts';
 import type { TaskRates } from './task-rates.ts';
 
 export type { Deployment } from './task-manager-pool.ts';
 export type { JobListener } from './job-listener.ts';
 export type { ExceptionRecord, JobResult } from './job-result.ts';
-
-export interface JobMasterOptions {
-  readonly jobId?: string;
-  readonly plan: JobPlan;
-  readonly deployment: Deployment;
-  /** A savepoint or retained checkpoint directory (or its `_metadata`) to start from. */
-  readonly restoreFrom?: string;
-  readonly allowNonRestoredState?: boolean;
-  readonly log?: Logger;
-  readonly listener?: JobListener;
-  readonly faults?: FaultInjectionOptions;
-  /** Keep the completed checkpoints when the job finishes (weir verify reads the final one). */
-  readonly retainCheckpointsOnFinish?: boolean;
-  /** The job module as the installed package compiled it: removed when the job ends. */
-  readonly compiled?: CompiledJob;
-  /**
-   * The number of the first attempt (default 0). A job that a new leader recovers keeps its id, so
-   * its attempts must not reuse the numbers of the old leader's: a sink names its files by job id
-   * and attempt (the transactional file sink), and a repeated name would overwrite committed output.
-   */
-  readonly firstAttempt?: number;
-  /** High availability: a completed checkpoint's pointer is published (fenced) before sinks commit. */
-  readonly publishCheckpoint?: (checkpoint: CompletedCheckpoint) => Promise<void>;
-  /** High availability: every checkpoint id from the HA store's counter, fenced by the leader's epoch (in memory otherwise). */
-  readonly checkpointIdCounter?: CheckpointIdCounter;
-}
+export type { JobMasterOptions } from './job-master-options.ts';
 
 /**
  * The JobManager of one job (Flink's JobMaster with its scheduler): its lifecycle is one state
@@ -231,56 +205,17 @@ export class JobMaster {
     return this.status === 'RUNNING' && this.#ctx.execution.every((s) => s !== 'initializing');
   }
 
-  // ---- messages from TaskManagers ----
-
   #onMessage(m: FromTaskManager): void {
-    switch (m.type) {
-      case 'ready':
-      case 'heartbeat':
-      case 'described':
-        return;
-      case 'canceled':
-        if (this.#state instanceof Restarting) this.#state.canceled(m.tm, m.attempt);
-        return;
-      case 'log':
-        this.#log[m.level](m.message, m.fields);
-        return;
-      case 'deploy-failed':
-        if (m.attempt === this.#attempt || m.attempt === -1) this.#state.onFailure(m.error);
-        return;
-    }
-    if (m.type === 'task-status' && m.positions) this.#ctx.execution.positions.set(`${m.vertexId}:${m.subtask}`, m.positions);
-    // Only the attempt that failed: once the next one is deployed, its readers' positions are what counts.
-    if (m.type === 'splits-undelivered') return void (m.attempt === this.#attempt && this.#ctx.execution.addUndelivered(m.vertexId, m.subtask, m.splits));
-    if (m.attempt !== this.#attempt) return;
-    switch (m.type) {
-      case 'task-status': {
-        const entry = this.#ctx.execution.entry(m.vertexId, m.subtask);
-        if (!entry) return;
-        entry.status = m.status;
-        if (m.status === 'failed' && this.#armed && m.error?.injected) this.#faults?.fired();
-        this.#state.onTaskStatus(entry, m.status, m.error);
-        return;
-      }
-      case 'ack-checkpoint':
-        this.checkpoints.receiveAck(m);
-        return;
-      case 'decline-checkpoint':
-        this.checkpoints.receiveDecline(m);
-        return;
-      case 'metrics':
-        this.#ctx.execution.recordMetrics(m.tasks);
-        return;
-      case 'split-request':
-        this.#ctx.sources.get(m.vertexId)?.handleSplitRequest(m.subtask);
-        return;
-      case 'reader-event':
-        this.#ctx.sources.get(m.vertexId)?.handleReaderEvent(m.subtask, m.event);
-        return;
-      case 'watermark-report':
-        this.#ctx.alignment.report(m.vertexId, m.subtask, m.group, m.watermark);
-        return;
-    }
+    routeTaskManagerMessage(m, {
+      state: this.#state,
+      attempt: this.#attempt,
+      log: this.#log,
+      ctx: this.#ctx,
+      checkpoints: this.checkpoints,
+      injectedFailed: () => {
+        if (this.#armed) this.#faults?.fired();
+      },
+    });
   }
 
   #announceRestore(restore: Restore): void {

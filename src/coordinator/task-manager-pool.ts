@@ -4,7 +4,7 @@ import type { Clock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
 import { lowestLevel } from '../log/logger.ts';
 import type { FromTaskManager, TaskMetrics, ToTaskManager } from '../network/control-messages.ts';
-import type { TaskDescriptions } from './checkpoint-coordinator.ts';
+import type { TaskDescriptions } from './checkpoint-coordinator-deps.ts';
 import { HeartbeatMonitor } from './heartbeat-monitor.ts';
 import { InThreadGateway } from './in-thread-gateway.ts';
 import { TaskManagerLostError, type TaskManagerLoss } from './task-manager-lost-error.ts';

@@ -12,13 +12,12 @@ import type { StreamEvent } from './stream-event.ts';
  * ring header says how much of a segment is used):
  *
  *   0x01 RECORD        a record, as the edge's codec wrote it (codecs are self-delimiting)
- *   0x02 KEYED_RECORD  u16 LE key group, then the record: the receiver need not hash the key again
  *   0x03 EVENT         varint length + MessagePack of the event (barriers, end of data: rare)
  *   0x04 SPAN          u32 LE length L of one record (with its frame) too large for a segment, then
  *                      its first bytes up to the end of the segment; the next segments start with
  *   0x05 MORE          the record's next bytes, up to L; frames may follow in the same segment.
- *   0x07 TIMESTAMP     f64 LE event-time timestamp of the record frame (RECORD or KEYED_RECORD)
- *                      that follows at once: written only for records that have one, so jobs
+ *   0x07 TIMESTAMP     f64 LE event-time timestamp of the record frame (RECORD) that follows
+ *                      at once: written only for records that have one, so jobs
  *                      without event time pay nothing. It is part of the record's frame (a
  *                      record moves or spans with its timestamp).
  *
@@ -28,7 +27,6 @@ import type { StreamEvent } from './stream-event.ts';
  * still queued on its side, to unaligned), then the MessagePack of the event.
  */
 export const RECORD = 0x01;
-export const KEYED_RECORD = 0x02;
 export const EVENT = 0x03;
 export const SPAN = 0x04;
 export const MORE = 0x05;
@@ -89,11 +87,11 @@ export class FrameWriter {
     return this.#out.pos;
   }
 
-  record(value: unknown, keyGroup: number, timestamp = NO_TIMESTAMP): boolean {
+  record(value: unknown, timestamp = NO_TIMESTAMP): boolean {
     const out = this.#out;
     const start = out.pos;
     try {
-      this.#frame(value, keyGroup, timestamp, out);
+      this.#frame(value, timestamp, out);
       return true;
     } catch (e) {
       out.pos = start;
@@ -113,10 +111,10 @@ export class FrameWriter {
   }
 
   /** The record as one spanning frame's bytes (SPAN header included). */
-  span(value: unknown, keyGroup: number, timestamp = NO_TIMESTAMP): Uint8Array {
+  span(value: unknown, timestamp = NO_TIMESTAMP): Uint8Array {
     const s = this.#scratch;
     s.pos = SPAN_HEADER;
-    this.#frame(value, keyGroup, timestamp, s);
+    this.#frame(value, timestamp, s);
     const length = s.pos - SPAN_HEADER;
     s.buf[0] = SPAN;
     s.view.setUint32(1, length, true);
@@ -133,29 +131,22 @@ export class FrameWriter {
     return offset + n;
   }
 
-  #frame(value: unknown, keyGroup: number, timestamp: number, out: DataOutput): void {
+  #frame(value: unknown, timestamp: number, out: DataOutput): void {
     if (timestamp !== NO_TIMESTAMP) {
       out.ensure(9);
       out.buf[out.pos] = TIMESTAMP;
       out.view.setFloat64(out.pos + 1, timestamp, true);
       out.pos += 9;
     }
-    if (keyGroup >= 0) {
-      out.ensure(3);
-      out.buf[out.pos] = KEYED_RECORD;
-      out.view.setUint16(out.pos + 1, keyGroup, true);
-      out.pos += 3;
-    } else {
-      out.writeByte(RECORD);
-    }
+    out.writeByte(RECORD);
     this.#codec.encode(value, out);
   }
 }
 
-/** What a segment held, in order: runs of records (with their key groups where sent) and events. */
+/** What a segment held, in order: runs of records and events. */
 export interface FrameSink {
   /** `timestamp` is NO_TIMESTAMP for a record sent without one. */
-  record(value: unknown, keyGroup: number, timestamp: number): void;
+  record(value: unknown, timestamp: number): void;
   event(event: StreamEvent): void;
 }
 
@@ -184,16 +175,13 @@ export class FrameReader {
     const at = input.pos;
     switch (input.readByte()) {
       case RECORD:
-        return sink.record(this.#codec.decode(input), -1, NO_TIMESTAMP);
-      case KEYED_RECORD:
-        return this.#keyedRecord(input, sink, NO_TIMESTAMP);
+        return sink.record(this.#codec.decode(input), NO_TIMESTAMP);
       case TIMESTAMP: {
         input.require(9);
         const timestamp = input.view.getFloat64(input.pos, true);
         input.pos += 8;
         const kind = input.readByte();
-        if (kind === RECORD) return sink.record(this.#codec.decode(input), -1, timestamp);
-        if (kind === KEYED_RECORD) return this.#keyedRecord(input, sink, timestamp);
+        if (kind === RECORD) return sink.record(this.#codec.decode(input), timestamp);
         return input.fail(`a timestamp followed by a frame of kind ${kind} instead of a record`, at);
       }
       case EVENT: {
@@ -214,13 +202,6 @@ export class FrameReader {
       default:
         input.fail(`a frame of kind ${input.buf[at]}`, at);
     }
-  }
-
-  #keyedRecord(input: DataInput, sink: FrameSink, timestamp: number): void {
-    input.require(2);
-    const kg = input.view.getUint16(input.pos, true);
-    input.pos += 2;
-    sink.record(this.#codec.decode(input), kg, timestamp);
   }
 
   #continueSpan(input: DataInput, sink: FrameSink): void {

@@ -43,7 +43,7 @@ class LocalOutputChannel extends OutputChannel {
     this.#batchSize = o.batchSize;
   }
 
-  emit(record: unknown, _keyGroup = -1, timestamp = NO_TIMESTAMP): void {
+  emit(record: unknown, timestamp = NO_TIMESTAMP): void {
     this.#check?.(record);
     const batch = this.#batch;
     if (timestamp !== NO_TIMESTAMP || this.#timestamps !== undefined) this.#stamp(timestamp);

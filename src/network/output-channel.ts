@@ -36,8 +36,8 @@ export abstract class OutputChannel {
     this.#maxBacklog = maxBacklog;
   }
 
-  /** Sends one record (`keyGroup` -1 where the edge is not keyed; `timestamp` NO_TIMESTAMP where it has none). */
-  abstract emit(record: unknown, keyGroup: number, timestamp?: number): void;
+  /** Sends one record (`timestamp` NO_TIMESTAMP where it has none). */
+  abstract emit(record: unknown, timestamp?: number): void;
 
   /** The partly filled buffer leaves now (buffer timeout, idle task, before a barrier). */
   abstract flush(): void;

@@ -23,8 +23,6 @@ class RingReader implements FrameSink {
   /** Segments decoded so far (the count, wrapping as the ring's counters do). */
   #next = 0;
   #records: unknown[] = [];
-  #keyGroups: number[] = [];
-  #keyed = false;
   #timestamps: number[] = [];
   #timed = false;
   #bytes = 0;
@@ -50,10 +48,10 @@ class RingReader implements FrameSink {
     this.#ring.close();
   }
 
-  record(value: unknown, keyGroup: number, timestamp: number): void {
+  record(value: unknown, timestamp: number): void {
     this.#records.push(value);
     if (timestamp !== NO_TIMESTAMP) {
-      // As key groups: an array per buffer once a record has a timestamp, none before.
+      // An array per buffer once a record has a timestamp, none before: not one per record.
       if (!this.#timed) {
         this.#timed = true;
         for (let i = this.#timestamps.length; i < this.#records.length - 1; i++) this.#timestamps.push(NO_TIMESTAMP);
@@ -61,16 +59,6 @@ class RingReader implements FrameSink {
       this.#timestamps.push(timestamp);
     } else if (this.#timed) {
       this.#timestamps.push(NO_TIMESTAMP);
-    }
-    if (keyGroup >= 0) {
-      // Key groups come on keyed edges only, with every record; an array per buffer, not per record.
-      if (!this.#keyed) {
-        this.#keyed = true;
-        for (let i = this.#keyGroups.length; i < this.#records.length - 1; i++) this.#keyGroups.push(-1);
-      }
-      this.#keyGroups.push(keyGroup);
-    } else if (this.#keyed) {
-      this.#keyGroups.push(-1);
     }
   }
 
@@ -133,12 +121,9 @@ class RingReader implements FrameSink {
       kind: 'records',
       records: this.#records,
       bytes: this.#bytes,
-      ...(this.#keyed ? { keyGroups: this.#keyGroups } : {}),
       ...(this.#timed ? { timestamps: this.#timestamps } : {}),
     };
     this.#records = [];
-    this.#keyGroups = [];
-    this.#keyed = false;
     if (this.#timed) {
       this.#timestamps = [];
       this.#timed = false;

@@ -9,7 +9,6 @@ import type { Barrier, RecordBuffer, StreamEvent } from './stream-event.ts';
 
 /** A record buffer of the backlog: records that found no free segment, with how many have gone since. */
 interface QueuedRecords extends RecordBuffer {
-  readonly keyGroups: number[];
   readonly timestamps: number[];
   sent: number;
 }
@@ -48,9 +47,9 @@ export class RingOutputChannel extends OutputChannel {
     this.#context = context;
   }
 
-  emit(record: unknown, keyGroup: number, timestamp = NO_TIMESTAMP): void {
+  emit(record: unknown, timestamp = NO_TIMESTAMP): void {
     try {
-      if (this.backlog.length > 0 || this.#span || !this.#write(record, keyGroup, timestamp)) this.#enqueue(record, keyGroup, timestamp);
+      if (this.backlog.length > 0 || this.#span || !this.#write(record, timestamp)) this.#enqueue(record, timestamp);
     } catch (e) {
       throw e instanceof SerializationError ? e.withContext(this.#context) : e;
     }
@@ -87,7 +86,7 @@ export class RingOutputChannel extends OutputChannel {
     const q = buffer as QueuedRecords;
     if (this.#span && !this.#continueSpan()) return false;
     while (q.sent < q.records.length) {
-      if (!this.#write(q.records[q.sent], q.keyGroups[q.sent]!, q.timestamps[q.sent]!)) return false;
+      if (!this.#write(q.records[q.sent], q.timestamps[q.sent]!)) return false;
       q.sent++;
       if (this.#span && !this.#continueSpan()) return false;
     }
@@ -117,16 +116,16 @@ export class RingOutputChannel extends OutputChannel {
   }
 
   /** Into the open segment, or the next one; false when no segment is free (nothing written). */
-  #write(record: unknown, keyGroup: number, timestamp: number): boolean {
+  #write(record: unknown, timestamp: number): boolean {
     if (!this.#open && !this.#openSegment()) return false;
-    if (this.#frames.record(record, keyGroup, timestamp)) return true;
+    if (this.#frames.record(record, timestamp)) return true;
     if (this.#frames.used > 0) {
       this.#publish();
       if (!this.#openSegment()) return false;
-      if (this.#frames.record(record, keyGroup, timestamp)) return true;
+      if (this.#frames.record(record, timestamp)) return true;
     }
     // Larger than an empty segment: it spans as many as it takes, and nothing passes it.
-    this.#span = { bytes: this.#frames.span(record, keyGroup, timestamp).slice(), offset: 0 };
+    this.#span = { bytes: this.#frames.span(record, timestamp).slice(), offset: 0 };
     this.#continueSpan();
     return true;
   }
@@ -143,14 +142,13 @@ export class RingOutputChannel extends OutputChannel {
     return true;
   }
 
-  #enqueue(record: unknown, keyGroup: number, timestamp: number): void {
+  #enqueue(record: unknown, timestamp: number): void {
     const last = this.backlog[this.backlog.length - 1];
     if (last?.kind === 'records') {
       last.records.push(record);
-      (last as QueuedRecords).keyGroups.push(keyGroup);
       (last as QueuedRecords).timestamps.push(timestamp);
     } else {
-      const q: QueuedRecords = { kind: 'records', records: [record], bytes: 0, keyGroups: [keyGroup], timestamps: [timestamp], sent: 0 };
+      const q: QueuedRecords = { kind: 'records', records: [record], bytes: 0, timestamps: [timestamp], sent: 0 };
       this.backlog.push(q);
     }
     this.#awaitCredit();

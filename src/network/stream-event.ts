@@ -59,8 +59,6 @@ export interface RecordBuffer {
   readonly records: unknown[];
   /** Serialized size when the buffer crossed a thread; 0 in-thread. */
   readonly bytes: number;
-  /** Each record's key group where the sender computed it (a keyed edge), so the receiver need not hash the key again. */
-  readonly keyGroups?: readonly number[];
   /**
    * Each record's event-time timestamp (NO_TIMESTAMP where it has none), present only when some
    * record of the buffer has one: jobs without event time carry nothing.

@@ -104,27 +104,13 @@ export class StateTable<V> {
    * hold).
    */
   fold(key: Key, value: V, fn: (current: V, value: V) => V, place: (key: Key) => number): V {
-    let entry = this.#cached(key);
-    if (entry === undefined) {
-      const map = this.maps[place(key)]!;
-      entry = map.get(key);
-      if (entry === undefined) {
-        entry = { value, version: this.#version, written: 0, old: NO_OLD };
-        map.set(key, entry);
-        this.#remember(key, entry);
-        return value;
-      }
-      this.#remember(key, entry);
+    const found = this.#foldable(key, place);
+    if (found instanceof Map) {
+      this.#add(found, key, value);
+      return value;
     }
-    const snap = this.#active;
-    let current = entry.value;
-    if (snap !== undefined && entry.version <= snap.version && entry.written !== snap.version) {
-      snap.saveOld(entry, current);
-      if (typeof current === 'object' && current !== null) current = this.#copy(current);
-    }
-    const next = fn(current, value);
-    entry.value = next;
-    entry.version = this.#version;
+    const next = fn(found.value, value);
+    found.value = next;
     return next;
   }
 
@@ -135,26 +121,40 @@ export class StateTable<V> {
    * emit. Entries are found as fold() finds them.
    */
   foldInPlace<T>(key: Key, value: T, form: InPlaceAggregate<V, T>, place: (key: Key) => number): T {
+    const found = this.#foldable(key, place);
+    if (found instanceof Map) {
+      this.#add(found, key, form.first(value));
+      return value;
+    }
+    return form.fold(found.value, value);
+  }
+
+  /**
+   * The key's entry, ready to be changed in place (while a snapshot still needs its value, that is
+   * saved aside and the entry holds a copy), or the Map of its key group when the key is absent.
+   */
+  #foldable(key: Key, place: (key: Key) => number): Entry<V> | Map<Key, Entry<V>> {
     let entry = this.#cached(key);
     if (entry === undefined) {
       const map = this.maps[place(key)]!;
       entry = map.get(key);
-      if (entry === undefined) {
-        entry = { value: form.first(value), version: this.#version, written: 0, old: NO_OLD };
-        map.set(key, entry);
-        this.#remember(key, entry);
-        return value;
-      }
+      if (entry === undefined) return map;
       this.#remember(key, entry);
     }
     const snap = this.#active;
-    let state = entry.value;
     if (snap !== undefined && entry.version <= snap.version && entry.written !== snap.version) {
-      snap.saveOld(entry, state);
-      entry.value = state = this.#copy(state);
+      const current = entry.value;
+      snap.saveOld(entry, current);
+      if (typeof current === 'object' && current !== null) entry.value = this.#copy(current);
     }
     entry.version = this.#version;
-    return form.fold(state, value);
+    return entry;
+  }
+
+  #add(map: Map<Key, Entry<V>>, key: Key, value: V): void {
+    const entry: Entry<V> = { value, version: this.#version, written: 0, old: NO_OLD };
+    map.set(key, entry);
+    this.#remember(key, entry);
   }
 
   /** The entry of a recently folded key, or undefined (also while the cache is bypassed). */

@@ -52,7 +52,7 @@ export class RecordWriter implements Output {
   }
 
   #write(ch: OutputChannel, record: unknown): void {
-    ch.emit(record, -1, this.#time.current);
+    ch.emit(record, this.#time.current);
     if (this.#flushEachRecord) ch.flush();
   }
 
@@ -85,7 +85,7 @@ export class RecordWriter implements Output {
     const ch = this.channels[channel]!;
     for (const r of records) {
       const { value, timestamp } = unwrapRecord(r);
-      ch.emit(value, -1, timestamp);
+      ch.emit(value, timestamp);
       if (this.#flushEachRecord) ch.flush();
     }
   }

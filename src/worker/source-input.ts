@@ -48,7 +48,7 @@ export class SourceInput {
   /** Where the reader stands: an at-most-once restart goes on from here. */
   positions(): { positions?: unknown[] } {
     try {
-      return { positions: this.operator.reader.snapshotState(-1) };
+      return { positions: this.operator.currentPositions() };
     } catch {
       return {};
     }

@@ -87,10 +87,10 @@ export class TaskManager {
         for (const t of this.#tasks) t.finish();
         return;
       case 'stop-sources':
-        for (const t of this.#tasks) if (t.vertex.isSource) t.stopSource(message.drain);
+        for (const t of this.#tasks) if (t.vertex.isSource) t.source.stop(message.drain);
         return;
       case 'resume-sources':
-        for (const t of this.#tasks) if (t.vertex.isSource) t.resumeSource();
+        for (const t of this.#tasks) if (t.vertex.isSource) t.source.resume();
         return;
       case 'source-splits': {
         const task = this.#task(message.vertexId, message.subtask);
@@ -99,10 +99,10 @@ export class TaskManager {
         return;
       }
       case 'source-event':
-        this.#task(message.vertexId, message.subtask)?.handleSourceEvent(message.event);
+        this.#task(message.vertexId, message.subtask)?.source.handleSourceEvent(message.event);
         return;
       case 'watermark-alignment':
-        this.#task(message.vertexId, message.subtask)?.updateMaxAllowedWatermark(decodeWatermark(message.maxAllowedWatermark));
+        this.#task(message.vertexId, message.subtask)?.source.updateMaxAllowedWatermark(decodeWatermark(message.maxAllowedWatermark));
         return;
       case 'channel-failed': {
         const k = `${message.edgeId}:${message.producer}:${message.consumer}`;

@@ -1,58 +1,34 @@
-import type { CheckpointStorageWorkerView } from '../checkpoint/checkpoint-storage.ts';
-import type { TaskRestoreState } from '../checkpoint/state-handles.ts';
 import type { JobVertex } from '../graph/job-graph.ts';
-import type { Logger } from '../log/logger.ts';
 import type { FromTaskManager, TaskMetrics, TaskStatus } from '../network/control-messages.ts';
 import { serializeError } from '../network/control-messages.ts';
 import type { Barrier, CheckpointOptions } from '../network/stream-event.ts';
 import { keyGroupRangeForSubtask } from '../state/key-group.ts';
 import type { AlignmentFigures } from './checkpointing/alignment-figures.ts';
-import { BarrierHandler } from './checkpointing/barrier-handler.ts';
-import type { BarrierMode } from './checkpointing/barrier-mode.ts';
+import type { BarrierHandler } from './checkpointing/barrier-handler.ts';
 import type { InFlightInput } from './checkpointing/in-flight-input.ts';
-import type { InputGate } from './input-gate.ts';
 import { InjectedFailure } from './injected-failure.ts';
 import { MailboxProcessor } from './mailbox-processor.ts';
 import { NetworkInput } from './network-input.ts';
 import { OperatorChain } from './operator-chain.ts';
 import { SourceOperator } from './operators/source-operator.ts';
-import type { RecordWriter } from './record-writer.ts';
 import { RecoveredChannelState } from './recovered-channel-state.ts';
 import { SourceInput } from './source-input.ts';
 import { type CheckpointReport, SubtaskCheckpointCoordinator } from './subtask-checkpoint-coordinator.ts';
 import { TaskActivityTracker } from './task-activity-tracker.ts';
 import { TaskOutputs } from './task-outputs.ts';
+import { taskMetrics } from './task-metrics.ts';
+import { SplitDelivery } from './split-delivery.ts';
+import { SourceTaskMails } from './source-task-mails.ts';
+import { createNetworkInput } from './task-network-input.ts';
+import type { TaskSetup } from './task-setup.ts';
 import { ProcessingTimeService } from './processing-time-service.ts';
-import { systemClock, type Clock } from '../clock/clock.ts';
+import { systemClock } from '../clock/clock.ts';
 import { MAX_WATERMARK } from '../api/watermark.ts';
-import { encodeWatermark } from '../network/wire-watermark.ts';
-
-export interface TaskSetup {
-  readonly jobId: string;
-  readonly attempt: number;
-  readonly vertex: JobVertex;
-  readonly subtask: number;
-  readonly gate: InputGate | undefined;
-  readonly writers: ReadonlyMap<number, RecordWriter>;
-  readonly splits: unknown[];
-  readonly restore: TaskRestoreState | null;
-  readonly barrierMode: BarrierMode;
-  readonly report: (message: FromTaskManager) => void;
-  readonly wake: () => void;
-  readonly storage: CheckpointStorageWorkerView;
-  readonly failAfterRecords?: number | undefined;
-  /** execution.buffer-timeout.interval: partly filled buffers leave at least this often. */
-  readonly bufferTimeoutMs?: number;
-  /** Lines carry the job id, vertex, subtask and attempt. */
-  readonly log: Logger;
-  /** Processing time for timers and periodic watermarks (tests give a manual one). */
-  readonly clock?: Clock;
-  /** pipeline.auto-watermark-interval in ms (default 200; 0: no periodic watermarks). */
-  readonly autoWatermarkInterval?: number;
-}
 
 /** A task's message before the task stamps it with its attempt, vertex and subtask. */
 type Unstamped<T> = T extends unknown ? Omit<T, 'attempt' | 'vertexId' | 'subtask'> : never;
+
+export type { TaskSetup } from './task-setup.ts';
 
 export type StepResult = 'busy' | 'idle' | 'done';
 
@@ -72,8 +48,9 @@ export class Task {
   readonly #outputs: TaskOutputs;
   readonly #activity = new TaskActivityTracker();
   readonly #mailbox: MailboxProcessor;
-  /** Split assignments put in the mailbox and not yet handed to the reader. */
-  readonly #undelivered = new Set<unknown[]>();
+  readonly #splits: SplitDelivery;
+  /** A source task's mails from the JobMaster: watermark alignment, enumerator events, stop-with-savepoint. */
+  readonly source: SourceTaskMails;
   readonly #checkpoints: SubtaskCheckpointCoordinator;
   readonly #input: SourceInput | NetworkInput;
   readonly #barriers: BarrierHandler | undefined;
@@ -114,24 +91,26 @@ export class Task {
       log: setup.log,
     });
     this.#restoreLocation = setup.restore?.directory ?? '';
+    this.#splits = new SplitDelivery(this.#mailbox.mailbox, () => this.#isTerminal(), (splits) => this.#report({ type: 'splits-undelivered', splits }));
+    this.source = new SourceTaskMails(this.#mailbox, {
+      running: () => this.#status === 'running',
+      input: () => (this.#input instanceof SourceInput ? this.#input : undefined),
+      flush: () => this.#outputs.flush(),
+      endOfInput: () => this.#endOfInput(),
+      activity: this.#activity,
+    });
     this.#recovered = new RecoveredChannelState({ channels: setup.restore?.channels, vertex: setup.vertex, subtask: setup.subtask, writers: setup.writers, read: (h) => setup.storage.readChannelState(h, this.#restoreLocation) });
     const head = this.#chain.head;
     if (head instanceof SourceOperator) {
       this.#input = new SourceInput(head, setup.splits, (m) => this.#report(m), this.#mailbox, (e) => this.fail(e));
+      this.#splits.deliverTo(this.#input);
     } else {
-      gate!.onData = setup.wake;
-      const barriers: BarrierHandler = new BarrierHandler(
-        gate!,
-        setup.barrierMode,
-        { triggerSnapshot: (barrier, figures, inFlight) => this.#snapshot(barrier, figures, inFlight), abortCheckpoint: (id, r) => this.#checkpoints.decline(id, r.code, r.message) },
-        () => this.mailbox.put({ description: 'aligned checkpoint timeout', run: () => barriers.checkTimeout() }),
-      );
-      this.#barriers = barriers;
-      const chain = this.#chain;
-      this.#input = new NetworkInput(gate!, barriers, chain.input, this.#recovered, chain.timestamps, {
-        emitWatermark: (watermark) => chain.processWatermark(watermark),
-        emitWatermarkStatus: (idle) => chain.processWatermarkStatus(idle),
+      const { input, barriers } = createNetworkInput(gate!, setup, this.#chain, this.#recovered, this.mailbox, {
+        triggerSnapshot: (barrier, figures, inFlight) => this.#snapshot(barrier, figures, inFlight),
+        abortCheckpoint: (id, r) => this.#checkpoints.decline(id, r.code, r.message),
       });
+      this.#input = input;
+      this.#barriers = barriers;
     }
   }
 
@@ -282,58 +261,10 @@ export class Task {
 
   /** Mail, so splits land between two polls and in the order the enumerator sent them relative to triggers. */
   addSplits(splits: unknown[], noMoreSplits: boolean): void {
-    if (this.#isTerminal()) return this.#returnSplits(splits);
-    // Until the mail runs they are in neither the reader's positions nor the enumerator's hands.
-    this.#undelivered.add(splits);
-    this.mailbox.put({
-      description: `adding ${splits.length} split(s)`,
-      run: () => {
-        if (!this.#undelivered.delete(splits)) return;
-        if (this.#isTerminal()) return this.#returnSplits(splits);
-        if (this.#input instanceof SourceInput) this.#input.addSplits(splits, noMoreSplits);
-      },
-    });
-  }
-
-  /** Splits that came too late for this subtask: the JobMaster hears of them (an at-most-once restart reads them). */
-  #returnSplits(splits: unknown[]): void {
-    if (splits.length > 0) this.#report({ type: 'splits-undelivered', splits });
-  }
-
-  /** Watermark alignment, as mail: between two polls. */
-  updateMaxAllowedWatermark(maxAllowed: number): void {
-    this.mailbox.put({ description: 'watermark alignment', run: () => void (this.#status === 'running' && this.#input instanceof SourceInput && this.#input.updateMaxAllowedWatermark(maxAllowed)) });
-  }
-
-  handleSourceEvent(event: unknown): void {
-    this.mailbox.put({ description: 'event from the split enumerator', run: () => void (this.#input instanceof SourceInput && this.#input.handleSourceEvent(event)) });
+    this.#splits.add(splits, noMoreSplits);
   }
 
   // ---- lifecycle ----
-
-  /** Stop with savepoint, as mail so it lands between two polls and before the savepoint's trigger. */
-  stopSource(drain: boolean): void {
-    this.mailbox.put({
-      description: drain ? 'draining for stop-with-savepoint' : 'stopping for stop-with-savepoint',
-      run: () => {
-        if (this.#mailbox.isSuspended('source-stopped') || this.#status !== 'running') return;
-        this.#mailbox.suspend('source-stopped');
-        this.#outputs.flush();
-        if (drain) this.#endOfInput();
-        else this.#activity.set({ kind: 'stopped-for-savepoint' });
-      },
-    });
-  }
-
-  resumeSource(): void {
-    this.mailbox.put({
-      description: 'resuming after a failed stop-with-savepoint',
-      run: () => {
-        this.#mailbox.resume('source-stopped');
-        this.#activity.set({ kind: 'reading' });
-      },
-    });
-  }
 
   /** The JobMaster saw every task reach the end of its data (and the final checkpoint): close. */
   finish(): void {
@@ -374,31 +305,20 @@ export class Task {
   }
 
   metrics(): TaskMetrics {
-    return {
+    const input = this.#input;
+    return taskMetrics({
       vertexId: this.vertex.id,
       subtask: this.subtask,
-      recordsIn: this.#input.recordsIn,
-      recordsOut: this.#outputs.recordsOut,
-      bytesIn: this.#input.bytesIn,
-      bytesOut: this.#outputs.bytesOut,
-      inPoolUsage: this.#input instanceof NetworkInput ? this.#input.gate.usage : 0,
-      outPoolUsage: this.#outputs.usage,
-      // A source's own watermark stands for its input's (Flink's source tasks show theirs too).
-      currentInputWatermark: encodeWatermark(this.#input instanceof NetworkInput ? this.#input.valve.watermark : this.#chain.members[0]!.metrics.currentOutputWatermark),
-      operators: this.#chain.members.map((m) => ({
-        uid: m.uid,
-        name: m.name,
-        numLateRecordsDropped: m.metrics.numLateRecordsDropped,
-        currentOutputWatermark: encodeWatermark(m.metrics.currentOutputWatermark),
-      })),
-      ...this.#activity.report({
+      input: input instanceof NetworkInput ? { network: input } : { source: input },
+      outputs: this.#outputs,
+      chain: this.#chain,
+      activity: this.#activity.report({
         aligning: this.#barriers?.activity(),
         blocked: this.#mailbox.blocked,
-        reader: this.#status === 'running' && this.#input instanceof SourceInput ? this.#input.operator.reader : undefined,
+        reader: this.#status === 'running' && input instanceof SourceInput ? input.operator.reader : undefined,
         writing: this.#checkpoints.writing,
       }),
-      ...(this.#input instanceof SourceInput && this.#input.operator.reader?.metrics ? { source: this.#input.operator.reader.metrics() } : {}),
-    };
+    });
   }
 
   // ---- helpers ----
@@ -408,8 +328,7 @@ export class Task {
     if (!(this.#input instanceof SourceInput) || this.#status === 'initializing') return {};
     const { positions } = this.#input.positions();
     // Splits still in the mailbox were never read: they go with the positions, once.
-    const undelivered = [...this.#undelivered].flat();
-    this.#undelivered.clear();
+    const undelivered = this.#splits.takeUndelivered();
     return positions ? { positions: [...positions, ...undelivered] } : {};
   }
 

@@ -33,7 +33,7 @@ function setup(credits: number) {
 
 test('a barrier stuck behind records waiting for credit is converted at its deadline and overtakes them', async () => {
   const { clock, input, output } = setup(1);
-  for (const r of ['a', 'b', 'c', 'd', 'e']) output.emit(r, -1);
+  for (const r of ['a', 'b', 'c', 'd', 'e']) output.emit(r);
   const settled = output.sendEvent(barrier(clock, 200));
   assert.ok(settled, 'the barrier had to wait: the caller learns when it left');
   assert.deepEqual(describe(input.queued()), ['ab'], 'one credit: one buffer went, the rest waits');
@@ -49,7 +49,7 @@ test('a barrier stuck behind records waiting for credit is converted at its dead
 
 test('a barrier that leaves in order before its deadline is not converted', async () => {
   const { clock, input, output } = setup(1);
-  for (const r of ['a', 'b', 'c']) output.emit(r, -1);
+  for (const r of ['a', 'b', 'c']) output.emit(r);
   const settled = output.sendEvent(barrier(clock, 200));
   assert.ok(settled);
   clock.advance(50);
@@ -62,7 +62,7 @@ test('a barrier that leaves in order before its deadline is not converted', asyn
 
 test('a barrier sent but still queued at the receiver at its deadline is converted there: it overtakes what the receiver holds', () => {
   const { clock, input, output } = setup(10);
-  for (const r of ['a', 'b', 'c']) output.emit(r, -1);
+  for (const r of ['a', 'b', 'c']) output.emit(r);
   assert.equal(output.sendEvent(barrier(clock, 200)), undefined, 'room to leave: it went at once');
   assert.deepEqual(describe(input.queued()), ['ab', 'c', 'barrier']);
   clock.advance(200);
@@ -72,11 +72,11 @@ test('a barrier sent but still queued at the receiver at its deadline is convert
 
 test('a barrier with room to leave goes at once, and one without an aligned timeout is never converted', () => {
   const { clock, input, output } = setup(10);
-  output.emit('a', -1);
+  output.emit('a');
   assert.equal(output.sendEvent(barrier(clock, 200)), undefined);
   assert.deepEqual(describe(takeAll(input)), ['a', 'barrier']);
   const blocked = setup(0);
-  blocked.output.emit('x', -1);
+  blocked.output.emit('x');
   assert.equal(blocked.output.sendEvent(barrier(blocked.clock, 0)), undefined, 'no timeout: nobody waits for it');
   blocked.clock.advance(60_000);
   assert.deepEqual(describe(blocked.input.queued()), [], 'still in order behind the record');
@@ -84,7 +84,7 @@ test('a barrier with room to leave goes at once, and one without an aligned time
 
 test('a deadline already past when the barrier is queued converts it as soon as timers run', async () => {
   const { clock, input, output } = setup(0);
-  output.emit('a', -1);
+  output.emit('a');
   const b = barrier(clock, 100);
   clock.advance(500);
   const settled = output.sendEvent(b)!;

@@ -44,7 +44,7 @@ const expected = [['a', NO_TIMESTAMP], ['b', 1000], ['c', -5], '<wm 999>', ['x'.
 test('a local channel hands over timestamps with the records, and events in order', () => {
   const input = new InputChannel(0, 'test');
   const out = connectLocal(input, { credits: 16, batchSize: 4, clock: systemClock });
-  script((r, ts) => out.emit(r, -1, ts), (e) => out.sendEvent(e));
+  script((r, ts) => out.emit(r, ts), (e) => out.sendEvent(e));
   out.flush();
   assert.deepEqual(drain(input), expected);
 });
@@ -56,7 +56,7 @@ test('a ring carries each timestamp in the record frame, and events in order; un
   const input = new InputChannel(0, 'test');
   const close = connectRingInput(SegmentRing.attach(ring.buffer, shape), input, new InferringCodec(), (e) => assert.fail(String(e)));
   const got: unknown[] = [];
-  script((r, ts) => out.emit(r, -1, ts), (e) => out.sendEvent(e));
+  script((r, ts) => out.emit(r, ts), (e) => out.sendEvent(e));
   out.flush();
   for (let i = 0; i < 50 && got.length < expected.length; i++) {
     await settle();
@@ -64,7 +64,7 @@ test('a ring carries each timestamp in the record frame, and events in order; un
   }
   assert.deepEqual(got, expected);
 
-  out.emit('plain', -1);
+  out.emit('plain');
   out.flush();
   await settle();
   const item = input.poll();

@@ -57,7 +57,7 @@ test('records small and larger than a segment, and events, arrive in order throu
   ];
   const got: unknown[] = [];
   for (let round = 0; round < 50; round++) {
-    for (const r of records) output.emit({ ...r, count: r.count + round * 10 }, -1);
+    for (const r of records) output.emit({ ...r, count: r.count + round * 10 });
     output.sendEvent(barrier(round + 1, Date.now()));
     // The reader takes what it can; the writer goes on as segments come back.
     for (let i = 0; i < 20 && (got.length < (round + 1) * 5 || !output.writable); i++) {
@@ -75,7 +75,7 @@ test('a full ring is backpressure: the writer is not writable until the reader t
   let writableAgain = 0;
   output.onWritable = () => writableAgain++;
   let sent = 0;
-  while (output.writable && sent < 10_000) output.emit({ word: `w${sent}`, count: sent++ }, -1);
+  while (output.writable && sent < 10_000) output.emit({ word: `w${sent}`, count: sent++ });
   assert.ok(sent < 10_000, 'two segments of 256 bytes hold far fewer records');
   assert.equal(output.usage, 1);
   await settle();
@@ -95,11 +95,11 @@ test('a full ring is backpressure: the writer is not writable until the reader t
 
 test('a priority barrier overtakes the segments published before it, and the input channel knows exactly which records it overtook', async () => {
   const { output, input, close } = channel({ segments: 4, segmentSize: 512 });
-  for (let i = 0; i < 10; i++) output.emit(i, -1);
+  for (let i = 0; i < 10; i++) output.emit(i);
   output.flush();
-  for (let i = 10; i < 20; i++) output.emit(i, -1);
+  for (let i = 10; i < 20; i++) output.emit(i);
   output.sendPriority(barrier(7, Date.now(), { unaligned: true }));
-  for (let i = 20; i < 25; i++) output.emit(i, -1);
+  for (let i = 20; i < 25; i++) output.emit(i);
   output.flush();
   await settle();
   assert.deepEqual(describe(input.peek()!), ['<barrier 7 unaligned>'], 'the barrier is first');
@@ -111,7 +111,7 @@ test('an aligned barrier stuck behind a full ring is converted at its deadline: 
   const clock = new ManualClock(Date.now());
   const { output, input, close } = channel({ segments: 1, segmentSize: 256 }, clock);
   let n = 0;
-  while (output.writable) output.emit(n++, -1);
+  while (output.writable) output.emit(n++);
   const settled = output.sendEvent(barrier(3, clock.now(), { alignedTimeout: 100 }));
   assert.ok(settled, 'the barrier waits behind the backlog');
   clock.advance(100);
@@ -128,7 +128,7 @@ test('an aligned barrier stuck behind a full ring is converted at its deadline: 
 test('an aligned barrier sent into the ring but not yet read at its deadline is converted on the reader\'s side', async () => {
   const clock = new ManualClock(Date.now());
   const { output, input, close } = channel({ segments: 4, segmentSize: 512 }, clock);
-  for (let i = 0; i < 5; i++) output.emit(i, -1);
+  for (let i = 0; i < 5; i++) output.emit(i);
   assert.equal(output.sendEvent(barrier(4, clock.now(), { alignedTimeout: 50 })), undefined, 'room in the ring: it went at once');
   await settle();
   clock.advance(50);
@@ -141,7 +141,7 @@ test('an aligned barrier sent into the ring but not yet read at its deadline is 
 test('a record that does not fit the declared type fails the writer with the field path and the actual type', () => {
   const ring = SegmentRing.create({ segments: 2, segmentSize: 1024 });
   const output = new RingOutputChannel(ring, compileCodec(Types.struct({ word: Types.string, count: Types.int })), systemClock);
-  assert.throws(() => output.emit({ word: 'a', count: 'many' }, -1), (e: Error & { path?: string; actual?: string }) => e.path === '$.count' && /string/.test(e.actual ?? ''));
+  assert.throws(() => output.emit({ word: 'a', count: 'many' }), (e: Error & { path?: string; actual?: string }) => e.path === '$.count' && /string/.test(e.actual ?? ''));
   output.close();
 });
 
@@ -163,12 +163,12 @@ test('a segment that cannot be decoded fails the reading side, naming what was w
 test('a writer whose reader closed the ring (its task was cancelled) does not wait for credit that cannot come', { timeout: 10_000 }, async () => {
   const { output, close } = channel({ segments: 2, segmentSize: 256 });
   let sent = 0;
-  while (output.writable && sent < 10_000) output.emit({ word: `w${sent}`, count: sent++ }, -1);
+  while (output.writable && sent < 10_000) output.emit({ word: `w${sent}`, count: sent++ });
   assert.equal(output.writable, false, 'the ring is full');
   close();
   // The writer's task goes on until its own cancellation reaches it: more records must not spin
   // the thread (a wait on a closed ring returns at once), and the thread must stay responsive.
-  for (let i = 0; i < 10; i++) output.emit({ word: 'late', count: i }, -1);
+  for (let i = 0; i < 10; i++) output.emit({ word: 'late', count: i });
   await settle();
   assert.equal(output.writable, false);
 });

@@ -14,6 +14,8 @@ interface LegacyFileSinkState {
 }
 
 const STATE_NAME = '_sink-committables';
+/** The last pre-commit's id, once the input has ended: it belongs after every checkpoint. */
+const AFTER_EVERY_CHECKPOINT = Number.MAX_SAFE_INTEGER;
 const LEGACY_STATE_NAME = '_sink-writer';
 
 /**
@@ -86,11 +88,18 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
 
   /** Finished: without checkpoints nothing committed the output yet, and the finished input is final. */
   override async close(): Promise<void> {
-    if (this.#ended) {
-      await this.prepareSnapshot(Number.MAX_SAFE_INTEGER);
-      await this.notifyCheckpointComplete(Number.MAX_SAFE_INTEGER);
-    }
+    if (this.#ended) await this.#commitFinalInput();
     await this.#writer?.close?.();
+  }
+
+  /** What no checkpoint committed, and a last pre-commit after every checkpoint: with the input ended nothing can fail them any more. */
+  async #commitFinalInput(): Promise<void> {
+    const last = await this.#writer.prepareCommit(AFTER_EVERY_CHECKPOINT);
+    if (last.length > 0) this.#pending.set(AFTER_EVERY_CHECKPOINT, last);
+    for (const [id, committables] of [...this.#pending]) {
+      await this.#committer.commit(committables);
+      this.#pending.delete(id);
+    }
   }
 
   override async dispose(): Promise<void> {

@@ -4,6 +4,9 @@ import type { Timer } from '../../clock/clock.ts';
 import { SourceWatermarks } from '../source-watermarks.ts';
 import { AbstractStreamOperator, type OperatorContext } from './stream-operator.ts';
 
+/** snapshotState's id when no checkpoint asks (SourceReader documents it): below every real checkpoint id. */
+export const NO_CHECKPOINT = -1;
+
 /**
  * The head of a source task. The task drives it: pollNext between mails, and a snapshot of the
  * reader's splits only ever between two polls. Timestamps and watermarks are made here, per
@@ -147,6 +150,11 @@ export class SourceOperator extends AbstractStreamOperator {
     // A finished reader holds its alignment group back no more.
     const alignment = this.#strategy?.alignment;
     if (alignment) this.onWatermarkReport(alignment.group, Infinity);
+  }
+
+  /** The reader's splits as they stand now, outside any checkpoint: an at-most-once restart goes on from them. */
+  currentPositions(): unknown[] {
+    return this.#reader.snapshotState(NO_CHECKPOINT);
   }
 
   override prepareSnapshot(checkpointId: number): void {
