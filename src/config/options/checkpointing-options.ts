@@ -20,7 +20,9 @@ export const CHECKPOINTING_OPTIONS = [
     .withDeprecatedKeys('state.checkpoints.num-retained'),
   option('execution.checkpointing.fallback-past-committed').enumType(['fail', 'allow']).defaultValue('fail')
     .withDescription(
-      'A restart whose latest checkpoint cannot be restored (a damaged file) falls back to an older retained one; when a two-phase-commit sink already committed the newer output, that output would be committed twice: fail (the job fails, naming the file) or allow (falls back, logged as an error). Sinks that declare idempotentCommits never stop a fallback. weir run --allow-duplicating-fallback sets allow.',
+      'A restart whose latest checkpoint cannot be restored (a damaged file) falls back to an older retained one; when a two-phase-commit sink already committed ' +
+        'the newer output, that output would be committed twice: fail (the job fails, naming the file) or allow (falls back, logged as an error). ' +
+        'Sinks that declare idempotentCommits never stop a fallback. weir run --allow-duplicating-fallback sets allow.',
     ),
   option('execution.checkpointing.externalized-checkpoint-retention').enumType(['DELETE_ON_CANCELLATION', 'RETAIN_ON_CANCELLATION']).defaultValue('DELETE_ON_CANCELLATION')
     .withDescription(
