@@ -1,2 +1,4 @@
-/** The guarantee a job's checkpoints give (execution.checkpointing.mode). */
-export type ConsistencyMode = 'exactly-once' | 'at-least-once' | 'at-most-once';
+/** The guarantees a job's checkpoints can give (execution.checkpointing.mode). */
+export const CONSISTENCY_MODES = ['exactly-once', 'at-least-once', 'at-most-once'] as const;
+
+export type ConsistencyMode = (typeof CONSISTENCY_MODES)[number];
