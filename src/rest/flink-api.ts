@@ -15,7 +15,8 @@ import type {
 } from './rest-views.ts';
 import type { JobDirectory } from './job-directory.ts';
 import { TRIGGER_ID_PATTERN, type OperationKind, type TriggerOperations } from './trigger-operations.ts';
-import { jobMetrics, subtaskMetrics, vertexBackpressure, vertexDetails, vertexMetrics, vertexOf, vertexWatermarks } from './vertex-views.ts';
+import { jobMetrics, subtaskMetrics, vertexMetrics } from './rest-metrics.ts';
+import { vertexBackpressure, vertexDetails, vertexOf, vertexWatermarks } from './vertex-views.ts';
 
 export interface FlinkApiOptions {
   readonly jobs: JobDirectory;

@@ -4,20 +4,13 @@ import type { TaskMetrics } from '../network/control-messages.ts';
 import { executionState } from './execution-state.ts';
 import { decodeWatermark, type WireWatermark } from '../network/wire-watermark.ts';
 import { ioMetrics } from './io-metrics.ts';
+import { watermarkString } from './metric-figures.ts';
 import { attemptStart, durationSince, endTime } from './job-timeline.ts';
 import type { BackPressureLevel, BackPressureView, MetricView, SubtaskAttemptView, VertexDetailsView } from './rest-views.ts';
 
-/** Flink's currentInputWatermark before any watermark arrived (Long.MIN_VALUE). */
-export const NO_WATERMARK = '-9223372036854775808';
-/** Flink's watermark at the end of input (Long.MAX_VALUE). */
-export const END_WATERMARK = '9223372036854775807';
-
 /** A watermark as Flink's REST API writes it: a long, as a string. */
 export function flinkWatermark(wire: WireWatermark | undefined): string {
-  const wm = decodeWatermark(wire);
-  if (wm === -Infinity) return NO_WATERMARK;
-  if (wm === Infinity) return END_WATERMARK;
-  return String(Math.floor(wm));
+  return watermarkString(decodeWatermark(wire));
 }
 
 export function vertexOf(m: JobMaster, vertexId: string): JobVertex {
@@ -90,61 +83,4 @@ export function vertexBackpressure(m: JobMaster, v: JobVertex, now = Date.now())
  */
 export function vertexWatermarks(m: JobMaster, v: JobVertex): MetricView[] {
   return Array.from({ length: v.parallelism }, (_, i) => ({ id: `${i}.currentInputWatermark`, value: flinkWatermark(metricsOf(m, v, i)?.currentInputWatermark) }));
-}
-
-/** One subtask's metrics under Flink's names (and a source reader's own figures as `source.<name>`). */
-export function subtaskMetrics(m: JobMaster, v: JobVertex, i: number): Record<string, number | string> {
-  const t = metricsOf(m, v, i);
-  const r = m.taskRates(v.id, i);
-  return {
-    numRecordsIn: t?.recordsIn ?? 0,
-    numRecordsOut: t?.recordsOut ?? 0,
-    numBytesIn: t?.bytesIn ?? 0,
-    numBytesOut: t?.bytesOut ?? 0,
-    numRecordsInPerSecond: r?.recordsInPerSecond ?? 0,
-    numRecordsOutPerSecond: r?.recordsOutPerSecond ?? 0,
-    numBytesInPerSecond: r?.bytesInPerSecond ?? 0,
-    numBytesOutPerSecond: r?.bytesOutPerSecond ?? 0,
-    busyTimeMsPerSecond: Math.round(r?.busyTimeMsPerSecond ?? 0),
-    idleTimeMsPerSecond: Math.round(r?.idleTimeMsPerSecond ?? 0),
-    backPressuredTimeMsPerSecond: Math.round(r?.backPressuredTimeMsPerSecond ?? 0),
-    accumulatedBackPressuredTimeMs: Math.round(t?.backpressure ?? 0),
-    accumulatedIdleTimeMs: Math.round(t?.idle ?? 0),
-    currentInputWatermark: flinkWatermark(t?.currentInputWatermark),
-    // Operator metrics as Flink lists them: <operator name>.<metric>.
-    ...Object.fromEntries((t?.operators ?? []).flatMap((o) => [
-      [`${o.name}.currentOutputWatermark`, flinkWatermark(o.currentOutputWatermark)],
-      ...(isWindowOperator(v, o.uid) ? [[`${o.name}.numLateRecordsDropped`, o.numLateRecordsDropped]] : []),
-    ])),
-    ...Object.fromEntries(Object.entries(t?.source ?? {}).map(([k, value]) => [`source.${k}`, value])),
-  };
-}
-
-function isWindowOperator(v: JobVertex, uid: string): boolean {
-  return v.operators.some((o) => o.uid === uid && o.spec.kind === 'window');
-}
-
-/** GET /jobs/:id/vertices/:vid/metrics: every subtask's metrics, as Flink names them (`<subtask>.<metric>`). */
-export function vertexMetrics(m: JobMaster, v: JobVertex): Record<string, number | string> {
-  const all: Record<string, number | string> = {};
-  for (let i = 0; i < v.parallelism; i++) for (const [k, value] of Object.entries(subtaskMetrics(m, v, i))) all[`${i}.${k}`] = value;
-  return all;
-}
-
-/** The job-level metrics of GET /jobs/:id/metrics and GET /jobs/metrics, under Flink's names. */
-export function jobMetrics(m: JobMaster, now = Date.now()): Record<string, number> {
-  const stats = m.checkpoints.stats;
-  const lastCompleted = stats.latestCompleted();
-  return {
-    numRestarts: m.restarts,
-    uptime: m.status === 'RUNNING' ? now - attemptStart(m) : 0,
-    totalNumberOfCheckpoints: stats.counts.total,
-    numberOfCompletedCheckpoints: stats.counts.completed,
-    numberOfFailedCheckpoints: stats.counts.failed,
-    numberOfInProgressCheckpoints: stats.counts.inProgress,
-    lastCheckpointDuration: lastCompleted ? Math.round(lastCompleted.endToEndDuration) : -1,
-    lastCheckpointSize: lastCompleted?.stateSize ?? -1,
-    lastCompletedCheckpointId: lastCompleted?.id ?? -1,
-    lastCheckpointRestoreTimestamp: stats.latestRestored?.timestamp ?? -1,
-  };
 }
