@@ -3,7 +3,7 @@ import type { Barrier } from '../../network/stream-event.ts';
 import { describeActivity, type TaskActivity } from '../../network/task-activity.ts';
 import type { InputGate } from '../input-gate.ts';
 import type { AbortReason } from './abort-reason.ts';
-import type { BarrierController } from './barrier-controller.ts';
+import type { CheckpointableTask } from './checkpointable-task.ts';
 import type { BarrierHandlerController } from './barrier-handler-controller.ts';
 import type { BarrierHandlerState } from './barrier-handler-state.ts';
 import type { BarrierMode } from './barrier-mode.ts';
@@ -32,7 +32,7 @@ interface PendingCheckpoint {
  */
 export class BarrierHandler {
   readonly #gate: InputGate;
-  readonly #task: BarrierController;
+  readonly #task: CheckpointableTask;
   readonly #clock: Clock;
   readonly #wake: () => void;
   readonly #seen: Uint8Array;
@@ -47,7 +47,7 @@ export class BarrierHandler {
   readonly #controller: BarrierHandlerController;
 
   /** `wake` is called when the aligned timeout fires, so the task runs the switch (checkTimeout) in its loop. */
-  constructor(gate: InputGate, mode: BarrierMode, task: BarrierController, wake: () => void = () => {}, clock: Clock = systemClock) {
+  constructor(gate: InputGate, mode: BarrierMode, task: CheckpointableTask, wake: () => void = () => {}, clock: Clock = systemClock) {
     this.#gate = gate;
     this.#task = task;
     this.#clock = clock;
