@@ -11,7 +11,7 @@ export function createCheckpointStorage(jobId: string, config: WeirConfig): Chec
   return new SchemeRoutingCheckpointStorage(jobId, config);
 }
 
-/** The worker side of the same (Flink's CheckpointStorageWorkerView): it writes its subtasks' state where each checkpoint's location says. */
+/** The worker side of the same (Flink's CheckpointStorageWorkerView): it writes the subtasks' state where each checkpoint's location says. */
 export function createCheckpointStorageWorkerView(config: WeirConfig): CheckpointStorageWorkerView {
   return new SchemeRoutingCheckpointStorageWorkerView(config);
 }
