@@ -26,7 +26,7 @@ export { loadJobModule } from './coordinator/job-module.ts';
 export { JobFailure } from './coordinator/job-failure.ts';
 export { RestoreError } from './coordinator/restore-error.ts';
 export { DuplicatingFallbackError } from './coordinator/duplicating-fallback-error.ts';
-export { CheckpointFailureError } from './coordinator/checkpoint-failure.ts';
+export { CheckpointFailureError } from './coordinator/checkpoint-failure-error.ts';
 export { OperatorFailure } from './worker/operator-failure.ts';
 export { KeyedStateError } from './state/keyed-state-error.ts';
 export { StateMigrationError } from './state/state-migration-error.ts';

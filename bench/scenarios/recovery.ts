@@ -15,7 +15,7 @@
 //      attempt 1 notes its first record. recovery = that moment - the failure.
 //   4. The job is cancelled (the checkpoint is retained), and on the same files the benchmark
 //      times readSnapshot() with a pass over every entry (read + decode), and, for the
-//      breakdown, verifyCheckpointFiles() and fileTaskStateStorage.restoreKeyed() into a fresh
+//      breakdown, verifyCheckpointFiles() and fileCheckpointStorageWorkerView.restoreKeyed() into a fresh
 //      backend on their own.
 //
 // The breakdown of the recovery comes from timestamps: the throw, the JobMaster's onRestart and
@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { createJobMaster } from '../../src/index.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { readMetadata } from '../../src/checkpoint/checkpoint-metadata.ts';
-import { fileTaskStateStorage } from '../../src/checkpoint/file-task-state-storage.ts';
+import { fileCheckpointStorageWorkerView } from '../../src/checkpoint/file-checkpoint-storage-worker-view.ts';
 import { readSnapshot } from '../../src/checkpoint/snapshot-reader.ts';
 import { verifyCheckpointFiles } from '../../src/checkpoint/verify-checkpoint-files.ts';
 import type { OperatorRestoreState } from '../../src/checkpoint/state-handles.ts';
@@ -108,7 +108,7 @@ async function runRecovery(run: number, keys: number): Promise<RecoverySample> {
   let jobError: Error | undefined;
   const restoreCalls: Array<{ start: number; end: number }> = [];
   // Wrap the storage's restore of keyed state for this run, to time it inside the recovery.
-  const storage = fileTaskStateStorage as { restoreKeyed: typeof fileTaskStateStorage.restoreKeyed };
+  const storage = fileCheckpointStorageWorkerView as { restoreKeyed: typeof fileCheckpointStorageWorkerView.restoreKeyed };
   const original = storage.restoreKeyed;
   storage.restoreKeyed = async (backend, state, directory) => {
     const start = performance.now();

@@ -43,7 +43,7 @@ import { open, readFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createJobMaster, defineJob, type InputStatus, type JobDefinition, type Sink, type Source, type SourceOutput, type SourceReader } from '../../src/index.ts';
-import { fileTaskStateStorage } from '../../src/checkpoint/file-task-state-storage.ts';
+import { fileCheckpointStorageWorkerView } from '../../src/checkpoint/file-checkpoint-storage-worker-view.ts';
 import { readMetadata } from '../../src/checkpoint/checkpoint-metadata.ts';
 import { readKeyedStateFile } from '../../src/checkpoint/keyed-state-file.ts';
 import { StateTable } from '../../src/state/state-table.ts';
@@ -173,7 +173,7 @@ interface SavepointSample {
 async function runOnce(run: number, keys: number, log: (line: string) => void): Promise<SavepointSample> {
   const dir = mkdtempSync(join(tmpdir(), 'weir-bench-savepoint-'));
   const config = { 'execution.checkpointing.interval': '1 h', 'execution.checkpointing.dir': join(dir, 'checkpoints'), 'restart-strategy.type': 'none' };
-  const storage = fileTaskStateStorage as { restoreKeyed: typeof fileTaskStateStorage.restoreKeyed };
+  const storage = fileCheckpointStorageWorkerView as { restoreKeyed: typeof fileCheckpointStorageWorkerView.restoreKeyed };
   const original = storage.restoreKeyed;
   try {
     // 1-2: fill the state, take the savepoint.

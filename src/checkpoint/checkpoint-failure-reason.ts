@@ -32,7 +32,11 @@ export interface PendingSubtask {
   readonly silent: boolean;
 }
 
-export interface CheckpointFailure {
+/**
+ * Why one checkpoint failed, as the coordinator reports it to listeners and stats. Not an error:
+ * CheckpointFailureError is what fails the job once too many of these count.
+ */
+export interface CheckpointFailureReport {
   readonly code: CheckpointFailureCode;
   /** The whole reason as people read it: what failed, where, and what each subtask was doing. */
   readonly message: string;

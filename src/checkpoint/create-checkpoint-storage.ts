@@ -1,7 +1,7 @@
 import type { WeirConfig } from '../config/configuration.ts';
 import type { CheckpointStorage, CheckpointStorageWorkerView } from './checkpoint-storage.ts';
 import { SchemeRoutingCheckpointStorage } from './scheme-routing-checkpoint-storage.ts';
-import { SchemeRoutingTaskStateStorage } from './scheme-routing-task-state-storage.ts';
+import { SchemeRoutingCheckpointStorageWorkerView } from './scheme-routing-checkpoint-storage-worker-view.ts';
 
 /**
  * The checkpoint storage of a job, picked by execution.checkpointing.dir's scheme: a directory
@@ -11,7 +11,7 @@ export function createCheckpointStorage(jobId: string, config: WeirConfig): Chec
   return new SchemeRoutingCheckpointStorage(jobId, config);
 }
 
-/** A TaskManager's view of the same: it writes its subtasks' state where each checkpoint's location says. */
-export function createTaskStateStorage(config: WeirConfig): CheckpointStorageWorkerView {
-  return new SchemeRoutingTaskStateStorage(config);
+/** The worker side of the same (Flink's CheckpointStorageWorkerView): it writes the subtasks' state where each checkpoint's location says. */
+export function createCheckpointStorageWorkerView(config: WeirConfig): CheckpointStorageWorkerView {
+  return new SchemeRoutingCheckpointStorageWorkerView(config);
 }

@@ -7,7 +7,7 @@ import type { SlotChannels } from './slot-channels.ts';
 import { RUNNING_FROM_SOURCES } from '../coordinator/worker-bundle.ts';
 
 const BOOTSTRAP = new URL('./slot-bootstrap.mjs', import.meta.url);
-const THREAD_ENTRY = new URL(`../worker/task-manager-thread.${RUNNING_FROM_SOURCES ? 'ts' : 'js'}`, import.meta.url).href;
+const THREAD_ENTRY = new URL(`../worker/slot-executor-thread.${RUNNING_FROM_SOURCES ? 'ts' : 'js'}`, import.meta.url).href;
 
 /**
  * One slot of a TaskManager process at work for a job: a worker thread running the worker

@@ -1,4 +1,4 @@
-import type { CheckpointFailure } from '../checkpoint/checkpoint-failure-reason.ts';
+import type { CheckpointFailureReport } from '../checkpoint/checkpoint-failure-reason.ts';
 import type { CheckpointStorage } from '../checkpoint/checkpoint-storage.ts';
 import type { Clock } from '../clock/clock.ts';
 import type { WeirConfig } from '../config/configuration.ts';
@@ -40,7 +40,7 @@ export interface CheckpointCoordinatorDeps {
    * checkpoint does not complete.
    */
   readonly publish?: (checkpoint: CompletedCheckpoint) => Promise<void>;
-  readonly onFailed?: (checkpointId: number, failure: CheckpointFailure) => void;
+  readonly onFailed?: (checkpointId: number, failure: CheckpointFailureReport) => void;
   /** Where every new checkpoint and savepoint id comes from (the HA store's, fenced, with high availability); in memory by default. */
   readonly idCounter?: CheckpointIdCounter;
 }

@@ -1,4 +1,4 @@
-import { failureCounts, type CheckpointFailure } from '../checkpoint/checkpoint-failure-reason.ts';
+import { failureCounts, type CheckpointFailureReport } from '../checkpoint/checkpoint-failure-reason.ts';
 import type { Timer } from '../clock/clock.ts';
 import { formatDuration } from '../config/duration.ts';
 import type { FromTaskManager } from '../network/control-messages.ts';
@@ -313,21 +313,21 @@ export class CheckpointCoordinator {
     this.#abort(p, { code: 'CHECKPOINT_EXPIRED', message, pending, at: now });
   }
 
-  #abort(p: PendingCheckpoint, failure: CheckpointFailure): void {
+  #abort(p: PendingCheckpoint, failure: CheckpointFailureReport): void {
     if (!this.#pending.delete(p.id)) return;
     p.discard();
     void this.#discardIncomplete(p, failure);
   }
 
   /** A checkpoint or savepoint that will never complete: its failure is recorded, subtasks are told, its files go. */
-  async #discardIncomplete(p: PendingCheckpoint, failure: CheckpointFailure): Promise<void> {
+  async #discardIncomplete(p: PendingCheckpoint, failure: CheckpointFailureReport): Promise<void> {
     this.#failed(p, failure);
     this.#d.notifyAborted(p.id, failure.message);
     // A savepoint's directory is always one of its own (sp-<job>-<random>), so it goes too.
     await this.#d.storage.dispose(p.options.targetDir).catch(() => {});
   }
 
-  #failed(p: PendingCheckpoint, failure: CheckpointFailure): void {
+  #failed(p: PendingCheckpoint, failure: CheckpointFailureReport): void {
     const isSavepoint = p.options.type === 'savepoint';
     this.stats.failed(p.stats, failure, this.#d.clock.now());
     const fatal = this.#failures.failed(p.id, isSavepoint, failure);

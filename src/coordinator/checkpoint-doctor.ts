@@ -1,10 +1,10 @@
-import type { CheckpointFailure, PendingSubtask } from '../checkpoint/checkpoint-failure-reason.ts';
+import type { CheckpointFailureReport, PendingSubtask } from '../checkpoint/checkpoint-failure-reason.ts';
 
 /**
  * Turns why a checkpoint failed into advice a person can act on: from the failure's code and
  * what each subtask that had not acknowledged was doing.
  */
-export function checkpointHint(failure: CheckpointFailure | undefined): string | undefined {
+export function checkpointHint(failure: CheckpointFailureReport | undefined): string | undefined {
   if (!failure) return undefined;
   const now = failure.at ?? Date.now();
   const hints = new Set<string>();

@@ -1,5 +1,5 @@
-import { failureCounts, type CheckpointFailure } from '../checkpoint/checkpoint-failure-reason.ts';
-import { CheckpointFailureError } from './checkpoint-failure.ts';
+import { failureCounts, type CheckpointFailureReport } from '../checkpoint/checkpoint-failure-reason.ts';
+import { CheckpointFailureError } from './checkpoint-failure-error.ts';
 
 /**
  * Counts consecutive failed checkpoints (Flink's CheckpointFailureManager): only failures whose
@@ -23,7 +23,7 @@ export class CheckpointFailureManager {
   }
 
   /** Returns the error (checkpointId is undefined for a checkpoint that failed before it got an id) to fail the job with when the limit is passed (and starts counting again). */
-  failed(checkpointId: number | undefined, isSavepoint: boolean, failure: CheckpointFailure): CheckpointFailureError | undefined {
+  failed(checkpointId: number | undefined, isSavepoint: boolean, failure: CheckpointFailureReport): CheckpointFailureError | undefined {
     if (isSavepoint || !failureCounts(failure.code)) return undefined;
     if (++this.#consecutive <= this.#tolerable) return undefined;
     const failures = this.#consecutive;

@@ -1,4 +1,4 @@
-import type { CheckpointFailure } from '../checkpoint/checkpoint-failure-reason.ts';
+import type { CheckpointFailureReport } from '../checkpoint/checkpoint-failure-reason.ts';
 import type { TaskFigures } from '../network/control-messages.ts';
 import type { CheckpointStatus } from './checkpoint-status.ts';
 
@@ -25,7 +25,7 @@ export interface CheckpointStats {
   externalPath: string | undefined;
   failureTimestamp: number | undefined;
   failureMessage: string | undefined;
-  failure: CheckpointFailure | undefined;
+  failure: CheckpointFailureReport | undefined;
   readonly subtasks: SubtaskCheckpointStats[];
 }
 
@@ -107,7 +107,7 @@ export class CheckpointStatsTracker {
     return () => this.#completionListeners.delete(listener);
   }
 
-  failed(s: CheckpointStats, failure: CheckpointFailure, now: number): void {
+  failed(s: CheckpointStats, failure: CheckpointFailureReport, now: number): void {
     if (s.status !== 'IN_PROGRESS') return;
     s.status = 'FAILED';
     s.failureTimestamp = now;

@@ -3,7 +3,7 @@ import type { LogLevel } from '../log/logger.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
 import type { FromTaskManager, ToTaskManager } from '../network/control-messages.ts';
 import type { CheckpointStorageWorkerView } from '../checkpoint/checkpoint-storage.ts';
-import { TaskManager } from '../worker/task-manager.ts';
+import { SlotExecutor } from '../worker/slot-executor.ts';
 import type { TaskManagerGateway } from './task-manager-gateway.ts';
 import { registerUncaughtErrorOwner, runAsOwner, unregisterUncaughtErrorOwner, type UncaughtErrorOwner } from './uncaught-errors.ts';
 
@@ -16,7 +16,7 @@ import { registerUncaughtErrorOwner, runAsOwner, unregisterUncaughtErrorOwner, t
 export class InThreadGateway implements TaskManagerGateway, UncaughtErrorOwner {
   readonly index: number;
   readonly location = 'in-thread' as const;
-  readonly #tm: TaskManager;
+  readonly #tm: SlotExecutor;
   #handler: (message: FromTaskManager) => void = () => {};
   #lost: (error: Error) => void = () => {};
   readonly #cancellationTimeout: number;
@@ -24,7 +24,7 @@ export class InThreadGateway implements TaskManagerGateway, UncaughtErrorOwner {
   constructor(index: number, taskManagers: number, jobGraph: JobGraph, config: WeirConfig, storage: CheckpointStorageWorkerView, logLevel?: LogLevel) {
     this.index = index;
     this.#cancellationTimeout = config['task.cancellation.timeout'];
-    this.#tm = new TaskManager({
+    this.#tm = new SlotExecutor({
       index,
       taskManagers,
       jobGraph,

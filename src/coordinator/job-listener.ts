@@ -1,4 +1,4 @@
-import type { CheckpointFailure } from '../checkpoint/checkpoint-failure-reason.ts';
+import type { CheckpointFailureReport } from '../checkpoint/checkpoint-failure-reason.ts';
 import type { SerializedError } from '../network/control-messages.ts';
 import type { CompletedCheckpoint } from './completed-checkpoint.ts';
 import type { JobStatus } from './job-status.ts';
@@ -7,7 +7,7 @@ import type { JobStatus } from './job-status.ts';
 export interface JobListener {
   onStatus?(status: JobStatus): void;
   onCheckpointCompleted?(checkpoint: CompletedCheckpoint): void;
-  onCheckpointFailed?(checkpointId: number, failure: CheckpointFailure): void;
+  onCheckpointFailed?(checkpointId: number, failure: CheckpointFailureReport): void;
   onRestart?(info: { attempt: number; cause: SerializedError; delayMs: number }): void;
   onRestored?(info: { checkpointId: number; path: string; isSavepoint: boolean; sourcePositions: Record<string, unknown[]> }): void;
 }

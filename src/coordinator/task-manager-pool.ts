@@ -1,5 +1,5 @@
 import type { ConfigLayers, JobPlan } from '../api/define-job.ts';
-import { createTaskStateStorage } from '../checkpoint/create-checkpoint-storage.ts';
+import { createCheckpointStorageWorkerView } from '../checkpoint/create-checkpoint-storage.ts';
 import type { Clock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
 import { lowestLevel } from '../log/logger.ts';
@@ -186,7 +186,7 @@ export class TaskManagerPool {
   async #startOne(index: number): Promise<TaskManagerGateway> {
     const { plan, deployment: d, log } = this.#d;
     if (d.kind === 'cluster') throw new Error('cluster slots are allocated together, not one by one');
-    if (d.kind === 'in-thread') return this.#connect(new InThreadGateway(index, 1, plan.jobGraph, plan.config, createTaskStateStorage(plan.config), lowestLevel(log)));
+    if (d.kind === 'in-thread') return this.#connect(new InThreadGateway(index, 1, plan.jobGraph, plan.config, createCheckpointStorageWorkerView(plan.config), lowestLevel(log)));
     this.#bundle ??= bundleForWorkers(d.modulePath, d.compiled);
     const bundle = await this.#bundle;
     const logLevel = lowestLevel(log);

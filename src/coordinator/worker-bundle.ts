@@ -95,13 +95,13 @@ export interface WorkerBundle {
 export async function bundleForWorkers(modulePath: string, compiled: CompiledJob | undefined): Promise<WorkerBundle | undefined> {
   if (!RUNNING_FROM_SOURCES) {
     const job = compiled ?? (await compileJob(modulePath));
-    return { entry: join(ENGINE, 'worker', 'task-manager-thread.js'), jobModule: job.path, dispose: compiled ? async () => {} : job.dispose };
+    return { entry: join(ENGINE, 'worker', 'slot-executor-thread.js'), jobModule: job.path, dispose: compiled ? async () => {} : job.dispose };
   }
   const outdir = await mkdtemp(join(tmpdir(), 'weir-bundle-'));
   try {
     await build({
       ...NODE_ESM,
-      entryPoints: { 'task-manager': join(ENGINE, 'worker', 'task-manager-thread.ts'), job: modulePath },
+      entryPoints: { 'slot-executor': join(ENGINE, 'worker', 'slot-executor-thread.ts'), job: modulePath },
       splitting: true,
       outdir,
       plugins: [resolvePackages(true)],
@@ -110,5 +110,5 @@ export async function bundleForWorkers(modulePath: string, compiled: CompiledJob
     await rm(outdir, { recursive: true, force: true });
     return undefined;
   }
-  return { entry: join(outdir, 'task-manager.mjs'), jobModule: join(outdir, 'job.mjs'), dispose: () => rm(outdir, { recursive: true, force: true }) };
+  return { entry: join(outdir, 'slot-executor.mjs'), jobModule: join(outdir, 'job.mjs'), dispose: () => rm(outdir, { recursive: true, force: true }) };
 }

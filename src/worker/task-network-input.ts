@@ -1,4 +1,4 @@
-import type { BarrierController } from './checkpointing/barrier-controller.ts';
+import type { CheckpointableTask } from './checkpointing/checkpointable-task.ts';
 import { BarrierHandler } from './checkpointing/barrier-handler.ts';
 import type { BarrierMode } from './checkpointing/barrier-mode.ts';
 import type { InputGate } from './input-gate.ts';
@@ -18,7 +18,7 @@ export function createNetworkInput(
   chain: OperatorChain,
   recovered: RecoveredChannelState,
   mailbox: Mailbox,
-  task: BarrierController,
+  task: CheckpointableTask,
 ): { input: NetworkInput; barriers: BarrierHandler } {
   gate.onData = setup.wake;
   const barriers: BarrierHandler = new BarrierHandler(gate, setup.barrierMode, task, () => mailbox.put({ description: 'aligned checkpoint timeout', run: () => barriers.checkTimeout() }));

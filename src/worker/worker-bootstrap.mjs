@@ -3,4 +3,4 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('./task-manager-thread.ts');
+await import('./slot-executor-thread.ts');

@@ -3,11 +3,11 @@
 // send them. The job: Numbers (2 subtasks) -> rebalance -> Out (1 subtask), three acks per checkpoint.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CheckpointFailure, CheckpointFailureCode } from '../../src/checkpoint/checkpoint-failure-reason.ts';
+import type { CheckpointFailureReport, CheckpointFailureCode } from '../../src/checkpoint/checkpoint-failure-reason.ts';
 import { buildConfig } from '../../src/config/configuration.ts';
 import { CheckpointCoordinator } from '../../src/coordinator/checkpoint-coordinator.ts';
 import type { TaskDescriptions } from '../../src/coordinator/checkpoint-coordinator-deps.ts';
-import { CheckpointFailureError } from '../../src/coordinator/checkpoint-failure.ts';
+import { CheckpointFailureError } from '../../src/coordinator/checkpoint-failure-error.ts';
 import type { CompletedCheckpoint } from '../../src/coordinator/completed-checkpoint.ts';
 import type { JobGraph, JobVertex } from '../../src/graph/job-graph.ts';
 import { silentLogger } from '../../src/log/logger.ts';
@@ -37,7 +37,7 @@ function setup(settings: Record<string, unknown> = {}, o: { describeTasks?: () =
   const triggered: Array<{ id: number; at: number; options: CheckpointOptions }> = [];
   const completed: number[] = [];
   const aborted: Array<{ id: number; reason: string }> = [];
-  const failures: Array<{ id: number; failure: CheckpointFailure }> = [];
+  const failures: Array<{ id: number; failure: CheckpointFailureReport }> = [];
   const failJob: Error[] = [];
   const onCompleted: CompletedCheckpoint[] = [];
   let described = 0;

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkpointHint } from '../../src/coordinator/checkpoint-doctor.ts';
-import type { CheckpointFailure, PendingSubtask } from '../../src/checkpoint/checkpoint-failure-reason.ts';
+import type { CheckpointFailureReport, PendingSubtask } from '../../src/checkpoint/checkpoint-failure-reason.ts';
 import type { TaskActivity } from '../../src/network/task-activity.ts';
 
 const NOW = 1_000_000;
@@ -17,7 +17,7 @@ function pending(activity: TaskActivity, o: { forMs?: number; isSource?: boolean
     report: { activity, activitySince: NOW - (o.forMs ?? 0), writing: o.writing !== undefined ? [{ checkpointId: o.writing, since: NOW - 5000 }] : [] },
   };
 }
-const expired = (...p: PendingSubtask[]): CheckpointFailure => ({ code: 'CHECKPOINT_EXPIRED', message: 'checkpoint 7 expired', pending: p, at: NOW });
+const expired = (...p: PendingSubtask[]): CheckpointFailureReport => ({ code: 'CHECKPOINT_EXPIRED', message: 'checkpoint 7 expired', pending: p, at: NOW });
 
 test('a source stuck inside one read gets the chunk-size hint, naming subtask, seconds and what it reads', () => {
   const hint = checkpointHint(expired(pending({ kind: 'reading', reader: 'reading table orders chunk 3 of 40', subject: 'table orders' }, { forMs: 41_000, isSource: true })))!;

@@ -3,11 +3,11 @@
 // leaderships (in memory). The job: Numbers (2 subtasks) -> rebalance -> Out (1), three acks a checkpoint.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { failureCounts, type CheckpointFailure } from '../../src/checkpoint/checkpoint-failure-reason.ts';
+import { failureCounts, type CheckpointFailureReport } from '../../src/checkpoint/checkpoint-failure-reason.ts';
 import { LeaderCheckpointIdCounter } from '../../src/cluster/leader-checkpoint-id-counter.ts';
 import { buildConfig } from '../../src/config/configuration.ts';
 import { CheckpointCoordinator } from '../../src/coordinator/checkpoint-coordinator.ts';
-import { CheckpointFailureError } from '../../src/coordinator/checkpoint-failure.ts';
+import { CheckpointFailureError } from '../../src/coordinator/checkpoint-failure-error.ts';
 import { CheckpointNotStartedError } from '../../src/coordinator/checkpoint-not-started-error.ts';
 import { InMemoryCheckpointIdCounter, type CheckpointIdCounter } from '../../src/coordinator/checkpoint-id-counter.ts';
 import type { Fence } from '../../src/ha/fence.ts';
@@ -68,7 +68,7 @@ function setup(idCounter: CheckpointIdCounter | undefined, settings: Record<stri
   const clock = new ManualClock();
   const storage = new FakeCheckpointStorage();
   const triggered: number[] = [];
-  const failures: Array<{ id: number; failure: CheckpointFailure }> = [];
+  const failures: Array<{ id: number; failure: CheckpointFailureReport }> = [];
   const failJob: Error[] = [];
   let onTrigger: ((id: number) => void) | undefined;
   const hooks: { onWarn?: (message: string) => void } = {};

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { createJobMaster, RestoreError, type ExecuteJobOptions, type JobMaster, type JobResult } from '../../src/index.ts';
 import { METADATA_FILE, METADATA_VERSION, readMetadata, writeMetadata, type CheckpointMetadata } from '../../src/checkpoint/checkpoint-metadata.ts';
 import { isTerminal } from '../../src/coordinator/job-status.ts';
-import { fileTaskStateStorage } from '../../src/checkpoint/file-task-state-storage.ts';
+import { fileCheckpointStorageWorkerView } from '../../src/checkpoint/file-checkpoint-storage-worker-view.ts';
 import { diffSortedLines, expectedRunningCounts, JobEvents, makeTempDir, readCommittedLines, removeDir, sleep } from '../fixtures/recovery-helpers.ts';
 import {
   assertSameCounts,
@@ -211,7 +211,7 @@ describe('a stop-with-savepoint with drain that fails', { timeout: 60_000 }, () 
     const config = { 'parallelism.default': 2, 'restart-strategy.type': 'fixed-delay', 'restart-strategy.fixed-delay.attempts': 1, 'restart-strategy.fixed-delay.delay': 0 };
     // The savepoint's storage fails once the sources have drained (a target that is unusable from
     // the start is refused before anything stops): the first savepoint state write is refused.
-    const storage = fileTaskStateStorage as { writeSnapshot: typeof fileTaskStateStorage.writeSnapshot };
+    const storage = fileCheckpointStorageWorkerView as { writeSnapshot: typeof fileCheckpointStorageWorkerView.writeSnapshot };
     const original = storage.writeSnapshot;
     storage.writeSnapshot = (target, ...rest) => {
       if (!target.location.includes('failing-savepoints')) return original(target, ...rest);

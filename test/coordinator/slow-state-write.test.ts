@@ -6,13 +6,13 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { createJobMaster, createLogger } from '../../src/index.ts';
 import { DataGen } from '../../src/connectors/datagen/index.ts';
-import { fileTaskStateStorage } from '../../src/checkpoint/file-task-state-storage.ts';
+import { fileCheckpointStorageWorkerView } from '../../src/checkpoint/file-checkpoint-storage-worker-view.ts';
 import { ControlledSource, JobEvents, makeTempDir, removeDir, wordCountToFiles } from '../fixtures/recovery-helpers.ts';
 
 test('a hung state write expires its checkpoint (counted), is aborted, and later checkpoints complete', { timeout: 60_000 }, async (t) => {
   const dir = makeTempDir('hung-write');
   t.after(() => removeDir(dir));
-  const storage = fileTaskStateStorage as { writeSnapshot: typeof fileTaskStateStorage.writeSnapshot };
+  const storage = fileCheckpointStorageWorkerView as { writeSnapshot: typeof fileCheckpointStorageWorkerView.writeSnapshot };
   const original = storage.writeSnapshot;
   const aborted: string[] = [];
   let hung: number | undefined;

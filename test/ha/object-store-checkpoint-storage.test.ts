@@ -10,7 +10,7 @@ import { connect } from '@nats-io/transport-node';
 import { Objm } from '@nats-io/obj';
 import { buildConfig, type WeirConfig } from '../../src/config/configuration.ts';
 import { createJobMaster, createLogger, executeJob } from '../../src/index.ts';
-import { createCheckpointStorage, createTaskStateStorage } from '../../src/checkpoint/create-checkpoint-storage.ts';
+import { createCheckpointStorage, createCheckpointStorageWorkerView } from '../../src/checkpoint/create-checkpoint-storage.ts';
 import { CheckpointCorruptedError } from '../../src/checkpoint/checkpoint-storage-error.ts';
 import { METADATA_VERSION, type CheckpointMetadata } from '../../src/checkpoint/checkpoint-metadata.ts';
 import { withReadableSnapshot } from '../../src/checkpoint/readable-snapshot.ts';
@@ -50,7 +50,7 @@ describe('checkpoint storage on the NATS object store', { timeout: 180_000 }, ()
     const jobId = '1'.repeat(32);
     const config = configFor('nats-obj://ckpt-unit/base');
     const storage = createCheckpointStorage(jobId, config);
-    const worker = createTaskStateStorage(config);
+    const worker = createCheckpointStorageWorkerView(config);
     try {
       await storage.initialize(true);
       assert.equal(storage.jobLocation, `nats-obj://ckpt-unit/base/${jobId}`);

@@ -87,7 +87,7 @@ describe('the npm package', { timeout: 600_000 }, () => {
 
   test('the tarball holds the compiled package, the dashboard and the command, and no tests or sources', () => {
     const files = ok(run('tar', ['tzf', tarball], root), 'tar').split('\n').filter(Boolean);
-    for (const f of ['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/cli/main.js', 'package/dist/worker/task-manager-thread.js', 'package/dist/cluster/engine-imports.mjs', 'package/dist/cluster/slot-bootstrap.mjs', 'package/web/index.html', 'package/bin/weir.mjs', 'package/LICENSE', 'package/README.md']) {
+    for (const f of ['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/cli/main.js', 'package/dist/worker/slot-executor-thread.js', 'package/dist/cluster/engine-imports.mjs', 'package/dist/cluster/slot-bootstrap.mjs', 'package/web/index.html', 'package/bin/weir.mjs', 'package/LICENSE', 'package/README.md']) {
       assert.ok(files.includes(f), `${f} is in the tarball`);
     }
     for (const f of files) assert.doesNotMatch(f, /^package\/(src|test|bench|scripts|examples)\//, `${f} does not belong in the package`);

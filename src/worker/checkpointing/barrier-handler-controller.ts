@@ -2,7 +2,7 @@ import type { AbortReason } from './abort-reason.ts';
 
 /**
  * Everything a barrier handler state may do or know, always about the pending checkpoint. The
- * handler implements it over the input gate, the task's BarrierController and a clock; the
+ * handler implements it over the input gate, the task (a CheckpointableTask) and a clock; the
  * states hold no reference to any of those, so each can be driven by a fake in a test.
  */
 export interface BarrierHandlerController {

@@ -3,7 +3,7 @@ import type { Barrier } from '../../network/stream-event.ts';
 import { describeActivity, type TaskActivity } from '../../network/task-activity.ts';
 import type { InputGate } from '../input-gate.ts';
 import type { AbortReason } from './abort-reason.ts';
-import type { BarrierController } from './barrier-controller.ts';
+import type { CheckpointableTask } from './checkpointable-task.ts';
 import type { BarrierHandlerController } from './barrier-handler-controller.ts';
 import type { BarrierHandlerState } from './barrier-handler-state.ts';
 import type { BarrierMode } from './barrier-mode.ts';
@@ -12,7 +12,7 @@ import { CheckpointBarrierTracker } from './checkpoint-barrier-tracker.ts';
 import { WaitingForFirstBarrier } from './waiting-for-first-barrier.ts';
 
 /** The one checkpoint whose barriers this gate is collecting. */
-interface PendingCheckpoint {
+interface PendingGateCheckpoint {
   /** The first of its barriers to arrive. */
   readonly barrier: Barrier;
   readonly firstAt: number;
@@ -32,7 +32,7 @@ interface PendingCheckpoint {
  */
 export class BarrierHandler {
   readonly #gate: InputGate;
-  readonly #task: BarrierController;
+  readonly #task: CheckpointableTask;
   readonly #clock: Clock;
   readonly #wake: () => void;
   readonly #seen: Uint8Array;
@@ -40,14 +40,14 @@ export class BarrierHandler {
   /** Channels that delivered their end of data; they still deliver barriers. */
   readonly #ended: Uint8Array;
   #state: BarrierHandlerState;
-  #pending: PendingCheckpoint | undefined;
+  #pending: PendingGateCheckpoint | undefined;
   /** The newest checkpoint this gate has finished with (snapshotted or aborted). */
   #lastHandled = 0;
   #timer: Timer | undefined;
   readonly #controller: BarrierHandlerController;
 
   /** `wake` is called when the aligned timeout fires, so the task runs the switch (checkTimeout) in its loop. */
-  constructor(gate: InputGate, mode: BarrierMode, task: BarrierController, wake: () => void = () => {}, clock: Clock = systemClock) {
+  constructor(gate: InputGate, mode: BarrierMode, task: CheckpointableTask, wake: () => void = () => {}, clock: Clock = systemClock) {
     this.#gate = gate;
     this.#task = task;
     this.#clock = clock;
@@ -126,7 +126,7 @@ export class BarrierHandler {
     this.#state = this.#state.endOfPartition(this.#controller, channel);
   }
 
-  #begin(barrier: Barrier): PendingCheckpoint {
+  #begin(barrier: Barrier): PendingGateCheckpoint {
     const now = this.#clock.now();
     return { barrier, firstAt: now, startDelayMs: Math.max(0, now - barrier.timestamp), processedBytes: 0, inFlight: undefined };
   }
@@ -136,12 +136,12 @@ export class BarrierHandler {
   }
 
   /** Wall-clock time may step back; a duration does not. */
-  #elapsed(p: PendingCheckpoint): number {
+  #elapsed(p: PendingGateCheckpoint): number {
     return Math.max(0, this.#clock.now() - p.firstAt);
   }
 
   /** The pending checkpoint is done with in this gate (snapshotted or aborted). */
-  #end(p: PendingCheckpoint): void {
+  #end(p: PendingGateCheckpoint): void {
     this.#cancelTimer();
     this.#pending = undefined;
     this.#lastHandled = p.barrier.checkpointId;
@@ -178,13 +178,13 @@ export class BarrierHandler {
     };
   }
 
-  #triggerAligned(p: PendingCheckpoint): void {
+  #triggerAligned(p: PendingGateCheckpoint): void {
     const alignmentMs = this.#elapsed(p);
     this.#end(p);
     this.#task.triggerSnapshot(p.barrier, { alignmentMs, startDelayMs: p.startDelayMs, processedBytes: p.processedBytes });
   }
 
-  #triggerUnaligned(p: PendingCheckpoint, buffers: unknown[][][]): void {
+  #triggerUnaligned(p: PendingGateCheckpoint, buffers: unknown[][][]): void {
     // No more alignment to time out.
     this.#cancelTimer();
     let resolve!: (alignmentMs: number) => void;
@@ -199,13 +199,13 @@ export class BarrierHandler {
     this.#task.triggerSnapshot(barrier, { alignmentMs: 0, startDelayMs: p.startDelayMs, processedBytes: p.processedBytes }, { buffers, complete });
   }
 
-  #completeInFlight(p: PendingCheckpoint): void {
+  #completeInFlight(p: PendingGateCheckpoint): void {
     const alignmentMs = this.#elapsed(p);
     this.#end(p);
     p.inFlight?.resolve(alignmentMs);
   }
 
-  #aborted(p: PendingCheckpoint, checkpointId: number, reason: AbortReason): void {
+  #aborted(p: PendingGateCheckpoint, checkpointId: number, reason: AbortReason): void {
     this.#end(p);
     p.inFlight?.reject(new CheckpointAbortedError(checkpointId, reason));
     this.#task.abortCheckpoint(checkpointId, reason);

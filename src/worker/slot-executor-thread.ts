@@ -1,13 +1,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
-import { createTaskStateStorage } from '../checkpoint/create-checkpoint-storage.ts';
+import { createCheckpointStorageWorkerView } from '../checkpoint/create-checkpoint-storage.ts';
 import type { FromTaskManager, TaskManagerThreadInit, ToTaskManager } from '../network/control-messages.ts';
 import { serializeError } from '../network/control-messages.ts';
 import { JobModuleError } from '../api/job-module-error.ts';
-import { TaskManager } from './task-manager.ts';
+import { SlotExecutor } from './slot-executor.ts';
 
 /**
- * A TaskManager in a worker thread. Functions cannot cross threads, so it loads the job module
+ * A SlotExecutor in a worker thread (local mode, or a slot of a TaskManager process). Functions cannot cross threads, so it loads the job module
  * itself and builds the graph from it; the JobMaster checks that the graphs agree.
  */
 interface JobModule {
@@ -27,7 +27,7 @@ try {
   }
   // A builder that throws here (and not in the JobManager's thread) names the module like it would there.
   const { jobGraph, config } = await mod.default.plan(init.args, init.layers, { modulePath: init.jobModulePath, builtIn: `TaskManager ${init.index} (worker thread)` });
-  const tm = new TaskManager({ index: init.index, taskManagers: init.taskManagers, jobGraph, config, send, storage: createTaskStateStorage(config), logLevel: init.logLevel });
+  const tm = new SlotExecutor({ index: init.index, taskManagers: init.taskManagers, jobGraph, config, send, storage: createCheckpointStorageWorkerView(config), logLevel: init.logLevel });
   port.on('message', (m: ToTaskManager) => {
     if (m.type === 'shutdown') {
       void tm.shutdown().then(() => process.exit(0));

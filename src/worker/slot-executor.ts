@@ -20,7 +20,7 @@ import { systemClock } from '../clock/clock.ts';
 import { decodeWatermark } from '../network/wire-watermark.ts';
 import { JobGraphMismatchError } from './job-graph-mismatch-error.ts';
 
-export interface TaskManagerOptions {
+export interface SlotExecutorOptions {
   readonly index: number;
   readonly taskManagers: number;
   readonly jobGraph: JobGraph;
@@ -35,12 +35,14 @@ const SLICE_MS = 8;
 const METRICS_INTERVAL_MS = 500;
 
 /**
- * Hosts some subtasks of a job in one thread and runs them cooperatively: each round steps every
- * task that has work, and the thread goes back to the event loop often enough for channel
- * messages, timers and I/O to come in.
+ * One slot of a job: hosts its subtasks in one thread (a worker thread, a slot thread of a
+ * TaskManager process, or the JobMaster's own at parallelism 1) and runs them cooperatively. The
+ * JobMaster numbers these and names each "TaskManager <index>" in what users read (logs, errors,
+ * the `tm` field of control messages). Each round steps every task that has work, and the thread
+ * goes back to the event loop often enough for channel messages, timers and I/O to come in.
  */
-export class TaskManager {
-  readonly #o: TaskManagerOptions;
+export class SlotExecutor {
+  readonly #o: SlotExecutorOptions;
   #tasks: Task[] = [];
   #attempt = -1;
   #wakeup: (() => void) | undefined;
@@ -53,7 +55,7 @@ export class TaskManager {
 
   readonly #log: Logger;
 
-  constructor(options: TaskManagerOptions) {
+  constructor(options: SlotExecutorOptions) {
     this.#o = options;
     this.#log = forwardingLogger((level, message, fields) => options.send({ type: 'log', level, message, fields }), options.logLevel, { taskManager: options.index });
   }

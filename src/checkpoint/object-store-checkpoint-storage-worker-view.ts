@@ -4,7 +4,7 @@ import { isAbsolute, join } from 'node:path';
 import type { WeirConfig } from '../config/configuration.ts';
 import type { CheckpointStorageWorkerView, StagedRestore } from './checkpoint-storage.ts';
 import { parseNatsObjectLocation } from './checkpoint-location.ts';
-import { fileTaskStateStorage } from './file-task-state-storage.ts';
+import { fileCheckpointStorageWorkerView } from './file-checkpoint-storage-worker-view.ts';
 import { NatsObjectFiles } from './nats/nats-object-files.ts';
 import { objectName, withStaging } from './object-store-checkpoint-storage.ts';
 import type { ChannelStateHandle, TaskRestoreState } from './state-handles.ts';
@@ -16,7 +16,7 @@ import type { ChannelStateHandle, TaskRestoreState } from './state-handles.ts';
  * subtask needs first and reads them with the same code. Handles name files relative to the
  * checkpoint, so they are the same whichever storage holds them.
  */
-export class ObjectStoreTaskStateStorage implements CheckpointStorageWorkerView {
+export class ObjectStoreCheckpointStorageWorkerView implements CheckpointStorageWorkerView {
   readonly #files: NatsObjectFiles;
 
   constructor(config: WeirConfig) {
@@ -25,7 +25,7 @@ export class ObjectStoreTaskStateStorage implements CheckpointStorageWorkerView 
 
   async writeSnapshot(...[target, captured, task, signal]: Parameters<CheckpointStorageWorkerView['writeSnapshot']>): ReturnType<CheckpointStorageWorkerView['writeSnapshot']> {
     return withStaging(async (dir) => {
-      const snapshot = await fileTaskStateStorage.writeSnapshot({ ...target, location: dir }, captured, task, signal);
+      const snapshot = await fileCheckpointStorageWorkerView.writeSnapshot({ ...target, location: dir }, captured, task, signal);
       await this.#uploadAll(dir, target.location, signal);
       return snapshot;
     });
@@ -33,7 +33,7 @@ export class ObjectStoreTaskStateStorage implements CheckpointStorageWorkerView 
 
   async writeChannelState(...[target, task, channels]: Parameters<CheckpointStorageWorkerView['writeChannelState']>): ReturnType<CheckpointStorageWorkerView['writeChannelState']> {
     return withStaging(async (dir) => {
-      const handles = await fileTaskStateStorage.writeChannelState({ ...target, location: dir }, task, channels);
+      const handles = await fileCheckpointStorageWorkerView.writeChannelState({ ...target, location: dir }, task, channels);
       await this.#uploadAll(dir, target.location);
       return handles;
     });
@@ -47,7 +47,7 @@ export class ObjectStoreTaskStateStorage implements CheckpointStorageWorkerView 
   async restoreKeyed(...[backend, state, location]: Parameters<CheckpointStorageWorkerView['restoreKeyed']>): Promise<void> {
     await withStaging(async (dir) => {
       await this.#download(location, state.keyed.map((h) => h.file), dir);
-      await fileTaskStateStorage.restoreKeyed(backend, state, dir);
+      await fileCheckpointStorageWorkerView.restoreKeyed(backend, state, dir);
     });
   }
 

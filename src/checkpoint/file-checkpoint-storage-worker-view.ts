@@ -11,7 +11,7 @@ import type { StoredStateInfo } from '../state/stored-state-info.ts';
  * Subtasks write their own state files straight into the checkpoint's directory (as Flink's
  * TaskManagers write to the checkpoint storage); only the handles travel to the coordinator.
  */
-export const fileTaskStateStorage: CheckpointStorageWorkerView = {
+export const fileCheckpointStorageWorkerView: CheckpointStorageWorkerView = {
   async writeSnapshot(target, captured, task, signal) {
     const dir = target.location;
     await makeDirectories(dir);

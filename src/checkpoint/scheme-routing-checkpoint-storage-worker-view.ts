@@ -1,8 +1,8 @@
 import type { WeirConfig } from '../config/configuration.ts';
 import type { CheckpointStorageWorkerView, StagedRestore } from './checkpoint-storage.ts';
 import { isNatsObjectLocation } from './checkpoint-location.ts';
-import { fileTaskStateStorage } from './file-task-state-storage.ts';
-import { ObjectStoreTaskStateStorage } from './object-store-task-state-storage.ts';
+import { fileCheckpointStorageWorkerView } from './file-checkpoint-storage-worker-view.ts';
+import { ObjectStoreCheckpointStorageWorkerView } from './object-store-checkpoint-storage-worker-view.ts';
 import type { TaskRestoreState } from './state-handles.ts';
 
 /**
@@ -10,9 +10,9 @@ import type { TaskRestoreState } from './state-handles.ts';
  * written where the checkpoint's location is and read from where the restored one lies, so a job
  * that checkpoints to the object store can start from a savepoint in a directory, and back.
  */
-export class SchemeRoutingTaskStateStorage implements CheckpointStorageWorkerView {
+export class SchemeRoutingCheckpointStorageWorkerView implements CheckpointStorageWorkerView {
   readonly #config: WeirConfig;
-  #objects: ObjectStoreTaskStateStorage | undefined;
+  #objects: ObjectStoreCheckpointStorageWorkerView | undefined;
 
   constructor(config: WeirConfig) {
     this.#config = config;
@@ -44,6 +44,6 @@ export class SchemeRoutingTaskStateStorage implements CheckpointStorageWorkerVie
   }
 
   #for(location: string): CheckpointStorageWorkerView {
-    return isNatsObjectLocation(location) ? (this.#objects ??= new ObjectStoreTaskStateStorage(this.#config)) : fileTaskStateStorage;
+    return isNatsObjectLocation(location) ? (this.#objects ??= new ObjectStoreCheckpointStorageWorkerView(this.#config)) : fileCheckpointStorageWorkerView;
   }
 }
