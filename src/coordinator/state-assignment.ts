@@ -1,6 +1,7 @@
 import type { CheckpointMetadata, OperatorStateMetadata } from '../checkpoint/checkpoint-metadata.ts';
 import { isAbsolute, join } from 'node:path';
 import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
+import { taskKey, type TaskKey } from '../graph/task-key.ts';
 import type { ChannelStateHandle, KeyedStateHandle, OperatorRestoreState, OperatorStateMap, RestoredChannelState, TaskRestoreState } from '../checkpoint/state-handles.ts';
 import { keyGroupRangeForSubtask } from '../state/key-group.ts';
 import { RestoreError } from './restore-error.ts';
@@ -15,7 +16,7 @@ export function assignState(
   directory: string,
   jobGraph: JobGraph,
   allowNonRestoredState: boolean,
-): Map<string, TaskRestoreState> {
+): Map<TaskKey, TaskRestoreState> {
   const byUid = new Map(metadata.operators.map((o) => [o.uid, o]));
   const unmatched: Array<{ uid: string; name: string; states: string[] }> = [];
   const jobUids = new Set(jobGraph.vertices.flatMap((v) => v.operators.map((o) => o.uid)));
@@ -31,7 +32,7 @@ export function assignState(
     );
   }
 
-  const result = new Map<string, TaskRestoreState>();
+  const result = new Map<TaskKey, TaskRestoreState>();
   for (const vertex of jobGraph.vertices) {
     for (let subtask = 0; subtask < vertex.parallelism; subtask++) {
       const operators: Record<string, OperatorRestoreState> = {};
@@ -51,7 +52,7 @@ export function assignState(
         };
       }
       const channels = channelStateFor(metadata, directory, jobGraph, vertex, subtask, byUid);
-      result.set(`${vertex.id}:${subtask}`, { checkpointId: metadata.checkpointId, directory, operators, channels });
+      result.set(taskKey(vertex.id, subtask), { checkpointId: metadata.checkpointId, directory, operators, channels });
     }
   }
   return result;
