@@ -1,4 +1,5 @@
 import type { CheckpointMetadata, OperatorStateMetadata } from '../checkpoint/checkpoint-metadata.ts';
+import { parseChannelStateKey, toChannelStateKey, type ChannelStateKey } from '../checkpoint/channel-state-key.ts';
 import { isAbsolute, join } from 'node:path';
 import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
 import { taskKey, type TaskKey } from '../graph/task-key.ts';
@@ -76,20 +77,22 @@ function channelStateFor(
   const parallelismOf = (v: JobVertex) => byUid.get(v.operators[0]!.uid)?.parallelism;
   const edges = [...vertex.inputs, ...vertex.outputs];
   const rescaled = head.parallelism !== vertex.parallelism || edges.some((e) => parallelismOf(e.source) !== e.source.parallelism || parallelismOf(e.target) !== e.target.parallelism);
-  const pick = (entries: Record<string, ChannelStateHandle> | undefined) => Object.entries(entries ?? {}).map(([key, handle]) => ({ key, handle }));
+  const notOurs = (cause?: unknown) =>
+    new RestoreError(
+      directory,
+      `the in-flight data of unaligned checkpoint ${metadata.checkpointId} belongs to channels the job no longer has (vertex '${vertex.name}'); restore from a savepoint, which is always aligned`,
+      [],
+      cause === undefined ? undefined : { cause },
+    );
+  const pick = (entries: Record<string, ChannelStateHandle> | undefined) => Object.entries(entries ?? {}).map(([text, handle]) => ({ key: storedKey(text, notOurs), handle }));
   const sources = rescaled ? [...head.subtasks].sort((a, b) => a.subtask - b.subtask) : head.subtasks.filter((s) => s.subtask === subtask);
   const inputs = sources.flatMap((s) => pick(s.inputChannels));
   const outputs = sources.flatMap((s) => pick(s.outputChannels));
   for (const { key } of [...inputs, ...outputs]) {
-    const edgeId = Number(key.split(':')[0]);
+    const { edgeId } = parseChannelStateKey(key);
     const edge = jobGraph.edges.find((e) => e.id === edgeId);
     const recorded = metadata.edges?.find((e) => e.id === edgeId);
-    if (!edge || !recorded || recorded.source !== edge.source.id || recorded.target !== edge.target.id) {
-      throw new RestoreError(
-        directory,
-        `the in-flight data of unaligned checkpoint ${metadata.checkpointId} belongs to channels the job no longer has (vertex '${vertex.name}'); restore from a savepoint, which is always aligned`,
-      );
-    }
+    if (!edge || !recorded || recorded.source !== edge.source.id || recorded.target !== edge.target.id) throw notOurs();
     if (rescaled && (edge.partitioner.kind === 'forward' || edge.partitioner.kind === 'broadcast')) {
       throw new RestoreError(
         directory,
@@ -107,6 +110,15 @@ function channelStateFor(
     inputs: inputs.map((i) => ({ key: i.key, handle: resolve(i.handle) })),
     outputs: mine.map((o) => ({ key: o.key, handle: resolve(o.handle) })),
   };
+}
+
+/** A channel state key as `_metadata` holds it: one that is not names no channel of the job. */
+function storedKey(text: string, notOurs: (cause: unknown) => RestoreError): ChannelStateKey {
+  try {
+    return toChannelStateKey(text);
+  } catch (e) {
+    throw notOurs(e);
+  }
 }
 
 function hasChannels(entries: Record<string, ChannelStateHandle> | undefined): boolean {
