@@ -34,6 +34,7 @@ export interface SubtaskStateMetadata {
   readonly subtask: number;
   readonly keyed: KeyedStateHandle | null;
   readonly operator: OperatorStateMap;
+  /** Unaligned checkpoints: the in-flight data by the text of each channel's ChannelStateKey (read back with parseChannelStateKey). */
   readonly inputChannels?: Record<string, ChannelStateHandle>;
   readonly outputChannels?: Record<string, ChannelStateHandle>;
 }

@@ -1,5 +1,6 @@
 import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
 import type { CapturedOperatorState } from '../state/captured-state.ts';
+import type { ChannelStateKey } from './channel-state-key.ts';
 import type { CheckpointMetadata } from './checkpoint-metadata.ts';
 import type { ChannelStateHandle, OperatorRestoreState, TaskRestoreState, TaskStateSnapshot } from './state-handles.ts';
 
@@ -46,10 +47,10 @@ export interface SubtaskInfo {
   readonly headUid: string;
 }
 
-/** In-flight records of an unaligned snapshot, by channel key. */
+/** In-flight records of an unaligned snapshot, by channel state key. */
 export interface ChannelStateCapture {
-  readonly inputs: ReadonlyArray<readonly [string, unknown[]]>;
-  readonly outputs: ReadonlyArray<readonly [string, unknown[]]>;
+  readonly inputs: ReadonlyArray<readonly [ChannelStateKey, unknown[]]>;
+  readonly outputs: ReadonlyArray<readonly [ChannelStateKey, unknown[]]>;
 }
 
 /** A subtask's view: it writes its own state files; only the handles travel to the coordinator. */

@@ -1,5 +1,6 @@
 import type { SerializerSnapshot } from '../serialization/serializer-snapshot.ts';
 import type { KeyedStateInfo } from '../state/stored-state-info.ts';
+import type { ChannelStateKey } from './channel-state-key.ts';
 
 /**
  * State handles: where a subtask's snapshot lies in the checkpoint storage. Subtasks write their
@@ -48,7 +49,7 @@ export interface OperatorSubtaskState {
 
 export interface TaskStateSnapshot {
   readonly operators: OperatorSubtaskState[];
-  /** Unaligned checkpoints: per input channel (by gate index) and per output channel. */
+  /** Unaligned checkpoints: per input channel and per output channel, by the text of their ChannelStateKey. */
   readonly inputChannels: Record<string, ChannelStateHandle>;
   readonly outputChannels: Record<string, ChannelStateHandle>;
 }
@@ -70,12 +71,12 @@ export interface TaskRestoreState {
 }
 
 /**
- * Keys are `<edgeId>:<producer>` for input channels and `<edgeId>:<channel>` for output channels.
- * When the parallelism changed, a subtask gets every old subtask's channel state of its vertex and
+ * Keyed by the channels' ChannelStateKeys (for an input channel the producer, for an output
+ * channel the consumer, on its edge). When the parallelism changed, a subtask gets every old subtask's channel state of its vertex and
  * keeps the records that are now its own (by key group, or an even share for rebalance edges).
  */
 export interface RestoredChannelState {
   readonly rescaled: boolean;
-  readonly inputs: ReadonlyArray<{ readonly key: string; readonly handle: ChannelStateHandle }>;
-  readonly outputs: ReadonlyArray<{ readonly key: string; readonly handle: ChannelStateHandle }>;
+  readonly inputs: ReadonlyArray<{ readonly key: ChannelStateKey; readonly handle: ChannelStateHandle }>;
+  readonly outputs: ReadonlyArray<{ readonly key: ChannelStateKey; readonly handle: ChannelStateHandle }>;
 }

@@ -1,6 +1,7 @@
 import { failureCounts, type CheckpointFailureReport } from '../checkpoint/checkpoint-failure-reason.ts';
 import type { Timer } from '../clock/clock.ts';
 import { formatDuration } from '../config/duration.ts';
+import { taskKey, type TaskKey } from '../graph/task-key.ts';
 import type { FromTaskManager } from '../network/control-messages.ts';
 import type { CheckpointOptions } from '../network/stream-event.ts';
 import type { CheckpointCoordinatorDeps, TaskDescriptions, TriggerRequest } from './checkpoint-coordinator-deps.ts';
@@ -29,7 +30,7 @@ export class CheckpointCoordinator {
   readonly #decider: CheckpointRequestDecider;
   readonly #failures: CheckpointFailureManager;
   readonly #pending = new Map<number, PendingCheckpoint>();
-  readonly #expected: string[];
+  readonly #expected: TaskKey[];
   readonly #backlog = new Set<string>();
   readonly #completed = new Map<number, CompletedCheckpoint>();
   #completions: Promise<void> = Promise.resolve();
@@ -57,7 +58,7 @@ export class CheckpointCoordinator {
     this.#ids = deps.idCounter ?? new InMemoryCheckpointIdCounter();
     this.#failures = new CheckpointFailureManager(deps.config['execution.checkpointing.tolerable-failed-checkpoints']);
     this.store = new CompletedCheckpointStore(deps.config['execution.checkpointing.num-retained'], deps.storage, deps.log);
-    this.#expected = deps.jobGraph.vertices.flatMap((v) => Array.from({ length: v.parallelism }, (_, i) => `${v.id}:${i}`));
+    this.#expected = deps.jobGraph.vertices.flatMap((v) => Array.from({ length: v.parallelism }, (_, i) => taskKey(v.id, i)));
   }
 
   get periodic(): boolean {
@@ -228,7 +229,7 @@ export class CheckpointCoordinator {
   receiveAck(m: Extract<FromTaskManager, { type: 'ack-checkpoint' }>): void {
     const p = this.#pending.get(m.checkpointId);
     if (!p) return;
-    if (p.acknowledge(`${m.vertexId}:${m.subtask}`, m.state, m.figures) !== 'SUCCESS') return;
+    if (p.acknowledge(taskKey(m.vertexId, m.subtask), m.state, m.figures) !== 'SUCCESS') return;
     this.stats.acknowledged(p.stats, { ...m.figures, vertexId: m.vertexId, subtask: m.subtask, ackTimestamp: this.#d.clock.now() });
     if (p.isFullyAcknowledged) {
       // Finalize in acknowledgement order, so a slow _metadata write cannot reorder completions.

@@ -1,5 +1,6 @@
 import { METADATA_VERSION, type CheckpointMetadata, type OperatorStateMetadata } from '../checkpoint/checkpoint-metadata.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
+import { taskKey } from '../graph/task-key.ts';
 import type { PendingCheckpoint } from './pending-checkpoint.ts';
 
 /**
@@ -13,7 +14,7 @@ export function buildCheckpointMetadata(jobId: string, graph: JobGraph, p: Pendi
     for (const op of vertex.operators) {
       const subtasks = [];
       for (let s = 0; s < vertex.parallelism; s++) {
-        const ack = p.acks.get(`${vertex.id}:${s}`)!;
+        const ack = p.acks.get(taskKey(vertex.id, s))!;
         const state = ack.state.operators.find((o) => o.uid === op.uid);
         if (!state) continue;
         subtasks.push({

@@ -3,6 +3,7 @@ import type { CheckpointStorage } from '../checkpoint/checkpoint-storage.ts';
 import { CheckpointCorruptedError } from '../checkpoint/checkpoint-storage-error.ts';
 import type { TaskRestoreState } from '../checkpoint/state-handles.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
+import { taskKey, type TaskKey } from '../graph/task-key.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CheckpointStatsTracker } from './checkpoint-stats.ts';
 import type { CompletedCheckpoint } from './completed-checkpoint.ts';
@@ -15,7 +16,7 @@ export interface Restore {
   readonly checkpointId: number;
   readonly location: string;
   readonly isSavepoint: boolean;
-  readonly assigned: Map<string, TaskRestoreState>;
+  readonly assigned: Map<TaskKey, TaskRestoreState>;
   /** By source uid; undefined: the enumerators start afresh. */
   readonly coordinators: Record<string, unknown>;
 }
@@ -116,7 +117,7 @@ export function sourcePositions(graph: JobGraph, restore: Restore): Record<strin
   const positions: Record<string, unknown[]> = {};
   for (const v of graph.vertices.filter((x) => x.isSource)) {
     for (let s = 0; s < v.parallelism; s++) {
-      const state = restore.assigned.get(`${v.id}:${s}`)?.operators[v.operators[0]!.uid]?.operator['_source-splits'];
+      const state = restore.assigned.get(taskKey(v.id, s))?.operators[v.operators[0]!.uid]?.operator['_source-splits'];
       positions[`${v.name} ${s + 1}/${v.parallelism}`] = state?.values ?? [];
     }
   }

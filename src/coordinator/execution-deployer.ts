@@ -1,6 +1,7 @@
 import type { TaskRestoreState } from '../checkpoint/state-handles.ts';
 import { consumersOf } from '../graph/edge-connections.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
+import { taskKey, type TaskKey } from '../graph/task-key.ts';
 import type { RemoteChannelEndpoint, TaskDeployment } from '../network/control-messages.ts';
 import { SegmentRing, type RingShape } from '../network/segment-ring.ts';
 import type { PlannedFailure } from './fault-injector.ts';
@@ -12,7 +13,7 @@ export interface AttemptPlan {
   readonly jobId: string;
   /** Source splits by vertex id, one list per subtask (empty for sources with an enumerator). */
   readonly splits: ReadonlyMap<string, unknown[][]>;
-  readonly restore: ReadonlyMap<string, TaskRestoreState> | undefined;
+  readonly restore: ReadonlyMap<TaskKey, TaskRestoreState> | undefined;
   readonly armed: PlannedFailure | undefined;
 }
 
@@ -38,10 +39,10 @@ export class ExecutionDeployer {
     return subtask % this.#pool.size;
   }
 
-  /** The placement of every subtask, by `<vertexId>:<subtask>`. */
-  placement(): Map<string, number> {
-    const m = new Map<string, number>();
-    for (const v of this.#graph.vertices) for (let s = 0; s < v.parallelism; s++) m.set(`${v.id}:${s}`, this.taskManagerOf(s));
+  /** The placement of every subtask. */
+  placement(): Map<TaskKey, number> {
+    const m = new Map<TaskKey, number>();
+    for (const v of this.#graph.vertices) for (let s = 0; s < v.parallelism; s++) m.set(taskKey(v.id, s), this.taskManagerOf(s));
     return m;
   }
 
@@ -56,7 +57,7 @@ export class ExecutionDeployer {
           vertexId: vertex.id,
           subtask: s,
           splits: splits?.[s] ?? [],
-          restore: plan.restore?.get(`${vertex.id}:${s}`) ?? null,
+          restore: plan.restore?.get(taskKey(vertex.id, s)) ?? null,
           ...(armed !== undefined ? { failAfterRecords: armed } : {}),
         });
       }

@@ -1,4 +1,5 @@
 import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
+import { taskKey, type TaskKey } from '../graph/task-key.ts';
 import type { TaskMetrics, TaskStatus } from '../network/control-messages.ts';
 import type { ActivityReport } from '../network/task-activity.ts';
 import { TaskRateWindow, type TaskRates } from './task-rates.ts';
@@ -18,9 +19,10 @@ export interface ExecutionEntry {
  */
 export class ExecutionGraph {
   readonly graph: JobGraph;
-  readonly #entries = new Map<string, ExecutionEntry>();
-  readonly #metrics = new Map<string, TaskMetrics>();
-  readonly #rates = new Map<string, TaskRateWindow>();
+  readonly #entries = new Map<TaskKey, ExecutionEntry>();
+  readonly #metrics = new Map<TaskKey, TaskMetrics>();
+  readonly #rates = new Map<TaskKey, TaskRateWindow>();
+  /** By TaskKey (typed string while task-manager-messages.ts still writes the key as text). */
   readonly positions = new Map<string, unknown[]>();
 
   constructor(graph: JobGraph) {
@@ -29,17 +31,20 @@ export class ExecutionGraph {
 
   /** Splits assigned to a subtask that had stopped: they join its positions (an at-most-once restart reads them). */
   addUndelivered(vertexId: string, subtask: number, splits: readonly unknown[]): void {
-    const key = `${vertexId}:${subtask}`;
+    const key = taskKey(vertexId, subtask);
     this.positions.set(key, [...(this.positions.get(key) ?? []), ...splits]);
   }
 
   /** A new attempt: its subtasks, all initializing, on the TaskManagers they are placed on. */
-  reset(placement: ReadonlyMap<string, number>): void {
+  reset(placement: ReadonlyMap<TaskKey, number>): void {
     this.#entries.clear();
     this.#metrics.clear();
     this.#rates.clear();
     for (const vertex of this.graph.vertices) {
-      for (let s = 0; s < vertex.parallelism; s++) this.#entries.set(`${vertex.id}:${s}`, { vertex, subtask: s, taskManager: placement.get(`${vertex.id}:${s}`)!, status: 'initializing' });
+      for (let s = 0; s < vertex.parallelism; s++) {
+        const key = taskKey(vertex.id, s);
+        this.#entries.set(key, { vertex, subtask: s, taskManager: placement.get(key)!, status: 'initializing' });
+      }
     }
   }
 
@@ -52,7 +57,7 @@ export class ExecutionGraph {
   }
 
   entry(vertexId: string, subtask: number): ExecutionEntry | undefined {
-    return this.#entries.get(`${vertexId}:${subtask}`);
+    return this.#entries.get(taskKey(vertexId, subtask));
   }
 
   every(predicate: (status: TaskStatus) => boolean): boolean {
@@ -63,7 +68,7 @@ export class ExecutionGraph {
 
   recordMetrics(tasks: readonly TaskMetrics[]): void {
     for (const t of tasks) {
-      const key = `${t.vertexId}:${t.subtask}`;
+      const key = taskKey(t.vertexId, t.subtask);
       this.#metrics.set(key, t);
       let window = this.#rates.get(key);
       if (!window) this.#rates.set(key, (window = new TaskRateWindow()));
@@ -73,7 +78,7 @@ export class ExecutionGraph {
 
   /** Per-second figures of a subtask of this attempt, from its reports; undefined before its first. */
   ratesOf(vertexId: string, subtask: number): TaskRates | undefined {
-    return this.#rates.get(`${vertexId}:${subtask}`)?.rates();
+    return this.#rates.get(taskKey(vertexId, subtask))?.rates();
   }
 
   metrics(): readonly TaskMetrics[] {
@@ -81,12 +86,12 @@ export class ExecutionGraph {
   }
 
   metricsOf(vertexId: string, subtask: number): TaskMetrics | undefined {
-    return this.#metrics.get(`${vertexId}:${subtask}`);
+    return this.#metrics.get(taskKey(vertexId, subtask));
   }
 
-  /** The last reports of the subtasks on one TaskManager, by `<vertexId>:<subtask>`. */
+  /** The last reports of the subtasks on one TaskManager. */
   reportsOn(taskManager: number): Array<[ExecutionEntry, ActivityReport | undefined]> {
-    return [...this.#entries.values()].filter((e) => e.taskManager === taskManager).map((e) => [e, this.#metrics.get(`${e.vertex.id}:${e.subtask}`)]);
+    return [...this.#entries.values()].filter((e) => e.taskManager === taskManager).map((e) => [e, this.#metrics.get(taskKey(e.vertex.id, e.subtask))]);
   }
 
   /** Records read by the sources and records that reached the sinks, in this attempt. */
@@ -94,7 +99,7 @@ export class ExecutionGraph {
     let readIn = 0;
     let writtenOut = 0;
     for (const m of this.#metrics.values()) {
-      const vertex = this.#entries.get(`${m.vertexId}:${m.subtask}`)?.vertex;
+      const vertex = this.#entries.get(taskKey(m.vertexId, m.subtask))?.vertex;
       if (!vertex) continue;
       if (vertex.isSource) readIn += m.recordsIn;
       if (vertex.operators.some((o) => o.spec.kind === 'sink')) writtenOut += m.recordsIn;

@@ -1,13 +1,14 @@
 import type { PendingSubtask } from '../checkpoint/checkpoint-failure-reason.ts';
 import { formatDuration } from '../config/duration.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
+import { parseTaskKey, type TaskKey } from '../graph/task-key.ts';
 import { describeActivity } from '../network/task-activity.ts';
 import type { TaskDescriptions } from './checkpoint-coordinator-deps.ts';
 
 export interface ExpiredCheckpoint {
   readonly id: number;
-  /** The subtasks that had not acknowledged, as `vertexId:subtask`. */
-  readonly missing: readonly string[];
+  /** The subtasks that had not acknowledged. */
+  readonly missing: readonly TaskKey[];
   /** How many subtasks acknowledge a checkpoint. */
   readonly expected: number;
   readonly timeout: number;
@@ -17,10 +18,10 @@ export interface ExpiredCheckpoint {
 /** Why a checkpoint expired: what each subtask that had not acknowledged was doing, as a sentence and as facts. */
 export function expiredCheckpointReport(cp: ExpiredCheckpoint, graph: JobGraph, described: TaskDescriptions): { pending: PendingSubtask[]; message: string } {
   const pending: PendingSubtask[] = cp.missing.map((key) => {
-    const [vertexId, sub] = key.split(':') as [string, string];
+    const { vertexId, subtask } = parseTaskKey(key);
     const vertex = graph.vertices.find((v) => v.id === vertexId);
-    const d = described.tasks.find((t) => t.vertexId === vertexId && t.subtask === Number(sub));
-    return { vertex: vertex?.name ?? vertexId, subtask: Number(sub), parallelism: vertex?.parallelism ?? 0, isSource: vertex?.isSource ?? false, report: d, silent: d?.silent ?? true };
+    const d = described.tasks.find((t) => t.vertexId === vertexId && t.subtask === subtask);
+    return { vertex: vertex?.name ?? vertexId, subtask, parallelism: vertex?.parallelism ?? 0, isSource: vertex?.isSource ?? false, report: d, silent: d?.silent ?? true };
   });
   const lines = pending.map((s) => {
     const doing = s.report ? describeActivity(s.report, cp.now, s.silent) : 'no answer from its TaskManager (its thread may be blocked inside a synchronous call)';

@@ -1,5 +1,6 @@
 import type { TaskFigures } from '../network/control-messages.ts';
 import type { TaskStateSnapshot } from '../checkpoint/state-handles.ts';
+import type { TaskKey } from '../graph/task-key.ts';
 import type { CheckpointOptions } from '../network/stream-event.ts';
 import type { Timer } from '../clock/clock.ts';
 import type { CheckpointStats } from './checkpoint-stats.ts';
@@ -12,8 +13,8 @@ export class PendingCheckpoint {
   readonly timestamp: number;
   readonly options: CheckpointOptions;
   readonly stats: CheckpointStats;
-  readonly acks = new Map<string, { state: TaskStateSnapshot; figures: TaskFigures }>();
-  readonly #waiting: Set<string>;
+  readonly acks = new Map<TaskKey, { state: TaskStateSnapshot; figures: TaskFigures }>();
+  readonly #waiting: Set<TaskKey>;
   #discarded = false;
   timer: Timer | undefined;
   /** The split enumerators' states at the trigger, by source uid. */
@@ -22,7 +23,7 @@ export class PendingCheckpoint {
   resolve!: () => void;
   reject!: (e: Error) => void;
 
-  constructor(id: number, timestamp: number, options: CheckpointOptions, expected: Iterable<string>, stats: CheckpointStats) {
+  constructor(id: number, timestamp: number, options: CheckpointOptions, expected: Iterable<TaskKey>, stats: CheckpointStats) {
     this.id = id;
     this.timestamp = timestamp;
     this.options = options;
@@ -35,7 +36,7 @@ export class PendingCheckpoint {
     this.done.catch(() => {});
   }
 
-  acknowledge(task: string, state: TaskStateSnapshot, figures: TaskFigures): AckResult {
+  acknowledge(task: TaskKey, state: TaskStateSnapshot, figures: TaskFigures): AckResult {
     if (this.#discarded) return 'DISCARDED';
     if (this.acks.has(task)) return 'DUPLICATE';
     if (!this.#waiting.delete(task)) return 'UNKNOWN';
@@ -47,7 +48,7 @@ export class PendingCheckpoint {
     return this.#waiting.size === 0;
   }
 
-  get notYetAcknowledged(): readonly string[] {
+  get notYetAcknowledged(): readonly TaskKey[] {
     return [...this.#waiting];
   }
 

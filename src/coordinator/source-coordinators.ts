@@ -1,5 +1,6 @@
 import type { Source } from '../api/source.ts';
 import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
+import { taskKey } from '../graph/task-key.ts';
 import type { Logger } from '../log/logger.ts';
 import type { ToTaskManager } from '../network/control-messages.ts';
 import { SourceCoordinator } from './source-coordinator.ts';
@@ -95,6 +96,7 @@ export class SourceCoordinators {
    * Each source subtask's splits for an attempt: none for sources with an enumerator (readers
    * ask), at-most-once after a failure the positions readers last reported, else the enumerated
    * splits of a fresh start (split i to subtask i mod parallelism; a restore brings its own).
+   * `positions` is by TaskKey.
    */
   async splits(positions: ReadonlyMap<string, unknown[]>, restarted: boolean): Promise<Map<string, unknown[][]>> {
     const out = new Map<string, unknown[][]>();
@@ -107,7 +109,7 @@ export class SourceCoordinators {
     const source = sourceOf(vertex);
     const initial = source.createEnumerator ? [] : await this.#initial(vertex, source);
     if (this.#d.atMostOnce && restarted) {
-      const lists = perSubtask.map((_, s) => positions.get(`${vertex.id}:${s}`));
+      const lists = perSubtask.map((_, s) => positions.get(taskKey(vertex.id, s)));
       if (lists.some((l) => l === undefined)) this.#d.log.warn(`no final position from every subtask of '${vertex.name}': restarting those from their last known position`);
       if (lists.some((l) => l !== undefined)) return lists.map((l, s) => l ?? initial.filter((_, i) => i % vertex.parallelism === s));
     }

@@ -1,6 +1,8 @@
 import type { CheckpointMetadata, OperatorStateMetadata } from '../checkpoint/checkpoint-metadata.ts';
+import { parseChannelStateKey, toChannelStateKey, type ChannelStateKey } from '../checkpoint/channel-state-key.ts';
 import { isAbsolute, join } from 'node:path';
 import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
+import { taskKey, type TaskKey } from '../graph/task-key.ts';
 import type { ChannelStateHandle, KeyedStateHandle, OperatorRestoreState, OperatorStateMap, RestoredChannelState, TaskRestoreState } from '../checkpoint/state-handles.ts';
 import { keyGroupRangeForSubtask } from '../state/key-group.ts';
 import { RestoreError } from './restore-error.ts';
@@ -15,7 +17,7 @@ export function assignState(
   directory: string,
   jobGraph: JobGraph,
   allowNonRestoredState: boolean,
-): Map<string, TaskRestoreState> {
+): Map<TaskKey, TaskRestoreState> {
   const byUid = new Map(metadata.operators.map((o) => [o.uid, o]));
   const unmatched: Array<{ uid: string; name: string; states: string[] }> = [];
   const jobUids = new Set(jobGraph.vertices.flatMap((v) => v.operators.map((o) => o.uid)));
@@ -31,7 +33,7 @@ export function assignState(
     );
   }
 
-  const result = new Map<string, TaskRestoreState>();
+  const result = new Map<TaskKey, TaskRestoreState>();
   for (const vertex of jobGraph.vertices) {
     for (let subtask = 0; subtask < vertex.parallelism; subtask++) {
       const operators: Record<string, OperatorRestoreState> = {};
@@ -51,7 +53,7 @@ export function assignState(
         };
       }
       const channels = channelStateFor(metadata, directory, jobGraph, vertex, subtask, byUid);
-      result.set(`${vertex.id}:${subtask}`, { checkpointId: metadata.checkpointId, directory, operators, channels });
+      result.set(taskKey(vertex.id, subtask), { checkpointId: metadata.checkpointId, directory, operators, channels });
     }
   }
   return result;
@@ -75,20 +77,22 @@ function channelStateFor(
   const parallelismOf = (v: JobVertex) => byUid.get(v.operators[0]!.uid)?.parallelism;
   const edges = [...vertex.inputs, ...vertex.outputs];
   const rescaled = head.parallelism !== vertex.parallelism || edges.some((e) => parallelismOf(e.source) !== e.source.parallelism || parallelismOf(e.target) !== e.target.parallelism);
-  const pick = (entries: Record<string, ChannelStateHandle> | undefined) => Object.entries(entries ?? {}).map(([key, handle]) => ({ key, handle }));
+  const notOurs = (cause?: unknown) =>
+    new RestoreError(
+      directory,
+      `the in-flight data of unaligned checkpoint ${metadata.checkpointId} belongs to channels the job no longer has (vertex '${vertex.name}'); restore from a savepoint, which is always aligned`,
+      [],
+      cause === undefined ? undefined : { cause },
+    );
+  const pick = (entries: Record<string, ChannelStateHandle> | undefined) => Object.entries(entries ?? {}).map(([text, handle]) => ({ key: storedKey(text, notOurs), handle }));
   const sources = rescaled ? [...head.subtasks].sort((a, b) => a.subtask - b.subtask) : head.subtasks.filter((s) => s.subtask === subtask);
   const inputs = sources.flatMap((s) => pick(s.inputChannels));
   const outputs = sources.flatMap((s) => pick(s.outputChannels));
   for (const { key } of [...inputs, ...outputs]) {
-    const edgeId = Number(key.split(':')[0]);
+    const { edgeId } = parseChannelStateKey(key);
     const edge = jobGraph.edges.find((e) => e.id === edgeId);
     const recorded = metadata.edges?.find((e) => e.id === edgeId);
-    if (!edge || !recorded || recorded.source !== edge.source.id || recorded.target !== edge.target.id) {
-      throw new RestoreError(
-        directory,
-        `the in-flight data of unaligned checkpoint ${metadata.checkpointId} belongs to channels the job no longer has (vertex '${vertex.name}'); restore from a savepoint, which is always aligned`,
-      );
-    }
+    if (!edge || !recorded || recorded.source !== edge.source.id || recorded.target !== edge.target.id) throw notOurs();
     if (rescaled && (edge.partitioner.kind === 'forward' || edge.partitioner.kind === 'broadcast')) {
       throw new RestoreError(
         directory,
@@ -106,6 +110,15 @@ function channelStateFor(
     inputs: inputs.map((i) => ({ key: i.key, handle: resolve(i.handle) })),
     outputs: mine.map((o) => ({ key: o.key, handle: resolve(o.handle) })),
   };
+}
+
+/** A channel state key as `_metadata` holds it: one that is not names no channel of the job. */
+function storedKey(text: string, notOurs: (cause: unknown) => RestoreError): ChannelStateKey {
+  try {
+    return toChannelStateKey(text);
+  } catch (e) {
+    throw notOurs(e);
+  }
 }
 
 function hasChannels(entries: Record<string, ChannelStateHandle> | undefined): boolean {

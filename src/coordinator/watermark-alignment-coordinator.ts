@@ -1,5 +1,6 @@
 import type { WatermarkStrategy } from '../api/watermark-strategy.ts';
 import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
+import { taskKey, type TaskKey } from '../graph/task-key.ts';
 import type { ToTaskManager } from '../network/control-messages.ts';
 import { decodeWatermark, encodeWatermark, type WireWatermark } from '../network/wire-watermark.ts';
 
@@ -24,8 +25,9 @@ interface AlignedSource {
 export class WatermarkAlignmentCoordinator {
   readonly #d: WatermarkAlignmentDeps;
   readonly #sources: AlignedSource[];
-  readonly #reports = new Map<string, number>();
-  readonly #announced = new Map<string, number>();
+  /** The readers' latest watermarks, by group. */
+  readonly #reports = new Map<string, Map<TaskKey, number>>();
+  readonly #announced = new Map<TaskKey, number>();
   #attempt = -1;
 
   constructor(deps: WatermarkAlignmentDeps) {
@@ -51,16 +53,17 @@ export class WatermarkAlignmentCoordinator {
   }
 
   report(vertexId: string, subtask: number, group: string, watermark: WireWatermark): void {
-    this.#reports.set(`${group}\u0000${vertexId}:${subtask}`, decodeWatermark(watermark));
+    let reports = this.#reports.get(group);
+    if (!reports) this.#reports.set(group, (reports = new Map()));
+    reports.set(taskKey(vertexId, subtask), decodeWatermark(watermark));
     let min = Infinity;
-    const prefix = `${group}\u0000`;
-    for (const [k, wm] of this.#reports) if (k.startsWith(prefix) && wm < min) min = wm;
+    for (const wm of reports.values()) if (wm < min) min = wm;
     for (const s of this.#sources) {
       if (s.group !== group) continue;
       // Everything in the group idle or finished (Infinity): no one is held back.
       const allowed = min === Infinity ? Infinity : min + s.maxDrift;
       for (let i = 0; i < s.vertex.parallelism; i++) {
-        const key = `${s.vertex.id}:${i}`;
+        const key = taskKey(s.vertex.id, i);
         if (this.#announced.get(key) === allowed) continue;
         this.#announced.set(key, allowed);
         this.#d.send(s.vertex.id, i, { type: 'watermark-alignment', attempt: this.#attempt, vertexId: s.vertex.id, subtask: i, maxAllowedWatermark: encodeWatermark(allowed) });

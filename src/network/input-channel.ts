@@ -1,3 +1,4 @@
+import { channelStateKey, toChannelStateKey, type ChannelStateKey } from '../checkpoint/channel-state-key.ts';
 import type { Barrier, ChannelItem } from './stream-event.ts';
 import { persistedRecords } from './timestamped-record.ts';
 
@@ -9,8 +10,8 @@ export class InputChannel {
   readonly index: number;
   /** Which producer this channel comes from, for error messages and checkpoint reasons. */
   readonly description: string;
-  /** `<edgeId>:<producer>`: names the channel's in-flight data in an unaligned checkpoint. */
-  readonly key: string;
+  /** Its edge and producer: names the channel's in-flight data in an unaligned checkpoint. */
+  readonly key: ChannelStateKey;
   readonly #queue: ChannelItem[] = [];
   #head = 0;
   #returnCredit: (n: number) => void = () => {};
@@ -31,10 +32,11 @@ export class InputChannel {
    */
   #overtaken: { checkpointId: number; buffers: unknown[][] } | undefined;
 
-  constructor(index: number, description: string, key: string = String(index)) {
+  /** `key` may come as text (it is checked); a channel of no edge (in tests) is edge 0's. */
+  constructor(index: number, description: string, key: ChannelStateKey | string = channelStateKey(0, index)) {
     this.index = index;
     this.description = description;
-    this.key = key;
+    this.key = toChannelStateKey(key);
   }
 
   set creditReturn(fn: (n: number) => void) {

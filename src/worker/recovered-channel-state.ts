@@ -1,3 +1,4 @@
+import { parseChannelStateKey } from '../checkpoint/channel-state-key.ts';
 import type { JobVertex } from '../graph/job-graph.ts';
 import type { ChannelStateHandle, RestoredChannelState } from '../checkpoint/state-handles.ts';
 import { keyGroupFor, operatorIndexForKeyGroup, type Key } from '../state/key-group.ts';
@@ -30,13 +31,12 @@ export class RecoveredChannelState {
     const setup = this.#setup;
     const channels = setup.channels;
     if (!channels) return;
-    const edgeOf = (key: string) => Number(key.split(':')[0]);
     let rebalanced = 0;
     for (const { key, handle } of channels.inputs) {
       let records = setup.read(handle);
       if (channels.rescaled) {
         const { vertex, subtask } = setup;
-        const edge = vertex.inputs.find((e) => e.id === edgeOf(key))!;
+        const edge = vertex.inputs.find((e) => e.id === parseChannelStateKey(key).edgeId)!;
         const p = vertex.parallelism;
         const maxP = vertex.maxParallelism;
         if (edge.partitioner.kind === 'hash') {
@@ -49,11 +49,12 @@ export class RecoveredChannelState {
       if (records.length > 0) this.#replay.push(records);
     }
     for (const { key, handle } of channels.outputs) {
-      const writer = setup.writers.get(edgeOf(key));
+      const { edgeId, channel } = parseChannelStateKey(key);
+      const writer = setup.writers.get(edgeId);
       if (!writer) continue;
       const records = setup.read(handle);
       if (channels.rescaled) for (const r of records) writer.emitRestored(r);
-      else writer.emitToChannel(Number(key.split(':')[1]), records);
+      else writer.emitToChannel(channel, records);
     }
   }
 

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { channelStateKey, type ChannelStateKey } from '../checkpoint/channel-state-key.ts';
 import type { CheckpointFailureCode } from '../checkpoint/checkpoint-failure-reason.ts';
 import type { CheckpointStorageWorkerView, CheckpointTarget, SubtaskInfo } from '../checkpoint/checkpoint-storage.ts';
 import type { TaskStateSnapshot } from '../checkpoint/state-handles.ts';
@@ -15,7 +16,7 @@ import type { RecordWriter } from './record-writer.ts';
 
 /** The channel state of an unaligned (or converted) checkpoint, once it is all known. */
 interface ChannelStateToWrite {
-  readonly outputs: Promise<Array<[string, unknown[]]>>;
+  readonly outputs: Promise<Array<[ChannelStateKey, unknown[]]>>;
   readonly inputs: InFlightInput | undefined;
   /** An aligned checkpoint whose barrier waited in some channels: channel state only where one was converted. */
   readonly onlyIfConverted?: boolean;
@@ -33,7 +34,7 @@ export interface SubtaskCheckpointSetup {
   /** By job edge id. */
   readonly writers: ReadonlyMap<number, RecordWriter>;
   /** The keys of the input channels, by gate index (unaligned input channel state is filed under them). */
-  readonly inputChannelKeys: readonly string[];
+  readonly inputChannelKeys: readonly ChannelStateKey[];
   readonly storage: CheckpointStorageWorkerView;
   readonly report: (message: CheckpointReport) => void;
   readonly log: Logger;
@@ -71,8 +72,8 @@ export class SubtaskCheckpointCoordinator {
     const captured = chain.members.map((m) => ({ uid: m.uid, operatorId: m.operatorId, operator: m.operatorState.snapshot(), keyed: m.keyedState?.snapshot() ?? null }));
     let channels: ChannelStateToWrite | undefined;
     if (barrier.options.unaligned) {
-      const outputs: Array<[string, unknown[]]> = [];
-      for (const [edgeId, w] of writers) w.inFlight().forEach((records, c) => outputs.push([`${edgeId}:${c}`, records]));
+      const outputs: Array<[ChannelStateKey, unknown[]]> = [];
+      for (const [edgeId, w] of writers) w.inFlight().forEach((records, c) => outputs.push([channelStateKey(edgeId, c), records]));
       for (const w of writers.values()) w.broadcastPriorityEvent(barrier);
       channels = { outputs: Promise.resolve(outputs), inputs: inFlight };
     } else {
@@ -87,9 +88,9 @@ export class SubtaskCheckpointCoordinator {
    * it to a priority barrier instead, what it overtook there is this subtask's channel state.
    */
   #sendAligned(barrier: Barrier): ChannelStateToWrite | undefined {
-    const waiting: Array<Promise<[string, unknown[]] | undefined>> = [];
+    const waiting: Array<Promise<[ChannelStateKey, unknown[]] | undefined>> = [];
     for (const [edgeId, w] of this.#s.writers) {
-      for (const { channel, settled } of w.broadcastEvent(barrier)) waiting.push(settled.then((records) => (records ? [`${edgeId}:${channel}`, records] : undefined)));
+      for (const { channel, settled } of w.broadcastEvent(barrier)) waiting.push(settled.then((records) => (records ? [channelStateKey(edgeId, channel), records] : undefined)));
     }
     if (waiting.length === 0) return undefined;
     return { outputs: Promise.all(waiting).then((all) => all.filter((x) => x !== undefined)), inputs: undefined, onlyIfConverted: true };

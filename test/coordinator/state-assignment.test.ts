@@ -9,6 +9,7 @@ import type { KeyedStateHandle } from '../../src/checkpoint/state-handles.ts';
 import { RestoreError } from '../../src/coordinator/restore-error.ts';
 import { assignState } from '../../src/coordinator/state-assignment.ts';
 import type { JobGraph, JobVertex } from '../../src/graph/job-graph.ts';
+import { taskKey } from '../../src/graph/task-key.ts';
 import { keyGroupRangeForSubtask, type KeyGroupRange } from '../../src/state/key-group.ts';
 import { CollectionSource } from '../../src/connectors/collection/index.ts';
 import { DiscardSink } from '../fixtures/helpers.ts';
@@ -89,7 +90,7 @@ describe('rescaling from every parallelism 1..4 to every parallelism 1..4', () =
         assert.equal(assigned.size, graph.vertices.length * to, 'every subtask of every vertex gets a restore state');
         for (const v of graph.vertices) {
           for (let t = 0; t < to; t++) {
-            const r = assigned.get(`${v.id}:${t}`);
+            const r = assigned.get(taskKey(v.id, t));
             assert.ok(r, `${v.name} ${t}`);
             assert.equal(r.checkpointId, 5);
             assert.equal(r.directory, DIR);
@@ -103,7 +104,7 @@ describe('rescaling from every parallelism 1..4 to every parallelism 1..4', () =
         const owners = new Map<number, number[]>();
         for (let t = 0; t < to; t++) {
           const range = keyGroupRangeForSubtask(t, to, MAX_PARALLELISM);
-          const handles = assigned.get(`${sum.id}:${t}`)!.operators.sum!.keyed;
+          const handles = assigned.get(taskKey(sum.id, t))!.operators.sum!.keyed;
           const expected = PARALLELISMS.slice(0, from)
             .map((_, s) => s)
             .filter((s) => overlaps(keyGroupRangeForSubtask(s, from, MAX_PARALLELISM), range))
@@ -112,14 +113,14 @@ describe('rescaling from every parallelism 1..4 to every parallelism 1..4', () =
           for (const h of handles) {
             for (const { keyGroup } of h.keyGroups) if (keyGroup >= range.start && keyGroup <= range.end) owners.set(keyGroup, [...(owners.get(keyGroup) ?? []), t]);
           }
-          assert.deepEqual(assigned.get(`${sum.id}:${t}`)!.operators.sum!.operator, {});
+          assert.deepEqual(assigned.get(taskKey(sum.id, t))!.operators.sum!.operator, {});
         }
         for (let g = 0; g < MAX_PARALLELISM; g++) assert.equal(owners.get(g)?.length, 1, `key group ${g} is assigned once (owners ${owners.get(g)})`);
 
         // Split list state: every value to exactly one subtask; rescaled, shares differ by at most one.
         const src = vertexOf(graph, 'src');
         const all = Array.from({ length: from }, (_, s) => splitValues(s)).flat();
-        const shares = Array.from({ length: to }, (_, t) => assigned.get(`${src.id}:${t}`)!.operators.src!.operator.splits!);
+        const shares = Array.from({ length: to }, (_, t) => assigned.get(taskKey(src.id, t))!.operators.src!.operator.splits!);
         for (const share of shares) assert.equal(share.mode, 'split');
         assert.deepEqual(shares.flatMap((s) => s.values), all, 'every value once, in order');
         if (from === to) {
@@ -132,13 +133,13 @@ describe('rescaling from every parallelism 1..4 to every parallelism 1..4', () =
         // Union list state: every subtask gets all of it.
         const offsets = Array.from({ length: from }, (_, s) => `offset-${s}`);
         for (let t = 0; t < to; t++) {
-          const restored = assigned.get(`${src.id}:${t}`)!.operators.src!;
+          const restored = assigned.get(taskKey(src.id, t))!.operators.src!;
           assert.deepEqual(restored.operator.offsets, { mode: 'union', values: offsets });
           assert.deepEqual(restored.keyed, []);
         }
 
         const sink = vertexOf(graph, 'sink');
-        for (let t = 0; t < to; t++) assert.deepEqual(assigned.get(`${sink.id}:${t}`)!.operators.sink, { keyed: [], operator: {} });
+        for (let t = 0; t < to; t++) assert.deepEqual(assigned.get(taskKey(sink.id, t))!.operators.sink, { keyed: [], operator: {} });
       });
     }
   }
@@ -181,7 +182,7 @@ test('allowNonRestoredState drops the state of a removed operator and restores t
   assert.equal(assigned.size, graph.vertices.length * 2);
   for (const r of assigned.values()) assert.equal(r.operators.dedup, undefined);
   const sum = vertexOf(graph, 'sum');
-  assert.deepEqual(assigned.get(`${sum.id}:1`)!.operators.sum!.keyed.map((h) => h.file), ['sum-1']);
+  assert.deepEqual(assigned.get(taskKey(sum.id, 1))!.operators.sum!.keyed.map((h) => h.file), ['sum-1']);
 });
 
 test('an operator the job no longer has is not refused when it holds no state', () => {
@@ -209,5 +210,5 @@ test('list state alone does not tie the operator to its maxParallelism', async (
   const onlyListState: CheckpointMetadata = { ...m, operators: m.operators.filter((o) => o.uid !== 'sum') };
   const assigned = assignState(onlyListState, DIR, wider, false);
   const src = vertexOf(wider, 'src');
-  assert.deepEqual(assigned.get(`${src.id}:0`)!.operators.src!.operator.splits!.values, splitValues(0));
+  assert.deepEqual(assigned.get(taskKey(src.id, 0))!.operators.src!.operator.splits!.values, splitValues(0));
 });

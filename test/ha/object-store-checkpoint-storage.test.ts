@@ -12,6 +12,7 @@ import { buildConfig, type WeirConfig } from '../../src/config/configuration.ts'
 import { createJobMaster, createLogger, executeJob } from '../../src/index.ts';
 import { createCheckpointStorage, createCheckpointStorageWorkerView } from '../../src/checkpoint/create-checkpoint-storage.ts';
 import { CheckpointCorruptedError } from '../../src/checkpoint/checkpoint-storage-error.ts';
+import { channelStateKey } from '../../src/checkpoint/channel-state-key.ts';
 import { METADATA_VERSION, type CheckpointMetadata } from '../../src/checkpoint/checkpoint-metadata.ts';
 import { withReadableSnapshot } from '../../src/checkpoint/readable-snapshot.ts';
 import { readSnapshot } from '../../src/checkpoint/snapshot-reader.ts';
@@ -57,7 +58,7 @@ describe('checkpoint storage on the NATS object store', { timeout: 180_000 }, ()
       const location = storage.checkpointLocation(7);
       assert.equal(location, `nats-obj://ckpt-unit/base/${jobId}/chk-7`);
       const records = Array.from({ length: 5000 }, (_, i) => ({ word: `w${i}`, count: i }));
-      const handles = await worker.writeChannelState({ checkpointId: 7, location }, { vertexId: 'v', subtask: 0, headUid: 'sum' }, { inputs: [['3:0', records]], outputs: [['4:1', ['x', 'y']]] });
+      const handles = await worker.writeChannelState({ checkpointId: 7, location }, { vertexId: 'v', subtask: 0, headUid: 'sum' }, { inputs: [[channelStateKey(3, 0), records]], outputs: [[channelStateKey(4, 1), ['x', 'y']]] });
       assert.equal(handles.inputChannels['3:0']?.file, 'sum-0-1', 'handles name files relative to the checkpoint');
       const metadata: CheckpointMetadata = {
         formatVersion: METADATA_VERSION,
@@ -75,7 +76,7 @@ describe('checkpoint storage on the NATS object store', { timeout: 180_000 }, ()
       const read = await storage.readForRestore(`${location}/_metadata`);
       assert.equal(read.location, location);
       assert.equal(read.metadata.checkpointId, 7);
-      const staged = await worker.stageRestore!({ checkpointId: 7, directory: location, operators: {}, channels: { rescaled: false, inputs: [{ key: '3:0', handle: handles.inputChannels['3:0']! }], outputs: [{ key: '4:1', handle: handles.outputChannels['4:1']! }] } });
+      const staged = await worker.stageRestore!({ checkpointId: 7, directory: location, operators: {}, channels: { rescaled: false, inputs: [{ key: channelStateKey(3, 0), handle: handles.inputChannels['3:0']! }], outputs: [{ key: channelStateKey(4, 1), handle: handles.outputChannels['4:1']! }] } });
       assert.deepEqual(worker.readChannelState(handles.inputChannels['3:0']!, staged.location), records);
       assert.deepEqual(worker.readChannelState(handles.outputChannels['4:1']!, staged.location), ['x', 'y']);
       await staged.release();

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { defineJob, keyGroupFor, operatorIndexForKeyGroup } from '../../src/index.ts';
 import { CollectSink } from '../../src/connectors/collect/index.ts';
 import type { ChannelStateHandle, TaskRestoreState } from '../../src/checkpoint/state-handles.ts';
+import { channelStateKey, toChannelStateKey, type ChannelStateKey } from '../../src/checkpoint/channel-state-key.ts';
 import { InputChannel } from '../../src/network/input-channel.ts';
 import { connectLocal } from '../../src/network/local-channel.ts';
 import { systemClock } from '../../src/clock/clock.ts';
@@ -48,7 +49,7 @@ interface Harness {
 }
 
 async function sumTask(sum: JobVertex, subtask: number, credits: number, restore: TaskRestoreState | null, stored: Map<string, unknown[]>): Promise<Harness> {
-  const inputs = [new InputChannel(0, 'input 0 (from Map 1)', `${sum.inputs[0]!.id}:0`), new InputChannel(1, 'input 1 (from Map 2)', `${sum.inputs[0]!.id}:1`)];
+  const inputs = [new InputChannel(0, 'input 0 (from Map 1)', channelStateKey(sum.inputs[0]!.id, 0)), new InputChannel(1, 'input 1 (from Map 2)', channelStateKey(sum.inputs[0]!.id, 1))];
   const downstream = new InputChannel(0, 'sink');
   const writer = new RecordWriter([connectLocal(downstream, { credits, batchSize: 1, clock: systemClock, maxBacklog: 1000 })], () => 0);
   const h: Harness = {
@@ -143,9 +144,9 @@ test('unaligned: the snapshot is taken at the first barrier; queued and pre-barr
 
   // Restore from that channel state into a fresh Sum subtask (its keyed state is empty here), with credit.
   const stored = new Map<string, unknown[]>();
-  const handle = (name: string, rs: unknown[]): { key: string; handle: ChannelStateHandle } => {
+  const handle = (name: string, rs: unknown[]): { key: ChannelStateKey; handle: ChannelStateHandle } => {
     stored.set(name, rs);
-    return { key: name.split('|')[1]!, handle: { file: name, offset: 0, length: 1, records: rs.length, crc32: 0 } };
+    return { key: toChannelStateKey(name.split('|')[1]!), handle: { file: name, offset: 0, length: 1, records: rs.length, crc32: 0 } };
   };
   const restore: TaskRestoreState = {
     checkpointId: 1,
