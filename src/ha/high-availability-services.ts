@@ -31,7 +31,7 @@ export interface HighAvailabilityServices {
   /**
    * A globally terminal job's HA data goes (Flink's globalCleanupAsync): its checkpoint id counter,
    * its checkpoint pointers and its submission with the bundle. Between createDirtyResult and
-   * markResultAsClean; the checkpoints themselves are the caller's to dispose of first.
+   * markResultAsClean; the checkpoints themselves are the caller's to discard first.
    */
   globalCleanup(fence: Fence, jobId: string): Promise<void>;
   close(): Promise<void>;

@@ -106,7 +106,7 @@ export class SubtaskCheckpointCoordinator {
     this.#writing.get(checkpointId)?.abort(reason);
   }
 
-  /** The task is cancelled or failed: no write of it may go on landing files in checkpoints that the JobMaster has disposed of. */
+  /** The task is cancelled or failed: no write of it may go on landing files in checkpoints that the JobMaster has discarded. */
   abortAll(reason: string): void {
     for (const w of [...this.#writing.values()]) w.abort(reason);
   }

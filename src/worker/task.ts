@@ -143,7 +143,7 @@ export class Task {
       });
       this.#recovered.restore();
     } finally {
-      await staged?.release();
+      await staged?.discard();
     }
     if (restoring) this.#setup.log.info(`restored the state of checkpoint ${restoring.checkpointId}`, { checkpointId: restoring.checkpointId });
     this.#setStatus('running');
