@@ -158,7 +158,7 @@ export class TaskManagerProcess {
     this.#stopped = true;
     this.#leaderKnown?.();
     const jm = this.#o.jobManager;
-    if ('leaderRetrieval' in jm) jm.leaderRetrieval.stop();
+    if ('leaderRetrieval' in jm) void jm.leaderRetrieval.stop({ code: 'shutdown' });
     clearTimeout(this.#jmSilence);
     this.#rpc?.close();
     await this.#stopSlots();

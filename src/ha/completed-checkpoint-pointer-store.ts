@@ -36,7 +36,7 @@ export interface CompletedCheckpointPointerStore {
   /** A new leader's first step: claims the record for its epoch and returns the retained pointers. */
   recover(fence: Fence): Promise<readonly CheckpointPointer[]>;
   /** The job is globally terminal: the pointers go (the caller discards the checkpoints first). */
-  shutdown(fence: Fence): Promise<void>;
+  removeAll(fence: Fence): Promise<void>;
 }
 
 interface PointersRecord {
@@ -88,7 +88,7 @@ export class KeyValueCompletedCheckpointPointerStore implements CompletedCheckpo
     return (await updateRecord<PointersRecord>(this.#store, this.#key, fence, (current) => current ?? { checkpoints: [] }))?.checkpoints ?? [];
   }
 
-  async shutdown(fence: Fence): Promise<void> {
+  async removeAll(fence: Fence): Promise<void> {
     await deleteRecord(this.#store, this.#key, fence);
   }
 }

@@ -18,6 +18,7 @@ import { silentLogger, type Logger } from '../../src/log/logger.ts';
 import { FakeCheckpointStorage } from '../fixtures/fake-checkpoint-storage.ts';
 import { ACK_FIGURES, numbersToOutGraph } from '../fixtures/numbers-to-out-graph.ts';
 import { ManualClock } from '../fixtures/manual-clock.ts';
+import { SHUTDOWN } from '../../src/lifecycle/service.ts';
 
 let graph: JobGraph;
 
@@ -266,6 +267,6 @@ describe('the HA store counter of two leaders', () => {
     assert.deepEqual(a.triggered, [1, 2]);
     a.c.stopScheduler('end of test');
     b.c.stopScheduler('end of test');
-    await services.close();
+    await services.stop(SHUTDOWN);
   });
 });
