@@ -162,7 +162,7 @@ export class TaskManagerProcess {
     clearTimeout(this.#jmSilence);
     this.#rpc?.close();
     await this.#stopSlots();
-    await this.#data.close();
+    await this.#data.stop({ code: 'shutdown' });
     this.#done();
   }
 
@@ -184,7 +184,7 @@ export class TaskManagerProcess {
       } catch (e) {
         if (e instanceof ConnectionRefusedError && !this.#registeredOnce) {
           this.#stopped = true;
-          await this.#data.close();
+          await this.#data.stop({ code: 'failed', cause: e });
           this.#done(new RegistrationRefusedError(this.jobManagerAddress, e));
           return;
         }
