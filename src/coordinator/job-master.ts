@@ -289,7 +289,7 @@ export class JobMaster {
     const attempt = this.#attempt;
     this.checkpoints.stopScheduler('job failover');
     this.#ctx.sources.keepForRestart();
-    void this.#ctx.sources.close();
+    void this.#ctx.sources.stop({ code: 'replaced' });
     this.exceptions.push({ timestamp: Date.now(), attempt, error: cause, restarted: true });
     this.#restarts++;
     this.#log.warn(`subtask failure, restarting in ${delayMs} ms: ${cause.message}`, { attempt, restarts: this.#restarts });
@@ -307,7 +307,7 @@ export class JobMaster {
     const settled = this.checkpoints.stop(jobEndReason(status, error));
     this.#transition(new Terminal(status));
     await settled;
-    await this.#ctx.sources.close();
+    await this.#ctx.sources.stop(jobEndReason(status, error));
     await this.#ctx.pool.terminateAll();
     await this.#o.compiled?.discard();
     const kept = await applyRetention(status, { config: this.plan.config, storage: this.#ctx.storage, store: this.checkpoints.store, retainOnFinish: this.#o.retainCheckpointsOnFinish === true });
