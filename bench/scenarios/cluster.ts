@@ -23,6 +23,7 @@ import { buildConfig } from '../../src/config/configuration.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { BENCH_DIR, fmtMs, fmtNumber, fmtRatio, intFlag, median, settle, summarize, type Scenario, type ScenarioResult, type Summary, type Table } from '../harness.ts';
 import type { SinkReport } from '../jobs/wordcount-bench.ts';
+import { SHUTDOWN } from '../../src/lifecycle/service.ts';
 
 const JOB = join(BENCH_DIR, 'jobs', 'wordcount-bench.ts');
 const WEIR_BIN = join(BENCH_DIR, '..', 'bin', 'weir.mjs');
@@ -74,7 +75,7 @@ class BenchCluster {
   async stop(): Promise<void> {
     for (const c of this.children) c.kill('SIGTERM');
     await Promise.all(this.children.map((c) => new Promise<void>((r) => (c.exitCode !== null ? r() : c.once('exit', () => r())))));
-    await this.jm.close();
+    await this.jm.stop(SHUTDOWN);
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -6,7 +6,7 @@ import type { ChannelStateHandle, OperatorRestoreState, TaskRestoreState, TaskSt
 
 /**
  * Where checkpoints and savepoints live (Flink's CheckpointStorage), in two views: the
- * coordinator's (locations, `_metadata`, disposal) and each subtask's (its own state files).
+ * coordinator's (locations, `_metadata`, discarding) and each subtask's (its own state files).
  * Locations are strings the implementation understands: directories for the filesystem one.
  */
 export interface CheckpointStorage {
@@ -26,10 +26,10 @@ export interface CheckpointStorage {
   writeMetadata(location: string, metadata: CheckpointMetadata): Promise<void>;
   /** Reads and verifies `_metadata` and every file it refers to, for a restore. */
   readForRestore(pointer: string): Promise<{ metadata: CheckpointMetadata; location: string }>;
-  /** Removes a checkpoint that did not complete, or one no longer retained. */
-  dispose(location: string): Promise<void>;
+  /** Removes a checkpoint that did not complete, or one no longer retained (Flink: discardState). */
+  discard(location: string): Promise<void>;
   /** The job ended: removes what only it could find (a temporary location of its own). */
-  disposeJob(): Promise<void>;
+  discardJob(): Promise<void>;
   /** The job ended and retention is done: lets go of connections (an object store's). */
   close?(): Promise<void>;
 }
@@ -73,7 +73,7 @@ export interface CheckpointStorageWorkerView {
   /**
    * Brings what a subtask restores from to where it can be read synchronously (channel state is
    * replayed in synchronous reads): storages that are not a file system download it. The task
-   * restores from the returned location and releases it once restored.
+   * restores from the returned location and discards it once restored.
    */
   stageRestore?(restore: TaskRestoreState): Promise<StagedRestore>;
   /** The TaskManager shuts down: lets go of connections. */
@@ -83,5 +83,6 @@ export interface CheckpointStorageWorkerView {
 export interface StagedRestore {
   /** Where the staged copy is: a local directory with the files the handles name. */
   readonly location: string;
-  release(): Promise<void>;
+  /** Removes the staged copy (the stored checkpoint stays). */
+  discard(): Promise<void>;
 }

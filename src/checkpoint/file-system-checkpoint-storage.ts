@@ -65,11 +65,11 @@ export class FileSystemCheckpointStorage implements CheckpointStorage {
     return { metadata, location: directory };
   }
 
-  async dispose(location: string): Promise<void> {
+  async discard(location: string): Promise<void> {
     await rm(location, { recursive: true, force: true });
   }
 
-  async disposeJob(): Promise<void> {
+  async discardJob(): Promise<void> {
     if (this.#ownsLocation && this.#jobLocation) await rm(join(this.#jobLocation, '..'), { recursive: true, force: true }).catch(() => {});
   }
 }

@@ -63,7 +63,7 @@ export class ObjectStoreCheckpointStorageWorkerView implements CheckpointStorage
       await rm(dir, { recursive: true, force: true });
       throw e;
     }
-    return { location: dir, release: () => rm(dir, { recursive: true, force: true }) };
+    return { location: dir, discard: () => rm(dir, { recursive: true, force: true }) };
   }
 
   async close(): Promise<void> {
@@ -79,7 +79,7 @@ export class ObjectStoreCheckpointStorageWorkerView implements CheckpointStorage
       uploaded.push(objectName(path, name));
     }
     if (signal?.aborted) {
-      // The JobMaster disposed of the checkpoint when it aborted it: what landed since is ours to take back.
+      // The JobMaster discarded the checkpoint when it aborted it: what landed since is ours to take back.
       for (const name of uploaded) await this.#files.delete(bucket, name).catch(() => {});
       signal.throwIfAborted();
     }

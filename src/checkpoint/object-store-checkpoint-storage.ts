@@ -92,12 +92,12 @@ export class ObjectStoreCheckpointStorage implements CheckpointStorage {
     });
   }
 
-  async dispose(location: string): Promise<void> {
+  async discard(location: string): Promise<void> {
     const { bucket, path } = parseNatsObjectLocation(location);
     await this.#files.deleteBelow(bucket, path);
   }
 
-  async disposeJob(): Promise<void> {
+  async discardJob(): Promise<void> {
     // Never a temporary location of the job's own: what it retained stays.
   }
 

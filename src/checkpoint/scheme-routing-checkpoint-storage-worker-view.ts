@@ -36,7 +36,7 @@ export class SchemeRoutingCheckpointStorageWorkerView implements CheckpointStora
 
   async stageRestore(restore: TaskRestoreState): Promise<StagedRestore> {
     const storage = this.#for(restore.directory);
-    return storage.stageRestore ? storage.stageRestore(restore) : { location: restore.directory, release: async () => {} };
+    return storage.stageRestore ? storage.stageRestore(restore) : { location: restore.directory, discard: async () => {} };
   }
 
   async close(): Promise<void> {

@@ -53,12 +53,12 @@ export class SchemeRoutingCheckpointStorage implements CheckpointStorage {
     return this.#for(pointer).readForRestore(pointer);
   }
 
-  dispose(location: string): Promise<void> {
-    return this.#for(location).dispose(location);
+  discard(location: string): Promise<void> {
+    return this.#for(location).discard(location);
   }
 
-  disposeJob(): Promise<void> {
-    return this.#primary.disposeJob();
+  discardJob(): Promise<void> {
+    return this.#primary.discardJob();
   }
 
   async close(): Promise<void> {

@@ -9,6 +9,7 @@ import { createHighAvailabilityServices } from '../ha/create-high-availability-s
 import { TaskManagerProcess } from '../cluster/task-manager-process.ts';
 import { parseDynamicProperties, readConfigFile } from './config-file.ts';
 import { UsageError, wholeNumber } from './run-command.ts';
+import { SHUTDOWN } from '../lifecycle/service.ts';
 
 export interface ProcessOptions {
   readonly define?: string[];
@@ -70,7 +71,7 @@ export async function jobManagerCommand(o: ProcessOptions & { host?: string; por
   await jm.start();
   const address = jm.url.replace(/^http:\/\//, '');
   process.stderr.write(`REST: ${jm.url} (dashboard: ${jm.url}/; TaskManagers: weir taskmanager --jobmanager ${address}; jobs: weir run JOB -m ${address})\n`);
-  await untilSignal(() => jm.close());
+  await untilSignal(() => jm.stop(SHUTDOWN));
   return 0;
 }
 
@@ -98,7 +99,7 @@ export async function taskManagerCommand(o: ProcessOptions & { jobmanager?: stri
   try {
     await Promise.race([tm.done, stopped]);
   } finally {
-    await ha?.close();
+    await ha?.stop(SHUTDOWN);
   }
   return 0;
 }

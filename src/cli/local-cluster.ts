@@ -10,6 +10,7 @@ import { formatDuration } from '../config/duration.ts';
 import { createLogger } from '../log/logger.ts';
 import { parseDynamicProperties, readConfigFile } from './config-file.ts';
 import { commandLineConfig, UsageError, wholeNumber, type RunOptions } from './run-command.ts';
+import { SHUTDOWN } from '../lifecycle/service.ts';
 
 const WEIR_BIN = fileURLToPath(new URL('../../bin/weir.mjs', import.meta.url));
 
@@ -78,7 +79,7 @@ export async function localClusterCommand(job: string, jobArgs: readonly string[
           }),
       ),
     );
-    await jm.close();
+    await jm.stop(SHUTDOWN);
     rmSync(workDir, { recursive: true, force: true });
   }
 }

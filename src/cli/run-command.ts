@@ -8,6 +8,7 @@ import { ProgressLine } from './progress-line.ts';
 import { registerJob } from './job-registry.ts';
 import { startRestServer } from '../rest/rest-server.ts';
 import { resolveLocation } from '../checkpoint/checkpoint-location.ts';
+import { SHUTDOWN } from '../lifecycle/service.ts';
 
 export interface RunOptions {
   readonly parallelism?: string;
@@ -110,7 +111,7 @@ export async function runCommand(job: string, jobArgs: readonly string[], o: Run
   process.on('SIGINT', onSigint);
   const result = await master.run().finally(async () => {
     unregister();
-    await rest.close();
+    await rest.stop(SHUTDOWN);
   });
   process.off('SIGINT', onSigint);
   progress.line.stop();

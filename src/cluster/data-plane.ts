@@ -1,4 +1,5 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import type { Stoppable, StopReason } from '../lifecycle/service.ts';
 import type { Logger } from '../log/logger.ts';
 import type { SlotLocation } from '../network/control-messages.ts';
 import { DataFrame, dataHeader, DATA_FRAME_HEADER, type DataFrameKind } from '../network/data-frames.ts';
@@ -76,9 +77,10 @@ export interface DataPlaneOptions {
  * connections to other TaskManager processes, and the channels on them. An output channel whose
  * consumer runs elsewhere gets a RingSender on the connection to that process; an input channel
  * whose producer runs elsewhere gets a RingReceiver, bound when its sender's OPEN (which names
- * the channel: job, attempt, edge, producer, consumer) arrives, whichever comes first.
+ * the channel: job, attempt, edge, producer, consumer) arrives, whichever comes first. Started by
+ * listen() (it returns the port), stopped once with the process.
  */
-export class DataPlane {
+export class DataPlane implements Stoppable {
   readonly #o: DataPlaneOptions;
   #server: Server | undefined;
   readonly #connections = new Map<string, DataConnection>();
@@ -171,7 +173,7 @@ export class DataPlane {
     };
   }
 
-  async close(): Promise<void> {
+  async stop(_reason: StopReason): Promise<void> {
     const closing = new Promise<void>((resolve) => (this.#server ? this.#server.close(() => resolve()) : resolve()));
     // The server's close waits for its connections: every one is ended at once.
     for (const c of this.#all) c.destroy(new Error('this TaskManager is stopping'));
@@ -291,7 +293,7 @@ export class DataPlane {
         case DataFrame.CLOSE: {
           const ch = c.incoming.get(channel);
           c.incoming.delete(channel);
-          ch?.receiver.close();
+          ch?.receiver.senderClosed();
           return;
         }
         case DataFrame.GONE: {

@@ -1,13 +1,15 @@
 import type { HighAvailabilityServices } from '../ha/high-availability-services.ts';
 import type { LeaderContender, LeaderElection, Leadership, Revocation } from '../ha/leader-election.ts';
 import type { LeaderInformation, LeaderRetrieval } from '../ha/leader-retrieval.ts';
+import type { Service, StopReason } from '../lifecycle/service.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Dispatcher } from './dispatcher.ts';
 
 /**
  * standby: contending, serving nothing of its own; recovering: granted, taking over the jobs in
  * the HA stores (submissions are refused until it is done); leading: the leader address is
- * published and submissions are taken; closed: no longer contending.
+ * published and submissions are taken; closed: no longer contending (stopped; the name is the one
+ * REST's ha-role has always shown).
  */
 export type LeadershipState = { readonly kind: 'standby' } | { readonly kind: 'recovering'; readonly leadership: Leadership } | { readonly kind: 'leading'; readonly leadership: Leadership } | { readonly kind: 'closed' };
 
@@ -29,7 +31,7 @@ export interface JobManagerLeadershipOptions {
  * it suspends its jobs, keeping their checkpoints. Grants and revocations are handled one after
  * another, in the order the election gives them.
  */
-export class JobManagerLeadership implements LeaderContender {
+export class JobManagerLeadership implements LeaderContender, Service {
   readonly #o: JobManagerLeadershipOptions;
   readonly #election: LeaderElection;
   readonly #retrieval: LeaderRetrieval;
@@ -57,7 +59,7 @@ export class JobManagerLeadership implements LeaderContender {
     return this.#leader;
   }
 
-  start(): void {
+  async start(): Promise<void> {
     this.#retrieval.start((l) => (this.#leader = l));
     this.#election.startContending(this);
   }
@@ -88,11 +90,11 @@ export class JobManagerLeadership implements LeaderContender {
     this.#o.log.error(`leader election cannot go on: ${error.message}`);
   }
 
-  async close(): Promise<void> {
+  async stop(reason: StopReason): Promise<void> {
     this.#state = { kind: 'closed' };
-    this.#retrieval.stop();
+    await this.#retrieval.stop(reason);
     await this.#steps;
-    await this.#election.close();
+    await this.#election.stop(reason);
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WeirConfig } from '../config/configuration.ts';
+import type { Service, StopReason } from '../lifecycle/service.ts';
 import type { Logger } from '../log/logger.ts';
 import { startRestServer, type RestServer } from '../rest/rest-server.ts';
 import { BlobStore, isBundleHash } from './blob-store.ts';
@@ -34,7 +35,7 @@ export interface JobManagerOptions {
  * job it runs and keeps, job submission (Flink's /jars), the bundles TaskManagers fetch, and the
  * TaskManagers' RPC by HTTP upgrade; the ResourceManager with their slots, and a JobMaster per job.
  */
-export class JobManager {
+export class JobManager implements Service {
   readonly resources: ResourceManager;
   readonly store: JobStore;
   readonly bundles: BlobStore;
@@ -102,7 +103,7 @@ export class JobManager {
     });
     if (this.#ha) {
       this.#leadership = new JobManagerLeadership({ services: this.#ha, dispatcher: () => this.#dispatcher, address: () => this.url, retainedCheckpoints: c['execution.checkpointing.num-retained'], recoveryRetryMs: Math.max(200, Math.round(c['high-availability.nats.lease-duration'] / 5)), log: this.#o.log });
-      this.#leadership.start();
+      await this.#leadership.start();
     }
   }
 
@@ -155,14 +156,14 @@ export class JobManager {
     return this.#dispatcher.submit(hash, request);
   }
 
-  async close(): Promise<void> {
+  async stop(reason: StopReason): Promise<void> {
     // Leadership goes first (its jobs are suspended, their checkpoints kept) so a standby takes over at once.
     if (this.#leadership) await this.#dispatcher.suspendAll('the JobManager is closing');
-    await this.#leadership?.close();
+    await this.#leadership?.stop(reason);
     await Promise.all(this.store.list().map((m) => m.cancel().catch(() => {})));
-    await this.#ha?.close();
+    await this.#ha?.stop(reason);
     this.resources.close();
-    await this.#rest?.close(0);
+    await this.#rest?.stop(reason, 0);
   }
 
   async #routes(app: FastifyInstance): Promise<void> {

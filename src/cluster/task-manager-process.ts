@@ -158,11 +158,11 @@ export class TaskManagerProcess {
     this.#stopped = true;
     this.#leaderKnown?.();
     const jm = this.#o.jobManager;
-    if ('leaderRetrieval' in jm) jm.leaderRetrieval.stop();
+    if ('leaderRetrieval' in jm) void jm.leaderRetrieval.stop({ code: 'shutdown' });
     clearTimeout(this.#jmSilence);
     this.#rpc?.close();
     await this.#stopSlots();
-    await this.#data.close();
+    await this.#data.stop({ code: 'shutdown' });
     this.#done();
   }
 
@@ -184,7 +184,7 @@ export class TaskManagerProcess {
       } catch (e) {
         if (e instanceof ConnectionRefusedError && !this.#registeredOnce) {
           this.#stopped = true;
-          await this.#data.close();
+          await this.#data.stop({ code: 'failed', cause: e });
           this.#done(new RegistrationRefusedError(this.jobManagerAddress, e));
           return;
         }

@@ -2,11 +2,12 @@ import { failureCounts, type CheckpointFailureReport } from '../checkpoint/check
 import type { Timer } from '../clock/clock.ts';
 import { formatDuration } from '../config/duration.ts';
 import { taskKey, type TaskKey } from '../graph/task-key.ts';
+import { describeStopReason, type Stoppable, type StopReason } from '../lifecycle/service.ts';
 import type { FromTaskManager } from '../network/control-messages.ts';
 import type { CheckpointOptions } from '../network/stream-event.ts';
 import type { CheckpointCoordinatorDeps, TaskDescriptions, TriggerRequest } from './checkpoint-coordinator-deps.ts';
 import { CheckpointFailureManager } from './checkpoint-failure-manager.ts';
-import { Stopped, type CheckpointLifecycle, type CheckpointLifecycleController } from './checkpoint-lifecycle.ts';
+import { Unscheduled, type CheckpointLifecycle, type CheckpointLifecycleController } from './checkpoint-lifecycle.ts';
 import { CheckpointNotStartedError } from './checkpoint-not-started-error.ts';
 import { InMemoryCheckpointIdCounter, type CheckpointIdCounter } from './checkpoint-id-counter.ts';
 import { buildCheckpointMetadata } from './checkpoint-metadata-builder.ts';
@@ -21,9 +22,11 @@ import { PendingCheckpoint } from './pending-checkpoint.ts';
  * The JobMaster's checkpoint coordinator (DESIGN §4): triggers checkpoints at the sources,
  * collects one acknowledgement per subtask, writes `_metadata` when all are in, and tells every
  * subtask the checkpoint is complete. Expired and declined checkpoints fail with a reason code;
- * the failure manager counts the ones that count against the tolerable failures.
+ * the failure manager counts the ones that count against the tolerable failures. It is usable once
+ * constructed (a savepoint may be triggered before the scheduler starts) and stopped once, when the
+ * job ends (Stoppable).
  */
-export class CheckpointCoordinator {
+export class CheckpointCoordinator implements Stoppable {
   readonly stats = new CheckpointStatsTracker();
   readonly store: CompletedCheckpointStore;
   readonly #d: CheckpointCoordinatorDeps;
@@ -37,7 +40,7 @@ export class CheckpointCoordinator {
   readonly #ids: CheckpointIdCounter;
   /** Triggers waiting for their id from the counter: they count as in flight for max-concurrent-checkpoints. */
   #awaitingId = 0;
-  #lifecycle: CheckpointLifecycle = new Stopped(0);
+  #lifecycle: CheckpointLifecycle = new Unscheduled(0);
   readonly #controller: CheckpointLifecycleController = {
     schedulePeriodic: () => this.#armPeriodic(),
     cancelPeriodic: () => {
@@ -76,7 +79,7 @@ export class CheckpointCoordinator {
   }
 
   /**
-   * Resolves once every checkpoint that was fully acknowledged has been finalized: stop() aborts
+   * Resolves once every checkpoint that was fully acknowledged has been finalized: stopScheduler() aborts
    * only the ones still waiting for acknowledgements, so one may still be writing its _metadata.
    */
   settled(): Promise<void> {
@@ -88,32 +91,35 @@ export class CheckpointCoordinator {
     return Promise.allSettled([...this.#pending.values()].map((p) => p.done)).then(() => this.settled());
   }
 
-  /** Tasks are all running: periodic checkpoints may be triggered. */
-  start(): void {
-    this.#lifecycle = this.#lifecycle.start(this.#controller);
+  /** Tasks are all running: periodic checkpoints may be triggered (Flink's startCheckpointScheduler). */
+  startScheduler(): void {
+    this.#lifecycle = this.#lifecycle.startScheduler(this.#controller);
   }
 
-  /** A failover or the end of the job: no new triggers; pending checkpoints are aborted. */
-  stop(reason: string): void {
-    this.#lifecycle = this.#lifecycle.stop(this.#controller, reason);
+  /** No more periodic triggers; checkpoints in flight may still complete (end of input, a stop-with-savepoint). */
+  pauseScheduler(): void {
+    this.#lifecycle = this.#lifecycle.pauseScheduler(this.#controller);
+  }
+
+  /** A failover (Flink's stopCheckpointScheduler): no new triggers; pending checkpoints are aborted with `reason`. */
+  stopScheduler(reason: string): void {
+    this.#lifecycle = this.#lifecycle.stopScheduler(this.#controller, reason);
   }
 
   /**
-   * The job has ended: nothing may complete any more, not even a checkpoint already fully
-   * acknowledged (its retention and notifications belong to a job that is gone).
+   * The job has ended (Flink's shutdown): nothing may complete any more, not even a checkpoint
+   * already fully acknowledged (its retention and notifications belong to a job that is gone).
+   * Resolves once the checkpoints being finalized have settled.
    */
-  shutdown(reason: string): Promise<void> {
-    this.#lifecycle = this.#lifecycle.shutdown(this.#controller, reason);
+  stop(reason: StopReason): Promise<void> {
+    this.#lifecycle = this.#lifecycle.stop(this.#controller, reason);
     return this.settled();
   }
 
-  /** No more periodic triggers; checkpoints in flight may still complete (end of input). */
-  stopPeriodic(): void {
-    this.#lifecycle = this.#lifecycle.stopPeriodic(this.#controller);
-  }
-
-  get #shutdown(): string | undefined {
-    return this.#lifecycle.shutdownReason;
+  /** Why nothing may complete any more, in the words failure messages use (`job canceled`). */
+  get #ended(): string | undefined {
+    const reason = this.#lifecycle.stopReason;
+    return reason && describeStopReason(reason);
   }
 
   /** A source (by vertex id) is catching up on a backlog, as its split enumerator says (FLIP-309). */
@@ -174,7 +180,7 @@ export class CheckpointCoordinator {
       ]);
     } catch (e) {
       // Under a job that is failing over or ending (a lost leadership's fenced write among them) it says nothing of the store.
-      if (!this.#lifecycle.admitsIdFrom(epoch)) throw new Error(`${request.type} not started: ${this.#shutdown ?? 'the job failed over'} while its id was being taken`);
+      if (!this.#lifecycle.admitsIdFrom(epoch)) throw new Error(`${request.type} not started: ${this.#ended ?? 'the job failed over'} while its id was being taken`);
       return this.#failedWithoutId(request, new CheckpointNotStartedError(request.type, 'IO_EXCEPTION', this.#ids.description, (e as Error).message));
     } finally {
       timer?.cancel();
@@ -182,7 +188,7 @@ export class CheckpointCoordinator {
     }
     if (!this.#lifecycle.admitsIdFrom(epoch)) {
       // The job failed over or ended while the id was on its way: the id is spent, nothing goes out.
-      throw new Error(`${request.type} ${id} not triggered: ${this.#shutdown ?? 'the job failed over'} while its id was being taken`);
+      throw new Error(`${request.type} ${id} not triggered: ${this.#ended ?? 'the job failed over'} while its id was being taken`);
     }
     return this.#triggerWithId(request, id);
   }
@@ -247,8 +253,8 @@ export class CheckpointCoordinator {
 
   async #complete(p: PendingCheckpoint): Promise<void> {
     p.discard();
-    if (this.#shutdown !== undefined) {
-      await this.#discardIncomplete(p, { code: 'CHECKPOINT_COORDINATOR_SUSPEND', message: this.#shutdown });
+    if (this.#ended !== undefined) {
+      await this.#discardIncomplete(p, { code: 'CHECKPOINT_COORDINATOR_SUSPEND', message: this.#ended });
       return;
     }
     const newer = this.store.latest();
@@ -265,9 +271,9 @@ export class CheckpointCoordinator {
       await this.#discardIncomplete(p, { code: 'FINALIZE_CHECKPOINT_FAILURE', message: `writing _metadata failed: ${(e as Error).message}` });
       return;
     }
-    if (this.#shutdown !== undefined) {
+    if (this.#ended !== undefined) {
       // The job ended while _metadata was being written: this one does not complete either.
-      await this.#discardIncomplete(p, { code: 'CHECKPOINT_COORDINATOR_SUSPEND', message: this.#shutdown });
+      await this.#discardIncomplete(p, { code: 'CHECKPOINT_COORDINATOR_SUSPEND', message: this.#ended });
       return;
     }
     const completedAt = this.#d.clock.now();
@@ -325,7 +331,7 @@ export class CheckpointCoordinator {
     this.#failed(p, failure);
     this.#d.notifyAborted(p.id, failure.message);
     // A savepoint's directory is always one of its own (sp-<job>-<random>), so it goes too.
-    await this.#d.storage.dispose(p.options.targetDir).catch(() => {});
+    await this.#d.storage.discard(p.options.targetDir).catch(() => {});
   }
 
   #failed(p: PendingCheckpoint, failure: CheckpointFailureReport): void {

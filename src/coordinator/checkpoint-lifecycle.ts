@@ -1,3 +1,5 @@
+import { describeStopReason, type StopReason } from '../lifecycle/service.ts';
+
 /**
  * What a lifecycle state of the checkpoint coordinator does through the coordinator. The
  * coordinator's state is still the old one while an event's effects run.
@@ -12,12 +14,14 @@ export interface CheckpointLifecycleController {
 
 /**
  * The checkpoint coordinator's lifecycle, one object per state whose event methods return the
- * next state (as the job states do). A state also carries the coordinator's epoch: every stop()
+ * next state (as the job states do). The scheduler's events are Flink's start- and
+ * stopCheckpointScheduler (and a pause that lets checkpoints in flight complete); stop() ends the
+ * coordinator for good. A state also carries the coordinator's epoch: every stopScheduler()
  * starts a new one, so a trigger whose id arrives from a slow counter after a failover can tell
  * that it belongs to an attempt that is gone, even when periodic triggering has started again.
  */
 export abstract class CheckpointLifecycle {
-  abstract readonly name: 'stopped' | 'periodic' | 'shut-down';
+  abstract readonly name: 'unscheduled' | 'periodic' | 'stopped';
   readonly epoch: number;
 
   constructor(epoch: number) {
@@ -30,34 +34,34 @@ export abstract class CheckpointLifecycle {
   }
 
   /** Why nothing may complete any more: the job has ended. */
-  get shutdownReason(): string | undefined {
+  get stopReason(): StopReason | undefined {
     return undefined;
   }
 
   /** Tasks are all running: periodic checkpoints may be triggered. */
-  start(c: CheckpointLifecycleController): CheckpointLifecycle {
+  startScheduler(c: CheckpointLifecycleController): CheckpointLifecycle {
     const next = new Periodic(this.epoch);
     c.schedulePeriodic();
     return next;
   }
 
-  /** No more periodic triggers; checkpoints in flight may still complete (end of input). */
-  stopPeriodic(c: CheckpointLifecycleController): CheckpointLifecycle {
+  /** No more periodic triggers; checkpoints in flight may still complete (end of input, a stop-with-savepoint). */
+  pauseScheduler(c: CheckpointLifecycleController): CheckpointLifecycle {
     c.cancelPeriodic();
-    return new Stopped(this.epoch);
+    return new Unscheduled(this.epoch);
   }
 
-  /** A failover or the end of the job: no new triggers; pending checkpoints are aborted. */
-  stop(c: CheckpointLifecycleController, reason: string): CheckpointLifecycle {
+  /** A failover: no new triggers; pending checkpoints are aborted with `reason` as their failure message. */
+  stopScheduler(c: CheckpointLifecycleController, reason: string): CheckpointLifecycle {
     c.abortPending(reason);
     // Last: an abort may have armed the timer again (a failure reschedules while still periodic).
     c.cancelPeriodic();
-    return new Stopped(this.epoch + 1);
+    return new Unscheduled(this.epoch + 1);
   }
 
   /** The job has ended: nothing may complete any more, not even a checkpoint already fully acknowledged. */
-  shutdown(c: CheckpointLifecycleController, reason: string): CheckpointLifecycle {
-    return new ShutDown(this.stop(c, reason).epoch, reason);
+  stop(c: CheckpointLifecycleController, reason: StopReason): CheckpointLifecycle {
+    return new Stopped(this.stopScheduler(c, describeStopReason(reason)).epoch, reason);
   }
 
   /** A trigger may go out now: any while periodic, a forced one (savepoint, final checkpoint) also while stopped. */
@@ -71,9 +75,9 @@ export abstract class CheckpointLifecycle {
   }
 }
 
-/** Before start(), after stopPeriodic() or stop(). */
-export class Stopped extends CheckpointLifecycle {
-  readonly name = 'stopped';
+/** Before startScheduler(), after pauseScheduler() or stopScheduler(). */
+export class Unscheduled extends CheckpointLifecycle {
+  readonly name = 'unscheduled';
 }
 
 export class Periodic extends CheckpointLifecycle {
@@ -89,32 +93,37 @@ export class Periodic extends CheckpointLifecycle {
 }
 
 /** Terminal: the job has ended. */
-export class ShutDown extends CheckpointLifecycle {
-  readonly name = 'shut-down';
-  readonly #reason: string;
+export class Stopped extends CheckpointLifecycle {
+  readonly name = 'stopped';
+  readonly #reason: StopReason;
 
-  constructor(epoch: number, reason: string) {
+  constructor(epoch: number, reason: StopReason) {
     super(epoch);
     this.#reason = reason;
   }
 
-  override get shutdownReason(): string {
+  override get stopReason(): StopReason {
     return this.#reason;
   }
 
   /** Ended is ended: no periodic triggers for a job that is gone. */
-  override start(): CheckpointLifecycle {
+  override startScheduler(): CheckpointLifecycle {
     return this;
   }
 
-  override stopPeriodic(): CheckpointLifecycle {
+  override pauseScheduler(): CheckpointLifecycle {
     return this;
   }
 
   /** Whatever is still pending is aborted; the job stays ended. */
-  override stop(c: CheckpointLifecycleController, reason: string): CheckpointLifecycle {
+  override stopScheduler(c: CheckpointLifecycleController, reason: string): CheckpointLifecycle {
     c.abortPending(reason);
     return this;
+  }
+
+  /** Stopped once, with the first reason: a second stop only aborts what is still pending. */
+  override stop(c: CheckpointLifecycleController): CheckpointLifecycle {
+    return this.stopScheduler(c, describeStopReason(this.#reason));
   }
 
   override admitsIdFrom(): boolean {

@@ -19,7 +19,7 @@ export async function applyRetention(
   const keep = status === 'FAILED' || (status === 'CANCELED' && retainOnCancel) || (status === 'FINISHED' && o.retainOnFinish);
   if (keep && (!o.storage.temporary || o.retainOnFinish)) return true;
   await o.store.discardAll(`job ${status.toLowerCase()}`);
-  await o.storage.disposeJob();
+  await o.storage.discardJob();
   return false;
 }
 

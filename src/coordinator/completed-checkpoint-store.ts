@@ -8,13 +8,13 @@ import type { CompletedCheckpoint } from './completed-checkpoint.ts';
  */
 export class CompletedCheckpointStore {
   readonly #retained: number;
-  readonly #storage: Pick<CheckpointStorage, 'dispose'>;
+  readonly #storage: Pick<CheckpointStorage, 'discard'>;
   readonly #log: Logger;
   #checkpoints: CompletedCheckpoint[] = [];
   /** Retained checkpoints whose commit the sinks were told to make: their output may be visible. */
   readonly #commitNotified = new Set<number>();
 
-  constructor(retained: number, storage: Pick<CheckpointStorage, 'dispose'>, log: Logger) {
+  constructor(retained: number, storage: Pick<CheckpointStorage, 'discard'>, log: Logger) {
     this.#retained = retained;
     this.#storage = storage;
     this.#log = log;
@@ -68,7 +68,7 @@ export class CompletedCheckpointStore {
 
   async #discard(checkpoint: CompletedCheckpoint, reason: string): Promise<void> {
     try {
-      await this.#storage.dispose(checkpoint.directory);
+      await this.#storage.discard(checkpoint.directory);
       this.#log.debug('discarded checkpoint', { checkpointId: checkpoint.id, reason });
     } catch (e) {
       this.#log.warn('could not delete a discarded checkpoint', { checkpointId: checkpoint.id, path: checkpoint.directory, error: (e as Error).message });

@@ -20,7 +20,7 @@ import { Restarting } from './job-states/restarting.ts';
 import { Running } from './job-states/running.ts';
 import { StoppingWithSavepoint } from './job-states/stopping-with-savepoint.ts';
 import { Terminal } from './job-states/terminal.ts';
-import { isTerminal, type EndStatus, type JobStatus } from './job-status.ts';
+import { isTerminal, jobEndReason, type EndStatus, type JobStatus } from './job-status.ts';
 import { createRestartStrategy } from './restart-strategy.ts';
 import { applyRetention } from './checkpoint-retention.ts';
 import { SavepointError } from './savepoint-error.ts';
@@ -254,7 +254,7 @@ export class JobMaster {
         void this.#finish('FAILED', new JobFailure(this.jobId, cause, this.#restarts, reason));
       },
       allRunning: () => {
-        this.checkpoints.start();
+        this.checkpoints.startScheduler();
         for (const w of this.#runningWaiters.splice(0)) w.resolve();
       },
     };
@@ -287,9 +287,9 @@ export class JobMaster {
 
   #goToRestarting(cause: SerializedError, delayMs: number): void {
     const attempt = this.#attempt;
-    this.checkpoints.stop('job failover');
+    this.checkpoints.stopScheduler('job failover');
     this.#ctx.sources.keepForRestart();
-    void this.#ctx.sources.close();
+    void this.#ctx.sources.stop({ code: 'replaced' });
     this.exceptions.push({ timestamp: Date.now(), attempt, error: cause, restarted: true });
     this.#restarts++;
     this.#log.warn(`subtask failure, restarting in ${delayMs} ms: ${cause.message}`, { attempt, restarts: this.#restarts });
@@ -304,12 +304,12 @@ export class JobMaster {
       this.exceptions.push({ timestamp: Date.now(), attempt: this.#attempt, error: serializeError(error), restarted: false });
       this.#log.error(`job failed: ${error.message}`);
     }
-    const settled = this.checkpoints.shutdown(`job ${status.toLowerCase()}`);
+    const settled = this.checkpoints.stop(jobEndReason(status, error));
     this.#transition(new Terminal(status));
     await settled;
-    await this.#ctx.sources.close();
+    await this.#ctx.sources.stop(jobEndReason(status, error));
     await this.#ctx.pool.terminateAll();
-    await this.#o.compiled?.dispose();
+    await this.#o.compiled?.discard();
     const kept = await applyRetention(status, { config: this.plan.config, storage: this.#ctx.storage, store: this.checkpoints.store, retainOnFinish: this.#o.retainCheckpointsOnFinish === true });
     await this.#ctx.storage.close?.().catch((e: Error) => this.#log.warn(`closing the checkpoint storage failed: ${e.message}`));
     this.#done({

@@ -26,11 +26,11 @@ export async function loadJobModule(path: string): Promise<LoadedJobModule> {
     if (!RUNNING_FROM_SOURCES) compiled = await compileJob(modulePath);
     mod = (await import(pathToFileURL(compiled?.path ?? modulePath).href)) as { default?: unknown };
   } catch (e) {
-    await compiled?.dispose();
+    await compiled?.discard();
     throw new JobModuleError(modulePath, `failed to load: ${(e as Error).message}`, e);
   }
   if (!isJobDefinition(mod.default)) {
-    await compiled?.dispose();
+    await compiled?.discard();
     throw new JobModuleError(modulePath, 'its default export is not a job: write `export default defineJob((env, args) => { ... })`');
   }
   return { definition: mod.default, modulePath, compiled };

@@ -1,3 +1,5 @@
+import type { StopReason } from '../lifecycle/service.ts';
+
 /**
  * Flink's job states, as weir goes through them. SUSPENDED is Flink's too: the JobMaster stopped
  * the job because its JobManager lost leadership (or is closing under high availability); it is
@@ -16,4 +18,15 @@ export function isTerminal(status: JobStatus): status is EndStatus {
 /** The job itself has ended: no leader runs it again (Flink's isGloballyTerminalState). */
 export function isGloballyTerminal(status: JobStatus): status is Exclude<EndStatus, 'SUSPENDED'> {
   return status === 'FINISHED' || status === 'FAILED' || status === 'CANCELED';
+}
+
+/**
+ * Why the job's own services stop when it ends with `status`, in the words their messages have
+ * always used (`job canceled`): a failure keeps its cause; a suspended job is taken over by a leader.
+ */
+export function jobEndReason(status: EndStatus, error?: Error): StopReason {
+  const detail = `job ${status.toLowerCase()}`;
+  if (status === 'FAILED' && error) return { code: 'failed', cause: error, detail };
+  if (status === 'SUSPENDED') return { code: 'replaced', detail };
+  return { code: 'shutdown', detail };
 }

@@ -1,5 +1,6 @@
 import type { EnumeratorContext, Source, SplitEnumerator } from '../api/source.ts';
 import type { JobVertex } from '../graph/job-graph.ts';
+import type { Stoppable, StopReason } from '../lifecycle/service.ts';
 import type { Logger } from '../log/logger.ts';
 import type { ToTaskManager } from '../network/control-messages.ts';
 
@@ -33,15 +34,17 @@ export class SplitEnumeratorError extends Error {
  * Runs one source's split enumerator on the JobMaster for one attempt (Flink's SourceCoordinator).
  * Handlers run one at a time, in arrival order; the snapshot is synchronous and taken right before
  * the checkpoint's trigger messages are sent, so every split it assigned before the snapshot
- * reaches its reader before that checkpoint's trigger does.
+ * reaches its reader before that checkpoint's trigger does. Its start() runs on that queue (the
+ * deployment does not wait for it); once stopped, nothing more goes out or fails the job.
  */
-export class SourceCoordinator {
+export class SourceCoordinator implements Stoppable {
   readonly vertex: JobVertex;
   readonly uid: string;
   readonly #enumerator: SplitEnumerator<unknown, unknown>;
   readonly #d: SourceCoordinatorDeps;
   #queue: Promise<void> = Promise.resolve();
-  #closed = false;
+  /** stop() has begun: what it awaits (a second stop waits for the first). */
+  #stopping: Promise<void> | undefined;
 
   constructor(vertex: JobVertex, source: Source<unknown, unknown, unknown>, restored: unknown, deps: SourceCoordinatorDeps) {
     this.vertex = vertex;
@@ -58,7 +61,7 @@ export class SourceCoordinator {
       sendEventToReader: (subtask, event) => this.#send(subtask, { type: 'source-event', ...base, subtask, event }),
       failJob: (e) => this.#fail('running', e),
       setProcessingBacklog: (backlog) => {
-        if (!this.#closed) deps.setBacklog(backlog);
+        if (!this.#stopping) deps.setBacklog(backlog);
       },
     };
     this.#enumerator = source.createEnumerator!(ctx, restored);
@@ -88,9 +91,13 @@ export class SourceCoordinator {
     return this.#enumerator.metrics?.() ?? {};
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+  stop(_reason: StopReason): Promise<void> {
+    // Set before the enumerator is closed: what it does while closing goes out no more.
+    this.#stopping ??= Promise.resolve().then(() => this.#stop());
+    return this.#stopping;
+  }
+
+  async #stop(): Promise<void> {
     this.#d.setBacklog(false);
     // The enumerator first: closing its connections ends a handler stuck in a query, so the queue drains.
     await this.#enumerator.close?.();
@@ -98,7 +105,7 @@ export class SourceCoordinator {
   }
 
   #send(subtask: number, message: ToTaskManager): void {
-    if (this.#closed) return;
+    if (this.#stopping) return;
     if (subtask < 0 || subtask >= this.vertex.parallelism) {
       throw new RangeError(`source '${this.vertex.name}' has ${this.vertex.parallelism} subtask(s); the enumerator addressed subtask index ${subtask}`);
     }
@@ -107,7 +114,7 @@ export class SourceCoordinator {
 
   #run(what: string, fn: () => void | Promise<void>): void {
     this.#queue = this.#queue.then(async () => {
-      if (this.#closed) return;
+      if (this.#stopping) return;
       try {
         await fn();
       } catch (e) {
@@ -117,7 +124,7 @@ export class SourceCoordinator {
   }
 
   #fail(what: string, e: unknown): void {
-    if (this.#closed) return;
+    if (this.#stopping) return;
     const error = new SplitEnumeratorError(this.vertex.name, this.uid, what, e);
     this.#d.log.error(error.message, { vertex: this.vertex.name });
     this.#d.failJob(error);

@@ -1,6 +1,7 @@
 import type { Source } from '../api/source.ts';
 import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
 import { taskKey } from '../graph/task-key.ts';
+import type { Stoppable, StopReason } from '../lifecycle/service.ts';
 import type { Logger } from '../log/logger.ts';
 import type { ToTaskManager } from '../network/control-messages.ts';
 import { SourceCoordinator } from './source-coordinator.ts';
@@ -25,8 +26,10 @@ function sourceOf(vertex: JobVertex): Source<unknown, unknown> {
  * The job's sources, seen from the JobMaster: the split enumerators of the current attempt (one
  * per source that has one), what they restore from, and the splits of static sources (the
  * enumerated ones of a fresh start, or at-most-once the positions the readers last reported).
+ * Started per attempt (start(attempt) stops the previous attempt's enumerators first), stopped on
+ * a failover and when the job ends.
  */
-export class SourceCoordinators {
+export class SourceCoordinators implements Stoppable {
   readonly #d: SourceCoordinatorsDeps;
   readonly #running = new Map<string, SourceCoordinator>();
   readonly #initialSplits = new Map<string, unknown[]>();
@@ -50,7 +53,7 @@ export class SourceCoordinators {
 
   /** One split enumerator per source that has one, for this attempt. */
   async start(attempt: number): Promise<void> {
-    await this.close();
+    await this.stop({ code: 'replaced' });
     for (const vertex of this.#d.graph.vertices.filter((v) => v.isSource)) {
       const source = sourceOf(vertex);
       if (!source.createEnumerator) continue;
@@ -68,10 +71,11 @@ export class SourceCoordinators {
     }
   }
 
-  async close(): Promise<void> {
-    const open = [...this.#running.values()];
+  /** The current attempt's enumerators stop (a failover, the end of the job); a later start(attempt) makes new ones. */
+  async stop(reason: StopReason): Promise<void> {
+    const running = [...this.#running.values()];
     this.#running.clear();
-    await Promise.all(open.map((c) => c.close().catch((e: Error) => this.#d.log.warn(`closing the split enumerator of '${c.vertex.name}': ${e.message}`))));
+    await Promise.all(running.map((c) => c.stop(reason).catch((e: Error) => this.#d.log.warn(`closing the split enumerator of '${c.vertex.name}': ${e.message}`))));
   }
 
   get(vertexId: string): SourceCoordinator | undefined {

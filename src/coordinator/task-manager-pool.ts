@@ -155,7 +155,7 @@ export class TaskManagerPool {
   async terminateAll(): Promise<void> {
     for (const m of this.#heartbeats.values()) m.stop();
     await Promise.all(this.#gateways.map((g) => g.terminate(this.#lost.has(g.index)).catch(() => {})));
-    await (await this.#bundle)?.dispose();
+    await (await this.#bundle)?.discard();
     if (this.#d.deployment.kind === 'cluster') await this.#d.deployment.slots.close();
   }
 

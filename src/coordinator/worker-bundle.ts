@@ -57,7 +57,8 @@ const NODE_ESM = {
 export interface CompiledJob {
   /** The job module as one ES module file: it loads whatever the project's `"type"` is. */
   readonly path: string;
-  dispose(): Promise<void>;
+  /** Removes the compiled files. */
+  discard(): Promise<void>;
 }
 
 /**
@@ -74,7 +75,7 @@ export async function compileJob(modulePath: string): Promise<CompiledJob> {
     await rm(outdir, { recursive: true, force: true });
     throw e;
   }
-  return { path: join(outdir, 'job.mjs'), dispose: () => rm(outdir, { recursive: true, force: true }) };
+  return { path: join(outdir, 'job.mjs'), discard: () => rm(outdir, { recursive: true, force: true }) };
 }
 
 export interface WorkerBundle {
@@ -82,7 +83,8 @@ export interface WorkerBundle {
   readonly entry: string;
   /** The job module as plain JavaScript. */
   readonly jobModule: string;
-  dispose(): Promise<void>;
+  /** Removes the compiled files. */
+  discard(): Promise<void>;
 }
 
 /**
@@ -95,7 +97,7 @@ export interface WorkerBundle {
 export async function bundleForWorkers(modulePath: string, compiled: CompiledJob | undefined): Promise<WorkerBundle | undefined> {
   if (!RUNNING_FROM_SOURCES) {
     const job = compiled ?? (await compileJob(modulePath));
-    return { entry: join(ENGINE, 'worker', 'slot-executor-thread.js'), jobModule: job.path, dispose: compiled ? async () => {} : job.dispose };
+    return { entry: join(ENGINE, 'worker', 'slot-executor-thread.js'), jobModule: job.path, discard: compiled ? async () => {} : job.discard };
   }
   const outdir = await mkdtemp(join(tmpdir(), 'weir-bundle-'));
   try {
@@ -110,5 +112,5 @@ export async function bundleForWorkers(modulePath: string, compiled: CompiledJob
     await rm(outdir, { recursive: true, force: true });
     return undefined;
   }
-  return { entry: join(outdir, 'slot-executor.mjs'), jobModule: join(outdir, 'job.mjs'), dispose: () => rm(outdir, { recursive: true, force: true }) };
+  return { entry: join(outdir, 'slot-executor.mjs'), jobModule: join(outdir, 'job.mjs'), discard: () => rm(outdir, { recursive: true, force: true }) };
 }

@@ -14,9 +14,9 @@ export interface CheckpointPointer {
 }
 
 export interface AddedCheckpoint {
-  /** False when the pointer was not newer than the latest retained one: the caller disposes of it. */
+  /** False when the pointer was not newer than the latest retained one: the caller discards it. */
   readonly added: boolean;
-  /** Pointers that fell out of the retained ones: the caller disposes of their files, after this write. */
+  /** Pointers that fell out of the retained ones: the caller discards their files, after this write. */
   readonly subsumed: readonly CheckpointPointer[];
 }
 
@@ -35,8 +35,8 @@ export interface CompletedCheckpointPointerStore {
   remove(fence: Fence, checkpointId: number): Promise<void>;
   /** A new leader's first step: claims the record for its epoch and returns the retained pointers. */
   recover(fence: Fence): Promise<readonly CheckpointPointer[]>;
-  /** The job is globally terminal: the pointers go (the caller disposes of the checkpoints first). */
-  shutdown(fence: Fence): Promise<void>;
+  /** The job is globally terminal: the pointers go (the caller discards the checkpoints first). */
+  removeAll(fence: Fence): Promise<void>;
 }
 
 interface PointersRecord {
@@ -88,7 +88,7 @@ export class KeyValueCompletedCheckpointPointerStore implements CompletedCheckpo
     return (await updateRecord<PointersRecord>(this.#store, this.#key, fence, (current) => current ?? { checkpoints: [] }))?.checkpoints ?? [];
   }
 
-  async shutdown(fence: Fence): Promise<void> {
+  async removeAll(fence: Fence): Promise<void> {
     await deleteRecord(this.#store, this.#key, fence);
   }
 }

@@ -102,7 +102,7 @@ export class InMemoryKeyValueStore implements VersionedKeyValueStore {
     this.#watches.add(w);
     if (this.#connected) this.#subscribe(w);
     return {
-      stop: () => {
+      close: () => {
         w.unsubscribe?.();
         this.#watches.delete(w);
       },

@@ -1,3 +1,4 @@
+import type { StopReason } from '../lifecycle/service.ts';
 import type { Logger } from '../log/logger.ts';
 import type { BlobStore } from './blob-store.ts';
 import { KeyValueCheckpointIdCounter, type CheckpointIdCounter } from './checkpoint-id-counter.ts';
@@ -19,8 +20,8 @@ export interface KeyValueHighAvailabilityServicesOptions {
   readonly blobs: BlobStore;
   readonly leaseMs: number;
   readonly log: Logger;
-  /** Closes what the services were built on (a NATS connection). */
-  readonly onClose?: () => Promise<void>;
+  /** Lets go of what the services were built on (a NATS connection). */
+  readonly onStop?: () => Promise<void>;
 }
 
 /**
@@ -81,9 +82,9 @@ export class KeyValueHighAvailabilityServices implements HighAvailabilityService
     }
   }
 
-  async close(): Promise<void> {
-    for (const r of this.#retrievals) r.stop();
-    await Promise.all([...this.#elections].map((e) => e.close()));
-    await this.#o.onClose?.();
+  async stop(reason: StopReason): Promise<void> {
+    await Promise.all([...this.#retrievals].map((r) => r.stop(reason)));
+    await Promise.all([...this.#elections].map((e) => e.stop(reason)));
+    await this.#o.onStop?.();
   }
 }

@@ -1,3 +1,4 @@
+import type { Stoppable, StopReason } from '../lifecycle/service.ts';
 import type { Fence } from './fence.ts';
 
 /** One leadership as granted: a fresh session id and an epoch higher than every one before it. */
@@ -11,7 +12,7 @@ export type RevocationReason =
   | 'LEASE_TAKEN'
   /** The leader could not renew its lease within the renew deadline (store unreachable, process paused). */
   | 'RENEW_DEADLINE_EXCEEDED'
-  /** The election was closed by its owner. */
+  /** The election was stopped by its owner (the name is the one logs have always shown). */
   | 'CLOSED';
 
 export interface Revocation {
@@ -31,8 +32,9 @@ export interface LeaderContender {
 /**
  * Flink's LeaderElection: contend, hear about grants and revocations, publish the leader's
  * address once it is ready to serve (confirmLeadership), and check leadership before acting.
+ * Started by startContending (it needs its contender), stopped once.
  */
-export interface LeaderElection {
+export interface LeaderElection extends Stoppable {
   readonly contenderId: string;
   startContending(contender: LeaderContender): void;
   /** Publishes the leader's address for LeaderRetrieval; resolves once it is written. */
@@ -42,5 +44,5 @@ export interface LeaderElection {
   /** The current leadership, if this contender holds one. */
   readonly leadership: Leadership | undefined;
   /** Stops contending; a leader revokes itself and releases the lease so that another can take over at once. */
-  close(): Promise<void>;
+  stop(reason: StopReason): Promise<void>;
 }

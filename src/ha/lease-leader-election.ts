@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, Timer } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
+import type { StopReason } from '../lifecycle/service.ts';
 import { FencedWriteError } from './fenced-write-error.ts';
 import { KeyValueConflictError } from './key-value-conflict-error.ts';
 import type { LeaderContender, LeaderElection, Leadership, RevocationReason } from './leader-election.ts';
@@ -45,12 +46,12 @@ type State =
       renewedAt: number;
       nextRenewAt: number;
     }
-  | { readonly kind: 'closed' };
+  | { readonly kind: 'stopped' };
 
 /**
  * Leader election on a lease record renewed by compare-and-set (Flink's DefaultLeaderElectionService
  * over a lease, as in Kubernetes' leader election): a small state machine, idle -> following <->
- * leading -> closed, driven by one loop, so that at most one store operation of the election is in
+ * leading -> stopped, driven by one loop, so that at most one store operation of the election is in
  * flight and every transition happens in one place.
  *
  * Following: the contender reads the record; a missing or released one is taken at once, a held one
@@ -128,11 +129,11 @@ export class LeaseLeaderElection implements LeaderElection {
     });
   }
 
-  async close(): Promise<void> {
+  async stop(_reason: StopReason): Promise<void> {
     const s = this.#state;
-    if (s.kind === 'closed') return;
-    this.#state = { kind: 'closed' };
-    this.#watch?.stop();
+    if (s.kind === 'stopped') return;
+    this.#state = { kind: 'stopped' };
+    this.#watch?.close();
     this.#deadline?.cancel();
     this.#wake();
     await this.#loop;
@@ -153,7 +154,7 @@ export class LeaseLeaderElection implements LeaderElection {
         else await this.#follow();
         this.#storeAnswers();
       } catch (e) {
-        if (this.#closed) return;
+        if (this.#stopped) return;
         this.#storeFails(e as Error);
         await this.#sleep(this.#retryMs);
       }
@@ -253,9 +254,9 @@ export class LeaseLeaderElection implements LeaderElection {
     const sentAt = this.#clock.now();
     try {
       const revision = await this.#o.store.update(this.#o.key, encodeLeaseRecord({ ...this.#record(s), renewedAt: Date.now() }), s.revision);
-      // Kept even when closed meanwhile: close() releases the lease by this revision once the loop ends.
+      // Kept even when stopped meanwhile: stop() releases the lease by this revision once the loop ends.
       s.revision = revision;
-      if (this.#state !== s) return; // revoked or closed while the write was in flight
+      if (this.#state !== s) return; // revoked or stopped while the write was in flight
       s.renewedAt = sentAt;
       s.nextRenewAt = sentAt + this.#renewMs;
       this.#armDeadline(s);
@@ -328,8 +329,8 @@ export class LeaseLeaderElection implements LeaderElection {
   }
 
   /** Read through a getter: TypeScript narrows `#state` across awaits as if nothing could change it meanwhile. */
-  get #closed(): boolean {
-    return this.#state.kind === 'closed';
+  get #stopped(): boolean {
+    return this.#state.kind === 'stopped';
   }
 
   #sleep(ms: number): Promise<void> {

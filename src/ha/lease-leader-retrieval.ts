@@ -1,4 +1,5 @@
 import type { Clock, Timer } from '../clock/clock.ts';
+import type { StopReason } from '../lifecycle/service.ts';
 import type { Logger } from '../log/logger.ts';
 import type { LeaderInformation, LeaderRetrieval } from './leader-retrieval.ts';
 import { decodeLeaseRecord } from './lease-record.ts';
@@ -37,8 +38,8 @@ export class LeaseLeaderRetrieval implements LeaderRetrieval {
     this.#watch = this.#o.store.watch(this.#o.key, (entry) => this.#seen(entry));
   }
 
-  stop(): void {
-    this.#watch?.stop();
+  async stop(_reason: StopReason): Promise<void> {
+    this.#watch?.close();
     this.#expiry?.cancel();
     this.#listener = undefined;
   }

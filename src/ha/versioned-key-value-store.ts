@@ -10,8 +10,9 @@ export interface VersionedEntry {
   readonly revision: number;
 }
 
+/** A handle on a watch: closed when its follower no longer wants the changes. */
 export interface KeyWatch {
-  stop(): void;
+  close(): void;
 }
 
 export interface VersionedKeyValueStore {

@@ -50,8 +50,8 @@ export class RingReceiver {
     this.#arrive({ kind: 'priority', bytes });
   }
 
-  /** The sender has sent everything and closed its end. */
-  close(): void {
+  /** The sender has sent everything and closed its end (a CLOSE frame): an arrival, not this receiver's own end. */
+  senderClosed(): void {
     this.#arrive({ kind: 'close' });
   }
 

@@ -1,14 +1,15 @@
 import { Registry } from 'prom-client';
+import type { Stoppable } from '../lifecycle/service.ts';
 import type { JobDirectory } from './job-directory.ts';
 import { registerFlinkMetrics } from './flink-metrics.ts';
 import { processMetrics } from './process-metrics.ts';
 import { registerWeirMetrics } from './weir-metrics.ts';
 
-export interface MetricsEndpoint {
+/** Created with its REST server, stopped with it. */
+export interface MetricsEndpoint extends Stoppable {
   readonly contentType: string;
   /** The Prometheus text format (version 0.0.4) of every family. */
   scrape(): Promise<string>;
-  close(): void;
 }
 
 /**
@@ -26,6 +27,6 @@ export function createMetricsEndpoint(jobs: JobDirectory): MetricsEndpoint {
       weir.discoverSourceFigures();
       return Registry.merge([processMetrics(), registry]).metrics();
     },
-    close: () => weir.close(),
+    stop: (reason) => weir.stop(reason),
   };
 }

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { JobMaster } from '../coordinator/job-master.ts';
+import type { Stoppable, StopReason } from '../lifecycle/service.ts';
 import type { Logger } from '../log/logger.ts';
 import { createMetricsEndpoint } from './prometheus.ts';
 import { registerDashboard } from './dashboard-files.ts';
@@ -29,12 +30,13 @@ export interface RestServerOptions {
   readonly log: Logger;
 }
 
-export interface RestServer {
+/** Started by startRestServer (it listens), stopped once. */
+export interface RestServer extends Stoppable {
   readonly url: string;
   readonly port: number;
   readonly app: FastifyInstance;
-  /** Closes once every triggered operation's result was read (or after graceMs). */
-  close(graceMs?: number): Promise<void>;
+  /** Stops once every triggered operation's result was read (or after graceMs). */
+  stop(reason: StopReason, graceMs?: number): Promise<void>;
 }
 
 const errorView = (message: string): ErrorView => ({ errors: [message] });
@@ -86,11 +88,11 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
     port,
     app,
     // A stop-with-savepoint ends the job; its client still polls for the savepoint's path.
-    close: async (graceMs = 3000) => {
+    stop: async (reason, graceMs = 3000) => {
       const deadline = Date.now() + graceMs;
       while (Date.now() < deadline && operations.anyUnread) await new Promise((r) => setTimeout(r, 25));
       await app.close();
-      metrics.close();
+      await metrics.stop(reason);
     },
   };
 }

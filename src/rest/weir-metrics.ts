@@ -1,6 +1,7 @@
 import { Gauge, Histogram, type Registry } from 'prom-client';
 import type { CheckpointStats } from '../coordinator/checkpoint-stats.ts';
 import type { JobMaster } from '../coordinator/job-master.ts';
+import type { Stoppable } from '../lifecycle/service.ts';
 import type { JobDirectory } from './job-directory.ts';
 import { collectedFamily, type Labels } from './collected-family.ts';
 import { JOB_FIGURES, OPERATOR_FIGURES, TASK_FIGURES, type Figure } from './metric-figures.ts';
@@ -9,11 +10,10 @@ import { operatorRows, reportedTaskRows, type JobRow, type OperatorRow, type Tas
 /** Checkpoints take from milliseconds (a small state) to minutes (a large one to slow storage). */
 const DURATION_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
-export interface WeirMetrics {
+/** Stopping it stops following checkpoint completions. */
+export interface WeirMetrics extends Stoppable {
   /** Registers the source figures that appeared since the last scrape (their names are the sources' own). */
   discoverSourceFigures(): void;
-  /** Stops following checkpoint completions. */
-  close(): void;
 }
 
 const JOB = ['job_id'];
@@ -39,7 +39,7 @@ export function registerWeirMetrics(registry: Registry, jobs: JobDirectory): Wei
       durations.follow();
       discoverSourceFigures(registry, jobs);
     },
-    close: durations.close,
+    stop: async () => durations.unfollow(),
   };
 }
 
@@ -76,7 +76,7 @@ function checkpointDurations(registry: Registry, jobs: JobDirectory) {
   follow();
   return {
     follow,
-    close: () => {
+    unfollow: () => {
       for (const stop of followed.values()) stop();
     },
   };

@@ -152,7 +152,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     };
   }
 
-  dispose(): void {
+  close(): void {
     this.states.clear();
   }
 

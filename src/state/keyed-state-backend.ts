@@ -54,6 +54,6 @@ export interface KeyedStateBackend {
   restoreTarget(info: StoredStateInfo, keyGroup: number): RestoredEntrySink;
   /** The synchronous part of a snapshot: views of every state that the asynchronous part writes. */
   snapshot(): CapturedKeyedState;
-  /** The attempt is over: let go of the state. */
-  dispose(): void;
+  /** The attempt is over: let go of the state (a handle of one attempt, closed). */
+  close(): void;
 }

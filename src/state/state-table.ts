@@ -51,6 +51,7 @@ export interface TableSnapshot<V> {
    * write them out before the next await.
    */
   keyGroupEntries(keyGroupIndex: number, slice: number, keys: Key[], values: unknown[]): Generator<number>;
+  /** Its writer is done: the table keeps no copies for it any more (Flink's StateSnapshot.release). */
   release(): void;
 }
 

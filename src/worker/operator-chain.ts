@@ -59,6 +59,8 @@ export class OperatorChain {
   readonly #parallelism: number;
 
   readonly #setup: ChainSetup;
+  /** close() has begun: what it awaits. */
+  #closing: Promise<void> | undefined;
 
   constructor(setup: ChainSetup) {
     this.#setup = setup;
@@ -220,19 +222,25 @@ export class OperatorChain {
     for (let i = 0; i < this.members.length; i++) await this.#attempt(i, () => this.members[i]!.operator.notifyCheckpointAborted(checkpointId));
   }
 
-  async close(): Promise<void> {
-    for (let i = 0; i < this.members.length; i++) await this.#attempt(i, () => this.members[i]!.operator.close());
+  /** The clean end (Flink's finishOperators): each operator finishes, head first; the first failure is the task's. */
+  async finish(): Promise<void> {
+    for (let i = 0; i < this.members.length; i++) await this.#attempt(i, () => this.members[i]!.operator.finish());
   }
 
-  /** Cancellation or failure: every operator releases what it holds; errors are collected, not thrown early. */
-  async dispose(): Promise<void> {
-    for (const m of this.members) {
-      try {
-        await m.operator.dispose();
-      } catch {
-        // The attempt is over either way; one operator's cleanup failure must not stop the others'.
-      }
-    }
+  /**
+   * Always the last call (Flink's closeAllOperators): after finish() on a clean end, alone on
+   * cancellation or failure. Every operator is closed even when one fails (the attempt is over
+   * either way); the first failure is thrown once all are. A second call waits for the first.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#closeAll();
+    return this.#closing;
+  }
+
+  async #closeAll(): Promise<void> {
+    let failure: unknown;
+    for (let i = 0; i < this.members.length; i++) await this.#attempt(i, () => this.members[i]!.operator.close()).catch((e: unknown) => (failure ??= e));
+    if (failure !== undefined) throw failure;
   }
 
   async #attempt(index: number, fn: () => void | Promise<void>): Promise<void> {

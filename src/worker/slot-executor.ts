@@ -89,7 +89,7 @@ export class SlotExecutor {
         for (const t of this.#tasks) t.finish();
         return;
       case 'stop-sources':
-        for (const t of this.#tasks) if (t.vertex.isSource) t.source.stop(message.drain);
+        for (const t of this.#tasks) if (t.vertex.isSource) t.source.stopForSavepoint(message.drain);
         return;
       case 'resume-sources':
         for (const t of this.#tasks) if (t.vertex.isSource) t.source.resume();

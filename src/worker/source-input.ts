@@ -71,12 +71,8 @@ export class SourceInput {
     this.#mailbox.suspend('source-idle');
     this.operator.reader.isAvailable().then(
       () => this.#mailbox.resume('source-idle'),
-      (e: unknown) => {
-        // A reader may settle it with an error when it is closed (the CDC reader's binlog client
-        // does): a source that closes as its task finishes (a stop-with-savepoint among others)
-        // is stopping, not failing.
-        if (!this.operator.closing) this.#fail(e);
-      },
+      // A reader closed on purpose may settle it with an error: the operator's phase says whether that fails the task.
+      (e: unknown) => this.operator.phase.readerFailed(e, (error) => this.#fail(error)),
     );
     return 'nothing-available';
   }

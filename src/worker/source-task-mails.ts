@@ -35,8 +35,8 @@ export class SourceTaskMails {
     this.#mailbox.mailbox.put({ description: 'event from the split enumerator', run: () => void this.#p.input()?.handleSourceEvent(event) });
   }
 
-  /** Stop with savepoint: the reader is polled no more; with drain, the input ends first. */
-  stop(drain: boolean): void {
+  /** Stop with savepoint: the reader is polled no more (resume() undoes it); with drain, the input ends first. */
+  stopForSavepoint(drain: boolean): void {
     this.#mailbox.mailbox.put({
       description: drain ? 'draining for stop-with-savepoint' : 'stopping for stop-with-savepoint',
       run: () => {

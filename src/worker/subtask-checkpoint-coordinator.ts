@@ -107,7 +107,7 @@ export class SubtaskCheckpointCoordinator {
     this.#writing.get(checkpointId)?.abort(reason);
   }
 
-  /** The task is cancelled or failed: no write of it may go on landing files in checkpoints that the JobMaster has disposed of. */
+  /** The task is cancelled or failed: no write of it may go on landing files in checkpoints that the JobMaster has discarded. */
   abortAll(reason: string): void {
     for (const w of [...this.#writing.values()]) w.abort(reason);
   }
@@ -117,13 +117,13 @@ export class SubtaskCheckpointCoordinator {
     const checkpointId = barrier.checkpointId;
     const target: CheckpointTarget = { checkpointId, location: barrier.options.targetDir };
     const controller = new AbortController();
-    const release = () => {
+    const releaseSnapshots = () => {
       this.#writing.delete(checkpointId);
       for (const c of captured) for (const t of c.keyed?.tables ?? []) t.snapshot.release();
     };
     // An expired or aborted checkpoint must not hold its snapshot (and every later snapshot's
     // copy-on-write) for as long as a slow or hung write takes: it is released at once.
-    this.#writing.set(checkpointId, { since: Date.now(), abort: (reason) => (controller.abort(new Error(reason)), release()) });
+    this.#writing.set(checkpointId, { since: Date.now(), abort: (reason) => (controller.abort(new Error(reason)), releaseSnapshots()) });
     const storage = this.#s.storage;
     type Handles = Awaited<ReturnType<CheckpointStorageWorkerView['writeChannelState']>>;
     const none = { alignmentMs: alignment.alignmentMs, unaligned: false, handles: { inputChannels: {}, outputChannels: {} } as Handles };
@@ -138,7 +138,7 @@ export class SubtaskCheckpointCoordinator {
     };
     Promise.all([storage.writeSnapshot(target, captured, this.#info, controller.signal), writeChannels()]).then(
       ([operators, { alignmentMs, unaligned, handles }]) => {
-        release();
+        releaseSnapshots();
         const persisted = [...Object.values(handles.inputChannels), ...Object.values(handles.outputChannels)].reduce((n, h) => n + h.length, 0);
         const figures: TaskFigures = {
           syncMs,
@@ -154,7 +154,7 @@ export class SubtaskCheckpointCoordinator {
         this.#s.report({ type: 'ack-checkpoint', checkpointId, state: { ...operators, ...handles }, figures });
       },
       (e: unknown) => {
-        release();
+        releaseSnapshots();
         // Aborted here (the write was told to stop, or the barrier handler gave up on the
         // unaligned input and has declined already): nothing more to say, and nothing to count.
         if (controller.signal.aborted || e instanceof CheckpointAbortedError) return;

@@ -143,7 +143,7 @@ export class Task {
       });
       this.#recovered.restore();
     } finally {
-      await staged?.release();
+      await staged?.discard();
     }
     if (restoring) this.#setup.log.info(`restored the state of checkpoint ${restoring.checkpointId}`, { checkpointId: restoring.checkpointId });
     this.#setStatus('running');
@@ -266,13 +266,14 @@ export class Task {
 
   // ---- lifecycle ----
 
-  /** The JobMaster saw every task reach the end of its data (and the final checkpoint): close. */
+  /** The JobMaster saw every task reach the end of its data (and the final checkpoint): finish, then close. */
   finish(): void {
     this.mailbox.put({
       description: 'closing',
       run: async () => {
         this.#processingTime.quiesce();
         this.#outputs.flush();
+        await this.#chain.finish();
         await this.#chain.close();
         this.#setStatus('finished');
       },
@@ -285,7 +286,7 @@ export class Task {
     this.#processingTime.quiesce();
     this.#checkpoints.abortAll('the task was cancelled');
     this.#report({ type: 'task-status', status: 'canceled', ...this.#positions() });
-    await this.#chain.dispose();
+    await this.#chain.close().catch(() => {});
   }
 
   fail(error: unknown): void {
@@ -294,14 +295,10 @@ export class Task {
     this.#processingTime.quiesce();
     this.#checkpoints.abortAll('the task failed');
     this.#setup.log.warn(`failed: ${error instanceof Error ? error.message : String(error)}`, { error: error instanceof Error ? error.name : 'Error' });
-    this.#report({
-      type: 'task-status',
-      status: 'failed',
-      error: serializeError(error, { vertex: this.vertex.name, subtask: this.subtask }),
-      ...this.#positions(),
-    });
+    this.#report({ type: 'task-status', status: 'failed', error: serializeError(error, { vertex: this.vertex.name, subtask: this.subtask }), ...this.#positions() });
     this.#setup.wake();
-    void this.#chain.dispose();
+    // Closed whatever the operators fail with now: the task's failure is the one reported.
+    void this.#chain.close().catch(() => {});
   }
 
   metrics(): TaskMetrics {

@@ -133,7 +133,7 @@ describe('sum state under a snapshot in flight', () => {
       assert.deepEqual(seen.get(k), { k, n: 3, tag: 'r1' }, `key ${k} (key group ${keyGroupFor(k, 128)})`);
     }
     for (const { record, copy } of emitted) assert.deepEqual(record, copy, 'an emitted aggregate is never changed afterwards');
-    backend.dispose();
+    backend.close();
   });
 });
 

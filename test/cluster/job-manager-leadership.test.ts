@@ -10,6 +10,7 @@ import type { Leadership } from '../../src/ha/leader-election.ts';
 import type { SubmittedJob } from '../../src/ha/job-graph-store.ts';
 import { inMemoryHighAvailabilityServices } from '../../src/ha/in-memory-high-availability-services.ts';
 import { silentLogger } from '../../src/log/logger.ts';
+import { SHUTDOWN } from '../../src/lifecycle/service.ts';
 
 const submitter: Fence = { sessionId: 'submitter', epoch: 0, check: () => {} };
 const job = (jobId: string): SubmittedJob => ({ jobId, name: `${jobId}.ts`, bundle: 'sha256-00' as SubmittedJob['bundle'], args: [], config: {}, submittedAt: 0 });
@@ -34,7 +35,7 @@ test('a recovery that fails while leading is tried again; jobs recovered by the 
     const log = { ...silentLogger, info: (m: string) => void (m.startsWith('leading (epoch ') && resolve()), child: () => log };
     const leadership = new JobManagerLeadership({ services, dispatcher: () => dispatcher, address: () => 'http://127.0.0.1:1', retainedCheckpoints: 1, recoveryRetryMs: 10, log: log as never });
     leadership.start();
-    after.push(() => leadership.close());
+    after.push(() => leadership.stop(SHUTDOWN));
   });
   await leadingAt;
   assert.deepEqual(recovered, ['a', 'b', 'b'], 'a once (running after the first attempt), b again after its failure');

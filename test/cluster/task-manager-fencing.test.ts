@@ -126,7 +126,7 @@ test('a newer leader named by retrieval: the TaskManager leaves the old one, whi
   const old = await fakeJobManager(1, changes);
   const fresh = await fakeJobManager(2, changes);
   let listener: ((l: LeaderInformation | null) => void) | undefined;
-  const retrieval: LeaderRetrieval = { start: (l) => ((listener = l), changes.changed()), stop: () => {} };
+  const retrieval: LeaderRetrieval = { start: (l) => ((listener = l), changes.changed()), stop: async () => {} };
   const { tm, log, cleanUp } = taskManager({ leaderRetrieval: retrieval }, changes);
   t.after(async () => (await cleanUp(), await old.close(), await fresh.close()));
   await tm.start();

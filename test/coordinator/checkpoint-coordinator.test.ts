@@ -86,15 +86,15 @@ function setup(settings: Record<string, unknown> = {}, o: { describeTasks?: () =
 const at = (t: Array<{ at: number }>) => t.map((x) => x.at);
 
 describe('the periodic interval', () => {
-  test('triggers at start() and then every interval as the clock moves, and none before start() or after stop()', async () => {
+  test('triggers at startScheduler() and then every interval as the clock moves, and none before it or after stopScheduler()', async () => {
     const { c, clock, triggered } = setup({ 'execution.checkpointing.interval': '100 ms', 'execution.checkpointing.max-concurrent-checkpoints': 100 });
     assert.equal(c.periodic, true);
     clock.advance(1000);
-    assert.equal(triggered.length, 0, 'nothing before start()');
+    assert.equal(triggered.length, 0, 'nothing before startScheduler()');
     await assert.rejects(c.trigger({ type: 'checkpoint' }), /the job is not running/);
     assert.equal(triggered.length, 0);
 
-    c.start();
+    c.startScheduler();
     clock.advance(0);
     assert.deepEqual(at(triggered), [1000]);
     clock.advance(99);
@@ -106,27 +106,27 @@ describe('the periodic interval', () => {
     assert.deepEqual(triggered.map((t) => t.id), [1, 2, 3, 4], 'numbered from 1');
     assert.deepEqual(triggered[0]!.options, { type: 'checkpoint', unaligned: false, alignedTimeout: 0, targetDir: '/fake/job/chk-1' });
 
-    c.stop('job failover');
+    c.stopScheduler('job failover');
     clock.advance(10_000);
-    assert.equal(triggered.length, 4, 'no trigger after stop()');
-    assert.equal(c.pendingCount, 0, 'stop() aborts the pending ones');
+    assert.equal(triggered.length, 4, 'no trigger after stopScheduler()');
+    assert.equal(c.pendingCount, 0, 'stopScheduler() aborts the pending ones');
   });
 
   test('an interval that is not set, or at-most-once, triggers nothing', () => {
     for (const settings of [{}, { 'execution.checkpointing.interval': '100 ms', 'execution.checkpointing.mode': 'at-most-once' }]) {
       const { c, clock, triggered } = setup(settings);
       assert.equal(c.periodic, false);
-      c.start();
+      c.startScheduler();
       clock.advance(100_000);
       assert.equal(triggered.length, 0);
     }
   });
 
-  test('stopPeriodic() ends the triggers but lets a pending checkpoint complete', async () => {
+  test('pauseScheduler() ends the triggers but lets a pending checkpoint complete', async () => {
     const { c, clock, triggered, completed, ackAll } = setup({ 'execution.checkpointing.interval': '100 ms' });
-    c.start();
+    c.startScheduler();
     clock.advance(0);
-    c.stopPeriodic();
+    c.pauseScheduler();
     clock.advance(1000);
     assert.equal(triggered.length, 1);
     assert.equal(c.pendingCount, 1);
@@ -140,7 +140,7 @@ describe('the periodic interval', () => {
 
 test('min-pause: the next trigger waits for min-pause after the last completion', async () => {
   const { c, clock, triggered, ackAll } = setup({ 'execution.checkpointing.interval': '100 ms', 'execution.checkpointing.min-pause': '300 ms' });
-  c.start();
+  c.startScheduler();
   clock.advance(0);
   clock.advance(50);
   ackAll(1);
@@ -161,7 +161,7 @@ test('min-pause: the next trigger waits for min-pause after the last completion'
 
 test('max-concurrent-checkpoints: no periodic trigger while that many are pending; the next one comes when one completes', async () => {
   const { c, clock, triggered, ackAll } = setup({ 'execution.checkpointing.interval': '100 ms', 'execution.checkpointing.max-concurrent-checkpoints': 2 });
-  c.start();
+  c.startScheduler();
   clock.advance(0);
   clock.advance(100);
   assert.deepEqual(at(triggered), [0, 100]);
@@ -180,7 +180,7 @@ test('max-concurrent-checkpoints: no periodic trigger while that many are pendin
 
 test('max-concurrent-checkpoints 1: a failed checkpoint frees the slot too', async () => {
   const { c, clock, triggered, decline } = setup({ 'execution.checkpointing.interval': '100 ms', 'execution.checkpointing.tolerable-failed-checkpoints': 5 });
-  c.start();
+  c.startScheduler();
   clock.advance(0);
   clock.advance(500);
   assert.deepEqual(at(triggered), [0]);
@@ -221,7 +221,7 @@ describe('the timeout', () => {
         }),
       },
     );
-    s.c.start();
+    s.c.startScheduler();
     const { result } = s.trigger();
     s.ack(1, numbers, 0);
     s.clock.advance(1999);
@@ -246,7 +246,7 @@ describe('the timeout', () => {
     );
     assert.deepEqual(s.aborted, [{ id: 1, reason: message }], 'the subtasks are told');
     await s.c.inFlightSettled();
-    assert.deepEqual(s.storage.disposed, ['/fake/job/chk-1'], 'its files go');
+    assert.deepEqual(s.storage.discarded, ['/fake/job/chk-1'], 'its files go');
     assert.equal(s.c.pendingCount, 0);
 
     s.ack(1, numbers, 1);
@@ -267,7 +267,7 @@ describe('the timeout', () => {
         }),
       },
     );
-    s.c.start();
+    s.c.startScheduler();
     const { result } = s.trigger();
     s.ack(1, numbers, 0);
     s.clock.advance(30_000);
@@ -281,7 +281,7 @@ describe('the timeout', () => {
 
   test('describeTasks failing still expires the checkpoint', async () => {
     const s = setup({ 'execution.checkpointing.timeout': '1 s', 'execution.checkpointing.tolerable-failed-checkpoints': 5 }, { describeTasks: () => Promise.reject(new Error('pool gone')) });
-    s.c.start();
+    s.c.startScheduler();
     const { result } = s.trigger();
     s.clock.advance(1000);
     await assert.rejects(result, /3 of 3 subtasks had not acknowledged/);
@@ -291,7 +291,7 @@ describe('the timeout', () => {
   test('the last acknowledgement arriving while the expiry asks the subtasks wins: the checkpoint completes', async () => {
     let answer!: (d: TaskDescriptions) => void;
     const s = setup({ 'execution.checkpointing.timeout': '1 s' }, { describeTasks: () => new Promise((resolve) => (answer = resolve)) });
-    s.c.start();
+    s.c.startScheduler();
     const { result } = s.trigger();
     s.clock.advance(1000);
     assert.equal(s.described(), 1);
@@ -305,7 +305,7 @@ describe('the timeout', () => {
 
   test('a completed checkpoint does not expire later', async () => {
     const s = setup({ 'execution.checkpointing.timeout': '1 s' });
-    s.c.start();
+    s.c.startScheduler();
     const { result } = s.trigger();
     s.ackAll(1);
     await result;
@@ -319,7 +319,7 @@ describe('the timeout', () => {
 describe('tolerable failed checkpoints', () => {
   test('with tolerable N, the (N+1)th consecutive counted failure fails the job with a CheckpointFailureError', async () => {
     const s = setup({ 'execution.checkpointing.tolerable-failed-checkpoints': 2, 'execution.checkpointing.timeout': '1 s' });
-    s.c.start();
+    s.c.startScheduler();
     s.trigger();
     s.decline(1, 'TASK_CHECKPOINT_FAILURE', 'disk full');
     const second = s.trigger();
@@ -344,7 +344,7 @@ describe('tolerable failed checkpoints', () => {
 
   test('tolerable 0: the first counted failure fails the job', () => {
     const s = setup();
-    s.c.start();
+    s.c.startScheduler();
     s.trigger();
     s.decline(1, 'TASK_CHECKPOINT_FAILURE');
     assert.equal(s.failJob.length, 1);
@@ -353,7 +353,7 @@ describe('tolerable failed checkpoints', () => {
 
   test('a completed checkpoint resets the count', async () => {
     const s = setup({ 'execution.checkpointing.tolerable-failed-checkpoints': 1 });
-    s.c.start();
+    s.c.startScheduler();
     s.trigger();
     s.decline(1, 'TASK_CHECKPOINT_FAILURE');
     const ok = s.trigger();
@@ -370,7 +370,7 @@ describe('tolerable failed checkpoints', () => {
 
   test('failures whose code does not count leave the count alone', () => {
     const s = setup({ 'execution.checkpointing.tolerable-failed-checkpoints': 1 });
-    s.c.start();
+    s.c.startScheduler();
     s.trigger();
     s.decline(1, 'TASK_CHECKPOINT_FAILURE');
     const notCounted: CheckpointFailureCode[] = ['CHECKPOINT_DECLINED_SUBSUMED', 'CHECKPOINT_DECLINED_TASK_NOT_READY', 'CHECKPOINT_DECLINED_ON_CANCELLATION_BARRIER', 'CHECKPOINT_SUBSUMED', 'CHECKPOINT_COORDINATOR_SUSPEND'];
@@ -387,7 +387,7 @@ describe('tolerable failed checkpoints', () => {
 
   test('failed savepoints do not count', async () => {
     const s = setup({ 'execution.checkpointing.timeout': '1 s' });
-    s.c.start();
+    s.c.startScheduler();
     s.trigger('savepoint');
     s.decline(1, 'TASK_CHECKPOINT_FAILURE');
     const sp = s.trigger('savepoint');
@@ -398,14 +398,14 @@ describe('tolerable failed checkpoints', () => {
       [2, 'CHECKPOINT_EXPIRED'],
     ]);
     assert.equal(s.failJob.length, 0, 'tolerable 0, yet no failover');
-    assert.deepEqual(s.storage.disposed, ['/savepoints/sp-1', '/savepoints/sp-1'], "a failed savepoint's directory goes");
+    assert.deepEqual(s.storage.discarded, ['/savepoints/sp-1', '/savepoints/sp-1'], "a failed savepoint's directory goes");
   });
 });
 
 describe('subsumption', () => {
   test('a newer checkpoint completing aborts older pending ones with CHECKPOINT_SUBSUMED, not counted', async () => {
     const s = setup();
-    s.c.start();
+    s.c.startScheduler();
     const first = s.trigger();
     const second = s.trigger();
     const third = s.trigger();
@@ -422,7 +422,7 @@ describe('subsumption', () => {
     await s.c.settled();
     assert.deepEqual(s.completed, [2], 'acknowledgements of the aborted one are ignored');
     assert.deepEqual(s.storage.writeCalls, ['/fake/job/chk-2']);
-    assert.ok(s.storage.disposed.includes('/fake/job/chk-1'));
+    assert.ok(s.storage.discarded.includes('/fake/job/chk-1'));
     s.ackAll(3);
     await third.result;
     assert.deepEqual(s.completed, [2, 3]);
@@ -430,7 +430,7 @@ describe('subsumption', () => {
 
   test('an older checkpoint fully acknowledged after a newer one is not completed', async () => {
     const s = setup({ 'execution.checkpointing.num-retained': 3 });
-    s.c.start();
+    s.c.startScheduler();
     const first = s.trigger();
     const second = s.trigger();
     s.storage.hold();
@@ -446,13 +446,13 @@ describe('subsumption', () => {
     assert.deepEqual(s.storage.writeCalls, ['/fake/job/chk-2'], 'no _metadata for checkpoint 1');
     assert.deepEqual(s.completed, [2]);
     assert.deepEqual(s.c.store.all().map((c) => c.id), [2]);
-    assert.deepEqual(s.storage.disposed, ['/fake/job/chk-1']);
+    assert.deepEqual(s.storage.discarded, ['/fake/job/chk-1']);
     assert.equal(s.failJob.length, 0);
   });
 
   test('a pending savepoint is not subsumed by a newer checkpoint', async () => {
     const s = setup();
-    s.c.start();
+    s.c.startScheduler();
     const sp = s.trigger('savepoint');
     const cp = s.trigger();
     s.ackAll(2);
@@ -471,7 +471,7 @@ describe('subsumption', () => {
 describe('a failed _metadata write', () => {
   test('fails the checkpoint with FINALIZE_CHECKPOINT_FAILURE, counted; its location goes; nothing is notified complete', async () => {
     const s = setup();
-    s.c.start();
+    s.c.startScheduler();
     s.storage.failWrites = new Error('ENOSPC: no space left on device');
     const { result } = s.trigger();
     s.ackAll(1);
@@ -481,7 +481,7 @@ describe('a failed _metadata write', () => {
     assert.equal(s.failJob.length, 1, 'counted: tolerable 0 fails the job');
     assert.ok(s.failJob[0] instanceof CheckpointFailureError);
     assert.deepEqual(s.storage.writeCalls, ['/fake/job/chk-1']);
-    assert.deepEqual(s.storage.disposed, ['/fake/job/chk-1']);
+    assert.deepEqual(s.storage.discarded, ['/fake/job/chk-1']);
     assert.equal(s.completed.length, 0);
     assert.equal(s.onCompleted.length, 0);
     assert.deepEqual(s.aborted.map((a) => a.id), [1]);
@@ -490,7 +490,7 @@ describe('a failed _metadata write', () => {
 
   test('the retained checkpoint stays when the next one cannot be written', async () => {
     const s = setup({ 'execution.checkpointing.tolerable-failed-checkpoints': 1 });
-    s.c.start();
+    s.c.startScheduler();
     const ok = s.trigger();
     s.ackAll(1);
     await ok.result;
@@ -500,7 +500,7 @@ describe('a failed _metadata write', () => {
     await assert.rejects(bad.result, /EIO/);
     await s.c.settled();
     assert.deepEqual(s.c.store.all().map((c) => c.id), [1]);
-    assert.deepEqual(s.storage.disposed, ['/fake/job/chk-2']);
+    assert.deepEqual(s.storage.discarded, ['/fake/job/chk-2']);
     assert.deepEqual(s.completed, [1]);
     assert.equal(s.failJob.length, 0, 'one failure: tolerated');
   });
@@ -510,7 +510,7 @@ describe('publishing the pointer (high availability)', () => {
   test('the pointer is published after _metadata and before the subtasks are told the checkpoint is complete', async () => {
     const order: string[] = [];
     const s = setup({}, { publish: async (cp) => void order.push(`publish ${cp.id} after ${s.storage.writeCalls.length} write(s), ${s.completed.length} completed`) });
-    s.c.start();
+    s.c.startScheduler();
     const { result } = s.trigger();
     s.ackAll(1);
     await result;
@@ -520,7 +520,7 @@ describe('publishing the pointer (high availability)', () => {
 
   test('a rejected publish (leadership lost) does not complete the checkpoint: nothing commits, its files go', async () => {
     const s = setup({ 'execution.checkpointing.tolerable-failed-checkpoints': 5 }, { publish: () => Promise.reject(new Error('fenced: epoch 1 is older than 2')) });
-    s.c.start();
+    s.c.startScheduler();
     const { result } = s.trigger();
     s.ackAll(1);
     await assert.rejects(result, /publishing the checkpoint pointer failed: fenced: epoch 1/);
@@ -528,56 +528,56 @@ describe('publishing the pointer (high availability)', () => {
     assert.deepEqual(s.codes(), [[1, 'FINALIZE_CHECKPOINT_FAILURE']]);
     assert.deepEqual(s.completed, []);
     assert.equal(s.onCompleted.length, 0);
-    assert.deepEqual(s.storage.disposed, ['/fake/job/chk-1']);
+    assert.deepEqual(s.storage.discarded, ['/fake/job/chk-1']);
     assert.equal(s.c.store.all().length, 0);
   });
 });
 
-describe('shutdown()', () => {
+describe('stop(reason): the job has ended', () => {
   test('a fully acknowledged checkpoint not yet finalized is not completed, pending ones are aborted', async () => {
     const s = setup();
-    s.c.start();
+    s.c.startScheduler();
     const acked = s.trigger();
     const waiting = s.trigger();
     s.ackAll(1);
-    await s.c.shutdown('job canceled');
+    await s.c.stop({ code: 'shutdown', detail: 'job canceled' });
     await assert.rejects(acked.result, /job canceled/);
     await assert.rejects(waiting.result, /job canceled/);
     assert.deepEqual(s.codes().sort(), [
       [1, 'CHECKPOINT_COORDINATOR_SUSPEND'],
       [2, 'CHECKPOINT_COORDINATOR_SUSPEND'],
     ]);
-    assert.equal(s.storage.writeCalls.length, 0, 'no _metadata after shutdown');
+    assert.equal(s.storage.writeCalls.length, 0, 'no _metadata after stop');
     assert.equal(s.completed.length, 0);
     assert.equal(s.c.store.all().length, 0);
-    assert.deepEqual(s.storage.disposed.sort(), ['/fake/job/chk-1', '/fake/job/chk-2']);
+    assert.deepEqual(s.storage.discarded.sort(), ['/fake/job/chk-1', '/fake/job/chk-2']);
     assert.equal(s.failJob.length, 0);
   });
 
-  test('a checkpoint whose _metadata is being written at shutdown is not completed', async () => {
+  test('a checkpoint whose _metadata is being written at stop is not completed', async () => {
     const s = setup();
-    s.c.start();
+    s.c.startScheduler();
     const { result } = s.trigger();
     s.storage.hold();
     const writing = s.storage.nextHeldWrite();
     s.ackAll(1);
     await writing;
-    const shutdown = s.c.shutdown('job canceled');
+    const stopped = s.c.stop({ code: 'shutdown', detail: 'job canceled' });
     s.storage.release();
-    await shutdown;
+    await stopped;
     await assert.rejects(result, /job canceled/);
     assert.deepEqual(s.codes(), [[1, 'CHECKPOINT_COORDINATOR_SUSPEND']]);
     assert.equal(s.completed.length, 0, 'no subtask is told to commit');
     assert.equal(s.onCompleted.length, 0);
     assert.equal(s.c.store.all().length, 0, 'nothing is retained for a job that is gone');
-    assert.deepEqual(s.storage.disposed, ['/fake/job/chk-1']);
+    assert.deepEqual(s.storage.discarded, ['/fake/job/chk-1']);
   });
 
-  test('after shutdown nothing is triggered', async () => {
+  test('after stop nothing is triggered', async () => {
     const s = setup({ 'execution.checkpointing.interval': '100 ms' });
-    s.c.start();
+    s.c.startScheduler();
     s.clock.advance(0);
-    await s.c.shutdown('job finished');
+    await s.c.stop({ code: 'shutdown', detail: 'job finished' });
     s.clock.advance(10_000);
     assert.equal(s.triggered.length, 1);
   });
@@ -586,7 +586,7 @@ describe('shutdown()', () => {
 describe('backlog', () => {
   test('while a source reports a backlog, interval-during-backlog applies; when none does, the interval again', () => {
     const s = setup({ 'execution.checkpointing.interval': '100 ms', 'execution.checkpointing.interval-during-backlog': '300 ms', 'execution.checkpointing.max-concurrent-checkpoints': 100 });
-    s.c.start();
+    s.c.startScheduler();
     s.clock.advance(0);
     s.c.setBacklog(numbers.id, true);
     s.c.setBacklog('another-source', true);
@@ -602,7 +602,7 @@ describe('backlog', () => {
 
   test('interval-during-backlog 0: no checkpoints during a backlog; the first comes when it ends', () => {
     const s = setup({ 'execution.checkpointing.interval': '100 ms', 'execution.checkpointing.interval-during-backlog': 0, 'execution.checkpointing.max-concurrent-checkpoints': 100 });
-    s.c.start();
+    s.c.startScheduler();
     s.c.setBacklog(numbers.id, true);
     s.clock.advance(10_000);
     assert.equal(s.triggered.length, 0);
@@ -615,7 +615,7 @@ describe('backlog', () => {
 
   test('without interval-during-backlog, a backlog changes nothing', () => {
     const s = setup({ 'execution.checkpointing.interval': '100 ms', 'execution.checkpointing.max-concurrent-checkpoints': 100 });
-    s.c.start();
+    s.c.startScheduler();
     s.c.setBacklog(numbers.id, true);
     s.clock.advance(300);
     assert.deepEqual(at(s.triggered), [0, 100, 200, 300]);
@@ -624,7 +624,7 @@ describe('backlog', () => {
 
 test('num-retained: the coordinator keeps that many completed checkpoints and deletes older ones', async () => {
   const s = setup({ 'execution.checkpointing.num-retained': 2 });
-  s.c.start();
+  s.c.startScheduler();
   const results: CompletedCheckpoint[] = [];
   for (let i = 0; i < 4; i++) {
     const { id, result } = s.trigger();
@@ -633,7 +633,7 @@ test('num-retained: the coordinator keeps that many completed checkpoints and de
     results.push(await result);
   }
   assert.deepEqual(s.c.store.all().map((c) => c.id), [3, 4]);
-  assert.deepEqual(s.storage.disposed, ['/fake/job/chk-1', '/fake/job/chk-2']);
+  assert.deepEqual(s.storage.discarded, ['/fake/job/chk-1', '/fake/job/chk-2']);
   assert.deepEqual(s.completed, [1, 2, 3, 4]);
   assert.deepEqual(s.storage.writeCalls, ['/fake/job/chk-1', '/fake/job/chk-2', '/fake/job/chk-3', '/fake/job/chk-4']);
   const first = results[0]!;

@@ -18,6 +18,7 @@ import { silentLogger, type Logger } from '../../src/log/logger.ts';
 import { FakeCheckpointStorage } from '../fixtures/fake-checkpoint-storage.ts';
 import { ACK_FIGURES, numbersToOutGraph } from '../fixtures/numbers-to-out-graph.ts';
 import { ManualClock } from '../fixtures/manual-clock.ts';
+import { SHUTDOWN } from '../../src/lifecycle/service.ts';
 
 let graph: JobGraph;
 
@@ -106,7 +107,7 @@ function setup(idCounter: CheckpointIdCounter | undefined, settings: Record<stri
 describe('the in-memory counter (no high availability)', () => {
   test('is the default: the trigger goes out in the same turn, numbered from 1, savepoints included, and a restore moves it on', async () => {
     const s = setup(undefined);
-    s.c.start();
+    s.c.startScheduler();
     void s.c.trigger({ type: 'checkpoint' }).catch(() => {});
     assert.deepEqual(s.triggered, [1], 'triggered synchronously: no promise hop on the fast path');
     await s.c.setNextId(42);
@@ -116,15 +117,15 @@ describe('the in-memory counter (no high availability)', () => {
     await s.c.setNextId(10);
     void s.c.trigger({ type: 'checkpoint' }).catch(() => {});
     assert.deepEqual(s.triggered, [1, 42, 43, 44], 'never back');
-    s.c.stop('end of test');
+    s.c.stopScheduler('end of test');
   });
 
   test('an explicit InMemoryCheckpointIdCounter starts where it is told', () => {
     const s = setup(new InMemoryCheckpointIdCounter(7));
-    s.c.start();
+    s.c.startScheduler();
     void s.c.trigger({ type: 'checkpoint' }).catch(() => {});
     assert.deepEqual(s.triggered, [7]);
-    s.c.stop('end of test');
+    s.c.stopScheduler('end of test');
   });
 });
 
@@ -132,7 +133,7 @@ describe('a counter in a store (asynchronous)', () => {
   test('every checkpoint and savepoint id comes from it, strictly increasing, and the checkpoints complete', async () => {
     const counter = new FakeStoreCounter();
     const s = setup(counter);
-    s.c.start();
+    s.c.startScheduler();
     const first = s.c.trigger({ type: 'checkpoint' });
     assert.deepEqual(s.triggered, [], 'nothing goes out before the id is there');
     const triggeredFirst = s.nextTrigger();
@@ -155,13 +156,13 @@ describe('a counter in a store (asynchronous)', () => {
     assert.equal((await third).id, 20);
     assert.deepEqual(s.triggered, [1, 2, 20]);
     assert.deepEqual(s.failures, []);
-    s.c.stop('end of test');
+    s.c.stopScheduler('end of test');
   });
 
   test('a failing counter (NATS unreachable) fails that checkpoint with IO_EXCEPTION, counted against the tolerable failures; the next one goes on', async () => {
     const counter = new FakeStoreCounter();
     const s = setup(counter, { 'execution.checkpointing.tolerable-failed-checkpoints': 1 });
-    s.c.start();
+    s.c.startScheduler();
     const failed = s.c.trigger({ type: 'checkpoint' });
     counter.fail(new Error('TIMEOUT: no responders (nats://127.0.0.1:4333)'));
     await assert.rejects(failed, (e: unknown) => {
@@ -193,13 +194,13 @@ describe('a counter in a store (asynchronous)', () => {
     assert.equal(s.failJob[0].checkpointId, undefined, 'it never had an id');
     assert.match(s.failJob[0].message, /2 consecutive failures.*connection refused/);
     assert.equal(s.c.stats.counts.failed, 3);
-    s.c.stop('end of test');
+    s.c.stopScheduler('end of test');
   });
 
   test('a counter that never answers fails the checkpoint with IO_EXCEPTION after execution.checkpointing.timeout; it does not hold back the next periodic one', async () => {
     const counter = new FakeStoreCounter();
     const s = setup(counter, { 'execution.checkpointing.interval': '1 s', 'execution.checkpointing.timeout': '5 s', 'execution.checkpointing.tolerable-failed-checkpoints': 10 });
-    s.c.start();
+    s.c.startScheduler();
     s.clock.advance(0);
     await counter.called();
     s.clock.advance(1000);
@@ -216,15 +217,15 @@ describe('a counter in a store (asynchronous)', () => {
     counter.answer();
     assert.equal(await triggered, 1);
     assert.deepEqual(s.triggered, [1]);
-    s.c.stop('end of test');
+    s.c.stopScheduler('end of test');
   });
 
   test('an id that arrives after a failover is not triggered and counts as no failure', async () => {
     const counter = new FakeStoreCounter();
     const s = setup(counter);
-    s.c.start();
+    s.c.startScheduler();
     const p = s.c.trigger({ type: 'checkpoint' });
-    s.c.stop('job failover');
+    s.c.stopScheduler('job failover');
     counter.answer();
     await assert.rejects(p, /checkpoint 1 not triggered: the job failed over while its id was being taken/);
     assert.deepEqual(s.triggered, []);
@@ -246,13 +247,13 @@ describe('the HA store counter of two leaders', () => {
       return (await p).id;
     };
     const a = setup(new LeaderCheckpointIdCounter(services.checkpointIdCounter(jobId), fence(1), services.description), { 'execution.checkpointing.tolerable-failed-checkpoints': 5 });
-    a.c.start();
+    a.c.startScheduler();
     const ids = [await complete(a), await complete(a)];
 
     // A new leader claims the counter on recovery (its pointer store may lag behind: it does not matter).
     await services.checkpointIdCounter(jobId).recover(fence(2));
     const b = setup(new LeaderCheckpointIdCounter(services.checkpointIdCounter(jobId), fence(2), services.description));
-    b.c.start();
+    b.c.startScheduler();
     ids.push(await complete(b));
 
     await assert.rejects(a.c.trigger({ type: 'checkpoint' }), (e: unknown) => {
@@ -264,8 +265,8 @@ describe('the HA store counter of two leaders', () => {
     ids.push(await complete(b));
     assert.deepEqual(ids, [1, 2, 3, 4]);
     assert.deepEqual(a.triggered, [1, 2]);
-    a.c.stop('end of test');
-    b.c.stop('end of test');
-    await services.close();
+    a.c.stopScheduler('end of test');
+    b.c.stopScheduler('end of test');
+    await services.stop(SHUTDOWN);
   });
 });

@@ -30,17 +30,17 @@ interface RestorerOptions {
 }
 
 function restorerReading(read: (location: string) => Promise<CheckpointMetadata>, o: RestorerOptions = {}) {
-  const disposed: string[] = [];
+  const discarded: string[] = [];
   const logged: string[] = [];
   const restored: number[] = [];
-  const store = new CompletedCheckpointStore(2, { dispose: async (d) => void disposed.push(d) }, silentLogger);
+  const store = new CompletedCheckpointStore(2, { discard: async (d) => void discarded.push(d) }, silentLogger);
   const storage = { readForRestore: async (location: string) => ({ metadata: await read(location), location }) } as unknown as CheckpointStorage;
   const stats = { restored: () => {} } as unknown as CheckpointStatsTracker;
   const operators = Object.entries(o.sinks ?? {}).map(([uid, sink]) => ({ uid, spec: { kind: 'sink', sink } as unknown as OperatorSpec }));
   const graph = { vertices: [{ operators: [{ uid: 'source', spec: { kind: 'source' } }, ...operators] }] } as unknown as JobGraph;
   const log = createLogger({ level: 'error', json: true, write: (line) => logged.push(line) });
   const restorer = new CheckpointRestorer({ graph, storage, store, stats, log, fallbackPastCommitted: o.fallbackPastCommitted ?? 'fail', onRestored: (r) => restored.push(r.checkpointId) });
-  return { restorer, store, disposed, logged, restored };
+  return { restorer, store, discarded, logged, restored };
 }
 
 const chk2Corrupted = async (location: string) => {

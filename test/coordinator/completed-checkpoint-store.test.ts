@@ -33,13 +33,13 @@ test('adding beyond the retained count deletes the oldest, one at a time', async
   assert.equal(await s.add(checkpoint(1)), true);
   assert.equal(await s.add(checkpoint(2)), true);
   assert.deepEqual(ids(s), [1, 2]);
-  assert.deepEqual(storage.disposed, [], 'nothing deleted while within the count');
+  assert.deepEqual(storage.discarded, [], 'nothing deleted while within the count');
   assert.equal(await s.add(checkpoint(3)), true);
   assert.deepEqual(ids(s), [2, 3]);
-  assert.deepEqual(storage.disposed, ['/fake/job/chk-1']);
+  assert.deepEqual(storage.discarded, ['/fake/job/chk-1']);
   assert.equal(await s.add(checkpoint(5)), true);
   assert.deepEqual(ids(s), [3, 5]);
-  assert.deepEqual(storage.disposed, ['/fake/job/chk-1', '/fake/job/chk-2']);
+  assert.deepEqual(storage.discarded, ['/fake/job/chk-1', '/fake/job/chk-2']);
   assert.equal(s.latest()?.id, 5);
 });
 
@@ -47,7 +47,7 @@ test('retaining one keeps only the latest', async () => {
   const { s, storage } = store(1);
   for (const id of [1, 2, 3]) await s.add(checkpoint(id));
   assert.deepEqual(ids(s), [3]);
-  assert.deepEqual(storage.disposed, ['/fake/job/chk-1', '/fake/job/chk-2']);
+  assert.deepEqual(storage.discarded, ['/fake/job/chk-1', '/fake/job/chk-2']);
 });
 
 test('a checkpoint older than the latest is deleted at once and not added', async () => {
@@ -56,7 +56,7 @@ test('a checkpoint older than the latest is deleted at once and not added', asyn
   await s.add(checkpoint(4));
   assert.equal(await s.add(checkpoint(3)), false);
   assert.deepEqual(ids(s), [1, 4], 'the retained ones are untouched');
-  assert.deepEqual(storage.disposed, ['/fake/job/chk-3']);
+  assert.deepEqual(storage.discarded, ['/fake/job/chk-3']);
   assert.equal(s.latest()?.id, 4);
 });
 
@@ -68,7 +68,7 @@ test('remove(id) drops a checkpoint without deleting its files', async () => {
   assert.equal(s.latest()?.id, 2, 'the one before becomes the latest');
   s.remove(42);
   assert.deepEqual(ids(s), [1, 2], 'an unknown id changes nothing');
-  assert.deepEqual(storage.disposed, []);
+  assert.deepEqual(storage.discarded, []);
 });
 
 test('discardAll deletes every retained checkpoint and empties the store', async () => {
@@ -77,12 +77,12 @@ test('discardAll deletes every retained checkpoint and empties the store', async
   await s.discardAll('job finished');
   assert.deepEqual(ids(s), []);
   assert.equal(s.latest(), undefined);
-  assert.deepEqual(storage.disposed, ['/fake/job/chk-1', '/fake/job/chk-2', '/fake/job/chk-3']);
+  assert.deepEqual(storage.discarded, ['/fake/job/chk-1', '/fake/job/chk-2', '/fake/job/chk-3']);
 });
 
 test('a deletion that fails is logged with the checkpoint and its path, not thrown, and the rest go on', async () => {
   const { s, storage, log } = store(1);
-  storage.failDispose.add('/fake/job/chk-1');
+  storage.failDiscard.add('/fake/job/chk-1');
   await s.add(checkpoint(1));
   assert.equal(await s.add(checkpoint(2)), true, 'adding does not fail');
   assert.deepEqual(ids(s), [2], 'the subsumed one is gone from the store even so');
@@ -92,11 +92,11 @@ test('a deletion that fails is logged with the checkpoint and its path, not thro
   assert.equal(warnings[0]!.fields.path, '/fake/job/chk-1');
   assert.equal(warnings[0]!.fields.error, 'cannot delete /fake/job/chk-1');
 
-  storage.failDispose.add('/fake/job/chk-2');
+  storage.failDiscard.add('/fake/job/chk-2');
   await s.add(checkpoint(3));
   await s.add(checkpoint(4));
   await s.discardAll('job canceled');
-  assert.deepEqual(storage.disposed, ['/fake/job/chk-1', '/fake/job/chk-2', '/fake/job/chk-3', '/fake/job/chk-4']);
+  assert.deepEqual(storage.discarded, ['/fake/job/chk-1', '/fake/job/chk-2', '/fake/job/chk-3', '/fake/job/chk-4']);
   assert.deepEqual(
     log.lines.filter((l) => l.level === 'warn').map((l) => l.fields.checkpointId),
     [1, 2],

@@ -79,7 +79,7 @@ describe('a corrupted latest checkpoint', () => {
     // checkpoints from here on (the restart starts them again), so the two taken here are the
     // newest when the source fails.
     control.open = false;
-    master.checkpoints.stopPeriodic();
+    master.checkpoints.pauseScheduler();
     const previous = await master.checkpoints.trigger({ type: 'checkpoint', force: true });
     const newest = await master.checkpoints.trigger({ type: 'checkpoint', force: true });
     assert.equal(newest.id, previous.id + 1);
@@ -136,7 +136,7 @@ describe('no readable checkpoint is left', () => {
     await events.waitFor('three checkpoints', () => events.completed.some((c) => c.id >= 3));
     // No periodic checkpoint from here on: the one taken now is the newest, and with num-retained
     // 1 (the default) the only one, when the source fails.
-    master.checkpoints.stopPeriodic();
+    master.checkpoints.pauseScheduler();
     const newest = await master.checkpoints.trigger({ type: 'checkpoint', force: true });
     assert.deepEqual(master.checkpoints.store.all().map((c) => c.id), [newest.id]);
     const corrupted = corruptStateFile(newest.directory);

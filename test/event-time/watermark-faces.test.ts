@@ -8,6 +8,7 @@ import { silentLogger } from '../../src/log/logger.ts';
 import { startRestServer } from '../../src/rest/rest-server.ts';
 import { DiscardSink } from '../fixtures/helpers.ts';
 import { ScriptedSource, type ScriptItem } from '../fixtures/scripted-source.ts';
+import { SHUTDOWN } from '../../src/lifecycle/service.ts';
 
 const T = 1_700_000_000_000;
 
@@ -60,6 +61,6 @@ test('the watermarks route, the vertex metrics and /metrics show each subtask wa
   } finally {
     await master.cancel();
     await done;
-    await rest.close(0);
+    await rest.stop(SHUTDOWN, 0);
   }
 });

@@ -10,6 +10,7 @@ import { LeaseLeaderElection } from '../../src/ha/lease-leader-election.ts';
 import { decodeLeaseRecord, encodeLeaseRecord } from '../../src/ha/lease-record.ts';
 import type { VersionedKeyValueStore } from '../../src/ha/versioned-key-value-store.ts';
 import { RecordingContender } from '../fixtures/ha-contract.ts';
+import { SHUTDOWN } from '../../src/lifecycle/service.ts';
 
 const LEASE_MS = 900;
 const KEY = 'leader.jobmanager';
@@ -49,7 +50,7 @@ test('a renewal that hangs: the leader gives up by its own deadline (four fifths
   assert.ok(after < LEASE_MS, `gave up ${after} ms after the store stopped answering: before anyone could judge the lease (${LEASE_MS} ms) expired`);
   assert.equal(election.leadership, undefined);
   assert.throws(() => revocation.leadership.check('jobs.x.checkpoints'), (e: unknown) => e instanceof FencedWriteError && e.reason === 'LEADERSHIP_LOST');
-  void election.close(); // its last operations hang for ever: do not wait for them
+  void election.stop(SHUTDOWN); // its last operations hang for ever: do not wait for them
 });
 
 test("another writer's compare-and-set wins the record: the leader learns it at its next renewal (LEASE_TAKEN)", async () => {
@@ -62,7 +63,7 @@ test("another writer's compare-and-set wins the record: the leader learns it at 
   const revocation = await contender.until(() => contender.revocations[0], LEASE_MS * 2, 'the revocation');
   assert.equal(revocation.reason, 'LEASE_TAKEN');
   assert.match(revocation.message, new RegExp(`held with epoch ${record.epoch + 1}`));
-  await election.close();
+  await election.stop(SHUTDOWN);
 });
 
 test('a leader whose event loop was blocked past its lease knows it at once, before any of its timers runs', async () => {
@@ -75,7 +76,7 @@ test('a leader whose event loop was blocked past its lease knows it at once, bef
   }
   assert.equal(election.hasLeadership(lead.sessionId), false);
   assert.throws(() => lead.check('jobs.x.checkpoint-id'), (e: unknown) => e instanceof FencedWriteError && e.reason === 'LEADERSHIP_LOST' && /renewal was \d+ ms ago/.test(e.message));
-  await election.close();
+  await election.stop(SHUTDOWN);
 });
 
 test('closed while a renewal is in flight: the release uses the revision that renewal wrote, so the lease is released, not left to expire', async () => {
@@ -107,7 +108,7 @@ test('closed while a renewal is in flight: the release uses the revision that re
   const { election } = await leader(store);
   holding = true;
   await started;
-  const closing = election.close();
+  const closing = election.stop(SHUTDOWN);
   finishRenewal();
   await closing;
   const record = decodeLeaseRecord(backend.get(KEY)!.value)!;

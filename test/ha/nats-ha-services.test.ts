@@ -15,6 +15,7 @@ import { connectNatsHighAvailabilityServices } from '../../src/ha/nats/nats-high
 import { natsSettings } from '../../src/ha/nats/nats-settings.ts';
 import { haServicesContract, RecordingContender } from '../fixtures/ha-contract.ts';
 import { startNatsCluster, type NatsCluster } from '../fixtures/nats-cluster.ts';
+import { SHUTDOWN } from '../../src/lifecycle/service.ts';
 
 let cluster: NatsCluster;
 let clusters = 0;
@@ -36,9 +37,9 @@ haServicesContract('NATS JetStream, 3 nodes, replicas 3', async () => {
       // Each "JobManager" has a connection of its own, so that one can be cut off alone.
       const connection = await connectNats(natsSettings(config, 'high-availability'));
       const services = await connectNatsHighAvailabilityServices(config, silentLogger, { connection });
-      const close = services.close.bind(services);
-      services.close = async () => {
-        await close();
+      const stop = services.stop.bind(services);
+      services.stop = async (reason) => {
+        await stop(reason);
         await connection.close().catch(() => {});
       };
       return { services, cutOff: () => connection.close() };
@@ -75,14 +76,14 @@ describe('HA services on NATS: what only NATS has', { timeout: 60_000 }, () => {
       assert.deepEqual({ ...(await kv.get('weir.layout'))?.json<{ clusterId: string; layout: number }>(), createdAt: 0 }, { clusterId: 'visible', layout: 1, createdAt: 0 });
     } finally {
       await nc.close();
-      await election.close();
-      await services.close();
+      await election.stop(SHUTDOWN);
+      await services.stop(SHUTDOWN);
     }
   });
 
   test('a bucket written by another cluster id, or by another layout version, is refused by name', async () => {
     const first = await createHighAvailabilityServices(haConfig('owner', { 'high-availability.nats.bucket': 'shared-ha' }), silentLogger);
-    await first.close();
+    await first.stop(SHUTDOWN);
     await assert.rejects(createHighAvailabilityServices(haConfig('intruder', { 'high-availability.nats.bucket': 'shared-ha' }), silentLogger), (e: unknown) => {
       assert.ok(e instanceof BucketLayoutError, String(e));
       assert.equal(e.reason, 'OTHER_CLUSTER');
@@ -128,7 +129,7 @@ describe('HA services on NATS with credentials', { timeout: 60_000 }, () => {
   test('user and password are used; wrong ones fail as AUTHENTICATION, naming the servers', async () => {
     const base = { 'high-availability.type': 'nats', 'high-availability.nats.servers': secured.servers, 'high-availability.nats.replicas': 1, 'high-availability.nats.connect-timeout': '2 s' };
     const services = await createHighAvailabilityServices(buildConfig({ ...base, 'high-availability.nats.user': 'weir', 'high-availability.nats.password': 's3cret' }), silentLogger);
-    await services.close();
+    await services.stop(SHUTDOWN);
     await assert.rejects(createHighAvailabilityServices(buildConfig({ ...base, 'high-availability.nats.user': 'weir', 'high-availability.nats.password': 'wrong' }), silentLogger), (e: unknown) => e instanceof NatsConnectError && e.reason === 'AUTHENTICATION' && e.message.includes(secured.servers));
   });
 

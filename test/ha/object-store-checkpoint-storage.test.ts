@@ -47,7 +47,7 @@ describe('checkpoint storage on the NATS object store', { timeout: 180_000 }, ()
     }
   }
 
-  test('state, channel state and _metadata round trip; a missing _metadata is named by its object; dispose removes the objects', async () => {
+  test('state, channel state and _metadata round trip; a missing _metadata is named by its object; discard removes the objects', async () => {
     const jobId = '1'.repeat(32);
     const config = configFor('nats-obj://ckpt-unit/base');
     const storage = createCheckpointStorage(jobId, config);
@@ -79,10 +79,10 @@ describe('checkpoint storage on the NATS object store', { timeout: 180_000 }, ()
       const staged = await worker.stageRestore!({ checkpointId: 7, directory: location, operators: {}, channels: { rescaled: false, inputs: [{ key: channelStateKey(3, 0), handle: handles.inputChannels['3:0']! }], outputs: [{ key: channelStateKey(4, 1), handle: handles.outputChannels['4:1']! }] } });
       assert.deepEqual(worker.readChannelState(handles.inputChannels['3:0']!, staged.location), records);
       assert.deepEqual(worker.readChannelState(handles.outputChannels['4:1']!, staged.location), ['x', 'y']);
-      await staged.release();
+      await staged.discard();
 
       await assert.rejects(storage.readForRestore(storage.checkpointLocation(8)), (e: unknown) => e instanceof CheckpointCorruptedError && e.file === `nats-obj://ckpt-unit/base/${jobId}/chk-8/_metadata` && /no _metadata here/.test(e.message));
-      await storage.dispose(location);
+      await storage.discard(location);
       assert.deepEqual(await objectNames('ckpt-unit'), ['_weir/layout']);
     } finally {
       await storage.close?.();

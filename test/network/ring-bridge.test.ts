@@ -30,7 +30,7 @@ function bridge() {
     },
     close: () => {
       closed = true;
-      receiver.close();
+      receiver.senderClosed();
     },
   });
   sender.start();

@@ -17,6 +17,7 @@ import { DiscardSink } from '../fixtures/helpers.ts';
 import { loadFlinkSpec } from '../fixtures/flink/flink-spec.ts';
 import { makeTempDir, REPO_ROOT, removeDir, sleep } from '../fixtures/recovery-helpers.ts';
 import { weir as runWeir } from '../fixtures/weir-process.ts';
+import { SHUTDOWN } from '../../src/lifecycle/service.ts';
 
 const spec = loadFlinkSpec();
 const JOB_NAME = 'Numbers per key';
@@ -103,7 +104,7 @@ before(async () => {
 after(async () => {
   await master.cancel();
   await result;
-  await rest.close(0);
+  await rest.stop(SHUTDOWN, 0);
   removeDir(root);
 });
 
@@ -280,6 +281,6 @@ test("Flink's CLI over REST: cancel (PATCH /v1/jobs/:id?mode=cancel)", async () 
     assert.equal(overview.jobs[0].state, 'CANCELED');
     assert.equal(overview.jobs[0].tasks.running, 0);
   } finally {
-    await other.rest.close(0);
+    await other.rest.stop(SHUTDOWN, 0);
   }
 });

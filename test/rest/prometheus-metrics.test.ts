@@ -10,6 +10,7 @@ import { silentLogger } from '../../src/log/logger.ts';
 import { startRestServer, type RestServer } from '../../src/rest/rest-server.ts';
 import type { CheckpointsOverviewView, JobDetailsView } from '../../src/rest/rest-views.ts';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
+import { SHUTDOWN } from '../../src/lifecycle/service.ts';
 
 const JOB = join(import.meta.dirname, '..', 'fixtures', 'jobs', 'keyed-sum.ts');
 const TASK_LABELS = ['host', 'job_id', 'job_name', 'subtask_index', 'task_attempt_id', 'task_attempt_num', 'task_id', 'task_name', 'tm_id'];
@@ -99,7 +100,7 @@ before(async () => {
 after(async () => {
   await master.cancel();
   await result;
-  await rest.close(0);
+  await rest.stop(SHUTDOWN, 0);
   removeDir(root);
 });
 

@@ -8,6 +8,7 @@ import { createJobMaster } from '../../src/index.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { startRestServer } from '../../src/rest/rest-server.ts';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
+import { SHUTDOWN } from '../../src/lifecycle/service.ts';
 
 const JOB = join(import.meta.dirname, '..', 'fixtures', 'jobs', 'keyed-sum.ts');
 
@@ -59,7 +60,7 @@ test('after a restart: only the new attempt\'s series, numRestarts, the restore\
   } finally {
     await master.cancel();
     await result;
-    await rest.close(0);
+    await rest.stop(SHUTDOWN, 0);
     removeDir(root);
   }
 });

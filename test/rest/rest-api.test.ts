@@ -16,6 +16,7 @@ import { startRestServer, type RestServer } from '../../src/rest/rest-server.ts'
 import type { CheckpointsOverviewView, OperationStatusView } from '../../src/rest/rest-views.ts';
 import { DiscardSink } from '../fixtures/helpers.ts';
 import { makeTempDir, removeDir, sleep } from '../fixtures/recovery-helpers.ts';
+import { SHUTDOWN } from '../../src/lifecycle/service.ts';
 
 const OTHER_JOB = '0123456789abcdef0123456789abcdef';
 const TOKEN = 'a-long-random-token-for-the-test';
@@ -134,7 +135,7 @@ before(async () => {
 after(async () => {
   if (!isTerminal(master.status)) await master.cancel();
   await result;
-  for (const server of [local, open, openReads, localToken, localTokenReads]) await server?.close(0);
+  for (const server of [local, open, openReads, localToken, localTokenReads]) await server?.stop(SHUTDOWN, 0);
   removeDir(root);
 });
 

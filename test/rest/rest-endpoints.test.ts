@@ -11,6 +11,7 @@ import type { CheckpointsOverviewView } from '../../src/rest/rest-views.ts';
 import { DiscardSink } from '../fixtures/helpers.ts';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
 import { weir as runWeir } from '../fixtures/weir-process.ts';
+import { SHUTDOWN } from '../../src/lifecycle/service.ts';
 
 let root: string;
 let master: JobMaster;
@@ -53,7 +54,7 @@ before(async () => {
 after(async () => {
   await master.cancel();
   await result;
-  await rest.close(0);
+  await rest.stop(SHUTDOWN, 0);
   removeDir(root);
 });
 
@@ -158,6 +159,6 @@ test('where reads need the token (rest.token-required-for-reads), weir list and 
     assert.equal(checkpoints.code, 0, checkpoints.stderr);
     assert.ok((JSON.parse(checkpoints.stdout) as CheckpointsOverviewView).counts.completed >= 3);
   } finally {
-    await guarded.close(0);
+    await guarded.stop(SHUTDOWN, 0);
   }
 });

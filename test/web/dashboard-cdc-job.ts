@@ -6,10 +6,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createJobMaster, createLogger, type JobMaster, type JobResult } from '../../src/index.ts';
 import type { RestServer } from '../../src/rest/rest-server.ts';
-import { startOnceClosableRest } from './dashboard-job.ts';
+import { startOnceStoppableRest } from './dashboard-job.ts';
 import { startMariaDb, type MariaDbServer } from '../fixtures/mariadb-server.ts';
 import { connect, createOrders, type Sql } from '../fixtures/cdc-workload.ts';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
+import { SHUTDOWN } from '../../src/lifecycle/service.ts';
 
 const JOB = join(import.meta.dirname, '..', 'fixtures', 'jobs', 'cdc-slow-sink.ts');
 
@@ -45,7 +46,7 @@ export async function startCdcDashboardJob(o: { rows: number; chunkSize: number;
       log,
     });
     const result = master.run();
-    const rest = await startOnceClosableRest(master, o.port, log);
+    const rest = await startOnceStoppableRest(master, o.port, log);
     const m = master;
     const s = sql;
     return {
@@ -57,7 +58,7 @@ export async function startCdcDashboardJob(o: { rows: number; chunkSize: number;
       stop: async () => {
         await m.cancel();
         await result.catch(() => {});
-        await rest.close(0).catch(() => {});
+        await rest.stop(SHUTDOWN, 0).catch(() => {});
         await s.end().catch(() => {});
         await db.stop();
         removeDir(root);

@@ -12,6 +12,7 @@ import { startRestServer } from '../../src/rest/rest-server.ts';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
 import { launchBrowser, numberIn, openPage, OUT, skip, until, withDiagnostics } from './browser.ts';
 import { startCdcDashboardJob } from './dashboard-cdc-job.ts';
+import { SHUTDOWN } from '../../src/lifecycle/service.ts';
 
 /** 150 chunks; the sink takes 12,000 rows/s, so the snapshot lasts about 6 to 9 s (the page polls every second). */
 const ROWS = 150_000;
@@ -157,7 +158,7 @@ describe('web dashboard: source progress', () => {
       await page.close();
       await master.cancel();
       await result.catch(() => {});
-      await server.close(0);
+      await server.stop(SHUTDOWN, 0);
       removeDir(root);
     }
   });

@@ -8,6 +8,7 @@ import { DataGen } from '../../src/connectors/datagen/index.ts';
 import { startRestServer, type RestServer } from '../../src/rest/rest-server.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
+import { SHUTDOWN } from '../../src/lifecycle/service.ts';
 
 /** A sink that takes everything, except while held: then its writers are not ready (like a hung external system). */
 export class HoldableSink<T> implements Sink<T> {
@@ -57,18 +58,18 @@ export interface RestAccess {
   readonly tokenRequiredForReads?: boolean;
 }
 
-/** The job's REST server on loopback; closing it twice is harmless (tests close it in finally and in after). */
-export async function startOnceClosableRest(master: JobMaster, port: number | undefined, log: Logger, access: RestAccess = {}): Promise<RestServer> {
+/** The job's REST server on loopback; stopping it twice is harmless (tests stop it in finally and in after). */
+export async function startOnceStoppableRest(master: JobMaster, port: number | undefined, log: Logger, access: RestAccess = {}): Promise<RestServer> {
   const server = await startRestServer({ master, host: '127.0.0.1', port: port ?? 0, token: access.token ?? null, tokenRequiredForReads: access.tokenRequiredForReads ?? null, log });
-  let closed = false;
+  let stopped = false;
   return {
     url: server.url,
     port: server.port,
     app: server.app,
-    close: async (graceMs) => {
-      if (closed) return;
-      closed = true;
-      await server.close(graceMs);
+    stop: async (reason, graceMs) => {
+      if (stopped) return;
+      stopped = true;
+      await server.stop(reason, graceMs);
     },
   };
 }
@@ -115,7 +116,7 @@ export async function startDashboardJob(options: { port?: number; ratePerSecond?
     log,
   });
   const result = master.run();
-  const rest = await startOnceClosableRest(master, options.port, log, options);
+  const rest = await startOnceStoppableRest(master, options.port, log, options);
   return {
     master,
     rest,
@@ -125,7 +126,7 @@ export async function startDashboardJob(options: { port?: number; ratePerSecond?
     stop: async () => {
       sink.release();
       await master.cancel();
-      await rest.close(0).catch(() => {});
+      await rest.stop(SHUTDOWN, 0).catch(() => {});
       removeDir(root);
     },
   };
@@ -143,5 +144,5 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   });
   await j.result;
   clearInterval(timer);
-  await j.rest.close(1000);
+  await j.rest.stop(SHUTDOWN, 1000);
 }

@@ -12,6 +12,7 @@ import { startRestServer } from '../../src/rest/rest-server.ts';
 import { DiscardSink } from '../fixtures/helpers.ts';
 import { ScriptedSource } from '../fixtures/scripted-source.ts';
 import { launchBrowser, openPage, OUT, skip, until, withDiagnostics } from './browser.ts';
+import { SHUTDOWN } from '../../src/lifecycle/service.ts';
 
 let browser: Browser | undefined;
 before(async () => {
@@ -70,6 +71,6 @@ test('the Watermarks card shows which subtask holds a vertex back, and the late 
     await page.close();
     await master.cancel();
     await done;
-    await rest.close(0);
+    await rest.stop(SHUTDOWN, 0);
   }
 });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, numberIn, openPage, OUT, skip, until, withDiagnostics } from './browser.ts';
 import { JOB_NAME, startDashboardJob, type DashboardJob } from './dashboard-job.ts';
+import { SHUTDOWN } from '../../src/lifecycle/service.ts';
 
 describe('web dashboard', () => {
   let browser: Browser | undefined;
@@ -147,7 +148,7 @@ describe('web dashboard', () => {
         await until('the FINISHED badge', async () => (await page.locator('.job-title .badge').textContent()) === 'FINISHED');
         assert.ok(await page.locator('button[data-action="savepoint"]').isDisabled(), 'the buttons stay enabled after the job ended');
         // The REST API goes away with the job: the page says so and keeps what it showed.
-        await job.rest.close(0);
+        await job.rest.stop(SHUTDOWN, 0);
         await page.locator('.conn.offline').waitFor({ timeout: 5000 });
         assert.equal(await page.locator('.job-title h1').textContent(), JOB_NAME);
       });

@@ -24,7 +24,7 @@ export class Created implements JobState {
       // Cancelled while starting: what the cleanup ran before could not see goes now, unless it
       // keeps the job's checkpoints (a recovered job's, retained on cancel, or any suspended job's).
       if (!ctx.isCurrent(this)) {
-        if (ctx.endStatus() === 'CANCELED' && !retainsOnCancel(ctx.plan.config)) await ctx.storage.disposeJob();
+        if (ctx.endStatus() === 'CANCELED' && !retainsOnCancel(ctx.plan.config)) await ctx.storage.discardJob();
         return;
       }
       await ctx.pool.start();

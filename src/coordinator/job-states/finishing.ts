@@ -21,7 +21,7 @@ export class Finishing implements JobState {
 
   async #finalCheckpoint(): Promise<void> {
     const ctx = this.#ctx;
-    ctx.checkpoints.stopPeriodic();
+    ctx.checkpoints.pauseScheduler();
     // A periodic checkpoint may still be writing its state: let it end first. A second one
     // started beside it would make every keyed state copy all its entries in its synchronous
     // part (copy-on-write serves one snapshot at a time), a long pause with a large state.

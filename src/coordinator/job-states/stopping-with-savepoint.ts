@@ -23,7 +23,7 @@ export class StoppingWithSavepoint implements JobState {
 
   constructor(ctx: JobContext, targetDir: string, drain: boolean) {
     this.#ctx = ctx;
-    ctx.checkpoints.stopPeriodic();
+    ctx.checkpoints.pauseScheduler();
     ctx.pool.broadcast({ type: 'stop-sources', attempt: ctx.attempt, drain });
     this.savepoint = this.#take(targetDir, drain);
   }
@@ -52,7 +52,7 @@ export class StoppingWithSavepoint implements JobState {
     }
     ctx.pool.broadcast({ type: 'resume-sources', attempt: ctx.attempt });
     ctx.goToRunning();
-    ctx.checkpoints.start();
+    ctx.checkpoints.startScheduler();
   }
 
   /** Drained sources' end of data must not start a final checkpoint: the savepoint is the last one. */

@@ -66,7 +66,7 @@ async function openServices(config: WeirConfig, settings: NatsSettings, log: Log
       blobs: new NatsBlobStore(nc, blobsBucket, `NATS object store '${blobsBucket}'`),
       leaseMs,
       log,
-      onClose: () => lease.release(),
+      onStop: () => lease.release(),
     });
   } catch (e) {
     await lease.release();

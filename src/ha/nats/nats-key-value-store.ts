@@ -84,7 +84,7 @@ export class NatsKeyValueStore implements VersionedKeyValueStore {
     };
     void run();
     return {
-      stop: () => {
+      close: () => {
         stopped = true;
         current?.stop();
       },

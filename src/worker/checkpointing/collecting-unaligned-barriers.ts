@@ -32,7 +32,7 @@ export class CollectingUnalignedBarriers implements BarrierHandlerState {
   barrierReceived(controller: BarrierHandlerController, channel: number): BarrierHandlerState {
     controller.stopRecording(channel);
     if (!controller.allBarriersReceived()) return this;
-    release(controller);
+    endRecording(controller);
     controller.completeInFlight();
     return this.#idle;
   }
@@ -42,7 +42,7 @@ export class CollectingUnalignedBarriers implements BarrierHandlerState {
   }
 
   abort(controller: BarrierHandlerController, checkpointId: number, reason: AbortReason): BarrierHandlerState {
-    release(controller);
+    endRecording(controller);
     controller.abortCheckpoint(checkpointId, reason);
     return this.#idle;
   }
@@ -62,7 +62,8 @@ function record(controller: BarrierHandlerController, channel: number, priorityC
   return controller.hasBarrier(channel) ? [] : controller.startRecording(channel);
 }
 
-function release(controller: BarrierHandlerController): void {
+/** Recording of in-flight input ends on every channel, and every channel is read again. */
+function endRecording(controller: BarrierHandlerController): void {
   for (let channel = 0; channel < controller.channelCount; channel++) controller.stopRecording(channel);
   controller.unblockAllChannels();
 }

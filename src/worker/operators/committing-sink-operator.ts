@@ -32,6 +32,8 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
   #ctx!: OperatorContext;
   readonly #pending = new Map<number, readonly unknown[]>();
   #ended = false;
+  /** finish() closed the writer: close() has nothing to abort. */
+  #finished = false;
 
   constructor(sink: TwoPhaseCommittingSink<unknown, unknown>) {
     super();
@@ -87,9 +89,10 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
   }
 
   /** Finished: without checkpoints nothing committed the output yet, and the finished input is final. */
-  override async close(): Promise<void> {
+  override async finish(): Promise<void> {
     if (this.#ended) await this.#commitFinalInput();
-    await this.#writer?.close?.();
+    await this.#writer.close?.();
+    this.#finished = true;
   }
 
   /** What no checkpoint committed, and a last pre-commit after every checkpoint: with the input ended nothing can fail them any more. */
@@ -102,7 +105,8 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
     }
   }
 
-  override async dispose(): Promise<void> {
-    await this.#writer?.abort?.();
+  /** A writer that did not finish (cancellation, failure) is aborted: it commits nothing. */
+  override async close(): Promise<void> {
+    if (!this.#finished) await this.#writer?.abort?.();
   }
 }

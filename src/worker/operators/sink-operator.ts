@@ -7,6 +7,8 @@ export class SinkOperator extends AbstractStreamOperator {
   readonly #sink: Sink<unknown, unknown>;
   #writer!: SinkWriter<unknown, unknown>;
   #ctx!: OperatorContext;
+  /** finish() closed the writer: close() has nothing to abort. */
+  #finished = false;
 
   constructor(sink: Sink<unknown, unknown>) {
     super();
@@ -48,11 +50,13 @@ export class SinkOperator extends AbstractStreamOperator {
     await this.#writer.notifyCheckpointAborted?.(checkpointId);
   }
 
-  override async close(): Promise<void> {
-    await this.#writer?.close?.();
+  override async finish(): Promise<void> {
+    await this.#writer.close?.();
+    this.#finished = true;
   }
 
-  override async dispose(): Promise<void> {
-    await this.#writer?.abort?.();
+  /** A writer that did not finish (cancellation, failure) is aborted: it commits nothing. */
+  override async close(): Promise<void> {
+    if (!this.#finished) await this.#writer?.abort?.();
   }
 }

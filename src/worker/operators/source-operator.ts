@@ -2,6 +2,7 @@ import type { Source, SourceReader, InputStatus } from '../../api/source.ts';
 import type { WatermarkStrategy } from '../../api/watermark-strategy.ts';
 import type { Timer } from '../../clock/clock.ts';
 import { SourceWatermarks } from '../source-watermarks.ts';
+import { CLOSING, READING, type SourcePhase } from './source-phase.ts';
 import { AbstractStreamOperator, type OperatorContext } from './stream-operator.ts';
 
 /** snapshotState's id when no checkpoint asks (SourceReader documents it): below every real checkpoint id. */
@@ -24,7 +25,7 @@ export class SourceOperator extends AbstractStreamOperator {
   #alignmentTimer: Timer | undefined;
   /** Whole-reader pausing (a reader without pauseOrResumeSplits) by watermark alignment. */
   #readerPaused = false;
-  #closing = false;
+  #phase: SourcePhase = READING;
   /** Sources with a split enumerator: how the reader talks to it. */
   onSplitRequest: () => void = () => {};
   onReaderEvent: (event: unknown) => void = () => {};
@@ -175,13 +176,13 @@ export class SourceOperator extends AbstractStreamOperator {
     this.#periodic = this.#alignmentTimer = undefined;
   }
 
-  /** close() has begun: the reader is being closed on purpose, so what it fails with from then on is no failure. */
-  get closing(): boolean {
-    return this.#closing;
+  /** What a failure of the reader means now (see SourcePhase). */
+  get phase(): SourcePhase {
+    return this.#phase;
   }
 
   override async close(): Promise<void> {
-    this.#closing = true;
+    this.#phase = CLOSING;
     this.#stopTimers();
     await this.#reader?.close?.();
   }

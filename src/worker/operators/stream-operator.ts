@@ -59,10 +59,17 @@ export interface StreamOperator {
   prepareSnapshot(checkpointId: number): void | Promise<void>;
   notifyCheckpointComplete(checkpointId: number): void | Promise<void>;
   notifyCheckpointAborted(checkpointId: number): void | Promise<void>;
-  /** A clean end: the job finished. */
+  /**
+   * The clean end (Flink 1.14+'s finish): the job finished and its final checkpoint is taken;
+   * complete what is left (a sink's writer closes with its data written, a committing sink
+   * commits its final input). Never on cancellation or failure; a failure here is the task's.
+   */
+  finish(): void | Promise<void>;
+  /**
+   * Always the last call (Flink's close): after finish() on a clean end, alone on cancellation or
+   * failure. Releases resources (functions, timers, readers); work that did not finish is abandoned.
+   */
   close(): void | Promise<void>;
-  /** Cancellation or failure: release resources without finishing any work. */
-  dispose(): void | Promise<void>;
 }
 
 /** Defaults for operators that keep no state and do no I/O. */
@@ -88,8 +95,6 @@ export abstract class AbstractStreamOperator implements StreamOperator {
   prepareSnapshot(_checkpointId: number): void | Promise<void> {}
   notifyCheckpointComplete(_checkpointId: number): void | Promise<void> {}
   notifyCheckpointAborted(_checkpointId: number): void | Promise<void> {}
+  finish(): void | Promise<void> {}
   close(): void | Promise<void> {}
-  dispose(): void | Promise<void> {
-    return this.close();
-  }
 }

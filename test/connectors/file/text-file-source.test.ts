@@ -15,6 +15,7 @@ import { singleJob } from '../../../src/rest/job-directory.ts';
 import { createMetricsEndpoint } from '../../../src/rest/prometheus.ts';
 import { DiscardSink } from '../../fixtures/helpers.ts';
 import { makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
+import { SHUTDOWN } from '../../../src/lifecycle/service.ts';
 
 const BAD = Buffer.from([0x66, 0x6f, 0xff, 0x6f]); // 'fo', a byte no UTF-8 has, 'o'
 const TRUNCATED = Buffer.from([0x63, 0x61, 0x66, 0xc3]); // 'caf' and the first half of 'é'
@@ -143,7 +144,7 @@ describe('invalid UTF-8 in a running job', { timeout: 30_000 }, () => {
       assert.equal(warning.file, path);
       assert.equal(warning.offset, offsets[1]);
     } finally {
-      metrics.close();
+      await metrics.stop(SHUTDOWN);
       await master.cancel();
       await result;
     }
