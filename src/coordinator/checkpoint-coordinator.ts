@@ -1,7 +1,7 @@
 import { failureCounts, type CheckpointFailureReport } from '../checkpoint/checkpoint-failure-reason.ts';
 import type { Timer } from '../clock/clock.ts';
 import { formatDuration } from '../config/duration.ts';
-import type { FromTaskManager } from '../network/control-messages.ts';
+import type { CheckpointAcknowledgement, CheckpointDecline } from '../rpc/job-master-gateway.ts';
 import type { CheckpointOptions } from '../network/stream-event.ts';
 import type { CheckpointCoordinatorDeps, TaskDescriptions, TriggerRequest } from './checkpoint-coordinator-deps.ts';
 import { CheckpointFailureManager } from './checkpoint-failure-manager.ts';
@@ -225,7 +225,7 @@ export class CheckpointCoordinator {
     return cp;
   }
 
-  receiveAck(m: Extract<FromTaskManager, { type: 'ack-checkpoint' }>): void {
+  receiveAck(m: CheckpointAcknowledgement): void {
     const p = this.#pending.get(m.checkpointId);
     if (!p) return;
     if (p.acknowledge(`${m.vertexId}:${m.subtask}`, m.state, m.figures) !== 'SUCCESS') return;
@@ -237,7 +237,7 @@ export class CheckpointCoordinator {
     }
   }
 
-  receiveDecline(m: Extract<FromTaskManager, { type: 'decline-checkpoint' }>): void {
+  receiveDecline(m: CheckpointDecline): void {
     const p = this.#pending.get(m.checkpointId);
     if (!p) return;
     const vertex = this.#d.jobGraph.vertices.find((v) => v.id === m.vertexId);

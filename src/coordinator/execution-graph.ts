@@ -1,5 +1,6 @@
 import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
-import type { TaskMetrics, TaskStatus } from '../network/control-messages.ts';
+import type { TaskMetrics } from '../rpc/job-master-gateway.ts';
+import type { TaskStatus } from '../network/task-status.ts';
 import type { ActivityReport } from '../network/task-activity.ts';
 import { TaskRateWindow, type TaskRates } from './task-rates.ts';
 

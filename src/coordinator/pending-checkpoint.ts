@@ -1,4 +1,4 @@
-import type { TaskFigures } from '../network/control-messages.ts';
+import type { TaskFigures } from '../rpc/job-master-gateway.ts';
 import type { TaskStateSnapshot } from '../checkpoint/state-handles.ts';
 import type { CheckpointOptions } from '../network/stream-event.ts';
 import type { Timer } from '../clock/clock.ts';

@@ -1,15 +1,15 @@
 import type { EnumeratorContext, Source, SplitEnumerator } from '../api/source.ts';
 import type { JobVertex } from '../graph/job-graph.ts';
 import type { Logger } from '../log/logger.ts';
-import type { ToTaskManager } from '../network/control-messages.ts';
+import type { TaskExecutorGateway } from '../rpc/task-executor-gateway.ts';
 
 export interface SourceCoordinatorDeps {
   readonly jobId: string;
   readonly attempt: number;
   readonly checkpointing: boolean;
   readonly log: Logger;
-  /** Sends to the TaskManager that runs the subtask. */
-  readonly send: (subtask: number, message: ToTaskManager) => void;
+  /** The slot executor that runs the subtask. */
+  readonly executorOf: (subtask: number) => TaskExecutorGateway;
   readonly failJob: (error: Error) => void;
   readonly setBacklog: (backlog: boolean) => void;
 }
@@ -53,9 +53,9 @@ export class SourceCoordinator {
       parallelism: vertex.parallelism,
       checkpointing: deps.checkpointing,
       log: deps.log.child({ vertex: vertex.name }),
-      assignSplits: (subtask, splits) => this.#send(subtask, { type: 'source-splits', ...base, subtask, splits, noMoreSplits: false }),
-      signalNoMoreSplits: (subtask) => this.#send(subtask, { type: 'source-splits', ...base, subtask, splits: [], noMoreSplits: true }),
-      sendEventToReader: (subtask, event) => this.#send(subtask, { type: 'source-event', ...base, subtask, event }),
+      assignSplits: (subtask, splits) => this.#readerOf(subtask)?.addSplits({ ...base, subtask, splits, noMoreSplits: false }),
+      signalNoMoreSplits: (subtask) => this.#readerOf(subtask)?.addSplits({ ...base, subtask, splits: [], noMoreSplits: true }),
+      sendEventToReader: (subtask, event) => this.#readerOf(subtask)?.sendSourceEvent({ ...base, subtask, event }),
       failJob: (e) => this.#fail('running', e),
       setProcessingBacklog: (backlog) => {
         if (!this.#closed) deps.setBacklog(backlog);
@@ -97,12 +97,13 @@ export class SourceCoordinator {
     await this.#queue;
   }
 
-  #send(subtask: number, message: ToTaskManager): void {
-    if (this.#closed) return;
+  /** The executor of the reader an enumerator addresses; none once closed. */
+  #readerOf(subtask: number): TaskExecutorGateway | undefined {
+    if (this.#closed) return undefined;
     if (subtask < 0 || subtask >= this.vertex.parallelism) {
       throw new RangeError(`source '${this.vertex.name}' has ${this.vertex.parallelism} subtask(s); the enumerator addressed subtask index ${subtask}`);
     }
-    this.#d.send(subtask, message);
+    return this.#d.executorOf(subtask);
   }
 
   #run(what: string, fn: () => void | Promise<void>): void {

@@ -1,7 +1,7 @@
 import type { Source } from '../api/source.ts';
 import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
 import type { Logger } from '../log/logger.ts';
-import type { ToTaskManager } from '../network/control-messages.ts';
+import type { TaskExecutorGateway } from '../rpc/task-executor-gateway.ts';
 import { SourceCoordinator } from './source-coordinator.ts';
 
 export interface SourceCoordinatorsDeps {
@@ -11,7 +11,8 @@ export interface SourceCoordinatorsDeps {
   /** At-most-once: restarts go on from where the readers were, not from a checkpoint. */
   readonly atMostOnce: boolean;
   readonly log: Logger;
-  readonly send: (vertexId: string, subtask: number, message: ToTaskManager) => void;
+  /** The slot executor that runs a subtask. */
+  readonly executorOf: (vertexId: string, subtask: number) => TaskExecutorGateway;
   readonly failJob: (attempt: number, error: Error) => void;
   readonly setBacklog: (vertexId: string, backlog: boolean) => void;
 }
@@ -58,7 +59,7 @@ export class SourceCoordinators {
         attempt,
         checkpointing: this.#d.checkpointing,
         log: this.#d.log,
-        send: (subtask, message) => this.#d.send(vertex.id, subtask, message),
+        executorOf: (subtask) => this.#d.executorOf(vertex.id, subtask),
         failJob: (e) => this.#d.failJob(attempt, e),
         setBacklog: (backlog) => this.#d.setBacklog(vertex.id, backlog),
       });
