@@ -44,6 +44,10 @@ export interface SlotExecutorThreadInit {
   readonly layers: ConfigLayersData;
 }
 
+// The protocol's data types, declared with the gateways that carry them, found here too.
 export type { MessagesOf } from './gateway-proxy.ts';
+export type { TaskStatus } from '../network/task-status.ts';
+export type { OperatorFigures, TaskFigures, TaskMetrics } from './job-master-gateway.ts';
+export type { TaskDeployment, RemoteChannelEndpoint, SlotLocation } from './task-executor-gateway.ts';
 export type { TaskManagerRegistration } from './resource-manager-gateway.ts';
 export type { JobManagerEpoch, SlotInit } from './task-manager-gateway.ts';

@@ -1,7 +1,5 @@
 import type { JobVertex } from '../graph/job-graph.ts';
-import type { FromTaskExecutor } from '../rpc/control-protocol.ts';
-import type { TaskMetrics } from '../rpc/job-master-gateway.ts';
-import type { TaskStatus } from '../network/task-status.ts';
+import type { FromTaskExecutor, TaskMetrics, TaskStatus } from '../rpc/control-protocol.ts';
 import { serializeError } from '../rpc/serialized-error.ts';
 import type { Barrier, CheckpointOptions } from '../network/stream-event.ts';
 import { keyGroupRangeForSubtask } from '../state/key-group.ts';
