@@ -1,5 +1,5 @@
-import { isKeyIndex, readKeyIndex } from '../graph/key-index.ts';
-import { MalformedKeyError } from '../graph/malformed-key-error.ts';
+import { isKeyIndex, readKeyIndex } from '../ids/key-index.ts';
+import { MalformedKeyError } from '../ids/malformed-key-error.ts';
 
 /**
  * The name under which one channel's in-flight data is filed in an unaligned checkpoint (the keys

@@ -1,7 +1,7 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { Stoppable, StopReason } from '../lifecycle/service.ts';
 import type { Logger } from '../log/logger.ts';
-import type { SlotLocation } from '../network/control-messages.ts';
+import type { SlotLocation } from '../rpc/task-executor-gateway.ts';
 import { DataFrame, dataHeader, DATA_FRAME_HEADER, type DataFrameKind } from '../network/data-frames.ts';
 import { RingReceiver } from '../network/ring-receiver.ts';
 import { RingSender } from '../network/ring-sender.ts';

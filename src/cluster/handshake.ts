@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { PACKAGE_VERSION } from '../cli/package-version.ts';
 import type { Logger } from '../log/logger.ts';
+import { CONTROL_PROTOCOL_VERSION } from '../rpc/control-protocol.ts';
 import type { FramedSocket } from './framed-socket.ts';
 import { ConnectionRefusedError, REFUSALS, type RefusalCode } from './refusal.ts';
 import { isTlsAlert } from './internal-tls.ts';
@@ -13,9 +14,9 @@ import { isTlsAlert } from './internal-tls.ts';
  *
  *   accepting: awaiting-hello --hello ok--> open | --anything else--> refused (logged, closed)
  *   connecting: awaiting-welcome --welcome--> open | --refused--> ConnectionRefusedError
+ *
+ * The protocol version said is CONTROL_PROTOCOL_VERSION (rpc/control-protocol.ts).
  */
-// 2: every JobManager -> TaskManager message carries its sender's leader epoch (JobManagerEpoch).
-export const PROTOCOL_VERSION = 2;
 
 /** What may connect where: TaskManagers to the JobManager's RPC, TaskManagers to each other's data port. */
 export type PeerRole = 'taskmanager' | 'data';
@@ -89,7 +90,7 @@ export function acceptHandshake(conn: FramedSocket, o: AcceptOptions): Promise<H
     conn.onFrame((payload) => {
       const hello = parseHello(payload);
       if (!hello) return refuse('garbage', `a first frame of ${payload.length} bytes that is not a hello`);
-      if (hello.protocol !== PROTOCOL_VERSION) return refuse('protocol-version', `it speaks protocol ${hello.protocol}, this process ${PROTOCOL_VERSION}`);
+      if (hello.protocol !== CONTROL_PROTOCOL_VERSION) return refuse('protocol-version', `it speaks protocol ${hello.protocol}, this process ${CONTROL_PROTOCOL_VERSION}`);
       if (hello.weir !== PACKAGE_VERSION) return refuse('weir-version', `it runs weir ${hello.weir}, this process ${PACKAGE_VERSION}`);
       if (!tokensMatch(o.token, hello.token)) return refuse('bad-token', hello.token === null ? 'it presented none' : 'it presented another one');
       if (hello.role !== o.role) return refuse('wrong-role', `it connected as ${hello.role} to the ${o.role} port`);
@@ -100,7 +101,7 @@ export function acceptHandshake(conn: FramedSocket, o: AcceptOptions): Promise<H
       conn.onFrame(undefined);
       // Frames right behind the hello are the protocol's: they may be large.
       conn.maxFrame = OPEN_MAX_FRAME;
-      conn.write(Buffer.from(JSON.stringify({ type: 'welcome', protocol: PROTOCOL_VERSION, weir: PACKAGE_VERSION, id: o.id } satisfies Welcome)));
+      conn.write(Buffer.from(JSON.stringify({ type: 'welcome', protocol: CONTROL_PROTOCOL_VERSION, weir: PACKAGE_VERSION, id: o.id } satisfies Welcome)));
       resolve(hello);
     });
   });
@@ -116,7 +117,7 @@ export interface GreetOptions {
 /** The connecting side: resolves with the welcome, rejects with ConnectionRefusedError or the connection's end. */
 export function greetHandshake(conn: FramedSocket, o: GreetOptions): Promise<Welcome> {
   conn.maxFrame = HANDSHAKE_MAX_FRAME;
-  conn.write(Buffer.from(JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, weir: PACKAGE_VERSION, role: o.role, id: o.id, token: o.token } satisfies Hello)));
+  conn.write(Buffer.from(JSON.stringify({ type: 'hello', protocol: CONTROL_PROTOCOL_VERSION, weir: PACKAGE_VERSION, role: o.role, id: o.id, token: o.token } satisfies Hello)));
   return new Promise((resolve, reject) => {
     let settled = false;
     const timer = setTimeout(() => {

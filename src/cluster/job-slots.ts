@@ -1,8 +1,10 @@
 import type { Logger } from '../log/logger.ts';
-import type { SlotInit, SlotLocation } from '../network/control-messages.ts';
+import type { SlotInit } from '../rpc/task-manager-gateway.ts';
+import type { SlotLocation } from '../rpc/task-executor-gateway.ts';
 import type { SlotProvider } from '../coordinator/slot-provider.ts';
-import type { TaskManagerGateway } from '../coordinator/task-manager-gateway.ts';
-import { RemoteSlotGateway } from './remote-slot-gateway.ts';
+import type { SlotExecutorConnection } from '../coordinator/slot-executor-connection.ts';
+import { SHUTDOWN } from '../lifecycle/service.ts';
+import { RemoteSlotConnection } from './remote-slot-connection.ts';
 import type { ResourceManager } from './resource-manager.ts';
 
 /** How many times an allocation starts over when a process holding one of its slots is lost first. */
@@ -36,7 +38,7 @@ export interface JobSlotsOptions {
 export class JobSlots implements SlotProvider {
   readonly #o: JobSlotsOptions;
   readonly #locations: Record<number, SlotLocation> = {};
-  readonly #gateways = new Set<RemoteSlotGateway>();
+  readonly #connections = new Set<RemoteSlotConnection>();
   #closed = false;
 
   constructor(o: JobSlotsOptions) {
@@ -49,7 +51,7 @@ export class JobSlots implements SlotProvider {
    * and its freed slots may be granted meanwhile) makes the allocation start over on the slots
    * left, a few times, instead of failing the restart that asked for them.
    */
-  async allocate(indexes: readonly number[]): Promise<TaskManagerGateway[]> {
+  async allocate(indexes: readonly number[]): Promise<SlotExecutorConnection[]> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.#allocateOnce(indexes);
@@ -60,46 +62,46 @@ export class JobSlots implements SlotProvider {
     }
   }
 
-  async #allocateOnce(indexes: readonly number[]): Promise<TaskManagerGateway[]> {
+  async #allocateOnce(indexes: readonly number[]): Promise<SlotExecutorConnection[]> {
     if (this.#closed) throw new Error(`job ${this.#o.jobId} has ended`);
     const { resources, jobId, timeoutMs } = this.#o;
-    const gateways: RemoteSlotGateway[] = [];
+    const connections: RemoteSlotConnection[] = [];
     await resources.requestSlots(jobId, indexes.length, timeoutMs, (grant) => {
-      const index = indexes[gateways.length]!;
-      const g: RemoteSlotGateway = new RemoteSlotGateway({
+      const index = indexes[connections.length]!;
+      const c: RemoteSlotConnection = new RemoteSlotConnection({
         index,
         grant,
         locations: () => ({ ...this.#locations }),
         leaderEpoch: this.#o.leaderEpoch ?? 0,
         release: () => {
-          this.#gateways.delete(g);
+          this.#connections.delete(c);
           resources.release(grant);
         },
       });
-      gateways.push(g);
-      return g;
+      connections.push(c);
+      return c;
     });
-    for (const g of gateways) {
-      this.#gateways.add(g);
-      this.#locations[g.index] = g.slotLocation;
-      g.start({ ...this.#o.init, index: g.index, taskManagers: this.#o.taskManagers });
+    for (const c of connections) {
+      this.#connections.add(c);
+      this.#locations[c.index] = c.slotLocation;
+      c.start({ ...this.#o.init, index: c.index, taskManagers: this.#o.taskManagers });
     }
     if (this.#closed) {
-      await Promise.all(gateways.map((g) => g.terminate()));
+      await Promise.all(connections.map((c) => c.stop(SHUTDOWN)));
       throw new Error(`job ${jobId} ended while its slots were being allocated`);
     }
     try {
-      await Promise.all(gateways.map((g) => g.ready));
+      await Promise.all(connections.map((c) => c.ready));
     } catch (e) {
-      await Promise.all(gateways.map((g) => g.terminate()));
-      throw gateways.some((g) => g.lostBeforeReady) ? new SlotsLostBeforeReadyError(e) : e;
+      await Promise.all(connections.map((c) => c.stop({ code: 'failed', cause: e as Error })));
+      throw connections.some((c) => c.lostBeforeReady) ? new SlotsLostBeforeReadyError(e) : e;
     }
-    this.#o.log.info(`slots for TaskManagers ${indexes.join(', ')}: ${gateways.map((g) => g.where).join('; ')}`);
-    return gateways;
+    this.#o.log.info(`slots for TaskManagers ${indexes.join(', ')}: ${connections.map((c) => c.where).join('; ')}`);
+    return connections;
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    await Promise.all([...this.#gateways].map((g) => g.terminate()));
+    await Promise.all([...this.#connections].map((c) => c.stop(SHUTDOWN)));
   }
 }

@@ -1,4 +1,4 @@
-import type { ToTaskManagerProcess } from '../network/control-messages.ts';
+import type { TaskManagerMessage } from '../rpc/control-protocol.ts';
 import { StaleLeaderEpochError } from './stale-leader-epoch-error.ts';
 
 /** What the fence needs of a connection to a JobManager: its address, to name it. */
@@ -83,12 +83,12 @@ export class LeaderEpochFence<C extends FencedConnection, S> {
   }
 
   /** Whether a message that came over `connection` may be acted on; a newer epoch it carries is observed first. */
-  admit(connection: C, message: ToTaskManagerProcess): FenceVerdict {
+  admit(connection: C, message: TaskManagerMessage): FenceVerdict {
     const stamped = message.leaderEpoch > 0 ? message.leaderEpoch : undefined;
     const epoch = stamped ?? this.#connections.get(connection);
     if (epoch === undefined) return { kind: 'accepted', epoch: undefined };
     if (epoch < this.#newest) {
-      const messageType = message.type === 'to-slot' ? `to-slot/${message.message.type}` : message.type;
+      const messageType = message.type === 'toSlot' ? `toSlot/${message.message.type}` : message.type;
       return { kind: 'refused', error: new StaleLeaderEpochError({ messageType, epoch, newestEpoch: this.#newest, jobManager: connection.address }) };
     }
     if (stamped !== undefined) this.observe(stamped, connection);

@@ -1,12 +1,17 @@
 import { HeartbeatMonitor } from '../coordinator/heartbeat-monitor.ts';
 import { systemClock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
-import type { FromTaskManager, RpcMessage, SerializedError, TaskManagerRegistration } from '../network/control-messages.ts';
+import type { FromTaskExecutor, ResourceManagerMessage, RpcMessage } from '../rpc/control-protocol.ts';
+import { dispatchMessage, gatewayProxy } from '../rpc/gateway-proxy.ts';
+import type { SerializedError } from '../rpc/serialized-error.ts';
+import { RESOURCE_MANAGER_METHODS, type ResourceManagerGateway, type TaskManagerRegistration } from '../rpc/resource-manager-gateway.ts';
+import { TASK_MANAGER_METHODS, type TaskManagerGateway } from '../rpc/task-manager-gateway.ts';
+import { UnknownMessageError } from '../rpc/unknown-message-error.ts';
 import type { RpcConnection } from './rpc-connection.ts';
 
-/** What a slot's gateway is told by the connection to its TaskManager process. */
+/** What a slot's connection is told by the connection to its TaskManager process. */
 export interface SlotListener {
-  message(message: FromTaskManager): void;
+  message(message: FromTaskExecutor): void;
   /** The slot's thread ended, or the whole TaskManager was lost. */
   lost(error: Error): void;
 }
@@ -21,6 +26,8 @@ export class RegisteredTaskManager {
   readonly registeredAt = Date.now();
   /** Allocation id per slot, undefined while the slot is free. */
   readonly slots: Array<string | undefined>;
+  /** The process's gateway: calls go over its connection, and nowhere once it is lost. */
+  readonly gateway: TaskManagerGateway;
   readonly #rpc: RpcConnection;
   readonly #listeners = new Map<string, SlotListener>();
   readonly #heartbeat: HeartbeatMonitor;
@@ -42,6 +49,9 @@ export class RegisteredTaskManager {
     this.registration = registration;
     this.slots = Array.from({ length: registration.slots }, () => undefined);
     this.#rpc = rpc;
+    this.gateway = gatewayProxy(TASK_MANAGER_METHODS, (m) => {
+      if (!this.lost) rpc.send(m);
+    });
     this.#log = o.log;
     this.#bundle = o.bundle;
     this.#leaderEpoch = o.leaderEpoch;
@@ -50,7 +60,7 @@ export class RegisteredTaskManager {
       intervalMs: o.heartbeatIntervalMs,
       timeoutMs: o.heartbeatTimeoutMs,
       clock: systemClock,
-      send: (seq) => rpc.send({ type: 'heartbeat-request', seq, leaderEpoch: o.leaderEpoch() }),
+      send: (seq) => this.gateway.heartbeatRequest({ seq, leaderEpoch: o.leaderEpoch() }),
       onTimeout: (silentMs) => this.lose(`it has not answered heartbeats for ${(silentMs / 1000).toFixed(1)} s (heartbeat.timeout ${o.heartbeatTimeoutMs / 1000} s): it died, hangs or is cut off`),
     });
     rpc.onMessage((m) => this.#receive(m));
@@ -87,10 +97,6 @@ export class RegisteredTaskManager {
     this.#heartbeat.start();
   }
 
-  send(message: RpcMessage): void {
-    if (!this.lost) this.#rpc.send(message);
-  }
-
   /** Takes a free slot for an allocation; its messages go to `listener`. */
   allocate(slot: number, allocation: string, listener: SlotListener): void {
     if (this.lost) {
@@ -105,7 +111,7 @@ export class RegisteredTaskManager {
   release(allocation: string): void {
     const slot = this.slots.indexOf(allocation);
     if (slot >= 0) this.slots[slot] = undefined;
-    if (this.#listeners.delete(allocation)) this.send({ type: 'stop-slot', allocation, leaderEpoch: this.#leaderEpoch() });
+    if (this.#listeners.delete(allocation)) this.gateway.stopSlot({ allocation, leaderEpoch: this.#leaderEpoch() });
   }
 
   /** Loses the TaskManager: every slot's holder is told, the connection is closed. */
@@ -123,34 +129,38 @@ export class RegisteredTaskManager {
   }
 
   #receive(m: RpcMessage): void {
-    switch (m.type) {
-      case 'heartbeat-reply':
-        this.#lastHeartbeat = Date.now();
-        this.#freeMemory = m.freeMemory;
-        this.#heartbeat.received();
-        return;
-      case 'from-slot':
-        this.#listeners.get(m.allocation)?.message(m.message);
-        return;
-      case 'fetch-bundle': {
-        const code = this.#bundle(m.hash);
-        const leaderEpoch = this.#leaderEpoch();
-        this.send(code ? { type: 'bundle', hash: m.hash, code, leaderEpoch } : { type: 'bundle', hash: m.hash, code: null, error: `the JobManager has no bundle ${m.hash}`, leaderEpoch });
-        return;
-      }
-      case 'slot-lost': {
-        const l = this.#listeners.get(m.allocation);
-        if (!l) return;
-        this.#listeners.delete(m.allocation);
-        const slot = this.slots.indexOf(m.allocation);
-        if (slot >= 0) this.slots[slot] = undefined;
-        l.lost(errorFrom(m.error, `slot ${slot} of TaskManager ${this.id} at ${this.address}`));
-        return;
-      }
-      default:
-        this.#log.warn(`TaskManager ${this.id} sent an unexpected ${m.type} message; ignored`);
+    try {
+      // A message of the other direction is not one of this gateway's: unexpected, like any unknown one.
+      dispatchMessage(RESOURCE_MANAGER_METHODS, this.#endpoint, m as ResourceManagerMessage);
+    } catch (e) {
+      if (!(e instanceof UnknownMessageError)) throw e;
+      this.#log.warn(`TaskManager ${this.id} sent an unexpected ${String(e.messageType)} message; ignored`);
     }
   }
+
+  /** The JobManager's side of this process's ResourceManagerGateway. */
+  readonly #endpoint: ResourceManagerGateway = {
+    register: () => this.#log.warn(`TaskManager ${this.id} sent an unexpected register message; ignored`),
+    heartbeatReply: (m) => {
+      this.#lastHeartbeat = Date.now();
+      this.#freeMemory = m.freeMemory;
+      this.#heartbeat.received();
+    },
+    fromSlot: (m) => this.#listeners.get(m.allocation)?.message(m.message),
+    fetchBundle: (m) => {
+      const code = this.#bundle(m.hash);
+      const leaderEpoch = this.#leaderEpoch();
+      this.gateway.bundle(code ? { hash: m.hash, code, leaderEpoch } : { hash: m.hash, code: null, error: `the JobManager has no bundle ${m.hash}`, leaderEpoch });
+    },
+    slotLost: (m) => {
+      const l = this.#listeners.get(m.allocation);
+      if (!l) return;
+      this.#listeners.delete(m.allocation);
+      const slot = this.slots.indexOf(m.allocation);
+      if (slot >= 0) this.slots[slot] = undefined;
+      l.lost(errorFrom(m.error, `slot ${slot} of TaskManager ${this.id} at ${this.address}`));
+    },
+  };
 }
 
 function errorFrom(e: SerializedError, where: string): Error {

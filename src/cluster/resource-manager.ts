@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log/logger.ts';
-import type { TaskManagerRegistration } from '../network/control-messages.ts';
+import type { TaskManagerRegistration } from '../rpc/resource-manager-gateway.ts';
 import { RegisteredTaskManager, type SlotListener } from './registered-task-manager.ts';
 import type { RpcConnection } from './rpc-connection.ts';
 import { SlotRequestTimeoutError } from './slot-request-timeout-error.ts';
@@ -86,7 +86,7 @@ export class ResourceManager {
       if (this.#taskManagers.get(lost.id) === lost) this.#taskManagers.delete(lost.id);
       this.#notify();
     });
-    rpc.send({ type: 'registered', jobManager: 'jobmanager', leaderEpoch: leaderEpoch() });
+    tm.gateway.registered({ jobManager: 'jobmanager', leaderEpoch: leaderEpoch() });
     this.#o.log.info(`TaskManager ${registration.id} registered from ${rpc.address} with ${registration.slots} slot${registration.slots === 1 ? '' : 's'} (data ${registration.host}:${registration.dataPort})`, {
       taskManager: registration.id,
       slots: registration.slots,

@@ -1,5 +1,5 @@
 import { deserialize, serialize } from 'node:v8';
-import type { RpcMessage } from '../network/control-messages.ts';
+import type { RpcMessage } from '../rpc/control-protocol.ts';
 import type { FramedSocket } from './framed-socket.ts';
 import { OPEN_MAX_FRAME } from './handshake.ts';
 

@@ -1,8 +1,7 @@
-import type { RemoteChannelEndpoint, SlotLocation, ToTaskManager } from '../network/control-messages.ts';
+import { channelKey } from '../ids/task-key.ts';
+import type { RemoteChannelEndpoint, SlotDeployment, SlotLocation } from '../rpc/task-executor-gateway.ts';
 import { SegmentRing } from '../network/segment-ring.ts';
 import type { DataPlane } from './data-plane.ts';
-
-type Deploy = Extract<ToTaskManager, { type: 'deploy' }>;
 
 /** What the slot of a torn-down channel is told when the channel's connection fails. */
 export type ChannelFailed = (endpoint: RemoteChannelEndpoint, reason: string) => void;
@@ -32,13 +31,13 @@ export class SlotChannels {
   }
 
   /** The deploy as the slot's thread gets it: every remote channel with its ring. */
-  prepare(allocation: string, deploy: Deploy, failed: ChannelFailed): Deploy {
+  prepare(allocation: string, deploy: SlotDeployment, failed: ChannelFailed): SlotDeployment {
     const locations = deploy.locations ?? {};
     this.release(allocation, deploy.attempt - 1);
     const held = this.#held.get(allocation) ?? [];
     this.#held.set(allocation, held);
     const remoteChannels = deploy.remoteChannels.map((e): RemoteChannelEndpoint => {
-      const key = `${deploy.jobId}:${deploy.attempt}:${e.edgeId}:${e.producer}:${e.consumer}`;
+      const key = `${deploy.jobId}:${deploy.attempt}:${channelKey(e.edgeId, e.producer, e.consumer)}`;
       const peer: SlotLocation | undefined = locations[e.peer];
       if (!peer) throw new Error(`the deploy says nothing of where TaskManager ${e.peer} runs`);
       if (peer.taskManagerId === this.#id) {

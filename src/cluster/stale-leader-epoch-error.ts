@@ -4,7 +4,7 @@
  * after a pause), so nothing it says is acted on.
  */
 export class StaleLeaderEpochError extends Error {
-  /** The message's type; for a message to a slot also what it carries (`to-slot/checkpoint-complete`). */
+  /** The message's type; for a message to a slot also what it carries (`toSlot/notifyCheckpointComplete`). */
   readonly messageType: string;
   readonly epoch: number;
   readonly newestEpoch: number;

@@ -3,8 +3,13 @@ import { availableParallelism, freemem, hostname, totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import type { WeirConfig } from '../config/configuration.ts';
 import type { Logger } from '../log/logger.ts';
-import type { RpcMessage, SlotInit, ToTaskManagerProcess } from '../network/control-messages.ts';
-import { serializeError } from '../network/control-messages.ts';
+import { SHUTDOWN, type Service, type StopReason } from '../lifecycle/service.ts';
+import type { RpcMessage, TaskManagerMessage } from '../rpc/control-protocol.ts';
+import { dispatchMessage, gatewayProxy } from '../rpc/gateway-proxy.ts';
+import { JOB_MASTER_METHODS } from '../rpc/job-master-gateway.ts';
+import { RESOURCE_MANAGER_METHODS, type ResourceManagerGateway } from '../rpc/resource-manager-gateway.ts';
+import { TASK_MANAGER_METHODS, type SlotInit, type TaskManagerGateway } from '../rpc/task-manager-gateway.ts';
+import { serializeError } from '../rpc/serialized-error.ts';
 import { BundleCache } from './bundle-cache.ts';
 import { DataPlane } from './data-plane.ts';
 import { greetHandshake } from './handshake.ts';
@@ -68,7 +73,7 @@ const RECONNECT_MAX_MS = 5_000;
  * the connection of an older one is closed. The fence is here, on the TaskManager, because a
  * paused old leader cannot stop anything itself.
  */
-export class TaskManagerProcess {
+export class TaskManagerProcess implements Service {
   readonly id: string;
   readonly #o: TaskManagerProcessOptions;
   readonly #data: DataPlane;
@@ -107,8 +112,8 @@ export class TaskManagerProcess {
         o.log.warn(text, { slot: s.slot, jobId: s.jobId, epoch, newestEpoch: newest });
         // Its JobManager hears of it if it still listens (one leading again, with a newer epoch, does).
         const rpc = this.#rpcOf.get(s);
-        if (rpc && !rpc.closed) rpc.send({ type: 'slot-lost', allocation: s.allocation, error: serializeError(new Error(text)) });
-        void this.#stopSlot(s);
+        if (rpc && !rpc.closed) resourceManagerOf(rpc).slotLost({ allocation: s.allocation, error: serializeError(new Error(text)) });
+        void this.#stopSlot(s, { code: 'replaced' });
       },
       leave: (rpc, epoch, newest) => {
         o.log.warn(`a newer leader (epoch ${newest}): leaving the JobManager of epoch ${epoch} at ${rpc.address}`, { epoch, newestEpoch: newest });
@@ -154,14 +159,15 @@ export class TaskManagerProcess {
     return { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)), epoch: leader.epoch };
   }
 
-  async stop(): Promise<void> {
+  /** Ends the process's work: its slots' threads (asked first), its connection, its data port. */
+  async stop(reason: StopReason = SHUTDOWN): Promise<void> {
     this.#stopped = true;
     this.#leaderKnown?.();
     const jm = this.#o.jobManager;
     if ('leaderRetrieval' in jm) void jm.leaderRetrieval.stop({ code: 'shutdown' });
     clearTimeout(this.#jmSilence);
     this.#rpc?.close();
-    await this.#stopSlots();
+    await this.#stopSlots(reason);
     await this.#data.stop({ code: 'shutdown' });
     this.#done();
   }
@@ -178,7 +184,7 @@ export class TaskManagerProcess {
         await new Promise<void>((resolve) => this.#rpc!.onClose(() => resolve()));
         if (this.#stopped) return;
         log.warn(`lost the JobManager at ${this.jobManagerAddress}: cancelling every subtask and registering again`);
-        await this.#stopSlots();
+        await this.#stopSlots({ code: 'failed', cause: new Error(`lost the JobManager at ${this.jobManagerAddress}`) });
         // Superseded by a newer leader: go to it at once.
         if (this.#fence.isStale(target.epoch)) continue;
       } catch (e) {
@@ -217,8 +223,7 @@ export class TaskManagerProcess {
         else rpc.close(new Error('its registration reply was refused'));
       });
     });
-    rpc.send({
-      type: 'register',
+    resourceManagerOf(rpc).register({
       registration: {
         id: this.id,
         host: c['taskmanager.host'],
@@ -258,7 +263,7 @@ export class TaskManagerProcess {
       const waiting = this.#bundleRequests.get(hash);
       if (waiting) return void waiting.push({ resolve, reject });
       this.#bundleRequests.set(hash, [{ resolve, reject }]);
-      rpc.send({ type: 'fetch-bundle', hash });
+      resourceManagerOf(rpc).fetchBundle({ hash });
       rpc.onClose(() => {
         for (const w of this.#bundleRequests.get(hash) ?? []) w.reject(new Error('the connection to the JobManager closed'));
         this.#bundleRequests.delete(hash);
@@ -282,43 +287,43 @@ export class TaskManagerProcess {
       if (this.#fence.isStale(this.#fence.epochOf(rpc))) rpc.close(e);
       return false;
     }
-    switch (m.type) {
-      case 'registered':
-        return true;
-      case 'bundle': {
+    dispatchMessage(TASK_MANAGER_METHODS, this.#endpoint(rpc, verdict.epoch), m);
+    return true;
+  }
+
+  /** The JobManager's calls over `rpc`, admitted under `epoch`, as this process acts on them. */
+  #endpoint(rpc: RpcConnection, epoch: number | undefined): TaskManagerGateway {
+    return {
+      registered: () => {},
+      bundle: (m) => {
         const waiting = this.#bundleRequests.get(m.hash) ?? [];
         this.#bundleRequests.delete(m.hash);
         for (const w of waiting) m.code ? w.resolve(m.code) : w.reject(new Error(m.error ?? 'no such bundle'));
-        return true;
-      }
-      case 'heartbeat-request':
+      },
+      heartbeatRequest: (m) => {
         this.#expectHeartbeat(rpc);
-        rpc.send({ type: 'heartbeat-reply', seq: m.seq, freeMemory: freemem() });
-        return true;
-      case 'start-slot':
-        void this.#startSlot(rpc, m.allocation, m.slot, m.init, verdict.epoch);
-        return true;
-      case 'to-slot':
-        this.#byAllocation.get(m.allocation)?.post(m.message);
-        return true;
-      case 'stop-slot': {
+        resourceManagerOf(rpc).heartbeatReply({ seq: m.seq, freeMemory: freemem() });
+      },
+      startSlot: (m) => void this.#startSlot(rpc, m.allocation, m.slot, m.init, epoch),
+      toSlot: (m) => this.#byAllocation.get(m.allocation)?.post(m.message),
+      stopSlot: (m) => {
         const s = this.#byAllocation.get(m.allocation);
-        if (s) void this.#stopSlot(s);
-        return true;
-      }
-    }
+        if (s) void this.#stopSlot(s, SHUTDOWN);
+      },
+    };
   }
 
   async #startSlot(rpc: RpcConnection, allocation: string, slot: number, init: SlotInit, epoch: number | undefined): Promise<void> {
     const { log } = this.#o;
     // The slot's previous thread may still be ending.
-    await this.#slots.get(slot)?.stop();
+    await this.#slots.get(slot)?.stop({ code: 'replaced' });
     if (rpc.closed) return;
     let bundlePath: string;
     try {
       bundlePath = await this.#bundles.get(init.bundle);
     } catch (e) {
-      rpc.send({ type: 'from-slot', allocation, message: { type: 'deploy-failed', tm: init.index, attempt: -1, error: serializeError(e) } });
+      const jobMaster = gatewayProxy(JOB_MASTER_METHODS, (message) => resourceManagerOf(rpc).fromSlot({ allocation, message }));
+      jobMaster.deployFailed({ tm: init.index, attempt: -1, error: serializeError(e) });
       return;
     }
     if (rpc.closed || this.#rpc !== rpc) return;
@@ -327,7 +332,7 @@ export class TaskManagerProcess {
       log.warn(`slot ${slot} (job ${init.jobId}) not started: it was asked for under leader epoch ${epoch}, and leader epoch ${this.#fence.newest} has been seen`, { slot, jobId: init.jobId, epoch });
       return;
     }
-    const thread = new SlotThread({ allocation, slot, init, bundlePath, channels: this.#channels, send: (msg) => rpc.send(msg), log });
+    const thread = new SlotThread({ allocation, slot, init, bundlePath, channels: this.#channels, jobManager: resourceManagerOf(rpc), log });
     this.#slots.set(slot, thread);
     this.#byAllocation.set(allocation, thread);
     this.#rpcOf.set(thread, rpc);
@@ -340,21 +345,23 @@ export class TaskManagerProcess {
     });
   }
 
-  async #stopSlot(s: SlotThread): Promise<void> {
+  async #stopSlot(s: SlotThread, reason: StopReason): Promise<void> {
     this.#fence.slotEnded(s);
     this.#byAllocation.delete(s.allocation);
-    await s.stop();
+    await s.stop(reason);
     if (this.#slots.get(s.slot) === s) this.#slots.delete(s.slot);
   }
 
-  async #stopSlots(): Promise<void> {
-    await Promise.all([...this.#slots.values()].map((s) => this.#stopSlot(s)));
+  async #stopSlots(reason: StopReason): Promise<void> {
+    await Promise.all([...this.#slots.values()].map((s) => this.#stopSlot(s, reason)));
   }
 }
 
-// A record, so that a JobManager message added to the union must be named here.
-const FROM_JOB_MANAGER: Record<ToTaskManagerProcess['type'], true> = { bundle: true, registered: true, 'heartbeat-request': true, 'start-slot': true, 'to-slot': true, 'stop-slot': true };
+function isFromJobManager(m: RpcMessage): m is TaskManagerMessage {
+  return Object.hasOwn(TASK_MANAGER_METHODS, m.type);
+}
 
-function isFromJobManager(m: RpcMessage): m is ToTaskManagerProcess {
-  return Object.hasOwn(FROM_JOB_MANAGER, m.type);
+/** The JobManager's ResourceManagerGateway, over this connection. */
+function resourceManagerOf(rpc: RpcConnection): ResourceManagerGateway {
+  return gatewayProxy(RESOURCE_MANAGER_METHODS, (m) => rpc.send(m));
 }

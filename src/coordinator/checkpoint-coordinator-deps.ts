@@ -4,7 +4,7 @@ import type { Clock } from '../clock/clock.ts';
 import type { WeirConfig } from '../config/configuration.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
 import type { Logger } from '../log/logger.ts';
-import type { TaskMetrics } from '../network/control-messages.ts';
+import type { TaskMetrics } from '../rpc/job-master-gateway.ts';
 import type { CheckpointOptions, CheckpointType } from '../network/stream-event.ts';
 import type { CheckpointIdCounter } from './checkpoint-id-counter.ts';
 import type { CompletedCheckpoint } from './completed-checkpoint.ts';

@@ -1,9 +1,9 @@
 import { failureCounts, type CheckpointFailureReport } from '../checkpoint/checkpoint-failure-reason.ts';
 import type { Timer } from '../clock/clock.ts';
 import { formatDuration } from '../config/duration.ts';
-import { taskKey, type TaskKey } from '../graph/task-key.ts';
+import { taskKey, type TaskKey } from '../ids/task-key.ts';
 import { describeStopReason, type Stoppable, type StopReason } from '../lifecycle/service.ts';
-import type { FromTaskManager } from '../network/control-messages.ts';
+import type { CheckpointAcknowledgement, CheckpointDecline } from '../rpc/job-master-gateway.ts';
 import type { CheckpointOptions } from '../network/stream-event.ts';
 import type { CheckpointCoordinatorDeps, TaskDescriptions, TriggerRequest } from './checkpoint-coordinator-deps.ts';
 import { CheckpointFailureManager } from './checkpoint-failure-manager.ts';
@@ -232,7 +232,7 @@ export class CheckpointCoordinator implements Stoppable {
     return cp;
   }
 
-  receiveAck(m: Extract<FromTaskManager, { type: 'ack-checkpoint' }>): void {
+  receiveAck(m: CheckpointAcknowledgement): void {
     const p = this.#pending.get(m.checkpointId);
     if (!p) return;
     if (p.acknowledge(taskKey(m.vertexId, m.subtask), m.state, m.figures) !== 'SUCCESS') return;
@@ -244,7 +244,7 @@ export class CheckpointCoordinator implements Stoppable {
     }
   }
 
-  receiveDecline(m: Extract<FromTaskManager, { type: 'decline-checkpoint' }>): void {
+  receiveDecline(m: CheckpointDecline): void {
     const p = this.#pending.get(m.checkpointId);
     if (!p) return;
     const vertex = this.#d.jobGraph.vertices.find((v) => v.id === m.vertexId);

@@ -1,6 +1,6 @@
 import { METADATA_VERSION, type CheckpointMetadata, type OperatorStateMetadata } from '../checkpoint/checkpoint-metadata.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
-import { taskKey } from '../graph/task-key.ts';
+import { taskKey } from '../ids/task-key.ts';
 import type { PendingCheckpoint } from './pending-checkpoint.ts';
 
 /**

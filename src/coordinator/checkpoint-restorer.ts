@@ -3,7 +3,7 @@ import type { CheckpointStorage } from '../checkpoint/checkpoint-storage.ts';
 import { CheckpointCorruptedError } from '../checkpoint/checkpoint-storage-error.ts';
 import type { TaskRestoreState } from '../checkpoint/state-handles.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
-import { taskKey, type TaskKey } from '../graph/task-key.ts';
+import { taskKey, type TaskKey } from '../ids/task-key.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CheckpointStatsTracker } from './checkpoint-stats.ts';
 import type { CompletedCheckpoint } from './completed-checkpoint.ts';

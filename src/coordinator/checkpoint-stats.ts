@@ -1,5 +1,5 @@
 import type { CheckpointFailureReport } from '../checkpoint/checkpoint-failure-reason.ts';
-import type { TaskFigures } from '../network/control-messages.ts';
+import type { TaskFigures } from '../rpc/job-master-gateway.ts';
 import type { CheckpointStatus } from './checkpoint-status.ts';
 
 export interface SubtaskCheckpointStats extends TaskFigures {

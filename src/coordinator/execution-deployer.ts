@@ -1,11 +1,11 @@
 import type { TaskRestoreState } from '../checkpoint/state-handles.ts';
 import { consumersOf } from '../graph/edge-connections.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
-import { taskKey, type TaskKey } from '../graph/task-key.ts';
-import type { RemoteChannelEndpoint, TaskDeployment } from '../network/control-messages.ts';
+import { taskKey, type TaskKey } from '../ids/task-key.ts';
+import type { RemoteChannelEndpoint, TaskDeployment } from '../rpc/task-executor-gateway.ts';
 import { SegmentRing, type RingShape } from '../network/segment-ring.ts';
 import type { PlannedFailure } from './fault-injector.ts';
-import type { TaskManagerPool } from './task-manager-pool.ts';
+import type { SlotExecutorPool } from './slot-executor-pool.ts';
 
 /** What one attempt deploys: every subtask's splits and restored state, and a failure to arm. */
 export interface AttemptPlan {
@@ -25,10 +25,10 @@ export interface AttemptPlan {
  */
 export class ExecutionDeployer {
   readonly #graph: JobGraph;
-  readonly #pool: TaskManagerPool;
+  readonly #pool: SlotExecutorPool;
   readonly #ring: RingShape;
 
-  constructor(graph: JobGraph, pool: TaskManagerPool, ring: RingShape) {
+  constructor(graph: JobGraph, pool: SlotExecutorPool, ring: RingShape) {
     this.#graph = graph;
     this.#pool = pool;
     this.#ring = ring;
@@ -65,7 +65,7 @@ export class ExecutionDeployer {
     const remote = this.#remoteChannels();
     const placement = Object.fromEntries(this.#graph.vertices.map((v) => [v.id, Array.from({ length: v.parallelism }, (_, s) => this.taskManagerOf(s))]));
     for (let i = 0; i < n; i++) {
-      this.#pool.send(i, { type: 'deploy', jobId: plan.jobId, attempt: plan.attempt, fingerprint: this.#graph.fingerprint, tasks: perTm[i]!, remoteChannels: remote[i]!, placement });
+      this.#pool.executor(i).deploy({ jobId: plan.jobId, attempt: plan.attempt, fingerprint: this.#graph.fingerprint, tasks: perTm[i]!, remoteChannels: remote[i]!, placement });
     }
   }
 

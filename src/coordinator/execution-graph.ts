@@ -1,6 +1,7 @@
 import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
-import { taskKey, type TaskKey } from '../graph/task-key.ts';
-import type { TaskMetrics, TaskStatus } from '../network/control-messages.ts';
+import { taskKey, type TaskKey } from '../ids/task-key.ts';
+import type { TaskMetrics } from '../rpc/job-master-gateway.ts';
+import type { TaskStatus } from '../network/task-status.ts';
 import type { ActivityReport } from '../network/task-activity.ts';
 import { TaskRateWindow, type TaskRates } from './task-rates.ts';
 
@@ -22,8 +23,7 @@ export class ExecutionGraph {
   readonly #entries = new Map<TaskKey, ExecutionEntry>();
   readonly #metrics = new Map<TaskKey, TaskMetrics>();
   readonly #rates = new Map<TaskKey, TaskRateWindow>();
-  /** By TaskKey (typed string while task-manager-messages.ts still writes the key as text). */
-  readonly positions = new Map<string, unknown[]>();
+  readonly positions = new Map<TaskKey, unknown[]>();
 
   constructor(graph: JobGraph) {
     this.graph = graph;

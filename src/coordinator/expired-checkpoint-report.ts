@@ -1,7 +1,7 @@
 import type { PendingSubtask } from '../checkpoint/checkpoint-failure-reason.ts';
 import { formatDuration } from '../config/duration.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
-import { parseTaskKey, type TaskKey } from '../graph/task-key.ts';
+import { parseTaskKey, type TaskKey } from '../ids/task-key.ts';
 import { describeActivity } from '../network/task-activity.ts';
 import type { TaskDescriptions } from './checkpoint-coordinator-deps.ts';
 

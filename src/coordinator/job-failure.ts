@@ -1,4 +1,4 @@
-import type { SerializedError } from '../network/control-messages.ts';
+import type { SerializedError } from '../rpc/serialized-error.ts';
 
 /** Why a job failed for good: the last cause, and how many restarts came before it. */
 export class JobFailure extends Error {

@@ -1,5 +1,5 @@
 import type { CheckpointFailureReport } from '../checkpoint/checkpoint-failure-reason.ts';
-import type { SerializedError } from '../network/control-messages.ts';
+import type { SerializedError } from '../rpc/serialized-error.ts';
 import type { CompletedCheckpoint } from './completed-checkpoint.ts';
 import type { JobStatus } from './job-status.ts';
 

@@ -4,7 +4,7 @@ import type { CheckpointIdCounter } from './checkpoint-id-counter.ts';
 import type { CompletedCheckpoint } from './completed-checkpoint.ts';
 import type { FaultInjectionOptions } from './fault-injector.ts';
 import type { JobListener } from './job-listener.ts';
-import type { Deployment } from './task-manager-pool.ts';
+import type { Deployment } from './slot-executor-pool.ts';
 import type { CompiledJob } from './worker-bundle.ts';
 
 export interface JobMasterOptions {

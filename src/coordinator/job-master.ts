@@ -2,8 +2,9 @@ import type { JobPlan } from '../api/define-job.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
-import type { FromTaskManager, SerializedError, TaskMetrics, TaskStatus } from '../network/control-messages.ts';
-import { serializeError } from '../network/control-messages.ts';
+import { type SerializedError, serializeError } from '../rpc/serialized-error.ts';
+import type { TaskMetrics } from '../rpc/job-master-gateway.ts';
+import type { TaskStatus } from '../network/task-status.ts';
 import { sourcePositions, type Restore } from './checkpoint-restorer.ts';
 import type { CheckpointCoordinator } from './checkpoint-coordinator.ts';
 import type { TaskDescriptions } from './checkpoint-coordinator-deps.ts';
@@ -26,11 +27,12 @@ import { applyRetention } from './checkpoint-retention.ts';
 import { SavepointError } from './savepoint-error.ts';
 import { ManualTriggers } from './manual-triggers.ts';
 import { JobSuspendedError } from './job-suspended-error.ts';
+import { SHUTDOWN } from '../lifecycle/service.ts';
 import type { JobMasterOptions } from './job-master-options.ts';
-import { routeTaskManagerMessage } from './task-manager-messages.ts';
+import { JobMasterEndpoint } from './job-master-endpoint.ts';
 import type { TaskRates } from './task-rates.ts';
 
-export type { Deployment } from './task-manager-pool.ts';
+export type { Deployment } from './slot-executor-pool.ts';
 export type { JobListener } from './job-listener.ts';
 export type { ExceptionRecord, JobResult } from './job-result.ts';
 export type { JobMasterOptions } from './job-master-options.ts';
@@ -54,6 +56,7 @@ export class JobMaster {
   readonly #faults: FaultInjector | undefined;
   readonly #result: Promise<JobResult>;
   readonly #triggers: ManualTriggers;
+  readonly #endpoint: JobMasterEndpoint;
   #done!: (result: JobResult) => void;
   #state: JobState;
   #attempt = -1;
@@ -78,7 +81,7 @@ export class JobMaster {
       log: this.#log,
       listener: options.listener,
       attempt: () => this.#attempt,
-      onMessage: (m) => this.#onMessage(m),
+      onMessage: (m) => this.#endpoint.receive(m),
       fail: (e) => this.#state.onFailure(serializeError(e)),
       onRestored: (r) => this.#announceRestore(r),
       ...(options.publishCheckpoint ? { publishCheckpoint: options.publishCheckpoint } : {}),
@@ -88,6 +91,8 @@ export class JobMaster {
     this.#ctx = this.#context(services);
     this.#state = new Created(this.#ctx);
     this.#triggers = new ManualTriggers({ jobId: this.jobId, plan: this.plan, storage: services.storage, checkpoints: this.checkpoints, status: () => this.status });
+    const injectedFailed = () => void (this.#armed && this.#faults?.fired());
+    this.#endpoint = new JobMasterEndpoint({ state: () => this.#state, attempt: () => this.#attempt, log: this.#log, ctx: this.#ctx, checkpoints: this.checkpoints, injectedFailed });
   }
 
   get status(): JobStatus {
@@ -205,19 +210,6 @@ export class JobMaster {
     return this.status === 'RUNNING' && this.#ctx.execution.every((s) => s !== 'initializing');
   }
 
-  #onMessage(m: FromTaskManager): void {
-    routeTaskManagerMessage(m, {
-      state: this.#state,
-      attempt: this.#attempt,
-      log: this.#log,
-      ctx: this.#ctx,
-      checkpoints: this.checkpoints,
-      injectedFailed: () => {
-        if (this.#armed) this.#faults?.fired();
-      },
-    });
-  }
-
   #announceRestore(restore: Restore): void {
     this.#o.listener?.onRestored?.({ checkpointId: restore.checkpointId, path: restore.location, isSavepoint: restore.isSavepoint, sourcePositions: sourcePositions(this.graph, restore) });
   }
@@ -308,7 +300,7 @@ export class JobMaster {
     this.#transition(new Terminal(status));
     await settled;
     await this.#ctx.sources.stop(jobEndReason(status, error));
-    await this.#ctx.pool.terminateAll();
+    await this.#ctx.pool.stop(status === 'FAILED' && error ? { code: 'failed', cause: error } : SHUTDOWN);
     await this.#o.compiled?.discard();
     const kept = await applyRetention(status, { config: this.plan.config, storage: this.#ctx.storage, store: this.checkpoints.store, retainOnFinish: this.#o.retainCheckpointsOnFinish === true });
     await this.#ctx.storage.close?.().catch((e: Error) => this.#log.warn(`closing the checkpoint storage failed: ${e.message}`));

@@ -1,4 +1,4 @@
-import type { SerializedError } from '../network/control-messages.ts';
+import type { SerializedError } from '../rpc/serialized-error.ts';
 import type { JobStatus } from './job-status.ts';
 
 /** One failure the JobMaster saw, and whether it restarted the job. */

@@ -3,7 +3,7 @@ import { createCheckpointStorage } from '../checkpoint/create-checkpoint-storage
 import type { CheckpointStorage } from '../checkpoint/checkpoint-storage.ts';
 import { systemClock, type Clock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
-import type { FromTaskManager } from '../network/control-messages.ts';
+import type { FromTaskExecutor } from '../rpc/control-protocol.ts';
 import { describeActivity } from '../network/task-activity.ts';
 import { CheckpointCoordinator } from './checkpoint-coordinator.ts';
 import type { CheckpointIdCounter } from './checkpoint-id-counter.ts';
@@ -14,14 +14,14 @@ import { ExecutionGraph } from './execution-graph.ts';
 import type { JobListener } from './job-listener.ts';
 import { SourceCoordinators } from './source-coordinators.ts';
 import { WatermarkAlignmentCoordinator } from './watermark-alignment-coordinator.ts';
-import { TaskManagerPool, type Deployment } from './task-manager-pool.ts';
+import { SlotExecutorPool, type Deployment } from './slot-executor-pool.ts';
 
 /** A JobMaster's collaborators, wired to each other. */
 export interface JobServices {
   readonly clock: Clock;
   readonly storage: CheckpointStorage;
   readonly execution: ExecutionGraph;
-  readonly pool: TaskManagerPool;
+  readonly pool: SlotExecutorPool;
   readonly deployer: ExecutionDeployer;
   readonly sources: SourceCoordinators;
   readonly checkpoints: CheckpointCoordinator;
@@ -35,9 +35,9 @@ export interface JobServicesOptions {
   readonly deployment: Deployment;
   readonly log: Logger;
   readonly listener: JobListener | undefined;
-  /** The current attempt: messages to TaskManagers carry it. */
+  /** The current attempt: calls on the slot executors carry it. */
   readonly attempt: () => number;
-  readonly onMessage: (message: FromTaskManager) => void;
+  readonly onMessage: (message: FromTaskExecutor) => void;
   /** A collaborator's failure (a lost TaskManager, an enumerator, the checkpoints): the job's state decides. */
   readonly fail: (error: Error) => void;
   readonly onRestored: (restore: Restore) => void;
@@ -48,7 +48,7 @@ export interface JobServicesOptions {
 }
 
 /**
- * Builds the collaborators of one JobMaster: checkpoint storage, the TaskManager pool, the
+ * Builds the collaborators of one JobMaster: checkpoint storage, the slot executor pool, the
  * deployer, the source coordinators, the checkpoint coordinator and the restorer, each given
  * what it needs of the others.
  */
@@ -59,7 +59,7 @@ export function createJobServices(o: JobServicesOptions): JobServices {
   const clock = systemClock;
   const storage = createCheckpointStorage(jobId, config);
   const execution = new ExecutionGraph(graph);
-  const pool: TaskManagerPool = new TaskManagerPool({
+  const pool: SlotExecutorPool = new SlotExecutorPool({
     plan,
     deployment: o.deployment,
     log,
@@ -80,7 +80,7 @@ export function createJobServices(o: JobServicesOptions): JobServices {
     checkpointing: config['execution.checkpointing.interval'] !== null && config['execution.checkpointing.mode'] !== 'at-most-once',
     atMostOnce: config['execution.checkpointing.mode'] === 'at-most-once',
     log,
-    send: (_vertexId, subtask, message) => pool.send(deployer.taskManagerOf(subtask), message),
+    executorOf: (_vertexId, subtask) => pool.executor(deployer.taskManagerOf(subtask)),
     failJob: (attempt, e) => void (attempt === o.attempt() && o.fail(e)),
     setBacklog: (vertexId, backlog) => checkpoints.setBacklog(vertexId, backlog),
   });
@@ -91,14 +91,14 @@ export function createJobServices(o: JobServicesOptions): JobServices {
     log,
     clock,
     storage,
-    triggerSources: (id, timestamp, options) => pool.broadcast({ type: 'trigger-checkpoint', attempt: o.attempt(), checkpointId: id, timestamp, options }),
+    triggerSources: (id, timestamp, options) => pool.all().triggerCheckpoint({ attempt: o.attempt(), checkpointId: id, timestamp, options }),
     snapshotCoordinators: (id) => sources.snapshot(id),
     notifyComplete: (id) => {
       checkpoints.store.markCommitNotified(id);
       sources.notifyCheckpointComplete(id);
-      pool.broadcast({ type: 'checkpoint-complete', attempt: o.attempt(), checkpointId: id });
+      pool.all().notifyCheckpointComplete({ attempt: o.attempt(), checkpointId: id });
     },
-    notifyAborted: (id, reason) => pool.broadcast({ type: 'checkpoint-aborted', attempt: o.attempt(), checkpointId: id, reason }),
+    notifyAborted: (id, reason) => pool.all().notifyCheckpointAborted({ attempt: o.attempt(), checkpointId: id, reason }),
     describeTasks: () => pool.describe(),
     failJob: o.fail,
     onCompleted: (c) => {
@@ -118,6 +118,6 @@ export function createJobServices(o: JobServicesOptions): JobServices {
     fallbackPastCommitted: config['execution.checkpointing.fallback-past-committed'],
     onRestored: o.onRestored,
   });
-  const alignment = new WatermarkAlignmentCoordinator({ graph, send: (_vertexId, subtask, message) => pool.send(deployer.taskManagerOf(subtask), message) });
+  const alignment = new WatermarkAlignmentCoordinator({ graph, executorOf: (_vertexId, subtask) => pool.executor(deployer.taskManagerOf(subtask)) });
   return { clock, storage, execution, pool, deployer, sources, checkpoints, restorer, alignment };
 }

@@ -1,6 +1,6 @@
-import type { TaskFigures } from '../network/control-messages.ts';
+import type { TaskFigures } from '../rpc/job-master-gateway.ts';
 import type { TaskStateSnapshot } from '../checkpoint/state-handles.ts';
-import type { TaskKey } from '../graph/task-key.ts';
+import type { TaskKey } from '../ids/task-key.ts';
 import type { CheckpointOptions } from '../network/stream-event.ts';
 import type { Timer } from '../clock/clock.ts';
 import type { CheckpointStats } from './checkpoint-stats.ts';

@@ -1,4 +1,4 @@
-import type { TaskManagerGateway } from './task-manager-gateway.ts';
+import type { SlotExecutorConnection } from './slot-executor-connection.ts';
 
 /**
  * Where a job's TaskManagers come from in a cluster (Flink's SlotPool, seen from the JobMaster):
@@ -7,11 +7,11 @@ import type { TaskManagerGateway } from './task-manager-gateway.ts';
  */
 export interface SlotProvider {
   /**
-   * Gateways to fresh slots for the job's TaskManagers `indexes`, in that order, each ready (its
+   * Connections to fresh slots for the job's executors `indexes`, in that order, each ready (its
    * thread has built the job graph). Rejects with the reason, naming how many slots were needed
    * and how many were offered, when not enough came in time.
    */
-  allocate(indexes: readonly number[]): Promise<TaskManagerGateway[]>;
+  allocate(indexes: readonly number[]): Promise<SlotExecutorConnection[]>;
   /** The job has ended: its slots go back to the cluster, and nothing more is asked. */
   close(): Promise<void>;
 }

@@ -2,15 +2,15 @@ import type { EnumeratorContext, Source, SplitEnumerator } from '../api/source.t
 import type { JobVertex } from '../graph/job-graph.ts';
 import type { Stoppable, StopReason } from '../lifecycle/service.ts';
 import type { Logger } from '../log/logger.ts';
-import type { ToTaskManager } from '../network/control-messages.ts';
+import type { TaskExecutorGateway } from '../rpc/task-executor-gateway.ts';
 
 export interface SourceCoordinatorDeps {
   readonly jobId: string;
   readonly attempt: number;
   readonly checkpointing: boolean;
   readonly log: Logger;
-  /** Sends to the TaskManager that runs the subtask. */
-  readonly send: (subtask: number, message: ToTaskManager) => void;
+  /** The slot executor that runs the subtask. */
+  readonly executorOf: (subtask: number) => TaskExecutorGateway;
   readonly failJob: (error: Error) => void;
   readonly setBacklog: (backlog: boolean) => void;
 }
@@ -56,9 +56,9 @@ export class SourceCoordinator implements Stoppable {
       parallelism: vertex.parallelism,
       checkpointing: deps.checkpointing,
       log: deps.log.child({ vertex: vertex.name }),
-      assignSplits: (subtask, splits) => this.#send(subtask, { type: 'source-splits', ...base, subtask, splits, noMoreSplits: false }),
-      signalNoMoreSplits: (subtask) => this.#send(subtask, { type: 'source-splits', ...base, subtask, splits: [], noMoreSplits: true }),
-      sendEventToReader: (subtask, event) => this.#send(subtask, { type: 'source-event', ...base, subtask, event }),
+      assignSplits: (subtask, splits) => this.#readerOf(subtask)?.addSplits({ ...base, subtask, splits, noMoreSplits: false }),
+      signalNoMoreSplits: (subtask) => this.#readerOf(subtask)?.addSplits({ ...base, subtask, splits: [], noMoreSplits: true }),
+      sendEventToReader: (subtask, event) => this.#readerOf(subtask)?.sendSourceEvent({ ...base, subtask, event }),
       failJob: (e) => this.#fail('running', e),
       setProcessingBacklog: (backlog) => {
         if (!this.#stopping) deps.setBacklog(backlog);
@@ -104,12 +104,13 @@ export class SourceCoordinator implements Stoppable {
     await this.#queue;
   }
 
-  #send(subtask: number, message: ToTaskManager): void {
-    if (this.#stopping) return;
+  /** The executor of the reader an enumerator addresses; none once stopping. */
+  #readerOf(subtask: number): TaskExecutorGateway | undefined {
+    if (this.#stopping) return undefined;
     if (subtask < 0 || subtask >= this.vertex.parallelism) {
       throw new RangeError(`source '${this.vertex.name}' has ${this.vertex.parallelism} subtask(s); the enumerator addressed subtask index ${subtask}`);
     }
-    this.#d.send(subtask, message);
+    return this.#d.executorOf(subtask);
   }
 
   #run(what: string, fn: () => void | Promise<void>): void {

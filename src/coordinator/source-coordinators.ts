@@ -1,9 +1,9 @@
 import type { Source } from '../api/source.ts';
 import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
-import { taskKey } from '../graph/task-key.ts';
+import { taskKey, type TaskKey } from '../ids/task-key.ts';
 import type { Stoppable, StopReason } from '../lifecycle/service.ts';
 import type { Logger } from '../log/logger.ts';
-import type { ToTaskManager } from '../network/control-messages.ts';
+import type { TaskExecutorGateway } from '../rpc/task-executor-gateway.ts';
 import { SourceCoordinator } from './source-coordinator.ts';
 
 export interface SourceCoordinatorsDeps {
@@ -13,7 +13,8 @@ export interface SourceCoordinatorsDeps {
   /** At-most-once: restarts go on from where the readers were, not from a checkpoint. */
   readonly atMostOnce: boolean;
   readonly log: Logger;
-  readonly send: (vertexId: string, subtask: number, message: ToTaskManager) => void;
+  /** The slot executor that runs a subtask. */
+  readonly executorOf: (vertexId: string, subtask: number) => TaskExecutorGateway;
   readonly failJob: (attempt: number, error: Error) => void;
   readonly setBacklog: (vertexId: string, backlog: boolean) => void;
 }
@@ -62,7 +63,7 @@ export class SourceCoordinators implements Stoppable {
         attempt,
         checkpointing: this.#d.checkpointing,
         log: this.#d.log,
-        send: (subtask, message) => this.#d.send(vertex.id, subtask, message),
+        executorOf: (subtask) => this.#d.executorOf(vertex.id, subtask),
         failJob: (e) => this.#d.failJob(attempt, e),
         setBacklog: (backlog) => this.#d.setBacklog(vertex.id, backlog),
       });
@@ -100,15 +101,14 @@ export class SourceCoordinators implements Stoppable {
    * Each source subtask's splits for an attempt: none for sources with an enumerator (readers
    * ask), at-most-once after a failure the positions readers last reported, else the enumerated
    * splits of a fresh start (split i to subtask i mod parallelism; a restore brings its own).
-   * `positions` is by TaskKey.
    */
-  async splits(positions: ReadonlyMap<string, unknown[]>, restarted: boolean): Promise<Map<string, unknown[][]>> {
+  async splits(positions: ReadonlyMap<TaskKey, unknown[]>, restarted: boolean): Promise<Map<string, unknown[][]>> {
     const out = new Map<string, unknown[][]>();
     for (const vertex of this.#d.graph.vertices.filter((v) => v.isSource)) out.set(vertex.id, await this.#splitsOf(vertex, positions, restarted));
     return out;
   }
 
-  async #splitsOf(vertex: JobVertex, positions: ReadonlyMap<string, unknown[]>, restarted: boolean): Promise<unknown[][]> {
+  async #splitsOf(vertex: JobVertex, positions: ReadonlyMap<TaskKey, unknown[]>, restarted: boolean): Promise<unknown[][]> {
     const perSubtask: unknown[][] = Array.from({ length: vertex.parallelism }, () => []);
     const source = sourceOf(vertex);
     const initial = source.createEnumerator ? [] : await this.#initial(vertex, source);

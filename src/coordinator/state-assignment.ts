@@ -2,7 +2,7 @@ import type { CheckpointMetadata, OperatorStateMetadata } from '../checkpoint/ch
 import { parseChannelStateKey, toChannelStateKey, type ChannelStateKey } from '../checkpoint/channel-state-key.ts';
 import { isAbsolute, join } from 'node:path';
 import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
-import { taskKey, type TaskKey } from '../graph/task-key.ts';
+import { taskKey, type TaskKey } from '../ids/task-key.ts';
 import type { ChannelStateHandle, KeyedStateHandle, OperatorRestoreState, OperatorStateMap, RestoredChannelState, TaskRestoreState } from '../checkpoint/state-handles.ts';
 import { keyGroupRangeForSubtask } from '../state/key-group.ts';
 import { RestoreError } from './restore-error.ts';

@@ -1,4 +1,4 @@
-import type { TaskMetrics } from '../network/control-messages.ts';
+import type { TaskMetrics } from '../rpc/job-master-gateway.ts';
 
 /** A subtask's figures per second, as Flink's meters and time gauges of a task give them. */
 export interface TaskRates {

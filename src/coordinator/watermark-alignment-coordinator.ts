@@ -1,12 +1,13 @@
 import type { WatermarkStrategy } from '../api/watermark-strategy.ts';
 import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
-import { taskKey, type TaskKey } from '../graph/task-key.ts';
-import type { ToTaskManager } from '../network/control-messages.ts';
+import { taskKey, type TaskKey } from '../ids/task-key.ts';
+import type { TaskExecutorGateway } from '../rpc/task-executor-gateway.ts';
 import { decodeWatermark, encodeWatermark, type WireWatermark } from '../network/wire-watermark.ts';
 
 export interface WatermarkAlignmentDeps {
   readonly graph: JobGraph;
-  readonly send: (vertexId: string, subtask: number, message: ToTaskManager) => void;
+  /** The slot executor that runs a subtask. */
+  readonly executorOf: (vertexId: string, subtask: number) => TaskExecutorGateway;
 }
 
 interface AlignedSource {
@@ -66,7 +67,7 @@ export class WatermarkAlignmentCoordinator {
         const key = taskKey(s.vertex.id, i);
         if (this.#announced.get(key) === allowed) continue;
         this.#announced.set(key, allowed);
-        this.#d.send(s.vertex.id, i, { type: 'watermark-alignment', attempt: this.#attempt, vertexId: s.vertex.id, subtask: i, maxAllowedWatermark: encodeWatermark(allowed) });
+        this.#d.executorOf(s.vertex.id, i).updateWatermarkAlignment({ attempt: this.#attempt, vertexId: s.vertex.id, subtask: i, maxAllowedWatermark: encodeWatermark(allowed) });
       }
     }
   }

@@ -1,4 +1,4 @@
-import { channelStateKey, toChannelStateKey, type ChannelStateKey } from '../checkpoint/channel-state-key.ts';
+import { channelStateKey, type ChannelStateKey } from '../checkpoint/channel-state-key.ts';
 import type { Barrier, ChannelItem } from './stream-event.ts';
 import { persistedRecords } from './timestamped-record.ts';
 
@@ -33,10 +33,10 @@ export class InputChannel {
   #overtaken: { checkpointId: number; buffers: unknown[][] } | undefined;
 
   /** `key` may come as text (it is checked); a channel of no edge (in tests) is edge 0's. */
-  constructor(index: number, description: string, key: ChannelStateKey | string = channelStateKey(0, index)) {
+  constructor(index: number, description: string, key: ChannelStateKey = channelStateKey(0, index)) {
     this.index = index;
     this.description = description;
-    this.key = toChannelStateKey(key);
+    this.key = key;
   }
 
   set creditReturn(fn: (n: number) => void) {

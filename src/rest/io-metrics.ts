@@ -1,4 +1,4 @@
-import type { TaskMetrics } from '../network/control-messages.ts';
+import type { TaskMetrics } from '../rpc/job-master-gateway.ts';
 import type { IOMetricsView } from './rest-views.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { JobMaster } from '../coordinator/job-master.ts';
 import type { TaskRates } from '../coordinator/task-rates.ts';
 import type { JobVertex, ChainedOperator } from '../graph/job-graph.ts';
-import type { OperatorFigures, TaskMetrics } from '../network/control-messages.ts';
+import type { OperatorFigures, TaskMetrics } from '../rpc/job-master-gateway.ts';
 
 /** What the figures of the job scope are read from. */
 export interface JobRow {

@@ -1,6 +1,6 @@
 import type { JobMaster } from '../coordinator/job-master.ts';
 import type { JobVertex } from '../graph/job-graph.ts';
-import type { TaskMetrics } from '../network/control-messages.ts';
+import type { TaskMetrics } from '../rpc/job-master-gateway.ts';
 import { executionState } from './execution-state.ts';
 import { decodeWatermark, type WireWatermark } from '../network/wire-watermark.ts';
 import { ioMetrics } from './io-metrics.ts';

@@ -1,9 +1,15 @@
 import type { WeirConfig } from '../config/configuration.ts';
 import { forwardingLogger, type Logger, type LogLevel } from '../log/logger.ts';
 import type { JobEdge, JobGraph } from '../graph/job-graph.ts';
-import type { FromTaskManager, RemoteChannelEndpoint, TaskDeployment, ToTaskManager } from '../network/control-messages.ts';
+import type { FromTaskExecutor, ToTaskExecutor } from '../rpc/control-protocol.ts';
+import { dispatchMessage, gatewayProxy } from '../rpc/gateway-proxy.ts';
+import { JOB_MASTER_METHODS, type JobMasterGateway } from '../rpc/job-master-gateway.ts';
+import { TASK_EXECUTOR_METHODS, type OfAttempt, type OfSubtask, type RemoteChannelEndpoint, type SlotDeployment, type TaskExecutorGateway } from '../rpc/task-executor-gateway.ts';
+import { serializeError } from '../rpc/serialized-error.ts';
+import type { StopReason } from '../lifecycle/service.ts';
+import { channelStateKey } from '../checkpoint/channel-state-key.ts';
+import { channelKey, taskKey, type ChannelKey, type TaskKey } from '../ids/task-key.ts';
 import type { CheckpointStorageWorkerView } from '../checkpoint/checkpoint-storage.ts';
-import { serializeError } from '../network/control-messages.ts';
 import { InputChannel } from '../network/input-channel.ts';
 import { connectLocal } from '../network/local-channel.ts';
 import type { OutputChannel } from '../network/output-channel.ts';
@@ -17,7 +23,7 @@ import { consumersOf, producersOf } from '../graph/edge-connections.ts';
 import { RecordWriter } from './record-writer.ts';
 import { Task } from './task.ts';
 import { systemClock } from '../clock/clock.ts';
-import { decodeWatermark } from '../network/wire-watermark.ts';
+import { decodeWatermark, type WireWatermark } from '../network/wire-watermark.ts';
 import { JobGraphMismatchError } from './job-graph-mismatch-error.ts';
 
 export interface SlotExecutorOptions {
@@ -25,7 +31,7 @@ export interface SlotExecutorOptions {
   readonly taskManagers: number;
   readonly jobGraph: JobGraph;
   readonly config: WeirConfig;
-  readonly send: (message: FromTaskManager) => void;
+  readonly send: (message: FromTaskExecutor) => void;
   readonly storage: CheckpointStorageWorkerView;
   /** The JobMaster's log level; lines below it are not sent. Unset: nothing is logged. */
   readonly logLevel?: LogLevel | undefined;
@@ -36,13 +42,16 @@ const METRICS_INTERVAL_MS = 500;
 
 /**
  * One slot of a job: hosts its subtasks in one thread (a worker thread, a slot thread of a
- * TaskManager process, or the JobMaster's own at parallelism 1) and runs them cooperatively. The
- * JobMaster numbers these and names each "TaskManager <index>" in what users read (logs, errors,
- * the `tm` field of control messages). Each round steps every task that has work, and the thread
- * goes back to the event loop often enough for channel messages, timers and I/O to come in.
+ * TaskManager process, or the JobMaster's own at parallelism 1) and runs them cooperatively; the
+ * JobMaster calls it through its TaskExecutorGateway, as messages (receive), and it answers
+ * through the JobMasterGateway. The JobMaster numbers these and names each "TaskManager <index>"
+ * in what users read (logs, errors, the `tm` field of control messages). Each round steps every
+ * task that has work, and the thread goes back to the event loop often enough for channel
+ * messages, timers and I/O to come in.
  */
-export class SlotExecutor {
+export class SlotExecutor implements TaskExecutorGateway {
   readonly #o: SlotExecutorOptions;
+  readonly #jobMaster: JobMasterGateway;
   #tasks: Task[] = [];
   #attempt = -1;
   #wakeup: (() => void) | undefined;
@@ -50,82 +59,98 @@ export class SlotExecutor {
   #closers: Array<() => void> = [];
   #loop: Promise<void> | undefined;
   #metricsTimer: NodeJS.Timeout | undefined;
-  /** The subtask at this end of each channel to another TaskManager, by `<edge>:<producer>:<consumer>`. */
-  #channelOwners = new Map<string, string>();
+  /** The subtask at this end of each channel to another slot. */
+  #channelOwners = new Map<ChannelKey, TaskKey>();
+  #stopped: Promise<void> | undefined;
 
   readonly #log: Logger;
 
   constructor(options: SlotExecutorOptions) {
     this.#o = options;
-    this.#log = forwardingLogger((level, message, fields) => options.send({ type: 'log', level, message, fields }), options.logLevel, { taskManager: options.index });
+    this.#jobMaster = gatewayProxy(JOB_MASTER_METHODS, options.send);
+    this.#log = forwardingLogger((level, message, fields) => this.#jobMaster.log({ level, message, fields }), options.logLevel, { taskManager: options.index });
   }
 
-  handle(message: ToTaskManager): void {
-    if (message.type === 'heartbeat') {
-      this.#o.send({ type: 'heartbeat', tm: this.#o.index, seq: message.seq });
-      return;
-    }
-    // A cancel is answered even for an attempt this TaskManager never saw deployed: the JobMaster waits for every answer.
-    if (message.type === 'cancel') {
-      const done = message.attempt >= this.#attempt ? this.#cancelAll() : Promise.resolve();
-      void done.then(() => this.#o.send({ type: 'canceled', tm: this.#o.index, attempt: message.attempt }));
-      return;
-    }
-    if ('attempt' in message && message.type !== 'deploy' && message.attempt !== this.#attempt) return;
-    switch (message.type) {
-      case 'deploy':
-        void this.#deploy(message);
-        return;
-      case 'trigger-checkpoint':
-        for (const t of this.#tasks) if (t.vertex.isSource) t.triggerCheckpoint(message.checkpointId, message.timestamp, message.options);
-        return;
-      case 'checkpoint-complete':
-        for (const t of this.#tasks) t.notifyCheckpointComplete(message.checkpointId);
-        return;
-      case 'checkpoint-aborted':
-        for (const t of this.#tasks) t.notifyCheckpointAborted(message.checkpointId, message.reason);
-        return;
-      case 'finish':
-        for (const t of this.#tasks) t.finish();
-        return;
-      case 'stop-sources':
-        for (const t of this.#tasks) if (t.vertex.isSource) t.source.stopForSavepoint(message.drain);
-        return;
-      case 'resume-sources':
-        for (const t of this.#tasks) if (t.vertex.isSource) t.source.resume();
-        return;
-      case 'source-splits': {
-        const task = this.#task(message.vertexId, message.subtask);
-        if (task) task.addSplits(message.splits, message.noMoreSplits);
-        else if (message.splits.length > 0) this.#o.send({ type: 'splits-undelivered', attempt: message.attempt, vertexId: message.vertexId, subtask: message.subtask, splits: message.splits });
-        return;
-      }
-      case 'source-event':
-        this.#task(message.vertexId, message.subtask)?.source.handleSourceEvent(message.event);
-        return;
-      case 'watermark-alignment':
-        this.#task(message.vertexId, message.subtask)?.source.updateMaxAllowedWatermark(decodeWatermark(message.maxAllowedWatermark));
-        return;
-      case 'channel-failed': {
-        const k = `${message.edgeId}:${message.producer}:${message.consumer}`;
-        const owner = this.#channelOwners.get(k);
-        this.#tasks.find((t) => `${t.vertex.id}:${t.subtask}` === owner)?.fail(new Error(message.reason));
-        return;
-      }
-      case 'describe':
-        this.#o.send({ type: 'described', requestId: message.requestId, tasks: this.#tasks.map((t) => t.metrics()) });
-        return;
-      case 'shutdown':
-        void this.#cancelAll();
-        return;
-    }
+  /**
+   * A message from the JobMaster: a call of this gateway. Calls for another attempt than the one
+   * deployed are dropped here, once, except a deploy (it starts one) and a cancel (answered for
+   * any attempt: the JobMaster waits for every answer).
+   */
+  receive(message: ToTaskExecutor): void {
+    if ('attempt' in message && message.type !== 'deploy' && message.type !== 'cancel' && message.attempt !== this.#attempt) return;
+    dispatchMessage(TASK_EXECUTOR_METHODS, this, message);
+  }
+
+  deploy(deployment: SlotDeployment): void {
+    void this.#deploy(deployment);
+  }
+
+  heartbeat({ seq }: { readonly seq: number }): void {
+    this.#jobMaster.heartbeat({ tm: this.#o.index, seq });
+  }
+
+  cancel({ attempt }: OfAttempt): void {
+    const done = attempt >= this.#attempt ? this.#cancelAll() : Promise.resolve();
+    void done.then(() => this.#jobMaster.canceled({ tm: this.#o.index, attempt }));
+  }
+
+  triggerCheckpoint(m: Parameters<TaskExecutorGateway['triggerCheckpoint']>[0]): void {
+    for (const t of this.#tasks) if (t.vertex.isSource) t.triggerCheckpoint(m.checkpointId, m.timestamp, m.options);
+  }
+
+  notifyCheckpointComplete({ checkpointId }: { readonly checkpointId: number }): void {
+    for (const t of this.#tasks) t.notifyCheckpointComplete(checkpointId);
+  }
+
+  notifyCheckpointAborted({ checkpointId, reason }: { readonly checkpointId: number; readonly reason: string }): void {
+    for (const t of this.#tasks) t.notifyCheckpointAborted(checkpointId, reason);
+  }
+
+  finish(): void {
+    for (const t of this.#tasks) t.finish();
+  }
+
+  stopSources({ drain }: { readonly drain: boolean }): void {
+    for (const t of this.#tasks) if (t.vertex.isSource) t.source.stopForSavepoint(drain);
+  }
+
+  resumeSources(): void {
+    for (const t of this.#tasks) if (t.vertex.isSource) t.source.resume();
+  }
+
+  addSplits(m: Parameters<TaskExecutorGateway['addSplits']>[0]): void {
+    const task = this.#task(m.vertexId, m.subtask);
+    if (task) task.addSplits(m.splits, m.noMoreSplits);
+    else if (m.splits.length > 0) this.#jobMaster.splitsUndelivered({ attempt: m.attempt, vertexId: m.vertexId, subtask: m.subtask, splits: m.splits });
+  }
+
+  sendSourceEvent(m: OfSubtask & { readonly event: unknown }): void {
+    this.#task(m.vertexId, m.subtask)?.source.handleSourceEvent(m.event);
+  }
+
+  updateWatermarkAlignment(m: OfSubtask & { readonly maxAllowedWatermark: WireWatermark }): void {
+    this.#task(m.vertexId, m.subtask)?.source.updateMaxAllowedWatermark(decodeWatermark(m.maxAllowedWatermark));
+  }
+
+  channelFailed(m: Parameters<TaskExecutorGateway['channelFailed']>[0]): void {
+    const owner = this.#channelOwners.get(channelKey(m.edgeId, m.producer, m.consumer));
+    this.#tasks.find((t) => taskKey(t.vertex.id, t.subtask) === owner)?.fail(new Error(m.reason));
+  }
+
+  describe({ requestId }: { readonly requestId: number }): void {
+    this.#jobMaster.described({ requestId, tasks: this.#tasks.map((t) => t.metrics()) });
+  }
+
+  /** Its subtasks are cancelled; the thread that hosts it ends it (see slot-executor-thread.ts). */
+  shutdown(): void {
+    void this.#cancelAll();
   }
 
   #task(vertexId: string, subtask: number): Task | undefined {
     return this.#tasks.find((t) => t.vertex.id === vertexId && t.subtask === subtask);
   }
 
-  async #deploy(message: Extract<ToTaskManager, { type: 'deploy' }>): Promise<void> {
+  async #deploy(message: SlotDeployment): Promise<void> {
     await this.#cancelAll();
     this.#attempt = message.attempt;
     const attempt = message.attempt;
@@ -134,7 +159,7 @@ export class SlotExecutor {
       const tasks = this.#build(message);
       this.#tasks = tasks;
       // Reported while they initialize too: a long restore is legitimate, but it must be visible.
-      this.#o.send({ type: 'metrics', attempt, tasks: tasks.map((t) => t.metrics()) });
+      this.#jobMaster.reportMetrics({ attempt, tasks: tasks.map((t) => t.metrics()) });
       this.#startMetrics();
       await Promise.all(
         tasks.map(async (t) => {
@@ -148,47 +173,46 @@ export class SlotExecutor {
       if (this.#attempt !== attempt) return;
       for (const t of tasks) this.#ready.add(t);
       // Report once before the first step: a task whose first step blocks its thread is still described.
-      this.#o.send({ type: 'metrics', attempt, tasks: tasks.map((t) => t.metrics()) });
+      this.#jobMaster.reportMetrics({ attempt, tasks: tasks.map((t) => t.metrics()) });
       this.#loop ??= this.#run();
       this.#wake();
     } catch (e) {
-      this.#o.send({ type: 'deploy-failed', tm: this.#o.index, attempt, error: serializeError(e) });
+      this.#jobMaster.deployFailed({ tm: this.#o.index, attempt, error: serializeError(e) });
     }
   }
 
-  #build({ jobId, attempt, tasks: deployments, remoteChannels: remote, placement }: Extract<ToTaskManager, { type: 'deploy' }>): Task[] {
+  #build({ jobId, attempt, tasks: deployments, remoteChannels: remote, placement }: SlotDeployment): Task[] {
     const { jobGraph, config, index } = this.#o;
     const local = { credits: config['taskmanager.network.credits-per-channel'], batchSize: config['taskmanager.network.buffer-records'], clock: systemClock };
     const bufferTimeoutMs = config['execution.buffer-timeout.interval'];
-    const key = (edgeId: number, producer: number, consumer: number) => `${edgeId}:${producer}:${consumer}`;
-    const remoteByKey = new Map(remote.map((r) => [`${key(r.edgeId, r.producer, r.consumer)}:${r.role}`, r]));
+    const remoteEnd = (role: RemoteChannelEndpoint['role'], k: ChannelKey) => remote.find((r) => r.role === role && channelKey(r.edgeId, r.producer, r.consumer) === k);
     const here = (vertexId: string, subtask: number) => placement[vertexId]?.[subtask] === index;
     const pointwise = (e: JobEdge) => e.partitioner.kind === 'forward';
 
     // Input channels first, so local output channels can be connected to them.
-    const inputs = new Map<string, InputChannel>();
-    const gates = new Map<string, InputGate>();
+    const inputs = new Map<ChannelKey, InputChannel>();
+    const gates = new Map<TaskKey, InputGate>();
     for (const d of deployments) {
       const vertex = jobGraph.vertices.find((v) => v.id === d.vertexId)!;
       const channels: InputChannel[] = [];
       for (const edge of vertex.inputs) {
         for (const producer of producersOf(pointwise(edge), edge.source.parallelism, d.subtask)) {
-          const ch = new InputChannel(channels.length, `input ${channels.length} (from '${edge.source.name}' subtask ${producer + 1})`, `${edge.id}:${producer}`);
+          const ch = new InputChannel(channels.length, `input ${channels.length} (from '${edge.source.name}' subtask ${producer + 1})`, channelStateKey(edge.id, producer));
           channels.push(ch);
-          const k = key(edge.id, producer, d.subtask);
+          const k = channelKey(edge.id, producer, d.subtask);
           if (here(edge.source.id, producer)) {
             inputs.set(k, ch);
           } else {
-            const endpoint = remoteByKey.get(`${k}:input`);
+            const endpoint = remoteEnd('input', k);
             if (!endpoint?.ring) throw new Error(`no ring for input channel ${k}`);
             const ring = SegmentRing.attach(endpoint.ring, endpoint.shape);
-            const consumer = `${d.vertexId}:${d.subtask}`;
+            const consumer = taskKey(d.vertexId, d.subtask);
             this.#channelOwners.set(k, consumer);
             this.#closers.push(connectRingInput(ring, ch, edgeCodec(edge), (e) => this.#failTask(consumer, e, ch.description)));
           }
         }
       }
-      if (channels.length > 0) gates.set(`${d.vertexId}:${d.subtask}`, new InputGate(channels));
+      if (channels.length > 0) gates.set(taskKey(d.vertexId, d.subtask), new InputGate(channels));
     }
 
     const storage = this.#o.storage;
@@ -198,15 +222,15 @@ export class SlotExecutor {
       const writers = new Map<number, RecordWriter>();
       for (const edge of vertex.outputs) {
         const outs: OutputChannel[] = consumersOf(pointwise(edge), edge.target.parallelism, d.subtask).map((consumer) => {
-          const k = key(edge.id, d.subtask, consumer);
+          const k = channelKey(edge.id, d.subtask, consumer);
           if (here(edge.target.id, consumer)) {
             const input = inputs.get(k);
             if (!input) throw new Error(`no local input channel for ${k}`);
             return connectLocal(input, { ...local, check: edgeCheck(edge) });
           }
-          const endpoint = remoteByKey.get(`${k}:output`);
+          const endpoint = remoteEnd('output', k);
           if (!endpoint?.ring) throw new Error(`no ring for output channel ${k}`);
-          this.#channelOwners.set(k, `${d.vertexId}:${d.subtask}`);
+          this.#channelOwners.set(k, taskKey(d.vertexId, d.subtask));
           const out = new RingOutputChannel(SegmentRing.attach(endpoint.ring, endpoint.shape), edgeCodec(edge), systemClock, edgeContext(edge));
           this.#closers.push(() => out.close());
           return out;
@@ -219,7 +243,7 @@ export class SlotExecutor {
         attempt,
         vertex,
         subtask: d.subtask,
-        gate: gates.get(`${d.vertexId}:${d.subtask}`),
+        gate: gates.get(taskKey(d.vertexId, d.subtask)),
         writers,
         splits: d.splits,
         restore: d.restore,
@@ -238,8 +262,8 @@ export class SlotExecutor {
   }
 
   /** A channel's transport failed outside a task's step (a segment that cannot be decoded): the receiving task fails. */
-  #failTask(taskKey: string, error: unknown, channel: string): void {
-    const task = this.#tasks.find((t) => `${t.vertex.id}:${t.subtask}` === taskKey);
+  #failTask(key: TaskKey, error: unknown, channel: string): void {
+    const task = this.#tasks.find((t) => taskKey(t.vertex.id, t.subtask) === key);
     task?.fail(new Error(`reading ${channel} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
   }
 
@@ -289,7 +313,7 @@ export class SlotExecutor {
   #startMetrics(): void {
     if (this.#metricsTimer) return;
     this.#metricsTimer = setInterval(() => {
-      if (this.#tasks.length > 0) this.#o.send({ type: 'metrics', attempt: this.#attempt, tasks: this.#tasks.map((t) => t.metrics()) });
+      if (this.#tasks.length > 0) this.#jobMaster.reportMetrics({ attempt: this.#attempt, tasks: this.#tasks.map((t) => t.metrics()) });
     }, METRICS_INTERVAL_MS);
     this.#metricsTimer.unref();
   }
@@ -304,8 +328,16 @@ export class SlotExecutor {
     this.#channelOwners.clear();
   }
 
-  /** Stops everything in this TaskManager (in-thread TaskManagers at the end of a job). */
-  async shutdown(): Promise<void> {
+  /**
+   * Stops everything in this slot: its subtasks, its metrics and its checkpoint storage (the
+   * Service contract's stop; whatever the reason, subtasks are cancelled, which is as fast as it gets).
+   */
+  stop(_reason: StopReason): Promise<void> {
+    this.#stopped ??= this.#stop();
+    return this.#stopped;
+  }
+
+  async #stop(): Promise<void> {
     await this.#cancelAll();
     if (this.#metricsTimer) clearInterval(this.#metricsTimer);
     await this.#o.storage.close?.().catch(() => {});

@@ -17,7 +17,7 @@ export class SourceInput {
   constructor(
     operator: SourceOperator,
     splits: unknown[],
-    toEnumerator: (message: { type: 'split-request' } | { type: 'reader-event'; event: unknown } | { type: 'watermark-report'; group: string; watermark: WireWatermark }) => void,
+    toEnumerator: (message: { type: 'requestSplit' } | { type: 'sendReaderEvent'; event: unknown } | { type: 'reportWatermark'; group: string; watermark: WireWatermark }) => void,
     mailbox: MailboxProcessor,
     fail: (error: unknown) => void,
   ) {
@@ -25,9 +25,9 @@ export class SourceInput {
     this.#mailbox = mailbox;
     this.#fail = fail;
     operator.assignInitialSplits(splits);
-    operator.onSplitRequest = () => toEnumerator({ type: 'split-request' });
-    operator.onReaderEvent = (event) => toEnumerator({ type: 'reader-event', event });
-    operator.onWatermarkReport = (group, watermark) => toEnumerator({ type: 'watermark-report', group, watermark: encodeWatermark(watermark) });
+    operator.onSplitRequest = () => toEnumerator({ type: 'requestSplit' });
+    operator.onReaderEvent = (event) => toEnumerator({ type: 'sendReaderEvent', event });
+    operator.onWatermarkReport = (group, watermark) => toEnumerator({ type: 'reportWatermark', group, watermark: encodeWatermark(watermark) });
     operator.onAlignmentPause = (paused) => (paused ? mailbox.suspend('watermark-alignment') : mailbox.resume('watermark-alignment'));
   }
 

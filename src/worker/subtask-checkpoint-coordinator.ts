@@ -5,7 +5,7 @@ import type { CheckpointStorageWorkerView, CheckpointTarget, SubtaskInfo } from 
 import type { TaskStateSnapshot } from '../checkpoint/state-handles.ts';
 import type { JobVertex } from '../graph/job-graph.ts';
 import type { Logger } from '../log/logger.ts';
-import type { TaskFigures } from '../network/control-messages.ts';
+import type { TaskFigures } from '../rpc/job-master-gateway.ts';
 import type { Barrier } from '../network/stream-event.ts';
 import type { CapturedOperatorState } from '../state/captured-state.ts';
 import type { AlignmentFigures } from './checkpointing/alignment-figures.ts';
@@ -24,8 +24,8 @@ interface ChannelStateToWrite {
 
 /** What a subtask reports about its part of a checkpoint. */
 export type CheckpointReport =
-  | { readonly type: 'ack-checkpoint'; readonly checkpointId: number; readonly state: TaskStateSnapshot; readonly figures: TaskFigures }
-  | { readonly type: 'decline-checkpoint'; readonly checkpointId: number; readonly code: CheckpointFailureCode; readonly reason: string };
+  | { readonly type: 'acknowledgeCheckpoint'; readonly checkpointId: number; readonly state: TaskStateSnapshot; readonly figures: TaskFigures }
+  | { readonly type: 'declineCheckpoint'; readonly checkpointId: number; readonly code: CheckpointFailureCode; readonly reason: string };
 
 export interface SubtaskCheckpointSetup {
   readonly vertex: JobVertex;
@@ -99,7 +99,7 @@ export class SubtaskCheckpointCoordinator {
   decline(checkpointId: number, code: CheckpointFailureCode, reason: string): void {
     this.#s.log.warn(`declined checkpoint ${checkpointId}: ${reason}`, { checkpointId, code });
     for (const w of this.#s.writers.values()) w.broadcastEvent({ kind: 'cancel-barrier', checkpointId });
-    this.#s.report({ type: 'decline-checkpoint', checkpointId, code, reason });
+    this.#s.report({ type: 'declineCheckpoint', checkpointId, code, reason });
   }
 
   /** The checkpoint expired or was aborted: a write still running stops, and its snapshot is let go. */
@@ -151,7 +151,7 @@ export class SubtaskCheckpointCoordinator {
           unaligned,
         };
         this.#s.log.debug(`acknowledged checkpoint ${checkpointId}`, { checkpointId, syncMs: Math.round(syncMs), asyncMs: Math.round(figures.asyncMs), alignmentMs: Math.round(alignmentMs), stateBytes: figures.stateBytes });
-        this.#s.report({ type: 'ack-checkpoint', checkpointId, state: { ...operators, ...handles }, figures });
+        this.#s.report({ type: 'acknowledgeCheckpoint', checkpointId, state: { ...operators, ...handles }, figures });
       },
       (e: unknown) => {
         releaseSnapshots();

@@ -1,5 +1,5 @@
 import type { ReaderActivity, SourceReader } from '../api/source.ts';
-import type { TaskMetrics } from '../network/control-messages.ts';
+import type { TaskMetrics } from '../rpc/job-master-gateway.ts';
 import type { ActivityReport, TaskActivity } from '../network/task-activity.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { encodeWatermark } from '../network/wire-watermark.ts';
-import type { TaskMetrics } from '../network/control-messages.ts';
+import type { TaskMetrics } from '../rpc/job-master-gateway.ts';
 import type { NetworkInput } from './network-input.ts';
 import type { OperatorChain } from './operator-chain.ts';
 import type { SourceInput } from './source-input.ts';

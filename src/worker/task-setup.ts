@@ -3,7 +3,7 @@ import type { TaskRestoreState } from '../checkpoint/state-handles.ts';
 import type { Clock } from '../clock/clock.ts';
 import type { JobVertex } from '../graph/job-graph.ts';
 import type { Logger } from '../log/logger.ts';
-import type { FromTaskManager } from '../network/control-messages.ts';
+import type { FromTaskExecutor } from '../rpc/control-protocol.ts';
 import type { BarrierMode } from './checkpointing/barrier-mode.ts';
 import type { InputGate } from './input-gate.ts';
 import type { RecordWriter } from './record-writer.ts';
@@ -19,7 +19,7 @@ export interface TaskSetup {
   readonly splits: unknown[];
   readonly restore: TaskRestoreState | null;
   readonly barrierMode: BarrierMode;
-  readonly report: (message: FromTaskManager) => void;
+  readonly report: (message: FromTaskExecutor) => void;
   readonly wake: () => void;
   readonly storage: CheckpointStorageWorkerView;
   readonly failAfterRecords?: number | undefined;

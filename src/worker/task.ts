@@ -1,6 +1,6 @@
 import type { JobVertex } from '../graph/job-graph.ts';
-import type { FromTaskManager, TaskMetrics, TaskStatus } from '../network/control-messages.ts';
-import { serializeError } from '../network/control-messages.ts';
+import type { FromTaskExecutor, TaskMetrics, TaskStatus } from '../rpc/control-protocol.ts';
+import { serializeError } from '../rpc/serialized-error.ts';
 import type { Barrier, CheckpointOptions } from '../network/stream-event.ts';
 import { keyGroupRangeForSubtask } from '../state/key-group.ts';
 import type { AlignmentFigures } from './checkpointing/alignment-figures.ts';
@@ -91,7 +91,7 @@ export class Task {
       log: setup.log,
     });
     this.#restoreLocation = setup.restore?.directory ?? '';
-    this.#splits = new SplitDelivery(this.#mailbox.mailbox, () => this.#isTerminal(), (splits) => this.#report({ type: 'splits-undelivered', splits }));
+    this.#splits = new SplitDelivery(this.#mailbox.mailbox, () => this.#isTerminal(), (splits) => this.#report({ type: 'splitsUndelivered', splits }));
     this.source = new SourceTaskMails(this.#mailbox, {
       running: () => this.#status === 'running',
       input: () => (this.#input instanceof SourceInput ? this.#input : undefined),
@@ -285,7 +285,7 @@ export class Task {
     this.#status = 'canceled';
     this.#processingTime.quiesce();
     this.#checkpoints.abortAll('the task was cancelled');
-    this.#report({ type: 'task-status', status: 'canceled', ...this.#positions() });
+    this.#report({ type: 'updateTaskStatus', status: 'canceled', ...this.#positions() });
     await this.#chain.close().catch(() => {});
   }
 
@@ -295,7 +295,7 @@ export class Task {
     this.#processingTime.quiesce();
     this.#checkpoints.abortAll('the task failed');
     this.#setup.log.warn(`failed: ${error instanceof Error ? error.message : String(error)}`, { error: error instanceof Error ? error.name : 'Error' });
-    this.#report({ type: 'task-status', status: 'failed', error: serializeError(error, { vertex: this.vertex.name, subtask: this.subtask }), ...this.#positions() });
+    this.#report({ type: 'updateTaskStatus', status: 'failed', error: serializeError(error, { vertex: this.vertex.name, subtask: this.subtask }), ...this.#positions() });
     this.#setup.wake();
     // Closed whatever the operators fail with now: the task's failure is the one reported.
     void this.#chain.close().catch(() => {});
@@ -329,8 +329,8 @@ export class Task {
     return positions ? { positions: [...positions, ...undelivered] } : {};
   }
 
-  #report(message: Unstamped<Extract<FromTaskManager, { vertexId: string }>>): void {
-    this.#setup.report({ ...message, attempt: this.#setup.attempt, vertexId: this.vertex.id, subtask: this.subtask } as FromTaskManager);
+  #report(message: Unstamped<Extract<FromTaskExecutor, { vertexId: string }>>): void {
+    this.#setup.report({ ...message, attempt: this.#setup.attempt, vertexId: this.vertex.id, subtask: this.subtask } as FromTaskExecutor);
   }
 
   #setStatus(status: TaskStatus): void {
@@ -338,7 +338,7 @@ export class Task {
     // must not bring it back to life or report a status over 'canceled'.
     if (this.#isTerminal()) return;
     this.#status = status;
-    this.#report({ type: 'task-status', status });
+    this.#report({ type: 'updateTaskStatus', status });
   }
 
   #isTerminal(): boolean {

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { channelStateKey, parseChannelStateKey, toChannelStateKey } from '../../src/checkpoint/channel-state-key.ts';
-import { MalformedKeyError } from '../../src/graph/malformed-key-error.ts';
+import { MalformedKeyError } from '../../src/ids/malformed-key-error.ts';
 
 test('the text is `<edge id>:<channel>` and reads back', () => {
   for (const [edgeId, channel] of [[0, 0], [3, 1], [12, 127]] as const) {

@@ -7,12 +7,15 @@ import assert from 'node:assert/strict';
 import { ResourceManager } from '../../src/cluster/resource-manager.ts';
 import { JobSlots } from '../../src/cluster/job-slots.ts';
 import type { RpcConnection } from '../../src/cluster/rpc-connection.ts';
-import type { RpcMessage } from '../../src/network/control-messages.ts';
+import type { RpcMessage } from '../../src/rpc/control-protocol.ts';
+import { gatewayProxy } from '../../src/rpc/gateway-proxy.ts';
+import { JOB_MASTER_METHODS } from '../../src/rpc/job-master-gateway.ts';
+import { RESOURCE_MANAGER_METHODS } from '../../src/rpc/resource-manager-gateway.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 
 interface FakeTaskManager {
   readonly rpc: RpcConnection;
-  /** Answers every start-slot sent so far with the slot's ready. */
+  /** Answers every startSlot sent so far with the slot's ready. */
   readyAll(): void;
   starts(): number;
   cut(): void;
@@ -33,12 +36,13 @@ function fakeTaskManager(): FakeTaskManager {
     onClose: (h: (e: Error | undefined) => void) => void closers.push(h),
     close: () => void (closed = true),
   } as unknown as RpcConnection;
-  const startSlots = () => sent.filter((m): m is Extract<RpcMessage, { type: 'start-slot' }> => m.type === 'start-slot');
+  const jobManager = gatewayProxy(RESOURCE_MANAGER_METHODS, (m) => handler(m));
+  const startSlots = () => sent.filter((m): m is Extract<RpcMessage, { type: 'startSlot' }> => m.type === 'startSlot');
   return {
     rpc,
     starts: () => startSlots().length,
     readyAll: () => {
-      for (const m of startSlots()) handler({ type: 'from-slot', allocation: m.allocation, message: { type: 'ready', tm: m.init.index } });
+      for (const m of startSlots()) gatewayProxy(JOB_MASTER_METHODS, (message) => jobManager.fromSlot({ allocation: m.allocation, message })).ready({ tm: m.init.index });
     },
     cut: () => {
       closed = true;

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LeaderEpochFence } from '../../src/cluster/leader-epoch-fence.ts';
 import { StaleLeaderEpochError } from '../../src/cluster/stale-leader-epoch-error.ts';
-import type { ToTaskManagerProcess } from '../../src/network/control-messages.ts';
+import type { TaskManagerMessage } from '../../src/rpc/control-protocol.ts';
 
 interface FakeConnection {
   readonly address: string;
@@ -23,9 +23,9 @@ function fenceWithLog() {
   return { fence, cancelled, left };
 }
 
-const commit = (leaderEpoch: number): ToTaskManagerProcess => ({ type: 'to-slot', allocation: 'a1', message: { type: 'checkpoint-complete', attempt: 0, checkpointId: 7 }, leaderEpoch });
-const heartbeat = (leaderEpoch: number): ToTaskManagerProcess => ({ type: 'heartbeat-request', seq: 1, leaderEpoch });
-const startSlot = (leaderEpoch: number): ToTaskManagerProcess => ({ type: 'start-slot', allocation: 'a2', slot: 0, init: {} as never, leaderEpoch });
+const commit = (leaderEpoch: number): TaskManagerMessage => ({ type: 'toSlot', allocation: 'a1', message: { type: 'notifyCheckpointComplete', attempt: 0, checkpointId: 7 }, leaderEpoch });
+const heartbeat = (leaderEpoch: number): TaskManagerMessage => ({ type: 'heartbeatRequest', seq: 1, leaderEpoch });
+const startSlot = (leaderEpoch: number): TaskManagerMessage => ({ type: 'startSlot', allocation: 'a2', slot: 0, init: {} as never, leaderEpoch });
 
 test('a newer epoch through leader retrieval: the old leader\'s slots are cancelled, its connection left, its commit refused', () => {
   const { fence, cancelled, left } = fenceWithLog();
@@ -51,8 +51,8 @@ test('a newer epoch through leader retrieval: the old leader\'s slots are cancel
   }
   const v = fence.admit(old, commit(1));
   assert.ok(v.kind === 'refused');
-  assert.equal(v.error.messageType, 'to-slot/checkpoint-complete');
-  assert.match(v.error.message, /refused to-slot\/checkpoint-complete of leader epoch 1 from the JobManager at old-jm:1: leader epoch 2/);
+  assert.equal(v.error.messageType, 'toSlot/notifyCheckpointComplete');
+  assert.match(v.error.message, /refused toSlot\/notifyCheckpointComplete of leader epoch 1 from the JobManager at old-jm:1: leader epoch 2/);
   // Unstamped messages of that connection count as its epoch.
   assert.equal(fence.admit(old, heartbeat(0)).kind, 'refused');
   // Cancelled once: a later epoch has nothing left of epoch 1 to cancel.

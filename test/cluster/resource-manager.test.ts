@@ -5,12 +5,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ResourceManager, type SlotGrant } from '../../src/cluster/resource-manager.ts';
-import { RemoteSlotGateway } from '../../src/cluster/remote-slot-gateway.ts';
+import { RemoteSlotConnection } from '../../src/cluster/remote-slot-connection.ts';
 import { SlotRequestTimeoutError } from '../../src/cluster/slot-request-timeout-error.ts';
 import { JobStore } from '../../src/cluster/job-store.ts';
 import type { RpcConnection } from '../../src/cluster/rpc-connection.ts';
 import type { JobMaster } from '../../src/coordinator/job-master.ts';
-import type { RpcMessage, SlotInit } from '../../src/network/control-messages.ts';
+import type { RpcMessage } from '../../src/rpc/control-protocol.ts';
+import type { SlotInit } from '../../src/rpc/task-manager-gateway.ts';
+import { gatewayProxy } from '../../src/rpc/gateway-proxy.ts';
+import { TASK_EXECUTOR_METHODS } from '../../src/rpc/task-executor-gateway.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 
 function fakeConnection(): RpcConnection & { sent: RpcMessage[]; closeNow(): void } {
@@ -95,16 +98,17 @@ test('every message to a TaskManager carries a leader epoch: the JobManager\'s o
   const rm = new ResourceManager({ heartbeatIntervalMs: 60_000, heartbeatTimeoutMs: 120_000, log: silentLogger, bundle: () => undefined, leaderEpoch: () => held });
   const c = fakeConnection();
   rm.register(registration('a', 1), c);
-  let gateway: RemoteSlotGateway | undefined;
-  const [grant] = await rm.requestSlots('job-1', 1, 1000, (g) => (gateway = new RemoteSlotGateway({ index: 0, grant: g, locations: () => ({}), release: () => rm.release(g), leaderEpoch: 2 })));
-  gateway!.start({} as SlotInit);
-  gateway!.send({ type: 'checkpoint-complete', attempt: 0, checkpointId: 1 });
+  let connection: RemoteSlotConnection | undefined;
+  const [grant] = await rm.requestSlots('job-1', 1, 1000, (g) => (connection = new RemoteSlotConnection({ index: 0, grant: g, locations: () => ({}), release: () => rm.release(g), leaderEpoch: 2 })));
+  connection!.start({} as SlotInit);
+  const executor = gatewayProxy(TASK_EXECUTOR_METHODS, (m) => connection!.send(m));
+  executor.notifyCheckpointComplete({ attempt: 0, checkpointId: 1 });
   // Leading again with a newer epoch: the JobManager's own messages say so, the old job's do not.
   held = 4;
-  gateway!.send({ type: 'cancel', attempt: 0 });
+  executor.cancel({ attempt: 0 });
   rm.release(grant!);
-  const stamps = c.sent.map((m) => `${m.type}${m.type === 'to-slot' ? `/${m.message.type}` : ''} ${'leaderEpoch' in m ? m.leaderEpoch : '-'}`);
-  assert.deepEqual(stamps, ['heartbeat-request 3', 'registered 3', 'start-slot 2', 'to-slot/checkpoint-complete 2', 'to-slot/cancel 2', 'stop-slot 4']);
+  const stamps = c.sent.map((m) => `${m.type}${m.type === 'toSlot' ? `/${m.message.type}` : ''} ${'leaderEpoch' in m ? m.leaderEpoch : '-'}`);
+  assert.deepEqual(stamps, ['heartbeatRequest 3', 'registered 3', 'startSlot 2', 'toSlot/notifyCheckpointComplete 2', 'toSlot/cancel 2', 'stopSlot 4']);
   rm.close();
 });
 

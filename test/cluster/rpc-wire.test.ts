@@ -7,13 +7,16 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { acceptHandshake, greetHandshake, PROTOCOL_VERSION } from '../../src/cluster/handshake.ts';
+import { acceptHandshake, greetHandshake } from '../../src/cluster/handshake.ts';
 import { acceptRpcUpgrades, dialRpc, JobManagerUnreachableError } from '../../src/cluster/rpc-upgrade.ts';
 import { RpcConnection } from '../../src/cluster/rpc-connection.ts';
 import { ConnectionRefusedError } from '../../src/cluster/refusal.ts';
 import { FrameReader, frame, FrameTooLargeError } from '../../src/cluster/frame-reader.ts';
 import { createLogger } from '../../src/log/logger.ts';
-import type { RpcMessage } from '../../src/network/control-messages.ts';
+import { CONTROL_PROTOCOL_VERSION, type RpcMessage } from '../../src/rpc/control-protocol.ts';
+import { gatewayProxy } from '../../src/rpc/gateway-proxy.ts';
+import { RESOURCE_MANAGER_METHODS } from '../../src/rpc/resource-manager-gateway.ts';
+import { TASK_MANAGER_METHODS } from '../../src/rpc/task-manager-gateway.ts';
 import { PACKAGE_VERSION } from '../../src/cli/package-version.ts';
 
 interface Harness {
@@ -30,9 +33,10 @@ async function startServer(token: string | null): Promise<Harness> {
     void acceptHandshake(conn, { role: 'taskmanager', token, id: 'jm', log }).then((hello) => {
       if (!hello) return;
       const rpc = new RpcConnection(conn);
+      const taskManager = gatewayProxy(TASK_MANAGER_METHODS, (m) => rpc.send(m));
       rpc.onMessage((m) => {
         h.received.push(m);
-        rpc.send({ type: 'registered', jobManager: `hello ${hello.id}`, leaderEpoch: 7 });
+        taskManager.registered({ jobManager: `hello ${hello.id}`, leaderEpoch: 7 });
       });
     });
   });
@@ -68,23 +72,20 @@ test('an RPC connection by HTTP upgrade, with the token: messages as structured 
   t.after(() => h.server.close());
   const conn = await dialRpc('127.0.0.1', h.port);
   const welcome = await greetHandshake(conn, { role: 'taskmanager', token: 's3cret', id: 'tm-1' });
-  assert.equal(welcome.protocol, PROTOCOL_VERSION);
+  assert.equal(welcome.protocol, CONTROL_PROTOCOL_VERSION);
   const rpc = new RpcConnection(conn);
   const answer = new Promise<RpcMessage>((resolve) => rpc.onMessage(resolve));
-  const message: RpcMessage = {
-    type: 'from-slot',
-    allocation: 'a1',
-    message: { type: 'split-request', attempt: 0, vertexId: 'v', subtask: 1 },
-  };
-  rpc.send({ type: 'register', registration });
-  rpc.send(message);
+  const jobManager = gatewayProxy(RESOURCE_MANAGER_METHODS, (m) => rpc.send(m));
+  const fromSlot = { allocation: 'a1', message: { type: 'requestSplit', attempt: 0, vertexId: 'v', subtask: 1 } } as const;
+  jobManager.register({ registration });
+  jobManager.fromSlot(fromSlot);
   // The JobManager's leader epoch crosses with every message of its (what TaskManagers fence by).
   assert.deepEqual(await answer, { type: 'registered', jobManager: 'hello tm-1', leaderEpoch: 7 });
   await new Promise<void>((resolve) => {
     const check = () => (h.received.length >= 2 ? resolve() : setTimeout(check, 5));
     check();
   });
-  assert.deepEqual(h.received[1], message);
+  assert.deepEqual(h.received[1], { type: 'fromSlot', ...fromSlot });
   // Splits and state are what a worker thread would get: Maps, BigInts and Dates survive.
   const { deserialize, serialize } = await import('node:v8');
   const splits = [{ positions: new Map([['a', 12n]]), at: new Date(5) }];
@@ -103,9 +104,9 @@ test('a wrong token, another weir version, another protocol, garbage: refused, l
 
   // Another weir version and another protocol: a hello written by hand.
   for (const [hello, code] of [
-    [{ type: 'hello', protocol: PROTOCOL_VERSION, weir: '0.0.1-old', role: 'taskmanager', id: 'old', token: 's3cret' }, 'weir-version'],
-    // The protocol before leader epochs were stamped on every JobManager message.
-    [{ type: 'hello', protocol: PROTOCOL_VERSION - 1, weir: PACKAGE_VERSION, role: 'taskmanager', id: 'old', token: 's3cret' }, 'protocol-version'],
+    [{ type: 'hello', protocol: CONTROL_PROTOCOL_VERSION, weir: '0.0.1-old', role: 'taskmanager', id: 'old', token: 's3cret' }, 'weir-version'],
+    // The protocol before this one (its message types were not the gateways' method names).
+    [{ type: 'hello', protocol: CONTROL_PROTOCOL_VERSION - 1, weir: PACKAGE_VERSION, role: 'taskmanager', id: 'old', token: 's3cret' }, 'protocol-version'],
   ] as const) {
     const conn = await dialRpc('127.0.0.1', h.port);
     conn.write(Buffer.from(JSON.stringify(hello)));

@@ -17,7 +17,9 @@ import { TaskManagerProcess } from '../../src/cluster/task-manager-process.ts';
 import { buildConfig } from '../../src/config/configuration.ts';
 import type { LeaderInformation, LeaderRetrieval } from '../../src/ha/leader-retrieval.ts';
 import { createLogger, silentLogger } from '../../src/log/logger.ts';
-import type { RpcMessage } from '../../src/network/control-messages.ts';
+import type { RpcMessage } from '../../src/rpc/control-protocol.ts';
+import { gatewayProxy } from '../../src/rpc/gateway-proxy.ts';
+import { TASK_MANAGER_METHODS, type TaskManagerGateway } from '../../src/rpc/task-manager-gateway.ts';
 
 /** Calls every waiter on each change; `until` resolves once its condition holds. */
 class Changes {
@@ -50,6 +52,7 @@ class Changes {
 async function fakeJobManager(epoch: number, changes: Changes) {
   const received: RpcMessage[] = [];
   let rpc: RpcConnection | undefined;
+  let taskManager: TaskManagerGateway | undefined;
   let closed = false;
   const server = createServer((_req, res) => res.end());
   acceptRpcUpgrades(server, (conn) => {
@@ -61,7 +64,8 @@ async function fakeJobManager(epoch: number, changes: Changes) {
         received.push(m);
         if (m.type === 'register') {
           rpc = r;
-          r.send({ type: 'registered', jobManager: 'jm', leaderEpoch: epoch });
+          taskManager = gatewayProxy(TASK_MANAGER_METHODS, (message) => r.send(message));
+          taskManager.registered({ jobManager: 'jm', leaderEpoch: epoch });
         }
         changes.changed();
       });
@@ -73,7 +77,8 @@ async function fakeJobManager(epoch: number, changes: Changes) {
     port,
     address: `http://127.0.0.1:${port}`,
     received,
-    registered: () => changes.until(`a registration at :${port}`, () => rpc),
+    /** Once the TaskManager registered: its gateway, over that connection. */
+    registered: () => changes.until(`a registration at :${port}`, () => taskManager),
     get closed() {
       return closed;
     },
@@ -94,7 +99,7 @@ function taskManager(jobManager: ConstructorParameters<typeof TaskManagerProcess
   return { tm, log, cleanUp: async () => (await tm.stop(), rmSync(workDir, { recursive: true, force: true })) };
 }
 
-const replies = (received: RpcMessage[]) => received.flatMap((m) => (m.type === 'heartbeat-reply' ? [m.seq] : []));
+const replies = (received: RpcMessage[]) => received.flatMap((m) => (m.type === 'heartbeatReply' ? [m.seq] : []));
 
 test('a JobManager leading again with a newer epoch: a message of its old epoch is refused and logged, the connection stays, current ones are acted on', async (t) => {
   const changes = new Changes();
@@ -102,22 +107,22 @@ test('a JobManager leading again with a newer epoch: a message of its old epoch 
   const { tm, log, cleanUp } = taskManager({ host: '127.0.0.1', port: jm.port }, changes);
   t.after(async () => (await cleanUp(), await jm.close()));
   await tm.start();
-  const rpc = await jm.registered();
+  const gateway = await jm.registered();
   // From a job of its leadership before (epoch 1): a commit and a heartbeat; then one of epoch 2.
-  rpc.send({ type: 'to-slot', allocation: 'a-old', message: { type: 'checkpoint-complete', attempt: 1, checkpointId: 9 }, leaderEpoch: 1 });
-  rpc.send({ type: 'heartbeat-request', seq: 1, leaderEpoch: 1 });
-  rpc.send({ type: 'heartbeat-request', seq: 2, leaderEpoch: 2 });
+  gateway.toSlot({ allocation: 'a-old', message: { type: 'notifyCheckpointComplete', attempt: 1, checkpointId: 9 }, leaderEpoch: 1 });
+  gateway.heartbeatRequest({ seq: 1, leaderEpoch: 1 });
+  gateway.heartbeatRequest({ seq: 2, leaderEpoch: 2 });
   await changes.until('the reply to the current heartbeat', () => replies(jm.received).includes(2));
   assert.deepEqual(replies(jm.received), [2], 'the heartbeat of epoch 1 was not answered');
   const refused = log.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('refused '));
   assert.deepEqual(
     refused.map((l) => [l.type, l.epoch, l.newestEpoch]),
     [
-      ['to-slot/checkpoint-complete', 1, 2],
-      ['heartbeat-request', 1, 2],
+      ['toSlot/notifyCheckpointComplete', 1, 2],
+      ['heartbeatRequest', 1, 2],
     ],
   );
-  assert.match(String(refused[0]!.msg), /^refused to-slot\/checkpoint-complete of leader epoch 1 from the JobManager at 127\.0\.0\.1:\d+: leader epoch 2 has been seen$/);
+  assert.match(String(refused[0]!.msg), /^refused toSlot\/notifyCheckpointComplete of leader epoch 1 from the JobManager at 127\.0\.0\.1:\d+: leader epoch 2 has been seen$/);
   assert.equal(jm.closed, false, 'the JobManager leads: its connection stays');
 });
 
@@ -136,8 +141,8 @@ test('a newer leader named by retrieval: the TaskManager leaves the old one, whi
   // The old leader is paused from here on: it neither closes nor says anything.
   listener!({ sessionId: 's2', epoch: 2, address: fresh.address });
   await changes.until('the old connection closed by the TaskManager', () => old.closed);
-  const rpc = await fresh.registered();
-  rpc.send({ type: 'heartbeat-request', seq: 5, leaderEpoch: 2 });
+  const gateway = await fresh.registered();
+  gateway.heartbeatRequest({ seq: 5, leaderEpoch: 2 });
   await changes.until('the new leader answered', () => replies(fresh.received).includes(5));
   assert.ok(log.some((l) => l.msg === `a newer leader (epoch 2): leaving the JobManager of epoch 1 at 127.0.0.1:${old.port}`), JSON.stringify(log.map((l) => l.msg)));
   assert.ok(log.some((l) => typeof l.msg === 'string' && l.msg.startsWith(`registered with the JobManager at 127.0.0.1:${fresh.port} (leader epoch 2)`)));

@@ -11,7 +11,7 @@ import { CheckpointFailureError } from '../../src/coordinator/checkpoint-failure
 import type { CompletedCheckpoint } from '../../src/coordinator/completed-checkpoint.ts';
 import type { JobGraph, JobVertex } from '../../src/graph/job-graph.ts';
 import { silentLogger } from '../../src/log/logger.ts';
-import type { TaskMetrics } from '../../src/network/control-messages.ts';
+import type { TaskMetrics } from '../../src/rpc/job-master-gateway.ts';
 import type { CheckpointOptions } from '../../src/network/stream-event.ts';
 import { FakeCheckpointStorage } from '../fixtures/fake-checkpoint-storage.ts';
 import { ACK_FIGURES, numbersToOutGraph } from '../fixtures/numbers-to-out-graph.ts';
@@ -65,14 +65,14 @@ function setup(settings: Record<string, unknown> = {}, o: { describeTasks?: () =
   });
 
   const ack = (id: number, vertex: JobVertex, subtask: number) =>
-    c.receiveAck({ type: 'ack-checkpoint', attempt: 0, vertexId: vertex.id, subtask, checkpointId: id, state: { operators: [], inputChannels: {}, outputChannels: {} }, figures: FIGURES });
+    c.receiveAck({ attempt: 0, vertexId: vertex.id, subtask, checkpointId: id, state: { operators: [], inputChannels: {}, outputChannels: {} }, figures: FIGURES });
   const ackAll = (id: number) => {
     ack(id, numbers, 0);
     ack(id, numbers, 1);
     ack(id, out, 0);
   };
   const decline = (id: number, code: CheckpointFailureCode, reason = 'no can do') =>
-    c.receiveDecline({ type: 'decline-checkpoint', attempt: 0, vertexId: numbers.id, subtask: 1, checkpointId: id, code, reason });
+    c.receiveDecline({ attempt: 0, vertexId: numbers.id, subtask: 1, checkpointId: id, code, reason });
   /** A checkpoint (or savepoint) triggered by hand; its result's rejection is handled, awaiting it still sees it. */
   const trigger = (type: 'checkpoint' | 'savepoint' = 'checkpoint') => {
     const result = c.trigger(type === 'savepoint' ? { type, targetDir: '/savepoints/sp-1', force: true } : { type });

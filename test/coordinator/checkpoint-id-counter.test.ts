@@ -95,7 +95,7 @@ function setup(idCounter: CheckpointIdCounter | undefined, settings: Record<stri
   const ackAll = (id: number) => {
     for (const [v, subtasks] of graph.vertices.map((v) => [v, v.parallelism] as const)) {
       for (let i = 0; i < subtasks; i++) {
-        c.receiveAck({ type: 'ack-checkpoint', attempt: 0, vertexId: v.id, subtask: i, checkpointId: id, state: { operators: [], inputChannels: {}, outputChannels: {} }, figures: FIGURES });
+        c.receiveAck({ attempt: 0, vertexId: v.id, subtask: i, checkpointId: id, state: { operators: [], inputChannels: {}, outputChannels: {} }, figures: FIGURES });
       }
     }
   };

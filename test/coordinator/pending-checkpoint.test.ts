@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import type { TaskStateSnapshot } from '../../src/checkpoint/state-handles.ts';
 import { CheckpointStatsTracker } from '../../src/coordinator/checkpoint-stats.ts';
 import { PendingCheckpoint } from '../../src/coordinator/pending-checkpoint.ts';
-import { taskKey, type TaskKey } from '../../src/graph/task-key.ts';
-import type { TaskFigures } from '../../src/network/control-messages.ts';
+import { taskKey, type TaskKey } from '../../src/ids/task-key.ts';
+import type { TaskFigures } from '../../src/rpc/job-master-gateway.ts';
 import { ManualClock } from '../fixtures/manual-clock.ts';
 
 const figures: TaskFigures = { syncMs: 1, asyncMs: 2, alignmentMs: 0, startDelayMs: 0, processedBytes: 0, persistedBytes: 0, stateBytes: 10, unaligned: false };

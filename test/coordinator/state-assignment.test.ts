@@ -9,7 +9,7 @@ import type { KeyedStateHandle } from '../../src/checkpoint/state-handles.ts';
 import { RestoreError } from '../../src/coordinator/restore-error.ts';
 import { assignState } from '../../src/coordinator/state-assignment.ts';
 import type { JobGraph, JobVertex } from '../../src/graph/job-graph.ts';
-import { taskKey } from '../../src/graph/task-key.ts';
+import { taskKey } from '../../src/ids/task-key.ts';
 import { keyGroupRangeForSubtask, type KeyGroupRange } from '../../src/state/key-group.ts';
 import { CollectionSource } from '../../src/connectors/collection/index.ts';
 import { DiscardSink } from '../fixtures/helpers.ts';

@@ -2,7 +2,7 @@
 // derives it (1000 minus idle minus backpressured).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { TaskMetrics } from '../../src/network/control-messages.ts';
+import type { TaskMetrics } from '../../src/rpc/job-master-gateway.ts';
 import { TaskRateWindow } from '../../src/coordinator/task-rates.ts';
 
 const report = (at: number, f: Partial<TaskMetrics> = {}): TaskMetrics => ({

@@ -8,7 +8,7 @@ import { defineJob, keyGroupFor, operatorIndexForKeyGroup } from '../../src/inde
 import type { InputStatus, Source, SourceOutput, SourceReader } from '../../src/api/source.ts';
 import { createJobMaster } from '../../src/coordinator/execute-job.ts';
 import { readSnapshot } from '../../src/checkpoint/snapshot-reader.ts';
-import type { FromTaskManager } from '../../src/network/control-messages.ts';
+import type { FromTaskExecutor } from '../../src/rpc/control-protocol.ts';
 import { InputChannel } from '../../src/network/input-channel.ts';
 import { connectLocal } from '../../src/network/local-channel.ts';
 import { systemClock } from '../../src/clock/clock.ts';
@@ -70,7 +70,7 @@ test('Sum1 aligns like the seed: records behind an early barrier wait, records b
   const owner = (w: string) => operatorIndexForKeyGroup(keyGroupFor(w, 128), 2, 128);
   const subtask = owner('hello');
   const world = ['world', 'flink', 'weir', 'barrier', 'state', 'stream'].find((w) => owner(w) === subtask)!;
-  const reports: FromTaskManager[] = [];
+  const reports: FromTaskExecutor[] = [];
   const snapshots: Array<Map<string, unknown>> = [];
   const processedAtSnapshot: unknown[][] = [];
   const task = new Task({
@@ -134,7 +134,7 @@ test('Sum1 aligns like the seed: records behind an early barrier wait, records b
   assert.ok(barrierIndex >= 0, 'barrier 1 is forwarded downstream');
   assert.ok(hello4 > barrierIndex, 'the held record is processed after the snapshot, and its result follows the barrier');
   assert.equal(
-    reports.some((m) => m.type === 'decline-checkpoint'),
+    reports.some((m) => m.type === 'declineCheckpoint'),
     false,
   );
 });

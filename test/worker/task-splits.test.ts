@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defineJob } from '../../src/index.ts';
 import type { Source, SourceReader } from '../../src/api/source.ts';
-import type { FromTaskManager } from '../../src/network/control-messages.ts';
+import type { FromTaskExecutor } from '../../src/rpc/control-protocol.ts';
 import { InputChannel } from '../../src/network/input-channel.ts';
 import { connectLocal } from '../../src/network/local-channel.ts';
 import { systemClock } from '../../src/clock/clock.ts';
@@ -36,7 +36,7 @@ class RangeReader implements SourceReader<number, Range> {
   }
 }
 
-async function sourceTask(): Promise<{ task: Task; reports: FromTaskManager[] }> {
+async function sourceTask(): Promise<{ task: Task; reports: FromTaskExecutor[] }> {
   const source: Source<number, Range> = {
     boundedness: 'bounded',
     createSplits: () => [],
@@ -51,7 +51,7 @@ async function sourceTask(): Promise<{ task: Task; reports: FromTaskManager[] }>
   const vertex = jobGraph.vertices.find((v) => v.isSource)!;
   const downstream = new InputChannel(0, 'sink');
   const writers = new Map([[vertex.outputs[0]!.id, new RecordWriter([connectLocal(downstream, { credits: 100, batchSize: 1, clock: systemClock, maxBacklog: 100 })], () => 0)]]);
-  const reports: FromTaskManager[] = [];
+  const reports: FromTaskExecutor[] = [];
   const task = new Task({
     jobId: 'a'.repeat(32),
     attempt: 3,
@@ -77,7 +77,7 @@ async function sourceTask(): Promise<{ task: Task; reports: FromTaskManager[] }>
   return { task, reports };
 }
 
-const failedPositions = (reports: FromTaskManager[]) => reports.find((m) => m.type === 'task-status' && m.status === 'failed') as Extract<FromTaskManager, { type: 'task-status' }> | undefined;
+const failedPositions = (reports: FromTaskExecutor[]) => reports.find((m) => m.type === 'updateTaskStatus' && m.status === 'failed') as Extract<FromTaskExecutor, { type: 'updateTaskStatus' }> | undefined;
 
 test("splits still in the mailbox when the subtask fails go with its final positions, once", async () => {
   const { task, reports } = await sourceTask();
@@ -85,7 +85,7 @@ test("splits still in the mailbox when the subtask fails go with its final posit
   task.fail(new Error('injected'));
   assert.deepEqual(failedPositions(reports)?.positions, [{ id: 1 }, { id: 2 }, { id: 3 }]);
   task.step();
-  assert.equal(reports.filter((m) => m.type === 'splits-undelivered').length, 0, 'not reported a second time');
+  assert.equal(reports.filter((m) => m.type === 'splitsUndelivered').length, 0, 'not reported a second time');
 });
 
 test('splits that reach a subtask that has stopped are reported back as undelivered', async () => {
@@ -94,8 +94,8 @@ test('splits that reach a subtask that has stopped are reported back as undelive
   assert.deepEqual(failedPositions(reports)?.positions, [{ id: 1 }]);
   task.addSplits([{ id: 4 }], false);
   task.addSplits([], true);
-  const back = reports.filter((m) => m.type === 'splits-undelivered');
-  assert.deepEqual(back, [{ type: 'splits-undelivered', attempt: 3, vertexId: failedPositions(reports)!.vertexId, subtask: 0, splits: [{ id: 4 }] }]);
+  const back = reports.filter((m) => m.type === 'splitsUndelivered');
+  assert.deepEqual(back, [{ type: 'splitsUndelivered', attempt: 3, vertexId: failedPositions(reports)!.vertexId, subtask: 0, splits: [{ id: 4 }] }]);
 });
 
 test('splits delivered while the subtask runs are the reader’s, not reported back', async () => {
@@ -104,5 +104,5 @@ test('splits delivered while the subtask runs are the reader’s, not reported b
   for (let i = 0; i < 10 && task.step() === 'busy'; i++);
   task.fail(new Error('injected'));
   assert.deepEqual(failedPositions(reports)?.positions, [{ id: 1 }, { id: 5 }]);
-  assert.equal(reports.filter((m) => m.type === 'splits-undelivered').length, 0);
+  assert.equal(reports.filter((m) => m.type === 'splitsUndelivered').length, 0);
 });

@@ -77,7 +77,7 @@ async function sumTask(sum: JobVertex, subtask: number, credits: number, restore
     restore,
     barrierMode: 'aligned',
     report: (m) => {
-      if (m.type === 'ack-checkpoint') h.acks++;
+      if (m.type === 'acknowledgeCheckpoint') h.acks++;
     },
     wake: () => {},
     storage: {

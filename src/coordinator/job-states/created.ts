@@ -1,4 +1,5 @@
-import type { SerializedError } from '../../network/control-messages.ts';
+import type { SerializedError } from '../../rpc/serialized-error.ts';
+import { SHUTDOWN } from '../../lifecycle/service.ts';
 import type { JobContext, JobState } from './job-state.ts';
 import { restartOrFail } from './restarting.ts';
 import { whileStorageUnreachable } from './while-storage-unreachable.ts';
@@ -28,7 +29,7 @@ export class Created implements JobState {
         return;
       }
       await ctx.pool.start();
-      if (!ctx.isCurrent(this)) return void (await ctx.pool.terminateAll());
+      if (!ctx.isCurrent(this)) return void (await ctx.pool.stop(SHUTDOWN));
       const restore = await whileStorageUnreachable(ctx, this, 'reading the snapshot to start from', () => ctx.restoreOriginal());
       if (!ctx.isCurrent(this)) return;
       ctx.sources.restoreFrom(restore?.coordinators);

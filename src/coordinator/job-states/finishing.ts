@@ -1,5 +1,5 @@
-import type { SerializedError, TaskStatus } from '../../network/control-messages.ts';
-import { serializeError } from '../../network/control-messages.ts';
+import { type SerializedError, serializeError } from '../../rpc/serialized-error.ts';
+import type { TaskStatus } from '../../network/task-status.ts';
 import type { ExecutionEntry } from '../execution-graph.ts';
 import type { JobContext, JobState } from './job-state.ts';
 import { restartOrFail } from './restarting.ts';
@@ -16,7 +16,7 @@ export class Finishing implements JobState {
   constructor(ctx: JobContext, finalCheckpoint: boolean) {
     this.#ctx = ctx;
     if (finalCheckpoint) void this.#finalCheckpoint();
-    else ctx.pool.broadcast({ type: 'finish', attempt: ctx.attempt });
+    else ctx.pool.all().finish({ attempt: ctx.attempt });
   }
 
   async #finalCheckpoint(): Promise<void> {
@@ -33,7 +33,7 @@ export class Finishing implements JobState {
       if (ctx.isCurrent(this)) this.onFailure(serializeError(new Error(`the final checkpoint failed: ${(e as Error).message}`)));
       return;
     }
-    if (ctx.isCurrent(this)) ctx.pool.broadcast({ type: 'finish', attempt: ctx.attempt });
+    if (ctx.isCurrent(this)) ctx.pool.all().finish({ attempt: ctx.attempt });
   }
 
   onTaskStatus(_entry: ExecutionEntry, status: TaskStatus, error: SerializedError | undefined): void {

@@ -2,7 +2,8 @@ import type { JobPlan } from '../../api/define-job.ts';
 import type { CheckpointStorage } from '../../checkpoint/checkpoint-storage.ts';
 import type { Clock } from '../../clock/clock.ts';
 import type { Logger } from '../../log/logger.ts';
-import type { SerializedError, TaskStatus } from '../../network/control-messages.ts';
+import type { SerializedError } from '../../rpc/serialized-error.ts';
+import type { TaskStatus } from '../../network/task-status.ts';
 import type { CheckpointCoordinator } from '../checkpoint-coordinator.ts';
 import type { CheckpointRestorer, Restore } from '../checkpoint-restorer.ts';
 import type { CompletedCheckpoint } from '../completed-checkpoint.ts';
@@ -11,7 +12,7 @@ import type { ExecutionEntry, ExecutionGraph } from '../execution-graph.ts';
 import type { EndStatus, JobStatus } from '../job-status.ts';
 import type { RestartStrategy } from '../restart-strategy.ts';
 import type { SourceCoordinators } from '../source-coordinators.ts';
-import type { TaskManagerPool } from '../task-manager-pool.ts';
+import type { SlotExecutorPool } from '../slot-executor-pool.ts';
 import type { WatermarkAlignmentCoordinator } from '../watermark-alignment-coordinator.ts';
 
 /**
@@ -38,7 +39,7 @@ export interface JobContext {
   readonly clock: Clock;
   readonly storage: CheckpointStorage;
   readonly checkpoints: CheckpointCoordinator;
-  readonly pool: TaskManagerPool;
+  readonly pool: SlotExecutorPool;
   readonly deployer: ExecutionDeployer;
   readonly restorer: CheckpointRestorer;
   readonly sources: SourceCoordinators;

@@ -1,4 +1,4 @@
-import type { SerializedError } from '../../network/control-messages.ts';
+import type { SerializedError } from '../../rpc/serialized-error.ts';
 import { CancellationWatch } from '../cancellation-watch.ts';
 import { whileStorageUnreachable } from './while-storage-unreachable.ts';
 import type { JobContext, JobState } from './job-state.ts';
@@ -35,7 +35,7 @@ export class Restarting implements JobState {
     this.#cancellation = new CancellationWatch(ctx.attempt, ctx.pool.live(), timeoutMs, ctx.clock, (stragglers) => {
       for (const i of stragglers) ctx.pool.lose(i, { kind: 'cancellation-timeout', timeoutMs });
     });
-    ctx.pool.broadcast({ type: 'cancel', attempt: ctx.attempt });
+    ctx.pool.all().cancel({ attempt: ctx.attempt });
     ctx.clock.schedule(() => void this.#restart(), delayMs);
   }
 

@@ -1,4 +1,5 @@
-import type { SerializedError, TaskStatus } from '../../network/control-messages.ts';
+import type { SerializedError } from '../../rpc/serialized-error.ts';
+import type { TaskStatus } from '../../network/task-status.ts';
 import type { CompletedCheckpoint } from '../completed-checkpoint.ts';
 import type { ExecutionEntry } from '../execution-graph.ts';
 import type { JobContext, JobState } from './job-state.ts';

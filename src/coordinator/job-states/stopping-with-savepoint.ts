@@ -1,5 +1,5 @@
-import type { SerializedError, TaskStatus } from '../../network/control-messages.ts';
-import { serializeError } from '../../network/control-messages.ts';
+import { type SerializedError, serializeError } from '../../rpc/serialized-error.ts';
+import type { TaskStatus } from '../../network/task-status.ts';
 import type { CompletedCheckpoint } from '../completed-checkpoint.ts';
 import type { ExecutionEntry } from '../execution-graph.ts';
 import { SavepointError } from '../savepoint-error.ts';
@@ -24,7 +24,7 @@ export class StoppingWithSavepoint implements JobState {
   constructor(ctx: JobContext, targetDir: string, drain: boolean) {
     this.#ctx = ctx;
     ctx.checkpoints.pauseScheduler();
-    ctx.pool.broadcast({ type: 'stop-sources', attempt: ctx.attempt, drain });
+    ctx.pool.all().stopSources({ attempt: ctx.attempt, drain });
     this.savepoint = this.#take(targetDir, drain);
   }
 
@@ -35,8 +35,8 @@ export class StoppingWithSavepoint implements JobState {
       const savepoint = await ctx.checkpoints.trigger({ type: 'savepoint', targetDir, force: true });
       this.#taken = savepoint.id;
       // A synchronous savepoint commits side effects, as the last checkpoint of the job does.
-      ctx.pool.broadcast({ type: 'checkpoint-complete', attempt, checkpointId: savepoint.id });
-      ctx.pool.broadcast({ type: 'finish', attempt });
+      ctx.pool.all().notifyCheckpointComplete({ attempt, checkpointId: savepoint.id });
+      ctx.pool.all().finish({ attempt });
       return savepoint;
     } catch (e) {
       if (ctx.isCurrent(this)) this.#failed(drain, e as Error);
@@ -50,7 +50,7 @@ export class StoppingWithSavepoint implements JobState {
       this.onFailure(serializeError(new Error(`stop-with-savepoint with drain failed: ${e.message}`)));
       return;
     }
-    ctx.pool.broadcast({ type: 'resume-sources', attempt: ctx.attempt });
+    ctx.pool.all().resumeSources({ attempt: ctx.attempt });
     ctx.goToRunning();
     ctx.checkpoints.startScheduler();
   }

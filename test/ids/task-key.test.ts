@@ -3,8 +3,8 @@
 // is refused with a MalformedKeyError that says what it got and what form it expected.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MalformedKeyError } from '../../src/graph/malformed-key-error.ts';
-import { channelKey, parseChannelKey, parseTaskKey, taskKey } from '../../src/graph/task-key.ts';
+import { MalformedKeyError } from '../../src/ids/malformed-key-error.ts';
+import { channelKey, parseChannelKey, parseTaskKey, taskKey } from '../../src/ids/task-key.ts';
 
 /** Expects a MalformedKeyError for `key`, naming it and the expected form. */
 function assertMalformed(read: () => unknown, kind: string, key: string, expected: string): void {

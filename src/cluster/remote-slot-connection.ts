@@ -1,16 +1,19 @@
-import type { FromTaskManager, SlotInit, SlotLocation, ToTaskManager } from '../network/control-messages.ts';
-import type { TaskManagerGateway } from '../coordinator/task-manager-gateway.ts';
+import type { StopReason } from '../lifecycle/service.ts';
+import type { FromTaskExecutor, ToTaskExecutor } from '../rpc/control-protocol.ts';
+import type { SlotLocation } from '../rpc/task-executor-gateway.ts';
+import type { SlotInit } from '../rpc/task-manager-gateway.ts';
+import type { SlotExecutorConnection } from '../coordinator/slot-executor-connection.ts';
 import type { SlotGrant } from './resource-manager.ts';
 import type { SlotListener } from './registered-task-manager.ts';
 
 /**
- * A job's TaskManager that is a slot of a TaskManager process (the seam the JobMaster talks
- * through, as to a worker thread): messages go over the process's RPC connection addressed to
- * the allocation; the process starts the slot's thread, which loads the job bundle. A deploy gets
- * the job's slot locations, so the process knows which channels stay in its memory and which go
- * to which other process.
+ * A job's slot executor that runs in a slot of a TaskManager process (the JobMaster's channel to
+ * it, as to a worker thread): messages go over the process's RPC connection addressed to the
+ * allocation; the process starts the slot's thread, which loads the job bundle. A deploy gets the
+ * job's slot locations, so the process knows which channels stay in its memory and which go to
+ * which other process.
  */
-export class RemoteSlotGateway implements TaskManagerGateway, SlotListener {
+export class RemoteSlotConnection implements SlotExecutorConnection, SlotListener {
   readonly index: number;
   readonly location = 'remote' as const;
   readonly where: string;
@@ -23,7 +26,7 @@ export class RemoteSlotGateway implements TaskManagerGateway, SlotListener {
   readonly #release: () => void;
   /** The epoch of the leadership the job runs under, stamped on its messages (0 without HA). */
   readonly #leaderEpoch: number;
-  #handler: (message: FromTaskManager) => void = () => {};
+  #handler: (message: FromTaskExecutor) => void = () => {};
   #lost: (error: Error) => void = () => {};
   #readiness!: { resolve: () => void; reject: (e: Error) => void };
   #isReady = false;
@@ -50,16 +53,16 @@ export class RemoteSlotGateway implements TaskManagerGateway, SlotListener {
 
   /** Asks the process to start the slot's thread with the job loaded; `ready` resolves when it has. */
   start(init: SlotInit): void {
-    this.grant.taskManager.send({ type: 'start-slot', allocation: this.grant.allocation, slot: this.grant.slot, init, leaderEpoch: this.#leaderEpoch });
+    this.grant.taskManager.gateway.startSlot({ allocation: this.grant.allocation, slot: this.grant.slot, init, leaderEpoch: this.#leaderEpoch });
   }
 
-  send(message: ToTaskManager): void {
+  send(message: ToTaskExecutor): void {
     if (this.#ended) return;
-    const m: ToTaskManager = message.type === 'deploy' ? { ...message, locations: this.#locations() } : message;
-    this.grant.taskManager.send({ type: 'to-slot', allocation: this.grant.allocation, message: m, leaderEpoch: this.#leaderEpoch });
+    const m: ToTaskExecutor = message.type === 'deploy' ? { ...message, locations: this.#locations() } : message;
+    this.grant.taskManager.gateway.toSlot({ allocation: this.grant.allocation, message: m, leaderEpoch: this.#leaderEpoch });
   }
 
-  onMessage(handler: (message: FromTaskManager) => void): void {
+  onMessage(handler: (message: FromTaskExecutor) => void): void {
     this.#handler = handler;
   }
 
@@ -67,12 +70,12 @@ export class RemoteSlotGateway implements TaskManagerGateway, SlotListener {
     this.#lost = handler;
   }
 
-  message(message: FromTaskManager): void {
+  message(message: FromTaskExecutor): void {
     if (!this.#isReady) {
       if (message.type === 'ready') {
         this.#isReady = true;
         this.#readiness.resolve();
-      } else if (message.type === 'deploy-failed' && message.attempt === -1) {
+      } else if (message.type === 'deployFailed' && message.attempt === -1) {
         const e = Object.assign(new Error(`${this.where}: ${message.error.message}`), { name: message.error.name });
         if (message.error.stack) e.stack = message.error.stack;
         this.#readiness.reject(e);
@@ -91,8 +94,8 @@ export class RemoteSlotGateway implements TaskManagerGateway, SlotListener {
     this.#lost(error);
   }
 
-  /** Ends the slot's thread and frees the slot (at once: there is nothing to wait for across the network). */
-  async terminate(): Promise<void> {
+  /** Ends the slot's thread and frees the slot, whatever the reason: there is nothing to wait for across the network. */
+  async stop(_reason: StopReason): Promise<void> {
     if (this.#ended) return;
     this.#ended = true;
     if (!this.#isReady) this.#readiness.reject(new Error(`${this.where} was released before it was ready`));
