@@ -371,8 +371,10 @@ describe('aligned-checkpoint timeout', () => {
     const converted = stats.filter((s) => s.unaligned && s.persistedData > 0);
     if (process.env.WEIR_TEST_DEBUG) console.log(describeStats(stats));
     assert.ok(converted.length >= 2, `too few checkpoints were converted at the sender: ${describeStats(stats)}`);
+    // What conversion buys: the barrier does not wait for the channel to drain. The bound is the
+    // drain time itself, not the timeout plus a margin, which a loaded machine overran (1079 ms).
     for (const s of converted) {
-      assert.ok(s.endToEndDuration < timeout + 700, `checkpoint ${s.id} took ${s.endToEndDuration} ms with a ${timeout} ms aligned timeout (draining the channel takes ~${drainMs} ms)`);
+      assert.ok(s.endToEndDuration < drainMs, `checkpoint ${s.id} took ${s.endToEndDuration} ms with a ${timeout} ms aligned timeout (draining the channel takes ~${drainMs} ms)`);
     }
     assertExactlyOnce(join(dir, 'output'), expectedRunningCounts(few));
   });
