@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readSnapshot } from '../checkpoint/snapshot-reader.ts';
 import { describeSnapshot } from '../serialization/incompatible-serializer-error.ts';
@@ -26,6 +27,10 @@ const jsonValue = (_k: string, v: unknown): unknown => {
  */
 export async function inspectCommand(path: string, o: InspectOptions): Promise<number> {
   const write = o.write ?? ((text: string) => void process.stdout.write(text));
+  // A mistyped path is not a damaged checkpoint: say that nothing is there, not that _metadata is missing.
+  if (!existsSync(resolve(path))) {
+    throw new UsageError(`${resolve(path)} does not exist: weir inspect reads a savepoint or checkpoint directory (one holding _metadata), its _metadata file, or a nats-obj://<bucket>/<path> location`);
+  }
   const snap = await readSnapshot(resolve(path), o.uid !== undefined ? { uid: o.uid } : undefined);
   if (o.uid !== undefined && snap.operators.length === 0) {
     const all = await readSnapshot(resolve(path));

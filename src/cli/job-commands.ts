@@ -5,7 +5,7 @@ import { readMetadata } from '../checkpoint/checkpoint-metadata.ts';
 import { isJobId } from '../coordinator/job-id.ts';
 import type { CancelView, CheckpointsOverviewView, JobsOverviewView, SavepointTriggerView } from '../rest/rest-views.ts';
 import { registeredJobs } from './job-registry.ts';
-import { awaitCheckpoint, awaitTrigger, call, jobManagerFor } from './rest-client.ts';
+import { awaitCheckpoint, awaitTrigger, call, jobManagerFor, locateJobManager, namingJobManager } from './rest-client.ts';
 import { UsageError } from './run-command.ts';
 
 export interface RemoteOptions {
@@ -20,6 +20,17 @@ function checkId(jobId: string): void {
   if (!isJobId(jobId)) throw new UsageError(`'${jobId}' is not a job id (32 lowercase hex characters, as printed by weir run)`);
 }
 
+/** The job's JobManager (checked id), to `work` on; its error answers say which JobManager gave them. */
+async function atJobManager<T>(jobId: string, o: RemoteOptions, work: (base: string) => Promise<T>): Promise<T> {
+  checkId(jobId);
+  const at = locateJobManager(jobId, o.jobmanager);
+  try {
+    return await work(at.base);
+  } catch (e) {
+    throw namingJobManager(e, at);
+  }
+}
+
 /** `weir list`: the jobs of the given JobManager, or of every `weir run` on this machine. */
 export async function listCommand(o: RemoteOptions): Promise<number> {
   const bases = o.jobmanager ? [jobManagerFor(undefined, o.jobmanager)] : [...new Set(registeredJobs().map((j) => j.url))];
@@ -32,51 +43,57 @@ export async function listCommand(o: RemoteOptions): Promise<number> {
     jobs.length === 0
       ? 'No running jobs.'
       : ['JOB ID                            STATUS      DURATION  JOBMANAGER               NAME', ...jobs.map((j) => `${j.id}  ${j.status.padEnd(10)}  ${`${Math.round((j.duration ?? 0) / 1000)} s`.padStart(8)}  ${j.jobmanager.padEnd(23)}  ${j.name ?? ''}`)].join('\n');
-  print(o, human, { jobs });
+  print(o, `${human}\n${asked(bases)}`, { jobs, jobmanagers: bases });
   return 0;
+}
+
+/** Which JobManagers `weir list` asked: without -m, only those of `weir run`s on this machine. */
+function asked(bases: readonly string[]): string {
+  if (bases.length === 0) return 'Asked no JobManager: no -m given, and no weir run on this machine has registered one (weir list -m host:port asks a JobManager).';
+  return `Asked the JobManager${bases.length > 1 ? 's' : ''} at ${bases.join(', ')}.`;
 }
 
 /** `weir savepoint <job-id> [dir]`: triggers a savepoint and waits for it. */
 export async function savepointCommand(jobId: string, dir: string | undefined, o: RemoteOptions): Promise<number> {
-  checkId(jobId);
-  const base = jobManagerFor(jobId, o.jobmanager);
-  process.stderr.write(`Triggering savepoint for job ${jobId}.\n`);
-  const { 'request-id': trigger } = await call<SavepointTriggerView>(base, 'POST', `/jobs/${jobId}/savepoints`, dir ? { 'target-directory': resolveLocation(dir) } : {}, o.token);
-  const location = await awaitTrigger(base, jobId, trigger, o.token);
-  print(o, `Savepoint completed. Path: ${location}`, { jobId, location });
-  return 0;
+  return atJobManager(jobId, o, async (base) => {
+    process.stderr.write(`Triggering savepoint for job ${jobId}.\n`);
+    const { 'request-id': trigger } = await call<SavepointTriggerView>(base, 'POST', `/jobs/${jobId}/savepoints`, dir ? { 'target-directory': resolveLocation(dir) } : {}, o.token);
+    const location = await awaitTrigger(base, jobId, trigger, o.token);
+    print(o, `Savepoint completed. Path: ${location}`, { jobId, location });
+    return 0;
+  });
 }
 
 /** `weir checkpoint <job-id>`: triggers a checkpoint now (besides the periodic ones) and waits for it. */
 export async function checkpointCommand(jobId: string, o: RemoteOptions): Promise<number> {
-  checkId(jobId);
-  const base = jobManagerFor(jobId, o.jobmanager);
-  process.stderr.write(`Triggering checkpoint for job ${jobId}.\n`);
-  const { 'request-id': trigger } = await call<SavepointTriggerView>(base, 'POST', `/jobs/${jobId}/checkpoints`, { checkpointType: 'CONFIGURED' }, o.token);
-  const { checkpointId, location } = await awaitCheckpoint(base, jobId, trigger, o.token);
-  print(o, `Checkpoint ${checkpointId} completed. Path: ${location}`, { jobId, checkpointId, location });
-  return 0;
+  return atJobManager(jobId, o, async (base) => {
+    process.stderr.write(`Triggering checkpoint for job ${jobId}.\n`);
+    const { 'request-id': trigger } = await call<SavepointTriggerView>(base, 'POST', `/jobs/${jobId}/checkpoints`, { checkpointType: 'CONFIGURED' }, o.token);
+    const { checkpointId, location } = await awaitCheckpoint(base, jobId, trigger, o.token);
+    print(o, `Checkpoint ${checkpointId} completed. Path: ${location}`, { jobId, checkpointId, location });
+    return 0;
+  });
 }
 
 /** `weir stop <job-id> --savepoint DIR [--drain]`. */
 export async function stopCommand(jobId: string, o: RemoteOptions & { savepoint?: string; drain?: boolean }): Promise<number> {
-  checkId(jobId);
-  const base = jobManagerFor(jobId, o.jobmanager);
-  process.stderr.write(`Suspending job ${jobId} with a savepoint${o.drain ? ' (draining)' : ''}.\n`);
-  const body = { ...(o.savepoint ? { targetDirectory: resolveLocation(o.savepoint) } : {}), drain: o.drain ?? false };
-  const { 'request-id': trigger } = await call<SavepointTriggerView>(base, 'POST', `/jobs/${jobId}/stop`, body, o.token);
-  const location = await awaitTrigger(base, jobId, trigger, o.token);
-  print(o, `Savepoint completed. Path: ${location}`, { jobId, location });
-  return 0;
+  return atJobManager(jobId, o, async (base) => {
+    process.stderr.write(`Suspending job ${jobId} with a savepoint${o.drain ? ' (draining)' : ''}.\n`);
+    const body = { ...(o.savepoint ? { targetDirectory: resolveLocation(o.savepoint) } : {}), drain: o.drain ?? false };
+    const { 'request-id': trigger } = await call<SavepointTriggerView>(base, 'POST', `/jobs/${jobId}/stop`, body, o.token);
+    const location = await awaitTrigger(base, jobId, trigger, o.token);
+    print(o, `Savepoint completed. Path: ${location}`, { jobId, location });
+    return 0;
+  });
 }
 
 /** `weir cancel <job-id>`. */
 export async function cancelCommand(jobId: string, o: RemoteOptions): Promise<number> {
-  checkId(jobId);
-  const base = jobManagerFor(jobId, o.jobmanager);
-  await call<CancelView>(base, 'PATCH', `/jobs/${jobId}?mode=cancel`, undefined, o.token);
-  print(o, `Cancelled job ${jobId}.`, { jobId, cancelled: true });
-  return 0;
+  return atJobManager(jobId, o, async (base) => {
+    await call<CancelView>(base, 'PATCH', `/jobs/${jobId}?mode=cancel`, undefined, o.token);
+    print(o, `Cancelled job ${jobId}.`, { jobId, cancelled: true });
+    return 0;
+  });
 }
 
 /** `weir savepoint --dispose PATH`: removes a savepoint (only what has a weir _metadata). */
@@ -91,9 +108,7 @@ const size = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 102
 
 /** `weir checkpoints <job-id>`: recent checkpoints with durations, sizes, and why failed ones failed. */
 export async function checkpointsCommand(jobId: string, o: RemoteOptions & { limit?: string }): Promise<number> {
-  checkId(jobId);
-  const base = jobManagerFor(jobId, o.jobmanager);
-  const r = await call<CheckpointsOverviewView>(base, 'GET', `/jobs/${jobId}/checkpoints`, undefined, o.token);
+  const r = await atJobManager(jobId, o, (base) => call<CheckpointsOverviewView>(base, 'GET', `/jobs/${jobId}/checkpoints`, undefined, o.token));
   if (o.json) {
     process.stdout.write(JSON.stringify(r) + '\n');
     return 0;

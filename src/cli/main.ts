@@ -30,11 +30,26 @@ const program = new Command('weir')
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+/**
+ * For commands that hand arguments on to the job: an option weir does not know is most often one
+ * meant for the job, written before the `--` that separates them.
+ */
+const jobArgumentsAfterDashes = (command: string) => ({
+  outputError: (text: string, write: (s: string) => void) =>
+    write(
+      text.replace(
+        /^error: unknown option '([^']+)'.*$/m,
+        (line, flag: string) => `${line}: not an option of weir ${command}; the job's own arguments go after --, as in: weir ${command} <job> [options] -- ${flag} ...`,
+      ),
+    ),
+});
+
 program
   .command('run')
   .description('run a job module in the foreground (TypeScript or JavaScript; no build step)')
   .argument('<job>', 'path of the job module (its default export is made with defineJob)')
   .argument('[jobArgs...]', 'the job\'s own arguments, after --')
+  .configureOutput(jobArgumentsAfterDashes('run'))
   .option('-p, --parallelism <n>', 'default parallelism (parallelism.default)')
   .option('--name <name>', "the job's name, over the job's own env.setJobName (pipeline.name)")
   .option('--task-managers <n>', 'worker-thread TaskManagers (or processes, with --processes); 0 runs every subtask in this thread', '0')
@@ -120,6 +135,7 @@ program
   .description('run a job without and with injected failures and compare its final state and committed output')
   .argument('<job>', 'path of the job module')
   .argument('[jobArgs...]', 'the job\'s own arguments, after --')
+  .configureOutput(jobArgumentsAfterDashes('verify'))
   .option('-p, --parallelism <n>', 'default parallelism')
   .option('--task-managers <n>', 'worker-thread TaskManagers', '0')
   .option('--failures <n>', 'injected failures in the second run', '3')

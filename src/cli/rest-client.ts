@@ -5,22 +5,51 @@ import { registeredJobs } from './job-registry.ts';
 export class JobManagerError extends Error {
   readonly address: string;
   readonly status: number | undefined;
-  constructor(address: string, message: string, status?: number) {
-    super(message);
+  constructor(address: string, message: string, status?: number, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
     this.name = 'JobManagerError';
     this.address = address;
     this.status = status;
   }
 }
 
+/** A JobManager's REST address and how the CLI came to it, for saying which one was asked. */
+export interface JobManagerAddress {
+  readonly base: string;
+  /** -m given; registered by the job's `weir run` on this machine; or the default guess. */
+  readonly source: 'flag' | 'registry' | 'default';
+}
+
+export const DEFAULT_JOBMANAGER = 'http://127.0.0.1:8081';
+
 /**
  * Where the JobManager of a job answers: --jobmanager host:port if given, else the address the
  * job's `weir run` registered on this machine, else 127.0.0.1:8081.
  */
-export function jobManagerFor(jobId: string | undefined, flag: string | undefined): string {
-  if (flag) return flag.startsWith('http') ? flag : `http://${flag}`;
+export function locateJobManager(jobId: string | undefined, flag: string | undefined): JobManagerAddress {
+  if (flag) return { base: flag.startsWith('http') ? flag : `http://${flag}`, source: 'flag' };
   const registered = jobId ? registeredJobs().find((j) => j.jobId === jobId) : undefined;
-  return registered?.url ?? 'http://127.0.0.1:8081';
+  return registered ? { base: registered.url, source: 'registry' } : { base: DEFAULT_JOBMANAGER, source: 'default' };
+}
+
+export function jobManagerFor(jobId: string | undefined, flag: string | undefined): string {
+  return locateJobManager(jobId, flag).base;
+}
+
+/**
+ * An error answer, with the JobManager that gave it and, when the CLI chose that one itself, how
+ * and that -m names another: a 404 `job not found` from the default 127.0.0.1:8081 otherwise reads
+ * as if the job did not exist anywhere.
+ */
+export function namingJobManager(e: unknown, at: JobManagerAddress): unknown {
+  if (!(e instanceof JobManagerError) || e.status === undefined) return e;
+  const how =
+    at.source === 'flag'
+      ? `the JobManager at ${at.base} (-m)`
+      : at.source === 'registry'
+        ? `the JobManager at ${at.base}, where this job's weir run registered on this machine; if the job runs elsewhere, pass -m host:port`
+        : `the JobManager at ${at.base}, the default (no -m given, and no weir run of this job registered on this machine); pass -m host:port of the job's JobManager`;
+  return new JobManagerError(e.address, `${e.message} (asked ${how})`, e.status, e);
 }
 
 export async function call<T>(base: string, method: string, path: string, body?: unknown, token?: string): Promise<T> {

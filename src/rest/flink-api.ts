@@ -14,6 +14,7 @@ import type {
   SavepointTriggerView,
 } from './rest-views.ts';
 import type { JobDirectory } from './job-directory.ts';
+import { targetDirectory } from './target-directory.ts';
 import { TRIGGER_ID_PATTERN, type OperationKind, type TriggerOperations } from './trigger-operations.ts';
 import { jobMetrics, subtaskMetrics, vertexMetrics } from './rest-metrics.ts';
 import { vertexBackpressure, vertexDetails, vertexOf, vertexWatermarks } from './vertex-views.ts';
@@ -187,8 +188,9 @@ export async function flinkApi(app: FastifyInstance, o: FlinkApiOptions): Promis
     async (req, reply) => {
       const m = job(req);
       const body = (req.body ?? {}) as { 'target-directory'?: string | null; 'cancel-job'?: boolean; triggerId?: string | null };
+      const target = targetDirectory('target-directory', body['target-directory']);
       const work = savepointOutcome(async () => {
-        const sp = await m.triggerSavepoint(body['target-directory'] ?? undefined);
+        const sp = await m.triggerSavepoint(target);
         if (body['cancel-job']) await m.cancel();
         return sp;
       });
@@ -214,7 +216,8 @@ export async function flinkApi(app: FastifyInstance, o: FlinkApiOptions): Promis
     async (req, reply) => {
       const m = job(req);
       const body = (req.body ?? {}) as { targetDirectory?: string | null; drain?: boolean; triggerId?: string | null };
-      const work = savepointOutcome(() => m.stopWithSavepoint(body.targetDirectory ?? undefined, body.drain ?? false));
+      const target = targetDirectory('targetDirectory', body.targetDirectory);
+      const work = savepointOutcome(() => m.stopWithSavepoint(target, body.drain ?? false));
       const id = operations.start(m.jobId, 'savepoint', body.triggerId ?? undefined, work, savepointFailed);
       return reply.code(202).send({ 'request-id': id } satisfies SavepointTriggerView);
     },

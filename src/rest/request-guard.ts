@@ -15,7 +15,7 @@ export interface RequestGuardOptions {
 }
 
 export interface Refusal {
-  readonly status: 401 | 403;
+  readonly status: 400 | 401 | 403;
   readonly message: string;
 }
 
@@ -24,6 +24,8 @@ export interface GuardedRequest {
   /** The path and query, as in the request line. */
   readonly url: string;
   readonly headers: { readonly host?: string | undefined; readonly origin?: string | undefined; readonly authorization?: string | undefined };
+  /** The headers as they came, name and value alternating: Node keeps only the first of several Host headers in `headers`. */
+  readonly raw?: { readonly rawHeaders: readonly string[] };
 }
 
 const LOOPBACK_HOST = /^(?:127\.0\.0\.1|localhost|\[::1\])(?::\d{1,5})?$/i;
@@ -32,6 +34,8 @@ const READS = new Set(['GET', 'HEAD']);
 export function requestGuard(o: RequestGuardOptions): (req: GuardedRequest) => Refusal | undefined {
   const expected = o.token === null ? undefined : digest(`Bearer ${o.token}`);
   return (req) => {
+    const ambiguous = severalHosts(req);
+    if (ambiguous) return ambiguous;
     if (expected === undefined) return loopbackOnly(req);
     const read = READS.has(req.method);
     if (read && (!o.tokenRequiredForReads || isDashboardFile(req.url))) return undefined;
@@ -39,6 +43,22 @@ export function requestGuard(o: RequestGuardOptions): (req: GuardedRequest) => R
     if (given !== undefined && timingSafeEqual(digest(given), expected)) return undefined;
     const why = read ? 'reads need it too here (rest.token-required-for-reads)' : 'it changes the job';
     return { status: 401, message: `${req.method} ${path(req.url)} needs Authorization: Bearer <rest.token>: ${why}` };
+  };
+}
+
+/**
+ * Node answers by the first of several Host headers, while a proxy or cache before it may go by
+ * another: the loopback rule would then be checked against a name the request was not routed by
+ * (request smuggling). HTTP/1.1 allows exactly one (RFC 9112 §3.2), so more are refused outright.
+ */
+function severalHosts(req: GuardedRequest): Refusal | undefined {
+  const raw = req.raw?.rawHeaders ?? [];
+  const hosts: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'host') hosts.push(raw[i + 1]!);
+  if (hosts.length <= 1) return undefined;
+  return {
+    status: 400,
+    message: `${req.method} ${path(req.url)} refused: it carries ${hosts.length} Host headers (${hosts.map((h) => `'${h}'`).join(', ')}); HTTP/1.1 allows exactly one, and which one it was addressed to is ambiguous`,
   };
 }
 

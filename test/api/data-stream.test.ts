@@ -75,7 +75,7 @@ describe('forward and default partitioning', { timeout: 60_000 }, () => {
       (sink) =>
         defineJob((env) => {
           env.setParallelism(3);
-          env.fromSource(DataGen.sequence(0, 900), { uid: 'src' }).map((x) => x * 10).sinkTo(sink, { uid: 'sink' });
+          env.fromSource(DataGen.sequence(0, 899), { uid: 'src' }).map((x) => x * 10).sinkTo(sink, { uid: 'sink' });
         }),
       id,
     );
@@ -91,7 +91,7 @@ describe('forward and default partitioning', { timeout: 60_000 }, () => {
     const { result, records } = await tagged(
       (sink) =>
         defineJob((env) => {
-          env.fromSource(DataGen.sequence(0, 1200), { uid: 'src', parallelism: 1 }).sinkTo(sink, { uid: 'sink', parallelism: 4 });
+          env.fromSource(DataGen.sequence(0, 1199), { uid: 'src', parallelism: 1 }).sinkTo(sink, { uid: 'sink', parallelism: 4 });
         }),
       id,
     );

@@ -3,6 +3,7 @@
 // as JSON lines; and on a format 3 fixture, whose states read as msgpack v1.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createJobMaster, defineJob, MapStateDescriptor, Types, ValueStateDescriptor, type KeyedProcessFunction, type MapState, type Sink, type ValueState } from '../../src/index.ts';
 import { DataGen } from '../../src/connectors/datagen/index.ts';
@@ -88,5 +89,17 @@ describe('weir inspect', { timeout: 60_000 }, () => {
     assert.match(text, /\(format v3\)/);
     assert.match(text, /keyed state '_reduce' \(value, msgpack v1\)/);
     assert.match(text, /\(state file format 1\)/);
+  });
+
+  test('a path that does not exist is said not to exist; an existing directory without _metadata still says that', async () => {
+    const missing = join(root, 'no-such-savepoint');
+    await assert.rejects(inspectCommand(missing, { write: () => {} }), (e: Error) => {
+      assert.equal(e.name, 'UsageError');
+      assert.equal(e.message, `${missing} does not exist: weir inspect reads a savepoint or checkpoint directory (one holding _metadata), its _metadata file, or a nats-obj://<bucket>/<path> location`);
+      return true;
+    });
+    const empty = join(root, 'empty');
+    mkdirSync(empty);
+    await assert.rejects(inspectCommand(empty, { write: () => {} }), /no _metadata here: not a complete checkpoint or savepoint/);
   });
 });

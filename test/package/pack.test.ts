@@ -59,7 +59,7 @@ import { DataGen } from 'weir-stream/connectors/datagen';
 import { PrintSink } from 'weir-stream/connectors/print';
 let sum = 0;
 const job = defineJob((env) => {
-  env.fromSource(DataGen.sequence(1, 1000) /* 1..999 */, { uid: 'numbers' }).map((n) => n * 2).sinkTo(new PrintSink({ write: (t) => { for (const line of t.split('\\n')) if (line) sum += Number(line); } }), { uid: 'sink' });
+  env.fromSource(DataGen.sequence(1, 1000) /* 1..1000, as Flink's fromSequence */, { uid: 'numbers' }).map((n) => n * 2).sinkTo(new PrintSink({ write: (t) => { for (const line of t.split('\\n')) if (line) sum += Number(line); } }), { uid: 'sink' });
 });
 const r = await executeJob({ job });
 console.log(r.status, sum);
@@ -96,7 +96,7 @@ describe('the npm package', { timeout: 600_000 }, () => {
   });
 
   test('a plain .mjs program runs a job with node', () => {
-    assert.equal(ok(run(process.execPath, ['app.mjs'], (writeFileSync(join(project, 'app.mjs'), APP), project)), 'node app.mjs').trim(), `FINISHED ${2 * ((999 * 1000) / 2)}`);
+    assert.equal(ok(run(process.execPath, ['app.mjs'], (writeFileSync(join(project, 'app.mjs'), APP), project)), 'node app.mjs').trim(), `FINISHED ${2 * ((1000 * 1001) / 2)}`);
   });
 
   test('weir run loads a TypeScript job in a "type": "commonjs" project, in-thread, on worker threads and on TaskManager processes, exactly-once', () => {

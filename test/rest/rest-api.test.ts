@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { createJobMaster, defineJob, type JobMaster, type JobResult } from '../../src/index.ts';
 import { DataGen } from '../../src/connectors/datagen/index.ts';
@@ -104,6 +105,26 @@ function sendWith(server: RestServer, method: string, path: string, headers: Rec
   });
 }
 
+/** A request written by hand, so that it can carry what fetch and http.request will not: several Host headers. */
+function sendRaw(server: RestServer, head: string, body = ''): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port: server.port });
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer')));
+    socket.on('data', (d: string) => (text += d));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const [headers = '', payload = ''] = text.split('\r\n\r\n', 2);
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(headers)?.[1] ?? 0);
+      const contentType = /^content-type: *(.*)$/im.exec(headers)?.[1]?.trim() ?? '';
+      resolve({ status, contentType, body: contentType.startsWith('application/json') && payload ? (JSON.parse(payload) as Record<string, unknown>) : {} });
+    });
+    const length = body ? `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` : '';
+    socket.end(`${head}${length}connection: close\r\n\r\n${body}`);
+  });
+}
+
 async function awaitSavepoint(server: RestServer, requestId: string, token?: string): Promise<string> {
   for (let i = 0; i < 200; i++) {
     const r = await send(server, 'GET', `/jobs/${master.jobId}/savepoints/${requestId}`, token !== undefined ? { token } : {});
@@ -182,6 +203,20 @@ describe('REST errors', { timeout: 30_000 }, () => {
     const made = readdirSync(root).filter((n) => n.startsWith('bad-') || n === '5' || n === 'true');
     assert.deepEqual(made, [], 'no bad request took a savepoint');
     assert.equal(existsSync(join(process.cwd(), '5')), false, 'a number was not taken for a directory name');
+  });
+
+  test('a relative savepoint directory is refused with 400 and the reason; nothing is written in the working directory', async () => {
+    const id = master.jobId;
+    const relative = `relative-savepoint-${process.pid}`;
+    for (const dir of [relative, `./${relative}`, `../${relative}`]) {
+      const why = new RegExp(`'${literal(dir)}' is relative: it would be resolved against the JobManager's working directory \\(${literal(process.cwd())}\\)`);
+      assertError(await send(local, 'POST', `/jobs/${id}/savepoints`, { body: { 'target-directory': dir } }), 400, `savepoint to ${dir}`, new RegExp(`target-directory ${why.source}`));
+      assertError(await send(local, 'POST', `/jobs/${id}/stop`, { body: { targetDirectory: dir, drain: false } }), 400, `stop to ${dir}`, new RegExp(`targetDirectory ${why.source}`));
+      assertError(await send(local, 'POST', `/v1/jobs/${id}/savepoints`, { body: { 'target-directory': dir, 'cancel-job': true } }), 400, `savepoint and cancel to ${dir} at /v1`);
+    }
+    await sleep(200);
+    assert.equal(master.status, 'RUNNING', 'the stop and the cancel were not done');
+    for (const dir of [relative, `../${relative}`]) assert.equal(existsSync(join(process.cwd(), dir)), false, `nothing at ${dir}`);
   });
 
   test('checkpoint ids in paths are numbers: a completed checkpoint is found', async () => {
@@ -264,6 +299,28 @@ describe('REST without a token: loopback Host names only, no cross-site changes'
     const own = await sendWith(local, 'POST', `/jobs/${id}/savepoints`, { host, origin: `http://${host}` }, { 'target-directory': join(root, 'same-origin') });
     assert.equal(own.status, 202, JSON.stringify(own.body));
     await awaitSavepoint(local, own.body['request-id'] as string);
+  });
+});
+
+describe('REST: one Host header', { timeout: 30_000 }, () => {
+  test('a request with two Host headers is refused with 400 on every server, whichever comes first, and changes nothing', async () => {
+    const id = master.jobId;
+    const target = join(root, 'two-hosts');
+    const body = JSON.stringify({ 'target-directory': target });
+    for (const server of [local, localToken, openReads]) {
+      const own = `127.0.0.1:${server.port}`;
+      for (const [first, second] of [[own, 'rebind.attacker.example'], ['rebind.attacker.example', own], [own, own]]) {
+        const hosts = `Host: ${first}\r\nHost: ${second}\r\n`;
+        const what = `${server.url}, Host ${first} then ${second}`;
+        assertError(await sendRaw(server, `GET /jobs HTTP/1.1\r\n${hosts}`), 400, `GET, ${what}`, new RegExp(`GET /jobs refused: it carries 2 Host headers \\('${literal(first)}', '${literal(second)}'\\)`));
+        const auth = server === local ? '' : `Authorization: Bearer ${TOKEN}\r\n`;
+        assertError(await sendRaw(server, `POST /jobs/${id}/savepoints HTTP/1.1\r\n${hosts}${auth}`, body), 400, `POST, ${what}`, /2 Host headers/);
+      }
+      // One Host header, as every client sends: answered.
+      assert.equal((await sendRaw(server, `GET /jobs HTTP/1.1\r\nHost: ${own}\r\n`)).status, 200, `${server.url}, one Host`);
+    }
+    await sleep(200);
+    assert.equal(existsSync(target), false, 'no savepoint was taken');
   });
 });
 

@@ -2,6 +2,7 @@
 // `weir list` and `weir checkpoints` (human and --json) against it, also where reads need the token.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createJobMaster, defineJob, type JobMaster, type JobResult } from '../../src/index.ts';
 import { DataGen } from '../../src/connectors/datagen/index.ts';
@@ -142,6 +143,38 @@ test('weir list and weir checkpoints, human and --json', async () => {
   const nobody = await weir('list', '--jobmanager', '127.0.0.1:1');
   assert.notEqual(nobody.code, 0);
   assert.match(nobody.stderr, /no JobManager answers at http:\/\/127\.0\.0\.1:1/);
+});
+
+test('weir list says which JobManager it asked: the one given by -m, or none when no weir run registered one', async () => {
+  const address = rest.url.replace('http://', '');
+  const given = await weir('list', '--jobmanager', address);
+  assert.equal(given.code, 0, given.stderr);
+  assert.match(given.stdout, new RegExp(`^Asked the JobManager at ${rest.url.replace(/[.]/g, '\\.')}\\.$`, 'm'));
+  const asJson = JSON.parse((await weir('list', '--jobmanager', address, '--json')).stdout) as { jobmanagers: string[] };
+  assert.deepEqual(asJson.jobmanagers, [rest.url]);
+  // An empty WEIR_HOME: no weir run registered, so no JobManager was asked, and -m is the way to ask one.
+  const none = await runWeir(['list'], { WEIR_HOME: join(root, 'empty-home') });
+  assert.equal(none.code, 0, none.stderr);
+  assert.match(none.stdout, /^No running jobs\.\nAsked no JobManager: no -m given, and no weir run on this machine has registered one \(weir list -m host:port asks a JobManager\)\.$/m);
+});
+
+test('a job the JobManager does not know: the error names the JobManager asked and how it was chosen, and suggests -m', async () => {
+  const address = rest.url.replace('http://', '');
+  const absent = '0123456789abcdef0123456789abcdef';
+  const viaFlag = await weir('savepoint', absent, '--jobmanager', address);
+  assert.equal(viaFlag.code, 2, viaFlag.stderr);
+  assert.match(viaFlag.stderr, new RegExp(`404 job ${absent} not found \\(asked the JobManager at ${rest.url.replace(/[.]/g, '\\.')} \\(-m\\)\\)`));
+  // Registered by a weir run on this machine (as the CLI finds a job without -m): the address it
+  // registered is the one asked, and -m is suggested for a job that runs elsewhere.
+  const home = join(root, 'home-with-registration');
+  mkdirSync(join(home, 'jobs'), { recursive: true });
+  writeFileSync(join(home, 'jobs', `${absent}.json`), JSON.stringify({ jobId: absent, url: rest.url, pid: process.pid, startedAt: Date.now() }));
+  for (const command of [['savepoint', absent], ['stop', absent, '--savepoint', join(root, 'sp')], ['checkpoint', absent], ['cancel', absent], ['checkpoints', absent]]) {
+    const r = await runWeir(command, { WEIR_HOME: home });
+    assert.equal(r.code, 2, `${command[0]}: ${r.stderr}`);
+    assert.match(r.stderr, new RegExp(`404 job ${absent} not found \\(asked the JobManager at ${rest.url.replace(/[.]/g, '\\.')}, where this job's weir run registered on this machine; if the job runs elsewhere, pass -m host:port\\)`), command[0]);
+  }
+  assert.equal(master.status, 'RUNNING');
 });
 
 test('where reads need the token (rest.token-required-for-reads), weir list and weir checkpoints send --token', async () => {

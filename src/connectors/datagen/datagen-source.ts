@@ -179,9 +179,12 @@ export const DataGen = {
       ...(options.ratePerSecond !== undefined ? { ratePerSecond: options.ratePerSecond } : {}),
     });
   },
-  /** The numbers from, from+1, ... below to. */
+  /**
+   * The numbers from, from+1, ... up to and including to (to - from + 1 of them; none when to < from),
+   * as Flink's `fromSequence(from, to)`.
+   */
   sequence(from: number, to: number): DataGenSource<number> {
-    return new DataGenSource({ generate: (i) => from + i, count: Math.max(0, to - from) });
+    return new DataGenSource({ generate: (i) => from + i, count: Math.max(0, to - from + 1) });
   },
   /**
    * Keyed events `{ key, value, timestamp }` with event times (the records carry them): give the
