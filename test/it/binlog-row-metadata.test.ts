@@ -8,16 +8,16 @@ import mysql from 'mysql2/promise';
 import { startMariaDb, type MariaDbServer } from '../fixtures/mariadb-server.ts';
 import { TYPE_CASES, TYPE_COLUMNS, TYPES_TABLE } from '../fixtures/column-types.ts';
 import {
-  BinlogClient,
   BinlogSchemaError,
   compareBinlogPositions,
-  detectGtidStrategy,
   mysql2Runner,
-  prepareSnapshotConnection,
   TableSchemaCache,
   type BinlogPosition,
   type Row,
 } from '../../src/connectors/mysql/index.ts';
+import { BinlogClient } from '../../src/connectors/mysql/binlog-client.ts';
+import { detectGtidStrategy } from '../../src/connectors/mysql/gtid-strategy.ts';
+import { prepareSnapshotConnection } from '../../src/connectors/mysql/column-codec.ts';
 
 let server: MariaDbServer;
 let admin: mysql.Connection;

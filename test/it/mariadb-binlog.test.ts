@@ -6,21 +6,19 @@ import assert from 'node:assert/strict';
 import mysql from 'mysql2/promise';
 import { startMariaDb, type MariaDbServer } from '../fixtures/mariadb-server.ts';
 import {
-  BinlogClient,
   compareBinlogPositions,
   BinlogConfigError,
   BinlogDecodeError,
   BinlogSchemaError,
   BinlogServerError,
-  MariaDbGtidStrategy,
   TableSchemaCache,
-  detectGtidStrategy,
   mysql2Runner,
   type BinlogEvent,
-  type BinlogClientOptions,
   type BinlogPosition,
-  type GtidStrategy,
 } from '../../src/connectors/mysql/index.ts';
+import { BinlogClient, type BinlogClientOptions } from '../../src/connectors/mysql/binlog-client.ts';
+import { detectGtidStrategy, type GtidStrategy } from '../../src/connectors/mysql/gtid-strategy.ts';
+import { MariaDbGtidStrategy } from '../../src/connectors/mysql/mariadb-gtid-strategy.ts';
 
 let server: MariaDbServer;
 let admin: mysql.Connection;

@@ -4,17 +4,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import mysql from 'mysql2';
 import { startMariaDb, type MariaDbServer } from '../fixtures/mariadb-server.ts';
-import {
-  BinlogClient,
-  TableSchemaCache,
-  detectGtidStrategy,
-  mysql2Runner,
-  prepareSnapshotConnection,
-  snapshotTypeCast,
-  type BinlogEvent,
-  type BinlogPosition,
-  type Row,
-} from '../../src/connectors/mysql/index.ts';
+import { TableSchemaCache, mysql2Runner, type BinlogEvent, type BinlogPosition, type Row } from '../../src/connectors/mysql/index.ts';
+import { BinlogClient } from '../../src/connectors/mysql/binlog-client.ts';
+import { detectGtidStrategy } from '../../src/connectors/mysql/gtid-strategy.ts';
+import { prepareSnapshotConnection, snapshotTypeCast } from '../../src/connectors/mysql/column-codec.ts';
 import { TYPE_CASES as CASES, TYPE_COLUMNS as COLUMNS, TYPES_TABLE as TABLE } from '../fixtures/column-types.ts';
 
 let server: MariaDbServer;
