@@ -23,12 +23,13 @@ export function committedName(pending: string): string {
  * Renames the pending file to its visible name where it was written; if it is not there, in the
  * sink's directory (an output directory moved with its pending files). Already committed is done.
  * Nowhere to be found cannot change by a restart: a PendingFileMissingError fails the job at once.
+ * Returns the directory it is committed in, which the caller fsyncs to make the rename durable.
  */
-export function commitPending(c: FileSinkCommittable, sinkDirectory: string): void {
+export function commitPending(c: FileSinkCommittable, sinkDirectory: string): string {
   const name = typeof c === 'string' ? c : c.name;
   const writtenIn = typeof c === 'string' ? undefined : c.directory;
   for (const dir of new Set([writtenIn ?? sinkDirectory, sinkDirectory])) {
-    if (renamed(join(dir, name), join(dir, committedName(name)))) return;
+    if (renamed(join(dir, name), join(dir, committedName(name)))) return dir;
   }
   throw new PendingFileMissingError(name, writtenIn, sinkDirectory);
 }

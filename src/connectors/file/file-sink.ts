@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import type { SinkContext } from '../../api/sink.ts';
 import type { Committer, PrecommittingSinkWriter, TwoPhaseCommittingSink } from '../../api/two-phase-committing-sink.ts';
 import { makeDirectoriesSync } from '../../fs/make-directories.ts';
+import { syncDirectorySync } from '../../fs/sync-directory.ts';
 import { writeFullySync } from '../../fs/write-fully.ts';
 import type { FileSinkOptions } from './plain-file-sink.ts';
 import { commitPending, type FileCommittable, type FileSinkCommittable } from './file-committable.ts';
@@ -54,8 +55,14 @@ class FileCommitter implements Committer<FileSinkCommittable> {
     this.#attempt = prefix.slice(prefix.indexOf('-', 6) + 1);
   }
 
+  /**
+   * A rename is durable only once its directory is: without the fsync a crash after the checkpoint
+   * completed could lose the visible name while the checkpoint that would commit it again is gone.
+   */
   commit(pending: readonly FileSinkCommittable[]): void {
-    for (const c of pending) commitPending(c, this.#dir);
+    const renamedIn = new Set<string>();
+    for (const c of pending) renamedIn.add(commitPending(c, this.#dir));
+    for (const dir of renamedIn) syncDirectorySync(dir);
   }
 
   /** Hidden files neither retained nor of this attempt were left by a failed one. */
@@ -123,6 +130,8 @@ class FileSinkWriter<T> implements PrecommittingSinkWriter<T, FileCommittable> {
     this.#fd = -1;
     const pending = `${this.#file}.pending`;
     renameSync(join(this.#dir, `${this.#file}.inprogress`), join(this.#dir, pending));
+    // The checkpoint will name the pending file: its entry must survive a crash as the data does.
+    syncDirectorySync(this.#dir);
     this.#bytes = 0;
     return [{ directory: this.#dir, name: pending }];
   }
