@@ -147,6 +147,8 @@ class FileSinkWriter<T> implements PrecommittingSinkWriter<T, FileSinkCommittabl
   #lastWriteAt = Date.now();
   /** The input has ended: the last pre-commits roll everything. */
   #ended = false;
+  /** A file was created since the directory was last fsynced: the next checkpoint names it. */
+  #newEntries = false;
 
   constructor(dir: string, format: (value: T) => string, prefix: string, policy: RollingPolicy) {
     this.#dir = dir;
@@ -179,6 +181,7 @@ class FileSinkWriter<T> implements PrecommittingSinkWriter<T, FileSinkCommittabl
   #open(): OpenPart {
     const file = `${this.#prefix}${this.#seq++}`;
     const now = Date.now();
+    this.#newEntries = true;
     return { file, fd: openSync(join(this.#dir, `${file}.inprogress`), 'w'), bytes: 0, openedAt: now, lastWriteAt: now };
   }
 
@@ -209,12 +212,13 @@ class FileSinkWriter<T> implements PrecommittingSinkWriter<T, FileSinkCommittabl
       renameSync(join(this.#dir, `${file}.inprogress`), join(this.#dir, `${file}.pending`));
       return { directory: this.#dir, name: `${file}.pending` };
     });
-    this.#rolled = [];
     if (this.#part) {
       fsyncSync(this.#part.fd);
       committables.push({ directory: this.#dir, name: `${this.#part.file}.inprogress`, length: this.#part.bytes });
     }
-    if (committables.length > 0) syncDirectorySync(this.#dir);
+    if (this.#rolled.length > 0 || this.#newEntries) syncDirectorySync(this.#dir);
+    this.#rolled = [];
+    this.#newEntries = false;
     return committables;
   }
 
