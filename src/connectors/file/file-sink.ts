@@ -3,34 +3,61 @@ import { join, resolve } from 'node:path';
 import type { SinkContext } from '../../api/sink.ts';
 import type { Committer, PrecommittingSinkWriter, TwoPhaseCommittingSink } from '../../api/two-phase-committing-sink.ts';
 import { makeDirectoriesSync } from '../../fs/make-directories.ts';
+import { syncDirectorySync } from '../../fs/sync-directory.ts';
 import { writeFullySync } from '../../fs/write-fully.ts';
 import type { FileSinkOptions } from './plain-file-sink.ts';
-import { commitPending, type FileCommittable, type FileSinkCommittable } from './file-committable.ts';
+import {
+  commitInProgress,
+  commitPending,
+  isInProgressFile,
+  pendingName,
+  type FileCommittable,
+  type FileSinkCommittable,
+  type InProgressFile,
+} from './file-committable.ts';
+import { onCheckpointRollingPolicy, shouldRollOnCheckpoint, shouldRollOnWrite, type PartFileInfo, type RollingPolicy } from './rolling-policy.ts';
 
 const FLUSH_BYTES = 64 * 1024;
 const HIDDEN = /^\.part-.*\.(inprogress|pending)$/;
 
+export interface FileSinkConfig<T> extends FileSinkOptions<T> {
+  /**
+   * When a part file is closed and a new one started. Default onCheckpointRollingPolicy(): a new
+   * part file at every checkpoint with output, committed when the checkpoint completes, so the
+   * output up to a checkpoint or a stop-with-savepoint is visible once it completes (weir's
+   * behaviour before rolling policies). defaultRollingPolicy() (Flink's DefaultRollingPolicy:
+   * 128 MiB, 60 s rollover, 60 s inactivity) keeps a part file open across checkpoints: far fewer
+   * files, but output becomes visible only when its file rolls or the input ends; at a
+   * stop-with-savepoint the open file stays hidden until the job is resumed from the savepoint.
+   */
+  readonly rollingPolicy?: RollingPolicy;
+}
+
 /**
- * Exactly-once file output by two-phase commit. Records go to a hidden in-progress file; a
- * checkpoint turns it into a hidden pending file, its committable; when the checkpoint completes
- * the pending files are renamed to visible `part-*` files. A reader of the directory sees
- * committed output only. On restore, the restored checkpoint's pending files are committed
- * (renaming is idempotent) and every other hidden file a failed attempt left is removed.
- * A committable names its directory: restored by a job writing elsewhere, it is still committed
- * where it was written.
+ * Exactly-once file output by two-phase commit. Records go to a hidden in-progress file, kept
+ * open across checkpoints until the rolling policy rolls it; each checkpoint records its fsynced
+ * length. A rolled file becomes a hidden pending file at the next checkpoint, its committable;
+ * when the checkpoint completes the pending files are renamed to visible `part-*` files and the
+ * directory fsynced. A reader of the directory sees committed output only. On restore, the
+ * restored checkpoint's pending files are committed (renaming is idempotent), its in-progress
+ * files cut back to their recorded lengths and committed, and every other hidden file a failed
+ * attempt left is removed. A committable names its directory: restored by a job writing
+ * elsewhere, it is still committed where it was written.
  */
 export class FileSink<T> implements TwoPhaseCommittingSink<T, FileSinkCommittable> {
   readonly directory: string;
   readonly #format: (value: T) => string;
+  readonly #policy: RollingPolicy;
 
-  constructor(directory: string, options: FileSinkOptions<T> = {}) {
+  constructor(directory: string, options: FileSinkConfig<T> = {}) {
     this.directory = resolve(directory);
     this.#format = options.format ?? String;
+    this.#policy = options.rollingPolicy ?? onCheckpointRollingPolicy();
   }
 
   createWriter(ctx: SinkContext): PrecommittingSinkWriter<T, FileSinkCommittable> {
     makeDirectoriesSync(this.directory);
-    return new FileSinkWriter(this.directory, this.#format, attemptPrefix(ctx));
+    return new FileSinkWriter(this.directory, this.#format, attemptPrefix(ctx), this.#policy);
   }
 
   createCommitter(ctx: SinkContext): Committer<FileSinkCommittable> {
@@ -44,23 +71,40 @@ function attemptPrefix(ctx: SinkContext): string {
   return `.part-${ctx.subtaskIndex}-${ctx.jobId.slice(0, 8)}a${ctx.attemptNumber}-`;
 }
 
+function key(c: InProgressFile): string {
+  return `${c.directory}\0${c.name}`;
+}
+
 class FileCommitter implements Committer<FileSinkCommittable> {
   readonly #dir: string;
   /** What this attempt's files (of every subtask) have in their names: they are not leftovers. */
   readonly #attempt: string;
+  /** The restored checkpoint's open part files, at their latest recorded length: committed on restore, not at a checkpoint's completion. */
+  readonly #restoredOpen = new Map<string, number>();
 
   constructor(dir: string, prefix: string) {
     this.#dir = dir;
     this.#attempt = prefix.slice(prefix.indexOf('-', 6) + 1);
   }
 
+  /**
+   * A rename is durable only once its directory is: without the fsync a crash after the checkpoint
+   * completed could lose the visible name while the checkpoint that would commit it again is gone.
+   */
   commit(pending: readonly FileSinkCommittable[]): void {
-    for (const c of pending) commitPending(c, this.#dir);
+    const renamedIn = new Set<string>();
+    for (const c of pending) {
+      if (!isInProgressFile(c)) renamedIn.add(commitPending(c, this.#dir));
+      else if (this.#restoredOpen.get(key(c)) === c.length) renamedIn.add(commitInProgress(c, this.#dir));
+    }
+    for (const dir of renamedIn) syncDirectorySync(dir);
   }
 
   /** Hidden files neither retained nor of this attempt were left by a failed one. */
   recover(retained: readonly FileSinkCommittable[]): void {
-    const keep = new Set(retained.filter((c) => typeof c === 'string' || c.directory === this.#dir).map((c) => (typeof c === 'string' ? c : c.name)));
+    this.#noteRestoredOpen(retained);
+    const mine = retained.filter((c) => typeof c === 'string' || c.directory === this.#dir);
+    const keep = new Set(mine.flatMap((c) => (typeof c === 'string' ? [c] : isInProgressFile(c) ? [c.name, pendingName(c.name)] : [c.name])));
     for (const name of readdirSync(this.#dir)) {
       if (!HIDDEN.test(name) || keep.has(name) || name.includes(this.#attempt)) continue;
       try {
@@ -70,61 +114,112 @@ class FileCommitter implements Committer<FileSinkCommittable> {
       }
     }
   }
+
+  /**
+   * State can hold a file more than once (checkpoints whose completion was not yet noticed) and a
+   * file that a later checkpoint of it rolled: the longest length is the restored checkpoint's,
+   * and a rolled one is committed as its pending file.
+   */
+  #noteRestoredOpen(retained: readonly FileSinkCommittable[]): void {
+    const rolled = new Set(retained.flatMap((c) => (typeof c === 'object' && !isInProgressFile(c) ? [`${c.directory}\0${c.name}`] : [])));
+    for (const c of retained) {
+      if (!isInProgressFile(c) || rolled.has(`${c.directory}\0${pendingName(c.name)}`)) continue;
+      this.#restoredOpen.set(key(c), Math.max(c.length, this.#restoredOpen.get(key(c)) ?? 0));
+    }
+  }
 }
 
-class FileSinkWriter<T> implements PrecommittingSinkWriter<T, FileCommittable> {
+interface OpenPart extends PartFileInfo {
+  readonly file: string;
+  readonly fd: number;
+}
+
+class FileSinkWriter<T> implements PrecommittingSinkWriter<T, FileSinkCommittable> {
   readonly #dir: string;
   readonly #format: (value: T) => string;
   readonly #prefix: string;
+  readonly #policy: RollingPolicy;
   #seq = 0;
-  #fd = -1;
-  #file = '';
-  #bytes = 0;
+  #part: OpenPart | undefined;
+  /** Files rolled since the last checkpoint, closed and fsynced, still named in progress. */
+  #rolled: string[] = [];
   #buffer = '';
+  #lastWriteAt = Date.now();
+  /** The input has ended: the last pre-commits roll everything. */
+  #ended = false;
+  /** A file was created since the directory was last fsynced: the next checkpoint names it. */
+  #newEntries = false;
 
-  constructor(dir: string, format: (value: T) => string, prefix: string) {
+  constructor(dir: string, format: (value: T) => string, prefix: string, policy: RollingPolicy) {
     this.#dir = dir;
     this.#format = format;
     this.#prefix = prefix;
+    this.#policy = policy;
   }
 
   write(value: T): void {
     this.#buffer += this.#format(value) + '\n';
-    if (this.#buffer.length >= FLUSH_BYTES) this.#flushBuffer();
+    this.#lastWriteAt = Date.now();
+    if (this.#buffer.length >= FLUSH_BYTES || (this.#part?.bytes ?? 0) + this.#buffer.length >= this.#policy.maxPartSize) this.#flushBuffer();
   }
 
   /**
    * Every byte or an error: a short write that went unnoticed would be committed as a file with
-   * records missing. A failed write fails the task; its in-progress file is never committed and
-   * the restart removes it.
+   * records missing. A failed write fails the task; its in-progress file is committed only up to
+   * the last checkpoint's length, and the restart removes what no checkpoint names.
    */
   #flushBuffer(): void {
     if (this.#buffer.length === 0) return;
-    if (this.#fd < 0) {
-      this.#file = `${this.#prefix}${this.#seq++}`;
-      this.#fd = openSync(join(this.#dir, `${this.#file}.inprogress`), 'w');
-    }
+    const part = this.#part ?? this.#open();
     const bytes = Buffer.from(this.#buffer, 'utf8');
     this.#buffer = '';
-    writeFullySync(this.#fd, bytes, { path: join(this.#dir, `${this.#file}.inprogress`), offset: this.#bytes });
-    this.#bytes += bytes.length;
+    writeFullySync(part.fd, bytes, { path: join(this.#dir, `${part.file}.inprogress`), offset: part.bytes });
+    this.#part = { ...part, bytes: part.bytes + bytes.length, lastWriteAt: this.#lastWriteAt };
+    if (shouldRollOnWrite(this.#policy, this.#part)) this.#roll();
+  }
+
+  #open(): OpenPart {
+    const file = `${this.#prefix}${this.#seq++}`;
+    const now = Date.now();
+    this.#newEntries = true;
+    return { file, fd: openSync(join(this.#dir, `${file}.inprogress`), 'w'), bytes: 0, openedAt: now, lastWriteAt: now };
+  }
+
+  /** Closes the part file, durable; it becomes pending at the next checkpoint. */
+  #roll(): void {
+    const part = this.#part;
+    if (part === undefined) return;
+    fsyncSync(part.fd);
+    closeSync(part.fd);
+    this.#part = undefined;
+    this.#rolled.push(part.file);
   }
 
   flush(): void {
+    this.#ended = true;
     this.#flushBuffer();
   }
 
-  /** Pre-commit: the in-progress file, made durable, becomes pending and belongs to this checkpoint. */
-  prepareCommit(): FileCommittable[] {
+  /**
+   * Pre-commit: the rolled files become pending, this checkpoint's committables; the open part
+   * file, fsynced, is recorded with its length. The checkpoint names both: their directory
+   * entries are made durable as well.
+   */
+  prepareCommit(): FileSinkCommittable[] {
     this.#flushBuffer();
-    if (this.#fd < 0) return [];
-    fsyncSync(this.#fd);
-    closeSync(this.#fd);
-    this.#fd = -1;
-    const pending = `${this.#file}.pending`;
-    renameSync(join(this.#dir, `${this.#file}.inprogress`), join(this.#dir, pending));
-    this.#bytes = 0;
-    return [{ directory: this.#dir, name: pending }];
+    if (this.#part && (this.#ended || shouldRollOnCheckpoint(this.#policy, this.#part, Date.now()))) this.#roll();
+    const committables: FileSinkCommittable[] = this.#rolled.map((file): FileCommittable => {
+      renameSync(join(this.#dir, `${file}.inprogress`), join(this.#dir, `${file}.pending`));
+      return { directory: this.#dir, name: `${file}.pending` };
+    });
+    if (this.#part) {
+      fsyncSync(this.#part.fd);
+      committables.push({ directory: this.#dir, name: `${this.#part.file}.inprogress`, length: this.#part.bytes });
+    }
+    if (this.#rolled.length > 0 || this.#newEntries) syncDirectorySync(this.#dir);
+    this.#rolled = [];
+    this.#newEntries = false;
+    return committables;
   }
 
   close(): void {
@@ -132,9 +227,9 @@ class FileSinkWriter<T> implements PrecommittingSinkWriter<T, FileCommittable> {
   }
 
   abort(): void {
-    if (this.#fd >= 0) {
-      closeSync(this.#fd);
-      this.#fd = -1;
+    if (this.#part) {
+      closeSync(this.#part.fd);
+      this.#part = undefined;
     }
   }
 }

@@ -1,0 +1,51 @@
+// A FileSink commit is durable: the directory is fsynced after the pending files are renamed to
+// their visible names (as `_metadata`'s directory is), and after the pre-commit rename the
+// checkpoint refers to. Seen in a syscall trace (strace) of a process running one checkpoint.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
+
+const haveStrace = spawnSync('strace', ['-V']).status === 0;
+
+/** The syscalls of the trace as one line each, `pid` prefixes dropped (the sink runs on the main thread). */
+function trace(dir: string, out: string): string[] {
+  const child = join(import.meta.dirname, '../../fixtures/file-sink-one-checkpoint.ts');
+  const r = spawnSync(
+    'strace',
+    ['-f', '-qq', '-o', out, '-e', 'trace=openat,rename,renameat,renameat2,fsync,fdatasync,close', process.execPath, '--import', 'tsx', '--conditions=weir-source', child, dir],
+    { encoding: 'utf8' },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  return readFileSync(out, 'utf8')
+    .split('\n')
+    .map((l) => l.replace(/^\d+\s+/, '').trimEnd());
+}
+
+/** Index of the first line at or after `from` that fsyncs `dir`: an openat of it whose fd is then fsynced. */
+function directoryFsyncAfter(lines: readonly string[], dir: string, from: number): number {
+  for (let i = from; i < lines.length; i++) {
+    const open = new RegExp(`^openat\\(AT_FDCWD, "${dir}", [^)]*\\)\\s+= (\\d+)$`).exec(lines[i]!);
+    if (!open) continue;
+    const fsync = lines.findIndex((l, j) => j > i && l.startsWith(`fsync(${open[1]})`) && / = 0$/.test(l));
+    const closed = lines.findIndex((l, j) => j > i && l.startsWith(`close(${open[1]})`));
+    if (fsync > i && (closed < 0 || fsync < closed)) return fsync;
+  }
+  return -1;
+}
+
+test('FileSink fsyncs the directory after renaming a pending file to its part file, and after pre-commit', { skip: !haveStrace && 'strace is not installed' }, (t) => {
+  const root = makeTempDir('file-sink-fsync');
+  t.after(() => removeDir(root));
+  const out = join(root, 'out');
+  const lines = trace(out, join(root, 'strace.txt'));
+  const commit = lines.findIndex((l) => /^rename(at2?)?\(.*\.part-0-[^"]*\.pending", .*"[^"]*\/part-0-[^"]*"/.test(l) && l.endsWith('= 0'));
+  assert.ok(commit >= 0, `no commit rename in the trace:\n${lines.filter((l) => l.startsWith('rename')).join('\n')}`);
+  assert.ok(directoryFsyncAfter(lines, out, commit) > commit, `the directory ${out} is not fsynced after the commit rename:\n${lines.slice(commit).join('\n')}`);
+  const precommit = lines.findIndex((l) => /^rename(at2?)?\(.*\.inprogress", .*\.pending"/.test(l) && l.endsWith('= 0'));
+  assert.ok(precommit >= 0 && precommit < commit, 'the pre-commit rename comes first');
+  const synced = directoryFsyncAfter(lines, out, precommit);
+  assert.ok(synced > precommit && synced < commit, `the directory is not fsynced between the pre-commit rename and the commit`);
+});
