@@ -69,7 +69,11 @@ export function morph(live, fresh) {
     if (name === 'open' && live.tagName === 'DETAILS') continue;
     if (!fresh.hasAttribute(name)) live.removeAttribute(name);
   }
-  for (const { name, value } of [...fresh.attributes]) if (live.getAttribute(name) !== value) live.setAttribute(name, value);
+  for (const { name, value } of [...fresh.attributes]) {
+    // ... and one the user closed stays closed: `open` only says how a <details> is first drawn.
+    if (name === 'open' && live.tagName === 'DETAILS') continue;
+    if (live.getAttribute(name) !== value) live.setAttribute(name, value);
+  }
   morphChildren(live, fresh);
 }
 

@@ -6,6 +6,15 @@ export function count(n) {
   return n === null || n === undefined || Number.isNaN(n) ? '–' : Math.round(n).toLocaleString('en-US');
 }
 
+/**
+ * A setting's value as written: the engine's "no limit" (Number.MAX_SAFE_INTEGER, as the CLI's
+ * config table writes it) is "unlimited".
+ * @param {unknown} v
+ */
+export function settingValue(v) {
+  return v === Number.MAX_SAFE_INTEGER || v === String(Number.MAX_SAFE_INTEGER) ? 'unlimited' : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
+}
+
 /** @param {number | null | undefined} n bytes */
 export function bytes(n) {
   if (n === null || n === undefined || Number.isNaN(n)) return '–';

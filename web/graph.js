@@ -11,6 +11,30 @@ const H = 96;
 const GAP_X = 96;
 const GAP_Y = 28;
 const PAD = 16;
+/** The font of `.vertex-name` (style.css), to measure names with. */
+const NAME_FONT = '700 13px';
+
+/** @type {CanvasRenderingContext2D | null | undefined} */
+let measurer;
+
+/**
+ * A vertex name cut with an ellipsis to the width it has in its box (the box's title has the whole
+ * name): a chain's name is often longer than a box, and SVG text does not wrap. Measured in the
+ * page's own font; by characters where there is no canvas.
+ * @param {string} name @param {number} width
+ */
+function fitName(name, width) {
+  if (measurer === undefined) {
+    measurer = typeof document === 'undefined' ? null : document.createElement('canvas').getContext('2d');
+    if (measurer) measurer.font = `${NAME_FONT} ${getComputedStyle(document.body).fontFamily}`;
+  }
+  const m = measurer;
+  if (!m) return clip(name, 26);
+  if (m.measureText(name).width <= width) return name;
+  let n = name.length - 1;
+  while (n > 1 && m.measureText(`${name.slice(0, n)}…`).width > width) n--;
+  return `${name.slice(0, n)}…`;
+}
 
 /**
  * Columns by depth (a vertex sits one column right of its deepest input), each column ordered by
@@ -117,7 +141,7 @@ export function jobGraph(vertices, selected) {
       s('title', null, `${v.name}\nbusy ${percent(load.busy)}, backpressured ${percent(load.backpressured)}, idle ${percent(load.idle)} (its busiest subtask, last 5 s)\nclick for its subtasks`),
       s('rect', { width: W, height: H, rx: 8, fill, stroke }),
       s('rect', { class: 'stripe', width: 6, height: H, rx: 3, fill: stroke }),
-      s('text', { x: 16, y: 22, class: 'vertex-name' }, clip(v.name, 30)),
+      s('text', { x: 16, y: 22, class: 'vertex-name' }, fitName(v.name, W - 16 - 10)),
       s('text', { x: 16, y: 42, class: 'vertex-line' }, `Parallelism ${v.parallelism} · ${state}`),
       s('text', { x: 16, y: 61, class: 'vertex-line' }, `In ${count(v.metrics['read-records'])} · Out ${count(v.metrics['write-records'])}`),
       s('text', { x: 16, y: 80, class: 'vertex-line vertex-load' }, loadText),

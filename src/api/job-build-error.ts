@@ -1,3 +1,4 @@
+import { isAbsolute, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JobModuleError } from './job-module-error.ts';
 
@@ -28,7 +29,12 @@ function firstFrameIn(modulePath: string, error: unknown): string | undefined {
     const m = FRAME.exec(line.trim());
     if (!m) continue;
     const file = m[1]!.startsWith('file://') ? fileURLToPath(m[1]!) : m[1]!;
-    if (file === modulePath) return `${file}:${m[2]}:${m[3]}`;
+    if (sameModule(file, modulePath)) return `${file}:${m[2]}:${m[3]}`;
   }
   return undefined;
+}
+
+/** A cluster's JobManager knows the module by its file name only; its source map names the client's path. */
+function sameModule(file: string, modulePath: string): boolean {
+  return file === modulePath || (!isAbsolute(modulePath) && file.endsWith(`${sep}${modulePath}`));
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { JobModuleError } from '../api/job-module-error.ts';
 
@@ -42,6 +42,10 @@ export async function bundleJob(modulePath: string): Promise<JobBundle> {
       platform: 'node',
       target: 'node20',
       sourcemap: 'inline',
+      // The map names the user's files by absolute URL: the bundle runs from weir-bundles/ on
+      // another process (or machine), and its stacks name the file and line the user wrote.
+      absWorkingDir: process.cwd(),
+      sourceRoot: `${pathToFileURL(process.cwd()).href}/`,
       logLevel: 'silent',
       // A bundled CommonJS package may call require(): give the module one.
       banner: { js: "import { createRequire as __weirCreateRequire } from 'node:module'; const require = __weirCreateRequire(import.meta.url);" },

@@ -56,7 +56,8 @@ export class SlotThread {
       ...(o.init.logLevel ? { logLevel: o.init.logLevel } : {}),
       bootstrap: { ext: RUNNING_FROM_SOURCES ? 'ts' : 'js', hook: ENGINE_IMPORTS_HOOK, data: engineImportsData(), entry: THREAD_ENTRY },
     };
-    this.#worker = new Worker(BOOTSTRAP, { workerData: init, stdout: false, stderr: false });
+    // The bundle carries its source map: stacks name the user's file and line, not weir-bundles/<hash>.mjs.
+    this.#worker = new Worker(BOOTSTRAP, { workerData: init, stdout: false, stderr: false, execArgv: [...process.execArgv, '--enable-source-maps'] });
     this.#executor = gatewayProxy(TASK_EXECUTOR_METHODS, (m) => this.#worker.postMessage(m));
     this.#jobMaster = gatewayProxy(JOB_MASTER_METHODS, (m) => this.#toJobManager(m));
     this.#worker.on('message', (m: FromTaskExecutor) => this.#fromThread(m));

@@ -23,7 +23,11 @@ export async function loadJobModule(path: string): Promise<LoadedJobModule> {
   let compiled: CompiledJob | undefined;
   let mod: { default?: unknown };
   try {
-    if (!RUNNING_FROM_SOURCES) compiled = await compileJob(modulePath);
+    if (!RUNNING_FROM_SOURCES) {
+      // The compiled module carries its source map: its stacks name the user's file and line.
+      process.setSourceMapsEnabled(true);
+      compiled = await compileJob(modulePath);
+    }
     mod = (await import(pathToFileURL(compiled?.path ?? modulePath).href)) as { default?: unknown };
   } catch (e) {
     await compiled?.discard();

@@ -78,6 +78,7 @@ export function jobDetails(m: JobMaster): JobDetailsView {
     timestamps: { CREATED: m.startedAt, ...(end !== -1 ? { [m.status]: end } : {}) },
     plan: jobPlan(m).plan,
     vertices: m.graph.vertices.map((v): VertexView => {
+      const vertexStates = states.get(v.id) ?? [];
       const subtasks = Array.from({ length: v.parallelism }, (_, i): SubtaskView => {
         const t = metrics.find((x) => x.vertexId === v.id && x.subtask === i);
         return {
@@ -91,14 +92,14 @@ export function jobDetails(m: JobMaster): JobDetailsView {
           ...timeShares(m.taskRates(v.id, i)),
           inPoolUsage: t?.inPoolUsage ?? 0,
           outPoolUsage: t?.outPoolUsage ?? 0,
-          activity: t ? describeActivity(t, now) : '',
+          // A finished subtask reports no more: its last report (mid-processing) is not what it does now.
+          activity: vertexStates[i] === 'FINISHED' ? 'finished' : t ? describeActivity(t, now) : '',
           ...(t?.source ? { source: t.source } : {}),
           watermark: watermarkView(t?.currentInputWatermark),
           lateRecordsDropped: (t?.operators ?? []).reduce((n, o) => n + o.numLateRecordsDropped, 0),
         };
       });
       const progress = v.isSource ? m.sourceCoordinatorMetrics()[v.id] : undefined;
-      const vertexStates = states.get(v.id) ?? [];
       const vertexEnd = vertexStates.length > 0 && vertexStates.every((s) => s === 'FINISHED' || s === 'CANCELED' || s === 'FAILED') ? (end === -1 ? now : end) : -1;
       return {
         id: v.id,

@@ -39,7 +39,10 @@ function stackWithCauses(error: Error): string | undefined {
   let stack = error.stack;
   let cause = error.cause;
   for (let depth = 0; cause instanceof Error && depth < 8; depth++, cause = cause.cause) {
-    stack = `${stack ?? `${error.name}: ${error.message}`}\nCaused by: ${cause.stack ?? `${cause.name}: ${cause.message}`}`;
+    const caused = `Caused by: ${cause.stack ?? `${cause.name}: ${cause.message}`}`;
+    // An error that writes its cause into its own stack (OperatorFailure) has it once, not twice.
+    if (stack?.includes(caused)) continue;
+    stack = `${stack ?? `${error.name}: ${error.message}`}\n${caused}`;
   }
   return stack;
 }

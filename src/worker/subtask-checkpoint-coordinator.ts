@@ -13,6 +13,7 @@ import type { InFlightInput } from './checkpointing/in-flight-input.ts';
 import { CheckpointAbortedError } from './checkpointing/checkpoint-aborted-error.ts';
 import type { OperatorChain } from './operator-chain.ts';
 import type { RecordWriter } from './record-writer.ts';
+import { operatorStateBytes } from '../checkpoint/operator-state-size.ts';
 
 /** The channel state of an unaligned (or converted) checkpoint, once it is all known. */
 interface ChannelStateToWrite {
@@ -147,7 +148,7 @@ export class SubtaskCheckpointCoordinator {
           startDelayMs: alignment.startDelayMs,
           processedBytes: alignment.processedBytes,
           persistedBytes: persisted,
-          stateBytes: operators.operators.reduce((n, o) => n + (o.keyed?.bytes ?? 0), 0) + persisted,
+          stateBytes: operators.operators.reduce((n, o) => n + (o.keyed?.bytes ?? 0) + operatorStateBytes(o.operator), 0) + persisted,
           unaligned,
         };
         this.#s.log.debug(`acknowledged checkpoint ${checkpointId}`, { checkpointId, syncMs: Math.round(syncMs), asyncMs: Math.round(figures.asyncMs), alignmentMs: Math.round(alignmentMs), stateBytes: figures.stateBytes });

@@ -129,4 +129,12 @@ describe('the npm package', { timeout: 600_000 }, () => {
     ok(run('npm', ['install', '--prefer-offline', tarball], starter), 'npm install in the starter');
     assert.match(ok(run('npm', ['test'], starter), 'the starter\'s npm test'), /pass 1/);
   });
+
+  test('a job of the installed package that throws while being built: weir run names the line in the user\'s module', () => {
+    const module = join(project, 'throws.ts');
+    writeFileSync(module, "import { defineJob } from 'weir-stream';\n\nexport default defineJob(() => {\n  throw new RangeError('no window given');\n});\n");
+    const r = run('npx', ['weir', 'run', 'throws.ts', '-D', 'rest.port=0'], project);
+    assert.equal(r.status, 2, r.stderr);
+    assert.ok(r.stderr.includes(`job module ${module}: threw while building the job: RangeError: no window given (at ${module}:4:`), r.stderr);
+  });
 });

@@ -119,6 +119,13 @@ describe('web dashboard: source progress', () => {
           20_000,
         );
         for (const lag of await table.locator('td[data-figure="binlog_lag_seconds"]').allTextContents()) assert.match(lag, /^\d+\.\d s$/);
+
+        // The checkpoints hold the sources' state (their binlog positions, in operator state): not 0 B.
+        const size = await until('a completed checkpoint', async () => {
+          const view = (await (await fetch(`${job.rest.url}/jobs/${job.master.jobId}/checkpoints`)).json()) as { latest: { completed: { state_size: number } | null } };
+          return view.latest.completed && { bytes: view.latest.completed.state_size };
+        });
+        assert.ok(size.bytes > 0, `the latest checkpoint's size: ${size.bytes} B`);
         await page.screenshot({ path: join(OUT, 'dashboard-cdc-done.png'), fullPage: true });
         assert.equal(job.master.status, 'RUNNING');
         assert.equal(job.master.restarts, 0);

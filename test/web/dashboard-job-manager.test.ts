@@ -44,6 +44,8 @@ describe('dashboard: the Job Manager page and high availability', () => {
         await page.locator('.ha-off').waitFor();
         assert.match(await text(page, '.ha-off'), /High availability is off \(high-availability\.type: none\)/);
         await page.locator('tr[data-key="high-availability.type"]').waitFor();
+        // No limit (Number.MAX_SAFE_INTEGER) is written as the CLI writes it.
+        assert.equal(await text(page, 'tr[data-key="jobstore.max-capacity"] td:nth-child(2)'), 'unlimited');
         await until('the header drawn', async () => /Running/.test(await text(page, '#overview')));
         assert.equal(await page.locator('.ha-badge').count(), 0);
         await page.screenshot({ path: join(OUT, 'dashboard-jm-no-ha.png') });

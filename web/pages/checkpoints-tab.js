@@ -4,7 +4,7 @@
 // statistics and the checkpoint configuration.
 import { api } from '../api.js';
 import { h } from '../dom.js';
-import { bytes, count, dateTime, duration, time } from '../format.js';
+import { bytes, count, dateTime, duration, settingValue, time } from '../format.js';
 import { timeChart } from '../chart.js';
 /**
  * @import { CheckpointConfigView, CheckpointDetailsView, CheckpointsOverviewView, CheckpointSubtasksView, CheckpointView,
@@ -377,8 +377,8 @@ function configCard(c) {
     setting('interval', 'Interval', (v) => (v < 0 ? 'checkpointing disabled' : duration(v))),
     setting('timeout', 'Timeout', ms),
     setting('min_pause', 'Minimum pause between checkpoints', (v) => (v ? duration(v) : '0 ms')),
-    setting('max_concurrent', 'Maximum concurrent checkpoints', String),
-    setting('tolerable_failed_checkpoints', 'Tolerable failed checkpoints', String),
+    setting('max_concurrent', 'Maximum concurrent checkpoints', settingValue),
+    setting('tolerable_failed_checkpoints', 'Tolerable failed checkpoints', settingValue),
     setting('unaligned_checkpoints', 'Unaligned checkpoints', (v) => (v ? 'enabled' : 'disabled')),
     setting('aligned_checkpoint_timeout', 'Aligned checkpoint timeout', ms),
     setting('interval_during_backlog', 'Interval during backlog', ms),
@@ -395,7 +395,7 @@ function configCard(c) {
     ...known.filter(([k]) => k in c).map(([, label, f]) => [label, f()]),
     ...Object.entries(c)
       .filter(([k]) => !labelled.has(k))
-      .map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)]),
+      .map(([k, v]) => [k, settingValue(v)]),
   ];
   return h(
     'section',

@@ -31,7 +31,8 @@ export function exceptionsTab(jobId) {
                 entries.map((e, i) =>
                   h(
                     'details',
-                    { class: 'exception', 'data-key': `${e.timestamp}-${e.attempt}-${entries.length - i}` },
+                    // The newest opens with its whole stack, as Flink's root exception does; the others on a click.
+                    { class: 'exception', 'data-key': `${e.timestamp}-${e.attempt}-${entries.length - i}`, open: i === 0 ? '' : null },
                     h(
                       'summary',
                       null,

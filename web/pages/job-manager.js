@@ -3,6 +3,7 @@
 // leader's epoch), then the configuration it runs with (every key, secrets left out).
 import { ApiError, answeredBy, api } from '../api.js';
 import { h, morphChildren } from '../dom.js';
+import { settingValue } from '../format.js';
 
 /** /jobmanager/config's facts of the running cluster (src/cluster/cluster-views.ts HA_STATUS_KEYS). */
 const ROLE = 'high-availability.status.role';
@@ -34,7 +35,7 @@ export function jobManagerPage(main) {
           'table',
           { class: 'table config' },
           h('thead', null, h('tr', null, h('th', null, 'Key'), h('th', null, 'Value'))),
-          h('tbody', null, config.map((c) => h('tr', { 'data-key': c.key }, h('td', null, h('code', null, c.key)), h('td', null, c.value)))),
+          h('tbody', null, config.map((c) => h('tr', { 'data-key': c.key }, h('td', null, h('code', null, c.key)), h('td', null, settingValue(c.value))))),
         ),
       ]);
     },

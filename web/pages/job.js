@@ -100,7 +100,9 @@ function header(job, active) {
       fact('Started', dateTime(job['start-time'])),
       fact('Duration', duration(job.duration)),
       fact('Restarts', count(job.restarts)),
-      fact('Records read by sources', count(sum(sources, 'write-records'))),
+      // A source task's records in are what its reader emitted, once: its records out are 0 when
+      // chained to its sink and one per edge when it feeds several.
+      fact('Records read by sources', count(sum(sources, 'read-records'))),
       fact('Records into sinks', count(sum(sinks, 'read-records'))),
     ),
     h('nav', { class: 'tabs' }, link('overview', 'Overview', null), link('checkpoints', 'Checkpoints', null), link('exceptions', 'Exceptions', job.restarts || null)),
