@@ -1,7 +1,7 @@
 import type { MessagesOf } from './gateway-proxy.ts';
 import type { JobMasterGateway } from './job-master-gateway.ts';
 import type { ResourceManagerGateway } from './resource-manager-gateway.ts';
-import type { ConfigLayersData, TaskManagerGateway } from './task-manager-gateway.ts';
+import type { SlotPlanning, TaskManagerGateway } from './task-manager-gateway.ts';
 import type { TaskExecutorGateway } from './task-executor-gateway.ts';
 
 /**
@@ -30,18 +30,10 @@ export type TaskManagerMessage = MessagesOf<TaskManagerGateway>;
 export type RpcMessage = ResourceManagerMessage | TaskManagerMessage;
 
 /** The first message a worker-thread slot executor gets (its workerData): how to build the job graph itself. */
-export interface SlotExecutorThreadInit {
+export interface SlotExecutorThreadInit extends SlotPlanning {
   readonly type: 'init';
-  readonly index: number;
-  readonly taskManagers: number;
   /** What the thread imports: the job module or its bundle. */
   readonly modulePath: string;
-  /** The job module as the user gave it, named in errors (modulePath may be a bundle of it). */
-  readonly jobModulePath: string;
-  readonly args: readonly string[];
-  /** The JobMaster's log level: lines below it are not sent. */
-  readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
-  readonly layers: ConfigLayersData;
 }
 
 // The protocol's data types, declared with the gateways that carry them, found here too.

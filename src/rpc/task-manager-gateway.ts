@@ -39,17 +39,23 @@ export interface JobManagerEpoch {
   readonly leaderEpoch: number;
 }
 
-/** What a slot thread needs to load the job: the bundle (by content hash) and how to plan it. */
-export interface SlotInit {
-  readonly jobId: string;
+/** How a slot's thread plans the job itself, wherever it runs: which slot it is, and the job's module, arguments and configuration. */
+export interface SlotPlanning {
   /** The job's slot index this slot is (subtask i of every vertex runs on slot i mod n). */
   readonly index: number;
   readonly taskManagers: number;
-  readonly bundle: string;
+  /** The job module as the user gave it, named in errors (what the thread imports may be a bundle of it). */
   readonly jobModulePath: string;
   readonly args: readonly string[];
+  /** The JobMaster's log level: lines below it are not sent. */
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
   readonly layers: ConfigLayersData;
+}
+
+/** What a slot thread of a TaskManager process needs to load the job: the bundle (by content hash) and how to plan it. */
+export interface SlotInit extends SlotPlanning {
+  readonly jobId: string;
+  readonly bundle: string;
 }
 
 /** The configuration layers a thread plans the job with (file and command line), as plain data. */
