@@ -244,7 +244,7 @@ describe('weir run -s into a changed job', { timeout: 60_000 }, () => {
     const events = new JobEvents();
     const master = await createJobMaster({
       job: EVOLUTION,
-      args: args(baseOut).slice(1).concat(['--rate', '8000', '--checkpoint-interval', '100']),
+      args: args(baseOut).slice(1).concat(['--rate', '4000', '--checkpoint-interval', '100']),
       config: { 'parallelism.default': 2 },
       listener: events.listener,
     });
