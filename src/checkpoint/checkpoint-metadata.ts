@@ -66,6 +66,11 @@ export interface CheckpointMetadata {
 
 const packr = new Packr({ useRecords: false, moreTypes: true });
 
+/** How many bytes a value takes in `_metadata`, encoded as writeMetadata encodes it. */
+export function metadataBytes(value: unknown): number {
+  return packr.pack(value).length;
+}
+
 /**
  * Writes `_metadata` whole or throws: every byte written (short writes are continued), fsynced,
  * renamed into place, the directory fsynced, and the file read back and verified. Only then may

@@ -1,7 +1,5 @@
-import { Packr } from 'msgpackr';
+import { metadataBytes } from './checkpoint-metadata.ts';
 import type { OperatorStateMap } from './state-handles.ts';
-
-const packr = new Packr({ useRecords: false, moreTypes: true });
 
 /**
  * Bytes of a subtask's operator (list) state as `_metadata` holds it: a source's splits and
@@ -10,6 +8,6 @@ const packr = new Packr({ useRecords: false, moreTypes: true });
  */
 export function operatorStateBytes(state: OperatorStateMap): number {
   let bytes = 0;
-  for (const entry of Object.values(state)) bytes += packr.pack(entry.values).length;
+  for (const entry of Object.values(state)) bytes += metadataBytes(entry.values);
   return bytes;
 }
