@@ -28,12 +28,23 @@ export interface PrecommittingSinkWriter<T, Committable> {
   ready?(): Promise<void> | undefined;
   /** All input is consumed: write out what is buffered (a last pre-commit follows). */
   flush?(): void | Promise<void>;
-  /** Pre-commit, in a checkpoint's synchronous part: what was written since the last one, as committables of this checkpoint. */
-  prepareCommit(checkpointId: number): Committable[] | Promise<Committable[]>;
+  /**
+   * Pre-commit, in a checkpoint's synchronous part: what was written since the last one, as
+   * committables of this checkpoint. `checkpoint.savepoint` says the checkpoint is a savepoint
+   * (absent for the last pre-commit after the input ended): a writer that keeps work open across
+   * checkpoints closes it then, so that a savepoint holds no open work and everything written
+   * before it is visible once it completes, a stop-with-savepoint included.
+   */
+  prepareCommit(checkpointId: number, checkpoint?: PrecommitCheckpoint): Committable[] | Promise<Committable[]>;
   /** The job finished: release what is held (everything is committed by now). */
   close?(): void | Promise<void>;
   /** The attempt was cancelled or failed: release what is held, commit nothing. */
   abort?(): void | Promise<void>;
+}
+
+/** The checkpoint a pre-commit belongs to. */
+export interface PrecommitCheckpoint {
+  readonly savepoint: boolean;
 }
 
 export interface Committer<Committable> {

@@ -11,6 +11,7 @@ import type { ProcessingTimeService } from './processing-time-service.ts';
 import type { RecordWriter } from './record-writer.ts';
 import { MIN_WATERMARK } from '../api/watermark.ts';
 import { RecordTimestamp } from '../network/record-timestamp.ts';
+import type { CheckpointType } from '../network/stream-event.ts';
 import { isKeyedOperator } from '../graph/stream-graph.ts';
 
 export interface ChainMember {
@@ -210,8 +211,8 @@ export class OperatorChain {
     return undefined;
   }
 
-  async prepareSnapshot(checkpointId: number): Promise<void> {
-    for (let i = 0; i < this.members.length; i++) await this.#attempt(i, () => this.members[i]!.operator.prepareSnapshot(checkpointId));
+  async prepareSnapshot(checkpointId: number, type: CheckpointType): Promise<void> {
+    for (let i = 0; i < this.members.length; i++) await this.#attempt(i, () => this.members[i]!.operator.prepareSnapshot(checkpointId, type));
   }
 
   async notifyCheckpointComplete(checkpointId: number): Promise<void> {

@@ -69,7 +69,7 @@ export class SubtaskCheckpointCoordinator {
   async checkpointState(barrier: Barrier, alignment: AlignmentFigures, inFlight?: InFlightInput): Promise<void> {
     const start = performance.now();
     const { chain, writers } = this.#s;
-    await chain.prepareSnapshot(barrier.checkpointId);
+    await chain.prepareSnapshot(barrier.checkpointId, barrier.options.type);
     const captured = chain.members.map((m) => ({ uid: m.uid, operatorId: m.operatorId, operator: m.operatorState.snapshot(), keyed: m.keyedState?.snapshot() ?? null }));
     let channels: ChannelStateToWrite | undefined;
     if (barrier.options.unaligned) {

@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, openSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { SinkContext } from '../../api/sink.ts';
-import type { Committer, PrecommittingSinkWriter, TwoPhaseCommittingSink } from '../../api/two-phase-committing-sink.ts';
+import type { Committer, PrecommitCheckpoint, PrecommittingSinkWriter, TwoPhaseCommittingSink } from '../../api/two-phase-committing-sink.ts';
 import { makeDirectoriesSync } from '../../fs/make-directories.ts';
 import { syncDirectorySync } from '../../fs/sync-directory.ts';
 import { writeFullySync } from '../../fs/write-fully.ts';
@@ -15,20 +15,21 @@ import {
   type FileSinkCommittable,
   type InProgressFile,
 } from './file-committable.ts';
-import { onCheckpointRollingPolicy, shouldRollOnCheckpoint, shouldRollOnWrite, type PartFileInfo, type RollingPolicy } from './rolling-policy.ts';
+import { defaultRollingPolicy, shouldRollOnCheckpoint, shouldRollOnWrite, type PartFileInfo, type RollingPolicy } from './rolling-policy.ts';
 
 const FLUSH_BYTES = 64 * 1024;
 const HIDDEN = /^\.part-.*\.(inprogress|pending)$/;
 
 export interface FileSinkConfig<T> extends FileSinkOptions<T> {
   /**
-   * When a part file is closed and a new one started. Default onCheckpointRollingPolicy(): a new
-   * part file at every checkpoint with output, committed when the checkpoint completes, so the
-   * output up to a checkpoint or a stop-with-savepoint is visible once it completes (weir's
-   * behaviour before rolling policies). defaultRollingPolicy() (Flink's DefaultRollingPolicy:
-   * 128 MiB, 60 s rollover, 60 s inactivity) keeps a part file open across checkpoints: far fewer
-   * files, but output becomes visible only when its file rolls or the input ends; at a
-   * stop-with-savepoint the open file stays hidden until the job is resumed from the savepoint.
+   * When a part file is closed and a new one started. Default defaultRollingPolicy() (Flink's
+   * DefaultRollingPolicy: 128 MiB, 60 s rollover, 60 s inactivity): a part file stays open across
+   * checkpoints, so a job leaves a file per minute or per 128 MiB, not one per checkpoint; output
+   * becomes visible when its file rolls and the next checkpoint completes. Every savepoint rolls
+   * the open file (unlike Flink, which leaves it hidden until the job resumes), so the output
+   * before a savepoint or a stop-with-savepoint is visible once it completes, and a savepoint holds
+   * no open file. onCheckpointRollingPolicy(): a new part file at every checkpoint with output,
+   * for output visible at every checkpoint.
    */
   readonly rollingPolicy?: RollingPolicy;
 }
@@ -52,7 +53,7 @@ export class FileSink<T> implements TwoPhaseCommittingSink<T, FileSinkCommittabl
   constructor(directory: string, options: FileSinkConfig<T> = {}) {
     this.directory = resolve(directory);
     this.#format = options.format ?? String;
-    this.#policy = options.rollingPolicy ?? onCheckpointRollingPolicy();
+    this.#policy = options.rollingPolicy ?? defaultRollingPolicy();
   }
 
   createWriter(ctx: SinkContext): PrecommittingSinkWriter<T, FileSinkCommittable> {
@@ -204,11 +205,12 @@ class FileSinkWriter<T> implements PrecommittingSinkWriter<T, FileSinkCommittabl
   /**
    * Pre-commit: the rolled files become pending, this checkpoint's committables; the open part
    * file, fsynced, is recorded with its length. The checkpoint names both: their directory
-   * entries are made durable as well.
+   * entries are made durable as well. At the end of input and at a savepoint the open file rolls.
    */
-  prepareCommit(): FileSinkCommittable[] {
+  prepareCommit(_checkpointId?: number, checkpoint?: PrecommitCheckpoint): FileSinkCommittable[] {
     this.#flushBuffer();
-    if (this.#part && (this.#ended || shouldRollOnCheckpoint(this.#policy, this.#part, Date.now()))) this.#roll();
+    const rollNow = this.#ended || checkpoint?.savepoint === true;
+    if (this.#part && (rollNow || shouldRollOnCheckpoint(this.#policy, this.#part, Date.now()))) this.#roll();
     const committables: FileSinkCommittable[] = this.#rolled.map((file): FileCommittable => {
       renameSync(join(this.#dir, `${file}.inprogress`), join(this.#dir, `${file}.pending`));
       return { directory: this.#dir, name: `${file}.pending` };

@@ -1,5 +1,6 @@
 import type { Committer, PrecommittingSinkWriter, TwoPhaseCommittingSink } from '../../api/two-phase-committing-sink.ts';
 import { AbstractStreamOperator, type OperatorContext } from './stream-operator.ts';
+import type { CheckpointType } from '../../network/stream-event.ts';
 
 /** Committables of one checkpoint, as kept in operator state until the checkpoint is committed. */
 interface PendingCommit {
@@ -72,8 +73,8 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
     await this.#writer.flush?.();
   }
 
-  override async prepareSnapshot(checkpointId: number): Promise<void> {
-    const committables = await this.#writer.prepareCommit(checkpointId);
+  override async prepareSnapshot(checkpointId: number, type: CheckpointType): Promise<void> {
+    const committables = await this.#writer.prepareCommit(checkpointId, { savepoint: type === 'savepoint' });
     if (committables.length > 0) this.#pending.set(checkpointId, committables);
     const state = [...this.#pending].map(([id, c]): PendingCommit => ({ checkpointId: id, committables: c }));
     this.#ctx.operatorState.getUnionListState<PendingCommit>(STATE_NAME).update(state);

@@ -1,5 +1,6 @@
 import type { TaskInfo } from '../../api/functions.ts';
 import type { RecordTimestamp } from '../../network/record-timestamp.ts';
+import type { CheckpointType } from '../../network/stream-event.ts';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import type { OperatorStateBackend } from '../../state/operator-state-backend.ts';
 import type { ProcessingTimeProvider } from '../processing-time-service.ts';
@@ -56,7 +57,7 @@ export interface StreamOperator {
   /** A promise while the operator cannot take more input (a sink waiting on I/O). */
   ready(): Promise<void> | undefined;
   /** Synchronous part of a snapshot: operator state that is not keyed (sinks' pending work). */
-  prepareSnapshot(checkpointId: number): void | Promise<void>;
+  prepareSnapshot(checkpointId: number, type: CheckpointType): void | Promise<void>;
   notifyCheckpointComplete(checkpointId: number): void | Promise<void>;
   notifyCheckpointAborted(checkpointId: number): void | Promise<void>;
   /**
@@ -92,7 +93,7 @@ export abstract class AbstractStreamOperator implements StreamOperator {
   ready(): Promise<void> | undefined {
     return undefined;
   }
-  prepareSnapshot(_checkpointId: number): void | Promise<void> {}
+  prepareSnapshot(_checkpointId: number, _type: CheckpointType): void | Promise<void> {}
   notifyCheckpointComplete(_checkpointId: number): void | Promise<void> {}
   notifyCheckpointAborted(_checkpointId: number): void | Promise<void> {}
   finish(): void | Promise<void> {}

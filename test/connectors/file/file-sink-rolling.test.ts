@@ -69,3 +69,33 @@ describe('FileSink open part file on restore', () => {
     assert.deepEqual(committedFiles(dir), [join(dir, 'part-0-feedbeefa0-0'), join(dir, 'part-0-feedbeefa0-1')]);
   });
 });
+
+describe('FileSink by default', () => {
+  test('keeps the part file open across checkpoints, and rolls it at a savepoint so what came before is visible once it completes', async (t) => {
+    const dir = makeTempDir('file-sink-default-savepoint');
+    t.after(() => removeDir(dir));
+    const sink = new FileSink<string>(dir);
+    const writer = await sink.createWriter(context(0));
+    const committer = await sink.createCommitter(context(0));
+    writer.write('a');
+    const c1 = await writer.prepareCommit(1, { savepoint: false });
+    assert.deepEqual(c1, [{ directory: dir, name: '.part-0-feedbeefa0-0.inprogress', length: 2 }], 'a checkpoint keeps the file open');
+    await committer.commit(c1);
+    writer.write('b');
+    const c2 = await writer.prepareCommit(2, { savepoint: false });
+    assert.deepEqual(c2, [{ directory: dir, name: '.part-0-feedbeefa0-0.inprogress', length: 4 }], 'the same file, longer');
+    await committer.commit(c2);
+    assert.deepEqual(committedFiles(dir), [], 'nothing visible while the file is open');
+
+    writer.write('c');
+    const s3 = await writer.prepareCommit(3, { savepoint: true });
+    assert.deepEqual(s3, [{ directory: dir, name: '.part-0-feedbeefa0-0.pending' }], 'a savepoint holds no open file');
+    await committer.commit(s3);
+    assert.deepEqual(committedFiles(dir), [join(dir, 'part-0-feedbeefa0-0')]);
+    assert.equal(readFileSync(join(dir, 'part-0-feedbeefa0-0'), 'utf8'), 'a\nb\nc\n', 'everything before the savepoint is visible at its completion');
+
+    writer.write('d');
+    assert.deepEqual(await writer.prepareCommit(4, { savepoint: false }), [{ directory: dir, name: '.part-0-feedbeefa0-1.inprogress', length: 2 }], 'writing goes on in a new file');
+    await writer.abort?.();
+  });
+});
