@@ -21,9 +21,9 @@ let reusable: string | undefined;
 function reusableText(): string {
   if (reusable === undefined) {
     const r = new JavaRandom(0x6e65786d);
-    const parts: string[] = [];
-    for (let i = 0; i < REUSABLE_LENGTH; i++) parts.push(LETTERS[r.nextIntBelow(26)]!);
-    reusable = parts.join('');
+    const bytes = Buffer.allocUnsafe(REUSABLE_LENGTH);
+    for (let i = 0; i < REUSABLE_LENGTH; i++) bytes[i] = 97 + r.nextIntBelow(26);
+    reusable = bytes.toString('latin1');
   }
   return reusable;
 }
