@@ -8,6 +8,8 @@
 // --event-rate R        events per second of event time (Nexmark's firstEventRate, default 10,000)
 // --ooo-group G         out-of-order groups of G events (default 1: in order)
 // --checkpoint-interval MS  exactly-once checkpoints (default 10000; 0: none)
+// --q12-window MS      q12's processing-time window (default 10000); windows still open when a
+//                       bounded input ends are dropped, as in Flink
 // --output DIR          each query's lines to committed files in DIR/<query> (exactly-once)
 // --collect-id ID       each query's lines to CollectSink(`ID-<query>`) (tests)
 // without --output and --collect-id: each query's lines are counted and the counts printed
@@ -57,7 +59,7 @@ export default defineJob((env, args) => {
   const output = args.get('output');
   const collectId = args.get('collect-id');
   for (const q of queryNames(args.get('queries', 'q0'))) {
-    const lines = QUERIES[q]!(events);
+    const lines = QUERIES[q]!(events, { q12WindowMs: args.getNumber('q12-window', 10_000) });
     const sink = output ? new FileSink<string>(`${output}/${q}`) : collectId ? new CollectSink<string>(`${collectId}-${q}`) : new CountingSink(q);
     lines.sinkTo(sink, { name: `Sink: ${q}`, uid: `sink-${q}` });
   }

@@ -23,7 +23,13 @@ import {
 } from 'weir-stream';
 import type { Bid, NexmarkEvent } from 'weir-stream/connectors/nexmark';
 
-export type Query = (events: DataStream<NexmarkEvent>) => DataStream<string>;
+/** Settings of a query beyond Nexmark's fixed ones. */
+export interface QuerySettings {
+  /** q12's processing-time window, ms (default 10 s, as Nexmark's). */
+  readonly q12WindowMs?: number;
+}
+
+export type Query = (events: DataStream<NexmarkEvent>, settings?: QuerySettings) => DataStream<string>;
 
 const DAY = 86_400_000;
 
@@ -237,10 +243,10 @@ export const QUERIES: Readonly<Record<string, Query>> = {
       .window(EventTimeSessionWindows.withGap(10_000))
       .aggregate(countBids, { process: (bidder: number, ctx: WindowContext<TimeWindow>, [n]: readonly number[], out: Collector<string>) => out.collect(`${bidder}\t${n}\t${ctx.window().start}\t${ctx.window().end}`) }, { name: 'q11', uid: 'q11' }),
   /** Processing-time windows: bids per bidder per 10 s of processing time. `bidder, count, start, end`. */
-  q12: (events) =>
+  q12: (events, settings) =>
     bids(events)
       .keyBy((b: Bid) => b.bidder)
-      .window(TumblingProcessingTimeWindows.of(10_000))
+      .window(TumblingProcessingTimeWindows.of(settings?.q12WindowMs ?? 10_000))
       .aggregate(countBids, { process: (bidder: number, ctx: WindowContext<TimeWindow>, [n]: readonly number[], out: Collector<string>) => out.collect(`${bidder}\t${n}\t${ctx.window().start}\t${ctx.window().end}`) }, { name: 'q12', uid: 'q12' }),
   /** A computation: bids between 1.1M and 55M, in euros, with the time of day and the c's in extra. */
   q14: (events) =>
