@@ -1,6 +1,6 @@
 import { JavaRandom } from './java-random.ts';
 import type { Auction, Bid, NexmarkEvent, Person } from './nexmark-model.ts';
-import { resolveNexmarkOptions, type NexmarkConfig, type NexmarkOptions } from './nexmark-options.ts';
+import { maxOutOfOrdernessMs, resolveNexmarkOptions, type NexmarkConfig, type NexmarkOptions } from './nexmark-options.ts';
 import { nextExtra, nextLongBelow, nextPrice, nextString } from './nexmark-strings.ts';
 
 export const FIRST_PERSON_ID = 1000;
@@ -90,8 +90,7 @@ export class NexmarkGenerator {
 
   /** The upper bound, ms, of how far an event's time is behind one before it. */
   get maxOutOfOrderness(): number {
-    const g = this.config.outOfOrderGroupSize;
-    return g === 1 ? 0 : Math.ceil(((g - 1) * this.config.interEventDelayUs) / 1000) + 1;
+    return maxOutOfOrdernessMs(this.config);
   }
 
   eventAt(n: number): NexmarkEvent {

@@ -99,3 +99,12 @@ export function resolveNexmarkOptions(o: NexmarkOptions = {}): NexmarkConfig {
     outOfOrderGroupSize: whole(o, 'outOfOrderGroupSize', 1, 1),
   };
 }
+
+/**
+ * How far, at most, an event's time is behind one before it: the span of an out-of-order group
+ * (0 when events are in order), rounded up, plus 1 ms for the rounding of event times to ms.
+ */
+export function maxOutOfOrdernessMs(config: NexmarkConfig): number {
+  const g = config.outOfOrderGroupSize;
+  return g === 1 ? 0 : Math.ceil(((g - 1) * config.interEventDelayUs) / 1000) + 1;
+}

@@ -2,7 +2,7 @@ import { WatermarkStrategy } from '../../api/watermark-strategy.ts';
 import { DataGenSource } from '../datagen/datagen-source.ts';
 import { NexmarkGenerator } from './nexmark-generator.ts';
 import type { NexmarkEvent } from './nexmark-model.ts';
-import { resolveNexmarkOptions, type NexmarkOptions } from './nexmark-options.ts';
+import { maxOutOfOrdernessMs, resolveNexmarkOptions, type NexmarkOptions } from './nexmark-options.ts';
 
 /**
  * Nexmark's events as a weir source: event numbers 0, 1, 2, ... dealt to lanes (one split per
@@ -15,7 +15,8 @@ export type NexmarkSource = DataGenSource<NexmarkEvent>;
 export const Nexmark = {
   source(options: NexmarkOptions = {}): NexmarkSource {
     const config = resolveNexmarkOptions(options);
-    // Built lazily: the source object travels to worker threads as the job module, not as data.
+    // Built on first use: the job module also runs where the graph is only planned (the
+    // coordinator), which never reads events and need not build the generator's tables.
     let gen: NexmarkGenerator | undefined;
     const g = () => (gen ??= new NexmarkGenerator(config));
     return new DataGenSource<NexmarkEvent>({
@@ -31,6 +32,6 @@ export const Nexmark = {
    * out-of-order group, so no event is ever late (in order by default: a bound of 0).
    */
   watermarks(options: NexmarkOptions = {}): WatermarkStrategy<NexmarkEvent> {
-    return WatermarkStrategy.forBoundedOutOfOrderness<NexmarkEvent>(new NexmarkGenerator(resolveNexmarkOptions(options)).maxOutOfOrderness);
+    return WatermarkStrategy.forBoundedOutOfOrderness<NexmarkEvent>(maxOutOfOrdernessMs(resolveNexmarkOptions(options)));
   },
 };
