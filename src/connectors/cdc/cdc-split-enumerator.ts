@@ -1,4 +1,4 @@
-import type { EnumeratorContext, SplitEnumerator } from '../../api/source.ts';
+import type { CheckpointCompletion, EnumeratorContext, SplitEnumerator } from '../../api/source.ts';
 import type { CdcCatalog, CdcDialect } from './cdc-dialect.ts';
 import type { CdcSourceEvent, CdcSplit, FinishedChunk, FinishedTable, LogSplit, SnapshotSplit } from './cdc-split.ts';
 import type { CdcRecordSource } from './change-record.ts';
@@ -59,8 +59,9 @@ export class CdcSplitEnumerator<P, S extends CdcRecordSource> implements SplitEn
     const catalog = await this.#dialect.connectCatalog();
     this.#catalog = catalog;
     await catalog.check((message) => this.#ctx.log.warn(message));
-    // Restored after the snapshot finished: the checkpoint holds every snapshot row, nothing is in flight.
-    if (this.#state?.phase === 'snapshot-finished') this.#state = { ...this.#state, phase: 'binlog' };
+    // Restored after the snapshot finished, before the gate opened: the checkpoint may have been
+    // unaligned, its in-flight snapshot rows to be processed again, so a new gate is waited for.
+    if (this.#state?.phase === 'snapshot-finished') this.#state = this.#ctx.checkpointing ? { ...this.#state, gateCheckpoint: null } : { ...this.#state, phase: 'binlog' };
     if (this.#state?.binlogAssigned) this.#releaseCatalog();
     if (this.#state) return;
     const startup = await catalog.startup();
@@ -142,10 +143,16 @@ export class CdcSplitEnumerator<P, S extends CdcRecordSource> implements SplitEn
     return this.#waiting.size > 0 ? Math.min(...this.#waiting) : 0;
   }
 
-  notifyCheckpointComplete(checkpointId: number): void {
+  notifyCheckpointComplete(checkpointId: number, completion?: CheckpointCompletion): void {
     const s = this.#state;
     if (s?.phase !== 'snapshot-finished' || s.gateCheckpoint === null || checkpointId < s.gateCheckpoint) return;
-    // Every reader's snapshot rows were before that checkpoint's barriers: all processed downstream.
+    if (completion?.unaligned) {
+      // Its barriers overtook records: snapshot rows may still be in flight. The next one decides.
+      this.#state = { ...s, gateCheckpoint: null };
+      this.#ctx.log.info(`checkpoint ${checkpointId} was unaligned: the snapshot's last rows may still be in flight, so ${this.#dialect.logName} is followed after the next aligned one`);
+      return;
+    }
+    // Every reader's snapshot rows were before that checkpoint's aligned barriers: all processed downstream.
     this.#state = { ...s, phase: 'binlog' };
     this.#assignLog(this.#readerForLog());
   }

@@ -1,4 +1,5 @@
 import type { EnumeratorContext, Source, SourceReader, SourceReaderContext, SplitEnumerator } from '../../api/source.ts';
+import { cdcAlignedCheckpointTimeout } from '../cdc/cdc-checkpointing.ts';
 import { CdcSourceReader } from '../cdc/cdc-source-reader.ts';
 import { CdcSplitEnumerator, type CdcEnumeratorState } from '../cdc/cdc-split-enumerator.ts';
 import type { CdcSplit, MySqlLogPosition } from './cdc-split.ts';
@@ -39,5 +40,10 @@ export class MySqlCdcSource implements Source<ChangeRecord, CdcSplit, MySqlEnume
     // Fails at the reader's creation, as before, when the range has too few ids.
     serverIdFor(this.options, ctx.subtaskIndex, ctx.parallelism);
     return new CdcSourceReader(ctx, this.#dialect);
+  }
+
+  /** A stuck aligned checkpoint switches to unaligned in time (see cdc-checkpointing.ts). */
+  defaultAlignedCheckpointTimeout(checkpointTimeoutMs: number): number {
+    return cdcAlignedCheckpointTimeout(checkpointTimeoutMs);
   }
 }
