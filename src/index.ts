@@ -101,6 +101,7 @@ export type {
   SplitEnumerator,
   EnumeratorContext,
   SplitEnumeratorContext,
+  CheckpointCompletion,
 } from './api/source.ts';
 export type { Sink, SinkWriter, SinkContext } from './api/sink.ts';
 export type { TwoPhaseCommittingSink, PrecommittingSinkWriter, PrecommitCheckpoint, Committer } from './api/two-phase-committing-sink.ts';

@@ -3,6 +3,7 @@ import { buildJobGraph, type JobGraph } from '../graph/job-graph.ts';
 import { buildStreamGraph } from '../graph/stream-graph.ts';
 import { JobArgs } from './job-args.ts';
 import { JobBuildError } from './job-build-error.ts';
+import { withSourceCheckpointingDefaults } from './source-checkpointing-defaults.ts';
 import { StreamExecutionEnvironment } from './stream-execution-environment.ts';
 
 export type JobBuilder = (env: StreamExecutionEnvironment, args: JobArgs) => void | Promise<void>;
@@ -50,11 +51,16 @@ export function defineJob(build: JobBuilder): JobDefinition {
         // A job defined in code gets its own error back; from a module, it needs the module's name.
         throw options.modulePath === undefined ? e : new JobBuildError(options.modulePath, e, options.builtIn);
       }
-      const config = buildLayeredConfig([
-        { source: { kind: 'file', ...(layers.filePath ? { path: layers.filePath } : {}) }, settings: layers.file },
-        { source: { kind: 'job' }, settings: env.jobSettings as Record<string, unknown> },
-        { source: { kind: 'command-line' }, settings: layers.commandLine },
-      ]);
+      const settings = [layers.file, env.jobSettings as Record<string, unknown>, layers.commandLine];
+      const config = withSourceCheckpointingDefaults(
+        buildLayeredConfig([
+          { source: { kind: 'file', ...(layers.filePath ? { path: layers.filePath } : {}) }, settings: layers.file },
+          { source: { kind: 'job' }, settings: settings[1] },
+          { source: { kind: 'command-line' }, settings: layers.commandLine },
+        ]),
+        settings,
+        env.transformations,
+      );
       const streamGraph = buildStreamGraph(env.transformations, {
         parallelism: config['parallelism.default'],
         maxParallelism: config['pipeline.max-parallelism'],

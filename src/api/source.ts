@@ -69,10 +69,19 @@ export interface SplitEnumerator<Split, State> {
   handleSplitRequest(subtask: number): void | Promise<void>;
   handleSourceEvent?(subtask: number, event: unknown): void | Promise<void>;
   snapshotState(checkpointId: number): State;
-  notifyCheckpointComplete?(checkpointId: number): void | Promise<void>;
+  /**
+   * `completion.unaligned`: some barrier of the checkpoint overtook records (unaligned or switched
+   * after the aligned-checkpoint timeout), so records emitted before it may still be in flight.
+   */
+  notifyCheckpointComplete?(checkpointId: number, completion?: CheckpointCompletion): void | Promise<void>;
   /** Progress figures for metrics and the dashboard (name -> number). */
   metrics?(): Record<string, number>;
   close?(): void | Promise<void>;
+}
+
+/** What an enumerator learns about a completed checkpoint. */
+export interface CheckpointCompletion {
+  readonly unaligned: boolean;
 }
 
 export interface SourceReaderContext extends TaskInfo {
@@ -88,6 +97,13 @@ export interface Source<T, Split = unknown, EnumState = unknown> {
   /** Dynamic assignment instead of createSplits: restored is the enumerator's state at the checkpoint restored from. */
   createEnumerator?(ctx: EnumeratorContext<Split>, restored: EnumState | undefined): SplitEnumerator<Split, EnumState>;
   createReader(ctx: SourceReaderContext): SourceReader<T, Split>;
+  /**
+   * For sources whose jobs must not lose checkpoints behind a backpressured sink (CDC): the
+   * aligned-checkpoint timeout (ms) their jobs get for a checkpoint timeout of `checkpointTimeoutMs`,
+   * with unaligned checkpoints enabled, when the job's settings name neither
+   * execution.checkpointing.unaligned.enabled nor execution.checkpointing.aligned-checkpoint-timeout.
+   */
+  defaultAlignedCheckpointTimeout?(checkpointTimeoutMs: number): number;
 }
 
 /** A reader's account of its work: `subject` is what it reads (a table, a file), `since` when this work began (ms since the epoch). */

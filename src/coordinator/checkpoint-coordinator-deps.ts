@@ -26,7 +26,7 @@ export interface CheckpointCoordinatorDeps {
   readonly triggerSources: (checkpointId: number, timestamp: number, options: CheckpointOptions) => void;
   /** The sources' split enumerator states, by uid; called synchronously just before triggerSources. */
   readonly snapshotCoordinators?: (checkpointId: number) => Record<string, unknown>;
-  readonly notifyComplete: (checkpointId: number) => void;
+  readonly notifyComplete: (checkpointId: number, completion: { readonly unaligned: boolean }) => void;
   readonly notifyAborted: (checkpointId: number, reason: string) => void;
   /** What each subtask is doing right now (for the reason of an expired checkpoint). */
   readonly describeTasks: () => Promise<TaskDescriptions>;

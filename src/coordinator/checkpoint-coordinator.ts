@@ -298,7 +298,7 @@ export class CheckpointCoordinator implements Stoppable {
     this.stats.completed(p.stats, p.options.targetDir, completedAt);
     this.#failures.succeeded();
     this.#lastCompletion = completedAt;
-    if (p.options.type === 'checkpoint' && (await this.store.add(checkpoint))) this.#d.notifyComplete(p.id);
+    if (p.options.type === 'checkpoint' && (await this.store.add(checkpoint))) this.#d.notifyComplete(p.id, { unaligned: p.stats.unaligned });
     // Older pending checkpoints can never be the latest now: drop them (not a failure).
     for (const older of [...this.#pending.values()]) {
       if (older.id < p.id && older.options.type === 'checkpoint') this.#abort(older, { code: 'CHECKPOINT_SUBSUMED', message: `subsumed by checkpoint ${p.id}` });

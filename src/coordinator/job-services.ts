@@ -93,9 +93,9 @@ export function createJobServices(o: JobServicesOptions): JobServices {
     storage,
     triggerSources: (id, timestamp, options) => pool.all().triggerCheckpoint({ attempt: o.attempt(), checkpointId: id, timestamp, options }),
     snapshotCoordinators: (id) => sources.snapshot(id),
-    notifyComplete: (id) => {
+    notifyComplete: (id, completion) => {
       checkpoints.store.markCommitNotified(id);
-      sources.notifyCheckpointComplete(id);
+      sources.notifyCheckpointComplete(id, completion);
       pool.all().notifyCheckpointComplete({ attempt: o.attempt(), checkpointId: id });
     },
     notifyAborted: (id, reason) => pool.all().notifyCheckpointAborted({ attempt: o.attempt(), checkpointId: id, reason }),

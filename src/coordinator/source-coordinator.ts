@@ -1,4 +1,4 @@
-import type { EnumeratorContext, Source, SplitEnumerator } from '../api/source.ts';
+import type { CheckpointCompletion, EnumeratorContext, Source, SplitEnumerator } from '../api/source.ts';
 import type { JobVertex } from '../graph/job-graph.ts';
 import type { Stoppable, StopReason } from '../lifecycle/service.ts';
 import type { Logger } from '../log/logger.ts';
@@ -83,8 +83,8 @@ export class SourceCoordinator implements Stoppable {
     return this.#enumerator.snapshotState(checkpointId);
   }
 
-  notifyCheckpointComplete(checkpointId: number): void {
-    this.#run(`handling the completion of checkpoint ${checkpointId}`, () => this.#enumerator.notifyCheckpointComplete?.(checkpointId));
+  notifyCheckpointComplete(checkpointId: number, completion?: CheckpointCompletion): void {
+    this.#run(`handling the completion of checkpoint ${checkpointId}`, () => this.#enumerator.notifyCheckpointComplete?.(checkpointId, completion));
   }
 
   metrics(): Record<string, number> {

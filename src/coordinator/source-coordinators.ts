@@ -1,4 +1,4 @@
-import type { Source } from '../api/source.ts';
+import type { CheckpointCompletion, Source } from '../api/source.ts';
 import type { JobGraph, JobVertex } from '../graph/job-graph.ts';
 import { taskKey, type TaskKey } from '../ids/task-key.ts';
 import type { Stoppable, StopReason } from '../lifecycle/service.ts';
@@ -88,8 +88,8 @@ export class SourceCoordinators implements Stoppable {
     return Object.fromEntries([...this.#running.values()].map((c) => [c.uid, c.snapshotState(checkpointId)]));
   }
 
-  notifyCheckpointComplete(checkpointId: number): void {
-    for (const c of this.#running.values()) c.notifyCheckpointComplete(checkpointId);
+  notifyCheckpointComplete(checkpointId: number, completion?: CheckpointCompletion): void {
+    for (const c of this.#running.values()) c.notifyCheckpointComplete(checkpointId, completion);
   }
 
   /** The enumerators' progress figures, by source vertex id. */

@@ -1,19 +1,15 @@
-/** A row as column name -> value; how each SQL type maps to a JS value is in column-codec.ts. */
-export type RowImage = Record<string, unknown>;
+import type { CdcChangeRecord, CdcRecordSource } from '../cdc/change-record.ts';
+
+export type { RowImage } from '../cdc/change-record.ts';
 
 /**
- * One change of one row, in Debezium's shape: 'r' a row read by the snapshot, 'c' an insert,
- * 'u' an update (both images), 'd' a delete. `source` says where it came from: snapshot rows carry
- * the binlog position their chunk was consistent at (its HIGH watermark).
+ * One change of one row (the CDC core's record with MySQL's `source`): 'r' a row read by the
+ * snapshot, 'c' an insert, 'u' an update (both images), 'd' a delete. Snapshot rows carry the
+ * binlog position their chunk was consistent at (its HIGH watermark).
  */
-export interface ChangeRecord {
-  readonly op: 'r' | 'c' | 'u' | 'd';
-  readonly before: RowImage | null;
-  readonly after: RowImage | null;
-  readonly source: ChangeSource;
-}
+export type ChangeRecord = CdcChangeRecord<ChangeSource>;
 
-export interface ChangeSource {
+export interface ChangeSource extends CdcRecordSource {
   readonly db: string;
   readonly table: string;
   readonly file: string;

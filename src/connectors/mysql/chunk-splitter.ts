@@ -1,128 +1,38 @@
-import type { SnapshotSplit } from './cdc-split.ts';
-import { chunkKeyKind, compareChunkKeys, keyPlaceholder, type ChunkBound, type ChunkKeyKind } from './chunk-key.ts';
-import { quoteName as q, type SqlClient } from './sql-client.ts';
+import type { CdcTable } from '../cdc/cdc-dialect.ts';
+import type { SnapshotSplit } from '../cdc/cdc-split.ts';
+import * as core from '../cdc/chunk-splitter.ts';
+import { TableNotSplittableError, type ChunkingOptions, type TablePlan } from '../cdc/chunk-splitter.ts';
+import { chunkKeyKind } from './chunk-key.ts';
+import { chunkBoundaries } from './chunk-queries.ts';
+import type { SqlClient } from './sql-client.ts';
 import type { TableSchema } from './table-schema.ts';
 
-/** How one table is cut into chunks, and how far the cutting has got (part of the enumerator's state). */
-export interface TablePlan {
-  readonly db: string;
-  readonly table: string;
-  readonly keyColumn: string;
-  readonly keyKind: ChunkKeyKind;
-  readonly approxRows: number;
-  readonly min: ChunkBound;
-  readonly max: ChunkBound;
-  /** Evenly spread integer keys: the key step per chunk (a decimal string); null: boundaries are queried. */
-  readonly step: string | null;
-  /** Start of the next chunk to cut (the first chunk starts unbounded). */
-  readonly nextStart: ChunkBound;
-  readonly nextIndex: number;
-  readonly done: boolean;
-}
+export { estimatedChunks, TableNotSplittableError, type TablePlan } from '../cdc/chunk-splitter.ts';
 
-export interface SplitterOptions {
-  readonly chunkSize: number;
+export interface SplitterOptions extends ChunkingOptions {
+  /** The column each table is split by, by table name (or db.table); default the first primary key column. */
   readonly chunkKeyColumn: Readonly<Record<string, string>>;
-  readonly distributionFactorUpper: number;
-  readonly distributionFactorLower: number;
 }
 
-/** A table the source cannot snapshot as configured, named. */
-export class TableNotSplittableError extends Error {
-  /** A table's definition, not a passing condition: restarting cannot help. */
-  readonly unrecoverable = true;
-  readonly table: string;
-  constructor(table: string, why: string) {
-    super(`table ${table}: ${why}`);
-    this.name = 'TableNotSplittableError';
-    this.table = table;
-  }
-}
-
-
-/** Looks at a table once: its chunk key, key range and size decide between arithmetic and queried boundaries. */
-export async function planTable(sql: SqlClient, schema: TableSchema, o: SplitterOptions): Promise<TablePlan> {
+/** A MySQL table's chunk key: the configured column or the primary key's first, of a type the core can order. */
+export function chunkTable(schema: TableSchema, chunkKeyColumn: Readonly<Record<string, string>>): CdcTable {
   const { db, table } = schema;
   const name = `${db}.${table}`;
-  const keyColumn = o.chunkKeyColumn[table] ?? o.chunkKeyColumn[name] ?? schema.primaryKey[0];
+  const keyColumn = chunkKeyColumn[table] ?? chunkKeyColumn[name] ?? schema.primaryKey[0];
   if (!keyColumn) {
     throw new TableNotSplittableError(name, 'it has no primary key; give a chunk key column for it in the chunkKeyColumn option (e.g. { orders: "id" })');
   }
   const column = schema.columns.find((c) => c.name === keyColumn);
   if (!column) throw new TableNotSplittableError(name, `chunk key column '${keyColumn}' does not exist (columns: ${schema.columns.map((c) => c.name).join(', ')})`);
-  const keyKind = chunkKeyKind(name, keyColumn, column.dataType, column.columnType, column.collation);
-  const [range] = await sql.query<{ lo: ChunkBound; hi: ChunkBound }>(`SELECT MIN(${q(keyColumn)}) AS lo, MAX(${q(keyColumn)}) AS hi FROM ${q(db)}.${q(table)}`);
-  const [stats] = await sql.query<{ TABLE_ROWS: number | bigint | null }>(
-    'SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?',
-    [db, table],
-  );
-  const approxRows = Number(stats?.TABLE_ROWS ?? 0);
-  const min = range?.lo ?? null;
-  const max = range?.hi ?? null;
-  return { db, table, keyColumn, keyKind, approxRows, min, max, step: evenStep(keyKind, min, max, approxRows, o), nextStart: null, nextIndex: 0, done: false };
+  return { db, table, keyColumn, keyKind: chunkKeyKind(name, keyColumn, column.dataType, column.columnType, column.collation) };
 }
 
-/**
- * Flink CDC's rule: integer keys whose range is within [lower, upper] times the row count are cut
- * by arithmetic (no query per chunk); others by querying the key that ends each chunk.
- */
-function evenStep(kind: ChunkKeyKind, min: ChunkBound, max: ChunkBound, rows: number, o: SplitterOptions): string | null {
-  if (kind !== 'integer' || min === null || max === null || rows <= 0) return null;
-  const span = BigInt(max) - BigInt(min) + 1n;
-  const factor = Number(span) / rows;
-  if (factor < o.distributionFactorLower || factor > o.distributionFactorUpper) return null;
-  const step = BigInt(Math.max(1, Math.ceil(o.chunkSize * factor)));
-  return step.toString();
-}
-
-/** Rough number of chunks for progress; exact once the table is cut. */
-export function estimatedChunks(plan: TablePlan, chunkSize: number): number {
-  if (plan.done) return plan.nextIndex;
-  if (plan.step !== null && plan.min !== null && plan.max !== null) {
-    return Number((BigInt(plan.max) - BigInt(plan.min)) / BigInt(plan.step)) + 1;
-  }
-  return Math.max(plan.nextIndex + 1, Math.ceil(plan.approxRows / chunkSize));
+/** Looks at a table once: its chunk key, key range and size decide between arithmetic and queried boundaries. */
+export async function planTable(sql: SqlClient, schema: TableSchema, o: SplitterOptions): Promise<TablePlan> {
+  return core.planTable(chunkBoundaries(sql), chunkTable(schema, o.chunkKeyColumn), o);
 }
 
 /** The next chunk of a table and the plan after it; null when the table is fully cut. */
-export async function nextChunk(sql: SqlClient, plan: TablePlan, chunkSize: number): Promise<{ split: SnapshotSplit; plan: TablePlan } | null> {
-  if (plan.done) return null;
-  const start = plan.nextIndex === 0 ? null : plan.nextStart;
-  let end: ChunkBound;
-  if (plan.min === null) end = null; // empty when planned: one unbounded chunk catches whatever is there now
-  else if (plan.step !== null) end = evenEnd(plan, start);
-  else end = await queriedEnd(sql, plan, start ?? plan.min, chunkSize);
-  const split: SnapshotSplit = {
-    kind: 'snapshot',
-    id: `${plan.db}.${plan.table}#${plan.nextIndex}`,
-    db: plan.db,
-    table: plan.table,
-    keyColumn: plan.keyColumn,
-    keyKind: plan.keyKind,
-    index: plan.nextIndex,
-    start,
-    end,
-  };
-  return { split, plan: { ...plan, nextStart: end, nextIndex: plan.nextIndex + 1, done: end === null } };
-}
-
-function evenEnd(plan: TablePlan, start: ChunkBound): ChunkBound {
-  const base = BigInt(start ?? plan.min!);
-  const end = base + BigInt(plan.step!);
-  if (end > BigInt(plan.max!)) return null;
-  // Keep the key's own JS type: INT columns are numbers, BIGINT columns bigints.
-  return typeof plan.min === 'bigint' ? end : Number(end);
-}
-
-/** The key chunkSize rows after `from`: the exclusive end of this chunk; null if fewer rows are left. */
-async function queriedEnd(sql: SqlClient, plan: TablePlan, from: ChunkBound, chunkSize: number): Promise<ChunkBound> {
-  const k = q(plan.keyColumn);
-  const t = `${q(plan.db)}.${q(plan.table)}`;
-  const p = keyPlaceholder(plan.keyKind);
-  const [row] = await sql.query<{ k: ChunkBound }>(`SELECT ${k} AS k FROM ${t} WHERE ${k} >= ${p} ORDER BY ${k} LIMIT 1 OFFSET ${chunkSize}`, [from]);
-  if (!row) return null;
-  if (compareChunkKeys(plan.keyKind, row.k, from) > 0) return row.k;
-  // More than chunkSize rows share the key `from` (a non-unique chunk key): the chunk takes them all.
-  const [next] = await sql.query<{ k: ChunkBound }>(`SELECT MIN(${k}) AS k FROM ${t} WHERE ${k} > ${p}`, [from]);
-  return next?.k ?? null;
+export function nextChunk(sql: SqlClient, plan: TablePlan, chunkSize: number): Promise<{ split: SnapshotSplit; plan: TablePlan } | null> {
+  return core.nextChunk(chunkBoundaries(sql), plan, chunkSize);
 }

@@ -1,44 +1,40 @@
 import type { InputStatus, ReaderActivity, SourceOutput, SourceReader, SourceReaderContext } from '../../api/source.ts';
-import { BinlogFollower } from './binlog-follower.ts';
-import { formatBinlogPosition } from './binlog-position.ts';
-import type { BinlogSplit, CdcSourceEvent, CdcSplit, FinishedReport, LogPosition, SnapshotSplit } from './cdc-split.ts';
-import type { ChangeRecord } from './change-record.ts';
-import type { ChunkReadDeps, ChunkResult } from './snapshot-chunk-reader.ts';
-import { readChunk } from './snapshot-chunk-reader.ts';
-import type { BinlogClient } from './binlog-client.ts';
+import type { CdcDialect, CdcReaderSession } from './cdc-dialect.ts';
+import type { CdcSourceEvent, CdcSplit, FinishedReport, LogSplit, SnapshotSplit } from './cdc-split.ts';
+import type { CdcChangeRecord, CdcRecordSource } from './change-record.ts';
+import { LogFollower } from './log-follower.ts';
+import { readChunk, type ChunkResult } from './snapshot-chunk-reader.ts';
 
-export interface ReaderDeps {
-  /** Connects and gives what chunk reads need (called once, at start). */
-  readonly chunkReads: () => Promise<ChunkReadDeps & { close(): Promise<void> }>;
-  readonly openBinlog: (split: BinlogSplit) => Promise<BinlogClient>;
-}
-
-interface ChunkRead {
+interface ChunkRead<P> {
   readonly split: SnapshotSplit;
   readonly startedAt: number;
-  result?: ChunkResult;
+  result?: ChunkResult<P>;
   error?: unknown;
 }
 
 /**
- * One parallel reader of the CDC source. Snapshot chunks are read asynchronously, so barriers pass
+ * One parallel reader of a CDC source. Snapshot chunks are read asynchronously, so barriers pass
  * while a chunk is being fetched; a fetched chunk is emitted whole in one poll, so a checkpoint
  * holds a chunk either not at all (re-read after a restore) or completely (reported finished).
  */
-export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
+export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceReader<CdcChangeRecord<S>, CdcSplit<P>> {
   readonly #ctx: SourceReaderContext;
-  readonly #deps: ReaderDeps;
-  #chunkDeps: (ChunkReadDeps & { close(): Promise<void> }) | undefined;
+  readonly #dialect: CdcDialect<P, S>;
+  #session: CdcReaderSession<P, S> | undefined;
   readonly #queue: SnapshotSplit[] = [];
   /** Chunk reads in order: read one at a time, the next while the one before is emitted. */
-  readonly #reads: ChunkRead[] = [];
+  readonly #reads: ChunkRead<P>[] = [];
   /** The last chunk's HIGH: the next chunk's LOW (any position before its SELECT will do). */
-  #lastHigh: LogPosition | undefined;
-  readonly #unacked = new Map<string, FinishedReport>();
-  #binlogSplit: BinlogSplit | undefined;
-  #binlog: BinlogFollower | undefined;
-  #binlogOpening: Promise<void> | undefined;
-  #binlogError: unknown;
+  #lastHigh: P | undefined;
+  readonly #unacked = new Map<string, FinishedReport<P>>();
+  #logSplit: LogSplit<P> | undefined;
+  #log: LogFollower<P, S> | undefined;
+  /** The dialect's reader under #log: told when checkpoints complete. */
+  #logReader: { checkpointComplete?(position: P): void } | undefined;
+  #logOpening: Promise<void> | undefined;
+  #logError: unknown;
+  /** The log position each checkpoint resumes from, until the checkpoint completes. */
+  readonly #checkpointPositions = new Map<number, P>();
   #requested = false;
   #wake: (() => void) | undefined;
   #rows = 0;
@@ -46,16 +42,16 @@ export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
   #merged = 0;
   #closed = false;
 
-  constructor(ctx: SourceReaderContext, deps: ReaderDeps) {
+  constructor(ctx: SourceReaderContext, dialect: CdcDialect<P, S>) {
     this.#ctx = ctx;
-    this.#deps = deps;
+    this.#dialect = dialect;
   }
 
   async start(): Promise<void> {
-    this.#chunkDeps = await this.#deps.chunkReads();
+    this.#session = await this.#dialect.connectReader(this.#ctx.subtaskIndex, this.#ctx.parallelism);
   }
 
-  addSplits(splits: CdcSplit[]): void {
+  addSplits(splits: CdcSplit<P>[]): void {
     this.#requested = false;
     for (const s of splits) {
       if (s.kind === 'snapshot') {
@@ -63,9 +59,9 @@ export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
       } else if (s.kind === 'finished') {
         // Restored: the enumerator may not have had this report in its own snapshot.
         this.#unacked.set(s.id, s);
-        this.#ctx.sendSourceEvent({ kind: 'chunks-finished', chunks: [s.chunk] } satisfies CdcSourceEvent);
+        this.#ctx.sendSourceEvent({ kind: 'chunks-finished', chunks: [s.chunk] } satisfies CdcSourceEvent<P>);
       } else {
-        this.#binlogSplit = s;
+        this.#logSplit = s;
       }
     }
     this.#signal();
@@ -74,14 +70,14 @@ export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
   notifyNoMoreSplits(): void {}
 
   handleSourceEvent(event: unknown): void {
-    const e = event as CdcSourceEvent;
+    const e = event as CdcSourceEvent<P>;
     if (e.kind === 'chunks-acknowledged') for (const id of e.ids) this.#unacked.delete(id);
   }
 
-  pollNext(output: SourceOutput<ChangeRecord>): InputStatus {
+  pollNext(output: SourceOutput<CdcChangeRecord<S>>): InputStatus {
     const head = this.#reads[0];
     if (head?.error !== undefined) throw head.error;
-    if (this.#binlogError !== undefined) throw this.#binlogError;
+    if (this.#logError !== undefined) throw this.#logError;
     if (head?.result) {
       this.#reads.shift();
       this.#emitChunk(head.split, head.result, output);
@@ -89,23 +85,21 @@ export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
       return 'more';
     }
     this.#startNextRead();
-    if (this.#binlog) return this.#binlog.poll(output);
-    if (this.#binlogSplit && !this.#binlogOpening && this.#reads.length === 0) this.#openBinlog();
-    if (this.#reads.length === 0 && this.#queue.length === 0 && !this.#binlogSplit) this.#request();
+    if (this.#log) return this.#log.poll(output);
+    if (this.#logSplit && !this.#logOpening && this.#reads.length === 0) this.#openLog();
+    if (this.#reads.length === 0 && this.#queue.length === 0 && !this.#logSplit) this.#request();
     return 'nothing';
   }
 
-  #emitChunk(split: SnapshotSplit, r: ChunkResult, output: SourceOutput<ChangeRecord>): void {
+  #emitChunk(split: SnapshotSplit, r: ChunkResult<P>, output: SourceOutput<CdcChangeRecord<S>>): void {
     const { db, table } = split;
-    const { file, pos, gtid } = r.high;
     const ts = r.readAt;
     const rows = r.rows;
-    // One object literal per record: spreading a shared source object costs several times more.
+    const session = this.#session!;
     for (let row = 0; row < rows.length; row++) {
-      const source = gtid !== undefined ? { db, table, file, pos, row, gtid, ts, snapshot: true } : { db, table, file, pos, row, ts, snapshot: true };
-      output.collect({ op: 'r', before: null, after: rows[row]!, source }, ts);
+      output.collect({ op: 'r', before: null, after: rows[row]!, source: session.snapshotSource(split, r.high, row, ts) }, ts);
     }
-    const report: FinishedReport = {
+    const report: FinishedReport<P> = {
       kind: 'finished',
       id: split.id,
       chunk: { id: split.id, db, table, index: split.index, start: split.start, end: split.end, high: r.high, rows: rows.length },
@@ -114,7 +108,7 @@ export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
     this.#rows += rows.length;
     this.#chunks++;
     this.#merged += r.merged;
-    this.#ctx.sendSourceEvent({ kind: 'chunks-finished', chunks: [report.chunk] } satisfies CdcSourceEvent);
+    this.#ctx.sendSourceEvent({ kind: 'chunks-finished', chunks: [report.chunk] } satisfies CdcSourceEvent<P>);
     this.#ctx.log.debug(`read chunk ${split.id}: ${rows.length} rows, ${r.merged} changes merged`, { chunk: split.id, rows: rows.length, merged: r.merged });
   }
 
@@ -123,10 +117,10 @@ export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
     const reading = this.#reads.some((r) => !r.result && r.error === undefined);
     if (reading || this.#reads.length >= 2 || this.#queue.length === 0) return;
     const split = this.#queue.shift()!;
-    const read: ChunkRead = { split, startedAt: Date.now() };
+    const read: ChunkRead<P> = { split, startedAt: Date.now() };
     this.#reads.push(read);
-    const deps = this.#chunkDeps!;
-    readChunk(this.#lastHigh ? { ...deps, low: this.#lastHigh } : deps, split).then(
+    const deps = { session: this.#session!, comparePositions: (a: P, b: P) => this.#dialect.comparePositions(a, b), logName: this.#dialect.logName };
+    readChunk(this.#lastHigh !== undefined ? { ...deps, low: this.#lastHigh } : deps, split).then(
       (result) => {
         read.result = result;
         this.#lastHigh = result.high;
@@ -143,18 +137,19 @@ export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
     if (this.#queue.length === 0) this.#request();
   }
 
-  #openBinlog(): void {
-    const split = this.#binlogSplit!;
-    this.#binlogOpening = this.#deps.openBinlog(split).then(
-      (client) => {
-        const at = split.start.file !== undefined ? formatBinlogPosition(split.start as never) : `gtid ${split.start.gtid}`;
-        this.#ctx.log.info(`following the binlog from ${at}${split.maxHigh ? ` (dropping changes the snapshot's chunks hold, up to ${formatBinlogPosition(split.maxHigh)})` : ''}`);
-        this.#binlog = new BinlogFollower(client, split);
-        this.#binlog.available().then(() => this.#signal(), () => {});
+  #openLog(): void {
+    const split = this.#logSplit!;
+    const d = this.#dialect;
+    this.#logOpening = this.#session!.openLog(split.start).then(
+      (log) => {
+        this.#ctx.log.info(`following ${d.logName} from ${d.formatPosition(split.start)}${split.maxHigh ? ` (dropping changes the snapshot's chunks hold, up to ${d.formatPosition(split.maxHigh)})` : ''}`);
+        this.#log = new LogFollower(log, split, (a, b) => d.comparePositions(a, b));
+        this.#logReader = log;
+        this.#log.available().then(() => this.#signal(), () => {});
         this.#signal();
       },
       (error: unknown) => {
-        this.#binlogError = error;
+        this.#logError = error;
         this.#signal();
       },
     );
@@ -167,7 +162,7 @@ export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
   }
 
   isAvailable(): Promise<void> {
-    if (this.#binlog) return this.#binlog.available();
+    if (this.#log) return this.#log.available();
     return new Promise((resolve) => (this.#wake = resolve));
   }
 
@@ -177,26 +172,38 @@ export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
     wake?.();
   }
 
-  snapshotState(): CdcSplit[] {
-    const splits: CdcSplit[] = [...this.#unacked.values()];
+  snapshotState(checkpointId: number): CdcSplit<P>[] {
+    const splits: CdcSplit<P>[] = [...this.#unacked.values()];
     // Chunks being read or waiting to be emitted are read again after a restore.
     for (const r of this.#reads) splits.push(r.split);
     splits.push(...this.#queue);
-    if (this.#binlog) splits.push(this.#binlog.snapshot());
-    else if (this.#binlogSplit) splits.push(this.#binlogSplit);
+    const log = this.#log?.snapshot() ?? this.#logSplit;
+    if (log) splits.push(log);
+    if (this.#log) this.#checkpointPositions.set(checkpointId, log!.start);
     return splits;
   }
 
+  notifyCheckpointComplete(checkpointId: number): void {
+    const position = this.#checkpointPositions.get(checkpointId);
+    for (const id of this.#checkpointPositions.keys()) if (id <= checkpointId) this.#checkpointPositions.delete(id);
+    if (position !== undefined) this.#logReader?.checkpointComplete?.(position);
+  }
+
+  notifyCheckpointAborted(checkpointId: number): void {
+    this.#checkpointPositions.delete(checkpointId);
+  }
+
   metrics(): Record<string, number> {
-    const b = this.#binlog;
+    const b = this.#log;
+    const prefix = this.#dialect.logMetricPrefix;
     return {
       snapshot_rows_emitted: this.#rows,
       snapshot_chunks_emitted: this.#chunks,
       snapshot_changes_merged: this.#merged,
-      binlog_events: b?.events ?? 0,
-      binlog_changes: b?.changes ?? 0,
+      [`${prefix}_events`]: b?.events ?? 0,
+      [`${prefix}_changes`]: b?.changes ?? 0,
       // From the commit time of the last change read: grows while the source falls behind (second resolution).
-      binlog_lag_seconds: b && b.lastEventTs > 0 && !b.caughtUp ? Math.max(0, (Date.now() - b.lastEventTs) / 1000) : 0,
+      [`${prefix}_lag_seconds`]: b && b.lastEventTs > 0 && !b.caughtUp ? Math.max(0, (Date.now() - b.lastEventTs) / 1000) : 0,
     };
   }
 
@@ -211,19 +218,16 @@ export class MySqlSourceReader implements SourceReader<ChangeRecord, CdcSplit> {
         since: c.startedAt,
       };
     }
-    if (this.#binlog) {
-      const p = this.#binlog.position;
-      return `following the binlog at ${'file' in p && p.file ? formatBinlogPosition(p as never) : `gtid ${p.gtid}`}; ${this.#binlog.changes.toLocaleString('en-US')} changes`;
-    }
-    if (this.#binlogSplit) return 'opening the binlog';
+    if (this.#log) return `following ${this.#dialect.logName} at ${this.#dialect.formatPosition(this.#log.position)}; ${this.#log.changes.toLocaleString('en-US')} changes`;
+    if (this.#logSplit) return `opening ${this.#dialect.logName}`;
     return this.#requested ? 'waiting for a snapshot chunk from the enumerator' : 'idle';
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#binlogOpening?.catch(() => {});
-    await this.#binlog?.close();
-    await this.#chunkDeps?.close();
+    await this.#logOpening?.catch(() => {});
+    await this.#log?.close();
+    await this.#session?.close();
   }
 }

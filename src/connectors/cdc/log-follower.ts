@@ -1,0 +1,131 @@
+import type { SourceOutput } from '../../api/source.ts';
+import type { CdcLogReader, CdcRowsEvent } from './cdc-dialect.ts';
+import type { FinishedTable, LogSplit } from './cdc-split.ts';
+import type { CdcChangeRecord, CdcRecordSource, RowImage } from './change-record.ts';
+import { compareChunkKeys } from './chunk-key.ts';
+
+/**
+ * The log phase: turns rows events into change records and knows, at every point between two
+ * polls, where to resume so that nothing is emitted twice: the transaction's start and how many of
+ * its rows events were already emitted. Until the log passes the highest HIGH watermark, a change
+ * is dropped when the snapshot chunk of its key was read at or after it.
+ */
+export class LogFollower<P, S extends CdcRecordSource> {
+  readonly #log: CdcLogReader<P, S>;
+  readonly #compare: (a: P, b: P) => number;
+  #split: LogSplit<P>;
+  /** Rows events of the current transaction still to skip (emitted before the restored checkpoint). */
+  #skip: number;
+  #txn: { start: P; events: number } | undefined;
+  #tables: Map<string, FinishedTable<P>>;
+  events = 0;
+  changes = 0;
+  dropped = 0;
+  lastEventTs = 0;
+  /** Nothing buffered at the last poll: the reader has read all the server has written. */
+  caughtUp = false;
+
+  constructor(log: CdcLogReader<P, S>, split: LogSplit<P>, comparePositions: (a: P, b: P) => number) {
+    this.#log = log;
+    this.#compare = comparePositions;
+    this.#split = split;
+    this.#skip = split.skipEvents;
+    this.#tables = new Map(split.tables.map((t) => [`${t.db}.${t.table}`, t]));
+  }
+
+  available(): Promise<void> {
+    return this.#log.available();
+  }
+
+  /** Emits the changes of at most one rows event; 'nothing' when none is buffered. */
+  poll(out: SourceOutput<CdcChangeRecord<S>>): 'more' | 'nothing' {
+    for (;;) {
+      const ev = this.#log.next();
+      this.caughtUp = ev === undefined;
+      if (!ev) return 'nothing';
+      if (ev.type === 'boundary') {
+        // A restore must not go back before a statement that is its own transaction (DDL), where
+        // rows have the old shape but would be decoded with the table's schema as it is now.
+        if (!ev.betweenTransactionsOnly || this.#txn === undefined) this.#commit(ev.next);
+        continue;
+      }
+      if (this.#txn === undefined || this.#compare(this.#txn.start, ev.txnStart) !== 0) this.#txn = { start: ev.txnStart, events: 0 };
+      this.#txn.events++;
+      if (this.#skip > 0) {
+        this.#skip--;
+        continue;
+      }
+      this.events++;
+      this.lastEventTs = ev.ts;
+      this.#emit(ev, out);
+      return 'more';
+    }
+  }
+
+  #commit(at: P): void {
+    this.#txn = undefined;
+    this.#skip = 0;
+    const passed = this.#split.maxHigh !== null && this.#compare(at, this.#split.maxHigh) >= 0;
+    // Past every chunk's HIGH: no change can be in a chunk any more, the chunk table is dropped.
+    if (passed) this.#tables = new Map();
+    this.#split = { ...this.#split, start: at, skipEvents: 0, ...(passed ? { tables: [], maxHigh: null } : {}) };
+  }
+
+  /** Where to resume: the current transaction's start and how many of its rows events are out. */
+  snapshot(): LogSplit<P> {
+    if (!this.#txn) return this.#split;
+    return { ...this.#split, start: this.#txn.start, skipEvents: this.#txn.events };
+  }
+
+  get position(): P {
+    return this.#split.start;
+  }
+
+  #emit(ev: CdcRowsEvent<P, S>, out: SourceOutput<CdcChangeRecord<S>>): void {
+    const from = this.#split.fromTimestamp;
+    if (from !== undefined && Math.floor(ev.ts / 1000) < Math.floor(from / 1000)) return;
+    const table = this.#tables.get(`${ev.db}.${ev.table}`);
+    ev.rows.forEach((r, row) => {
+      // A decoder may leave an absent image undefined.
+      const before = r.before ?? null;
+      const after = r.after ?? null;
+      let op = ev.op;
+      // Halves of the change that the snapshot already holds are dropped.
+      const beforeSeen = before !== null && table !== undefined && this.#seen(table, before, ev.at);
+      const afterSeen = after !== null && table !== undefined && this.#seen(table, after, ev.at);
+      let b = before;
+      let a = after;
+      if (op === 'u' && beforeSeen !== afterSeen) {
+        if (beforeSeen) [op, b] = ['c', null];
+        else [op, a] = ['d', null];
+      } else if ((op === 'c' && afterSeen) || (op === 'd' && beforeSeen) || (op === 'u' && beforeSeen && afterSeen)) {
+        this.dropped++;
+        return;
+      }
+      this.changes++;
+      const record: CdcChangeRecord<S> = r.unchangedColumns !== undefined && a !== null ? { op, before: b, after: a, source: ev.source(row), unchangedColumns: r.unchangedColumns } : { op, before: b, after: a, source: ev.source(row) };
+      // The commit time is the record's event time (a WatermarkStrategy makes watermarks from it).
+      out.collect(record, ev.ts);
+    });
+  }
+
+  /** Whether the finished chunk holding this row's key was read at or after the event. */
+  #seen(table: FinishedTable<P>, row: RowImage, at: P): boolean {
+    const key = row[table.keyColumn];
+    const chunks = table.chunks;
+    let lo = 0;
+    let hi = chunks.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const c = chunks[mid]!;
+      if (c.start !== null && compareChunkKeys(table.keyKind, key, c.start) < 0) hi = mid - 1;
+      else if (c.end !== null && compareChunkKeys(table.keyKind, key, c.end) >= 0) lo = mid + 1;
+      else return this.#compare(at, c.high) <= 0;
+    }
+    return false;
+  }
+
+  close(): Promise<void> {
+    return this.#log.close();
+  }
+}

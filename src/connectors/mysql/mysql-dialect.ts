@@ -1,0 +1,39 @@
+import type { CdcCatalog, CdcDialect, CdcReaderSession } from '../cdc/cdc-dialect.ts';
+import { BinlogPositionError, compareBinlogPositions, formatBinlogPosition } from './binlog-position.ts';
+import type { MySqlLogPosition } from './cdc-split.ts';
+import type { ChangeSource } from './change-record.ts';
+import { detectGtidStrategy, type GtidStrategy } from './gtid-strategy.ts';
+import { MySqlCatalog } from './mysql-catalog.ts';
+import { serverIdFor, type ResolvedCdcOptions } from './mysql-cdc-options.ts';
+import { MySqlReaderSession } from './mysql-reader-session.ts';
+import { connectSql, type SqlClient } from './sql-client.ts';
+
+/** MySQL 8 / MariaDB 10.x as a CDC dialect: the binlog is the log, its file and offset the position. */
+export class MySqlDialect implements CdcDialect<MySqlLogPosition, ChangeSource> {
+  readonly logName = 'the binlog';
+  readonly logMetricPrefix = 'binlog';
+  readonly #o: ResolvedCdcOptions;
+  #strategy: GtidStrategy | undefined;
+
+  constructor(options: ResolvedCdcOptions) {
+    this.#o = options;
+  }
+
+  comparePositions(a: MySqlLogPosition, b: MySqlLogPosition): number {
+    if (a.file === undefined || b.file === undefined) throw new BinlogPositionError(this.formatPosition(a), this.formatPosition(b), 'a GTID state alone has no place in a binlog file');
+    return compareBinlogPositions(a, b);
+  }
+
+  formatPosition(p: MySqlLogPosition): string {
+    return p.file !== undefined ? formatBinlogPosition(p) : `gtid ${p.gtid}`;
+  }
+
+  async connectCatalog(): Promise<CdcCatalog<MySqlLogPosition>> {
+    const sql = await connectSql(this.#o, this.#o.connectTimeoutMs);
+    return new MySqlCatalog(sql, this.#o, async (s: SqlClient) => (this.#strategy ??= await detectGtidStrategy(s)));
+  }
+
+  connectReader(subtask: number, parallelism: number): Promise<CdcReaderSession<MySqlLogPosition, ChangeSource>> {
+    return MySqlReaderSession.connect(this.#o, serverIdFor(this.#o, subtask, parallelism));
+  }
+}

@@ -1,0 +1,74 @@
+// The chunk read's LOW/HIGH merge on a fake dialect: the changes of the chunk's key range logged
+// between LOW and HIGH are replayed onto the rows the SELECT saw (inserts added, deletes removed,
+// a key moved out of the range removed, into it added); other ranges' and tables' changes are not.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { CdcLogEvent, CdcLogReader, CdcReaderSession } from '../../../src/connectors/cdc/cdc-dialect.ts';
+import type { SnapshotSplit } from '../../../src/connectors/cdc/cdc-split.ts';
+import type { CdcRecordSource, RowImage } from '../../../src/connectors/cdc/change-record.ts';
+import { ChunkNotStableError, readChunk } from '../../../src/connectors/cdc/snapshot-chunk-reader.ts';
+
+const SPLIT: SnapshotSplit = { kind: 'snapshot', id: 'd.t#1', db: 'd', table: 't', keyColumn: 'id', keyKind: 'integer', index: 1, start: 10, end: 20 };
+
+function rows(op: 'c' | 'u' | 'd', at: number, before: RowImage | null, after: RowImage | null, table = 't'): CdcLogEvent<number> {
+  return { type: 'rows', op, db: 'd', table, rows: [{ before, after }], txnStart: at, at, ts: 0, source: () => ({ table, ts: 0, snapshot: false }) };
+}
+
+/** A session whose log holds `log` (event i at position i + 1) and whose end moves by `advance` per watermark. */
+function session(selected: RowImage[], log: CdcLogEvent<number>[], identity: string[], positions: number[]): CdcReaderSession<number, CdcRecordSource> {
+  let watermark = 0;
+  return {
+    currentPosition: async () => positions[Math.min(watermark++, positions.length - 1)]!,
+    rowIdentity: async () => identity,
+    selectChunk: async () => selected.map((r) => ({ ...r })),
+    openLog: async (from): Promise<CdcLogReader<number>> => {
+      let i = from;
+      return {
+        next: () => (i < log.length ? log[i++] : undefined),
+        available: () => new Promise(() => {}),
+        get position() {
+          return i;
+        },
+        close: async () => {},
+      };
+    },
+    snapshotSource: () => ({ table: 't', ts: 0, snapshot: true }),
+    close: async () => {},
+  };
+}
+
+const compare = (a: number, b: number) => a - b;
+const byId = (r: RowImage[]) => [...r].sort((a, b) => (a['id'] as number) - (b['id'] as number));
+
+test('the changes of the range between LOW and HIGH are merged into the rows read', async () => {
+  const log = [
+    rows('c', 1, null, { id: 12, v: 'new' }),
+    rows('d', 2, { id: 11, v: 'a' }, null),
+    rows('u', 3, { id: 13, v: 'b' }, { id: 25, v: 'b' }), // moved out of the range
+    rows('u', 4, { id: 30, v: 'x' }, { id: 14, v: 'x' }), // moved into it
+    rows('c', 5, null, { id: 5, v: 'other range' }),
+    rows('c', 6, null, { id: 15, v: 'other table' }, 'u'),
+    rows('u', 7, { id: 16, v: 'c' }, { id: 16, v: 'after HIGH' }),
+  ];
+  const s = session([{ id: 11, v: 'a' }, { id: 13, v: 'b' }, { id: 16, v: 'c' }], log, ['id'], [0, 6]);
+  const r = await readChunk({ session: s, comparePositions: compare, logName: 'the fake log' }, SPLIT);
+  assert.equal(r.high, 6);
+  assert.equal(r.merged, 4);
+  assert.deepEqual(byId(r.rows), [{ id: 12, v: 'new' }, { id: 14, v: 'x' }, { id: 16, v: 'c' }]);
+});
+
+test('no change between LOW and HIGH: the rows as read, the log not opened', async () => {
+  const s = session([{ id: 11 }], [], ['id'], [3, 3]);
+  s.openLog = () => Promise.reject(new Error('opened'));
+  const r = await readChunk({ session: s, comparePositions: compare, logName: 'the fake log' }, SPLIT);
+  assert.deepEqual([r.rows, r.high, r.merged], [[{ id: 11 }], 3, 0]);
+});
+
+test('a table without a key whose range keeps changing fails after a few reads, naming table, chunk and log', async () => {
+  const log = Array.from({ length: 10 }, (_, i) => rows('c', i + 1, null, { id: 15, v: i }));
+  const s = session([], log, [], [0, 1, 2, 3, 4, 5, 6]);
+  await assert.rejects(
+    readChunk({ session: s, comparePositions: compare, logName: 'the fake log' }, SPLIT),
+    (e: Error) => e instanceof ChunkNotStableError && e.table === 'd.t' && /chunk 2 \(id in \[10, 20\)\).*the fake log's changes/.test(e.message),
+  );
+});
