@@ -5,7 +5,8 @@ import { UNCHANGED_TOAST, type PgOutputMessage, type RelationMessage, type Tuple
 
 /** What the assembler makes of the stream's messages. */
 export type AssembledEvent =
-  | { readonly kind: 'change'; readonly record: PgChangeRecord }
+  /** `commitLsn`: the transaction's commit LSN, record.source.lsn as a number. */
+  | { readonly kind: 'change'; readonly record: PgChangeRecord; readonly commitLsn: Lsn }
   | { readonly kind: 'truncate'; readonly tables: readonly string[]; readonly lsn: Lsn; readonly index: number }
   | { readonly kind: 'commit'; readonly commitLsn: Lsn; readonly endLsn: Lsn }
   /** A relation the stream has just described, with its column types (load them into the catalog). */
@@ -113,7 +114,7 @@ export class PgChangeAssembler {
         snapshot: false,
       },
     };
-    return { kind: 'change', record };
+    return { kind: 'change', record, commitLsn: tx.finalLsn };
   }
 
   /** A tuple as a row; an old key tuple ('K') carries only the key columns, the others are null on the wire. */

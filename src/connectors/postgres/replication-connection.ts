@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { formatLsn, parseLsn, type Lsn } from './lsn.ts';
+import { formatLsn, type Lsn } from './lsn.ts';
 import { sessionOptions } from './pg-value-codec.ts';
 import { quoteIdent, quoteLiteral } from './pg-quote.ts';
 import type { PostgresConnectionOptions } from './postgres-connection-options.ts';
@@ -17,9 +17,7 @@ export interface StreamOptions {
 
 /**
  * A connection in logical replication mode (`replication=database`), under the codec's session
- * settings so that pgoutput prints values as a snapshot SELECT does. It runs one
- * START_REPLICATION at a time; a stream stopped with stop() leaves it ready for the next, and a
- * temporary slot made on it lives until it closes.
+ * settings so that pgoutput prints values as a snapshot SELECT does. It streams once.
  */
 export class ReplicationConnection {
   readonly #o: PostgresConnectionOptions;
@@ -52,14 +50,10 @@ export class ReplicationConnection {
     return new ReplicationConnection(o, client);
   }
 
-  /** A slot dropped by the server when this connection ends (however it ends); returns its consistent point. */
-  async createTemporarySlot(slot: string): Promise<Lsn> {
-    const res = await this.#client.query(`CREATE_REPLICATION_SLOT ${quoteIdent(slot)} TEMPORARY LOGICAL pgoutput NOEXPORT_SNAPSHOT`);
-    return parseLsn(String(res.rows[0]?.consistent_point));
-  }
-
   async stream(o: StreamOptions): Promise<ReplicationStream> {
-    if (this.#streaming && !this.#streaming.ended) throw new Error('a replication connection runs one stream at a time: stop the previous one first');
+    // A walsender serves one logical START_REPLICATION per connection (PostgreSQL 15 ends a second
+    // one at once): a new stream needs a new connection.
+    if (this.#streaming) throw new Error('a replication connection streams once: open a new connection for another stream');
     const sql =
       `START_REPLICATION SLOT ${quoteIdent(o.slot)} LOGICAL ${formatLsn(o.start)} ` +
       `(proto_version '1', publication_names ${quoteLiteral(quoteIdent(o.publication))})`;

@@ -1,0 +1,150 @@
+import type { CdcRecordSource, RowImage } from './change-record.ts';
+import type { ChunkBound, ChunkKeyKind } from './chunk-key.ts';
+import type { SnapshotSplit } from './cdc-split.ts';
+
+/**
+ * What the CDC core (chunked lock-free snapshot, LOW/HIGH merge, snapshot -> log hand-over,
+ * checkpointed splits, progress) needs from one database. A dialect is the only place that knows
+ * SQL text, the wire protocol, column types and the shape of log positions.
+ *
+ * `P` is a position in the database's change log (MySQL: binlog file + offset [+ GTID state];
+ * PostgreSQL: an LSN). Positions are kept in checkpoints, so P must be plain data (strings,
+ * numbers, bigints, plain objects) that survives the state serializer, and a position written by
+ * one version of a dialect must stay readable by the next.
+ *
+ * `S` is the `source` of the dialect's change records (see change-record.ts).
+ *
+ * Table identity: `db` is the table's namespace (MySQL's database, PostgreSQL's schema) and
+ * `table` its name; splits and chunk reports carry both, under these names, in checkpoints.
+ */
+export interface CdcDialect<P, S extends CdcRecordSource> {
+  /** How messages name the log ('the binlog', 'the WAL'). */
+  readonly logName: string;
+  /** Prefix of the readers' log metrics (`<prefix>_events`, `<prefix>_changes`, `<prefix>_lag_seconds`). */
+  readonly logMetricPrefix: string;
+
+  /** Negative, zero or positive as a is before, at or after b; throws when they cannot be ordered. */
+  comparePositions(a: P, b: P): number;
+  /** A position for messages and logs. */
+  formatPosition(p: P): string;
+
+  /** The enumerator's connection (one, on the JobMaster): opened at start, closed when the log split is out. */
+  connectCatalog(): Promise<CdcCatalog<P>>;
+  /**
+   * One parallel reader's connection, for its whole life: chunk reads, watermarks and the log.
+   * `subtask`/`parallelism` let a dialect give each reader its own replication identity.
+   */
+  connectReader(subtask: number, parallelism: number): Promise<CdcReaderSession<P, S>>;
+}
+
+/** A captured table as the enumerator plans it: its chunk key and the key's order. */
+export interface CdcTable {
+  readonly db: string;
+  readonly table: string;
+  /** The column the snapshot is cut by (the user's choice, else the primary key's first column). */
+  readonly keyColumn: string;
+  readonly keyKind: ChunkKeyKind;
+}
+
+/** Where the source begins, decided once at the first start from the user's startup mode. */
+export type CdcStartup<P> =
+  /** Snapshot every captured table, then follow the log from the lowest HIGH watermark. */
+  | { readonly snapshot: true }
+  /** No snapshot: follow the log from `start`, dropping changes committed before `fromTimestamp` (ms). */
+  | { readonly snapshot: false; readonly start: P; readonly fromTimestamp?: number };
+
+/** The enumerator's view of the database. */
+export interface CdcCatalog<P> {
+  /** Refuses a server that cannot serve CDC, naming the setting, right or object to change. */
+  check(): Promise<void>;
+  /** The startup mode resolved against the server (e.g. 'latest' becomes the current position). */
+  startup(): Promise<CdcStartup<P>>;
+  /** The captured tables in a stable order; an error naming the patterns when none matches. */
+  listTables(): Promise<CdcTable[]>;
+  /** The chunk key's range and an estimate of the rows (for even splitting and progress). */
+  keyRange(table: CdcTable): Promise<{ readonly min: ChunkBound; readonly max: ChunkBound; readonly approxRows: number }>;
+  /**
+   * The key `offset` rows from the first key >= `from` in key order; null when fewer rows are
+   * left. Used to cut chunks of unevenly spread keys.
+   */
+  keyAtOffset(table: CdcTable, from: ChunkBound, offset: number): Promise<ChunkBound>;
+  /** The smallest key > `from`, null if none (a chunk key shared by more than a chunk's rows). */
+  keyAfter(table: CdcTable, from: ChunkBound): Promise<ChunkBound>;
+  close(): Promise<void>;
+}
+
+/** Tables whose changes a log reader decodes; others' rows are skipped (their boundaries still come). */
+export type CdcTableFilter = (db: string, table: string) => boolean;
+
+/** A parallel reader's connection. */
+export interface CdcReaderSession<P, S extends CdcRecordSource> {
+  /**
+   * The log's current end: a LOW or HIGH watermark. Any position at or after every change
+   * committed before the call will do (it need not carry GTID-like state).
+   */
+  currentPosition(): Promise<P>;
+  /** The columns that identify a row (the primary key); empty for a table without one. */
+  rowIdentity(db: string, table: string): Promise<readonly string[]>;
+  /** The rows of the chunk's key range [start, end), as the log's decoder would give them. */
+  selectChunk(split: SnapshotSplit): Promise<RowImage[]>;
+  /**
+   * Reads the log from `from` (a position this dialect gave: a watermark, a `boundary` event's
+   * `next`, or a startup position). `purpose` 'backfill' reads the short stretch between a chunk's
+   * LOW and HIGH and is closed right after; 'stream' is the log phase.
+   */
+  openLog(from: P, include: CdcTableFilter, purpose: 'backfill' | 'stream'): Promise<CdcLogReader<P, S>>;
+  /** The `source` of a snapshot row read in a chunk whose HIGH watermark is `high`. */
+  snapshotSource(split: SnapshotSplit, high: P, row: number, readAt: number): S;
+  close(): Promise<void>;
+}
+
+/**
+ * A stream of log events, buffered and bounded by the dialect; next() never blocks.
+ * Rows events of one transaction share `txnStart`; after a `boundary` nothing of an open
+ * transaction lies before `next`, so a reader may resume there.
+ */
+export interface CdcLogReader<P, S extends CdcRecordSource = CdcRecordSource> {
+  /** The next buffered event, undefined when none is buffered (then await available()). */
+  next(): CdcLogEvent<P, S> | undefined;
+  /** Resolves when an event is buffered; rejects with the reader's failure. */
+  available(): Promise<void>;
+  /** How far the reader has read, skipped events included: a backfill stops once this reaches HIGH. */
+  readonly position: P;
+  /**
+   * A checkpoint whose resume position is `position` completed: the dialect may let the server
+   * forget the log before it (PostgreSQL: confirm the slot's LSN, a few checkpoints late).
+   */
+  checkpointComplete?(position: P): void;
+  close(): Promise<void>;
+}
+
+export type CdcLogEvent<P, S extends CdcRecordSource = CdcRecordSource> = CdcRowsEvent<P, S> | CdcBoundaryEvent<P>;
+
+/** Row changes of one table in one log event (one or more rows). */
+export interface CdcRowsEvent<P, S extends CdcRecordSource = CdcRecordSource> {
+  readonly type: 'rows';
+  readonly op: 'c' | 'u' | 'd';
+  readonly db: string;
+  readonly table: string;
+  /** `before` null for inserts, `after` null for deletes; `unchangedColumns` as in change-record.ts. */
+  readonly rows: ReadonlyArray<{ readonly before: RowImage | null; readonly after: RowImage | null; readonly unchangedColumns?: readonly string[] }>;
+  /** Where this event's transaction began: resuming there replays all of it. */
+  readonly txnStart: P;
+  /** This event's own place, compared with chunks' HIGH watermarks (a change at or before HIGH is in the chunk). */
+  readonly at: P;
+  /** Commit time, ms since the epoch: the record's event time. */
+  readonly ts: number;
+  /** The `source` of the change of row `row` of this event. */
+  source(row: number): S;
+}
+
+/**
+ * A point a reader may resume from: a commit, or a statement that is its own transaction (DDL).
+ * `betweenTransactionsOnly`: it is one only when no rows event of an open transaction came
+ * before it (MySQL's DDL inside an open group).
+ */
+export interface CdcBoundaryEvent<P> {
+  readonly type: 'boundary';
+  readonly next: P;
+  readonly betweenTransactionsOnly?: boolean;
+}
