@@ -25,6 +25,8 @@ test('the pgoutput stream gives inserts, updates (key change included), deletes 
     await admin.query(`CREATE PUBLICATION p FOR TABLE public.t, public.f`);
     const slot = await admin.query(`SELECT lsn::text FROM pg_create_logical_replication_slot('s', 'pgoutput')`);
     const warnings: string[] = [];
+    let txEnd: bigint | undefined;
+    let txFirst: Array<{ lsn: string }> = [];
     const reader = await PgLogReader.open({ ...server.connectionOptions(), slot: 's', publication: 'p', start: parseLsn(slot.rows[0].lsn), warn: (m) => warnings.push(m) });
     try {
       await admin.query(`INSERT INTO t VALUES (1, 'a', 10), (2, 'b', 9007199254740993)`);
@@ -51,6 +53,9 @@ test('the pgoutput stream gives inserts, updates (key change included), deletes 
       );
       // One transaction: one commit LSN and xid, changes numbered within it.
       const tx = changes.slice(2, 5).map((r) => r.source);
+      txEnd = events.flatMap((e) => (e.kind === 'commit' && e.commitLsn === parseLsn(tx[0]!.lsn) ? [e.endLsn] : []))[0];
+      assert.ok(txEnd !== undefined && txEnd > parseLsn(tx[0]!.lsn));
+      txFirst = tx;
       assert.equal(new Set(tx.map((s) => s.lsn)).size, 1);
       assert.equal(new Set(tx.map((s) => s.txId)).size, 1);
       assert.deepEqual(tx.map((s) => s.index), [0, 1, 2]);
@@ -69,6 +74,22 @@ test('the pgoutput stream gives inserts, updates (key change included), deletes 
     // The stream acknowledged nothing: the slot is where it was created.
     const after = await admin.query(`SELECT confirmed_flush_lsn::text AS c, active FROM pg_replication_slots WHERE slot_name = 's'`);
     assert.equal(after.rows[0].c, slot.rows[0].lsn);
+
+    // Resuming: from a transaction's commit LSN it comes again whole; from its end LSN, the next one comes.
+    const first = async (start: bigint) => {
+      // The walsender of the previous reader may still be exiting: wait until the slot is free.
+      while ((await admin.query(`SELECT active FROM pg_replication_slots WHERE slot_name = 's'`)).rows[0].active) await new Promise((r) => setImmediate(r));
+      const again = await PgLogReader.open({ ...server.connectionOptions(), slot: 's', publication: 'p', start, warn: () => {} });
+      try {
+        const seen = await until(again, (e) => e.kind === 'commit');
+        return seen.flatMap((e) => (e.kind === 'change' ? [[e.record.op, e.record.after ?? e.record.before]] : []));
+      } finally {
+        await again.close();
+      }
+    };
+    assert.deepEqual(await first(parseLsn(txFirst[0]!.lsn)), [['u', { id: 1, v: 'a2', n: 10n }], ['u', { id: 3, v: 'b', n: 9007199254740993n }], ['d', { id: 1 }]]);
+    // (The three statements on f were one simple query: one transaction.)
+    assert.deepEqual(await first(txEnd!), [['c', { id: 1, v: 'x' }], ['u', { id: 1, v: 'y' }], ['d', { id: 1, v: 'y' }]]);
   } finally {
     await admin.end();
     await server.stop();
