@@ -1,7 +1,16 @@
 import type { CdcLogEvent, CdcLogReader, CdcTableFilter } from '../cdc/cdc-dialect.ts';
 import { maxLsn, type Lsn } from './lsn.ts';
 import type { PgChangeSource } from './pg-change-record.ts';
-import type { PgLogReader } from './pg-log-reader.ts';
+import type { LogEvent } from './pg-log-reader.ts';
+
+/** What this reader needs of a slot's change stream (PgLogReader). */
+export interface PgLogSource {
+  readonly position: Lsn;
+  readonly inTransaction: boolean;
+  read(): Promise<LogEvent>;
+  acknowledge(lsn: Lsn): void;
+  close(): Promise<void>;
+}
 
 export interface PgCdcLogReaderOptions {
   readonly include: CdcTableFilter;
@@ -27,7 +36,7 @@ export interface PgCdcLogReaderOptions {
  * from keepalives (nothing in flight: an idle publication must not hold WAL back).
  */
 export class PgCdcLogReader implements CdcLogReader<Lsn, PgChangeSource> {
-  readonly #log: PgLogReader;
+  readonly #log: PgLogSource;
   readonly #o: PgCdcLogReaderOptions;
   readonly #maxBuffered: number;
   #queue: CdcLogEvent<Lsn, PgChangeSource>[] = [];
@@ -44,7 +53,7 @@ export class PgCdcLogReader implements CdcLogReader<Lsn, PgChangeSource> {
   #confirmed: Lsn = 0n;
   #truncateWarned = false;
 
-  constructor(log: PgLogReader, o: PgCdcLogReaderOptions) {
+  constructor(log: PgLogSource, o: PgCdcLogReaderOptions) {
     this.#log = log;
     this.#o = o;
     this.#maxBuffered = o.maxBuffered ?? 10_000;
