@@ -55,8 +55,11 @@ export type CdcStartup<P> =
 
 /** The enumerator's view of the database. */
 export interface CdcCatalog<P> {
-  /** Refuses a server that cannot serve CDC, naming the setting, right or object to change. */
-  check(): Promise<void>;
+  /**
+   * Refuses a server that cannot serve CDC, naming the setting, right or object to change;
+   * `warn` takes what is worth a line in the job's log (e.g. a setting that limits recovery).
+   */
+  check(warn: (message: string) => void): Promise<void>;
   /** The startup mode resolved against the server (e.g. 'latest' becomes the current position). */
   startup(): Promise<CdcStartup<P>>;
   /** The captured tables in a stable order; an error naming the patterns when none matches. */
@@ -73,9 +76,6 @@ export interface CdcCatalog<P> {
   close(): Promise<void>;
 }
 
-/** Tables whose changes a log reader decodes; others' rows are skipped (their boundaries still come). */
-export type CdcTableFilter = (db: string, table: string) => boolean;
-
 /** A parallel reader's connection. */
 export interface CdcReaderSession<P, S extends CdcRecordSource> {
   /**
@@ -89,10 +89,11 @@ export interface CdcReaderSession<P, S extends CdcRecordSource> {
   selectChunk(split: SnapshotSplit): Promise<RowImage[]>;
   /**
    * Reads the log from `from` (a position this dialect gave: a watermark, a `boundary` event's
-   * `next`, or a startup position). `purpose` 'backfill' reads the short stretch between a chunk's
-   * LOW and HIGH and is closed right after; 'stream' is the log phase.
+   * `next`, a rows event's `txnStart`, or a startup position). With `backfill`, only that table's
+   * rows are decoded and the reader is closed once it reaches a chunk's HIGH (soon); without, it
+   * is the log phase over every captured table.
    */
-  openLog(from: P, include: CdcTableFilter, purpose: 'backfill' | 'stream'): Promise<CdcLogReader<P, S>>;
+  openLog(from: P, backfill?: { readonly db: string; readonly table: string }): Promise<CdcLogReader<P, S>>;
   /** The `source` of a snapshot row read in a chunk whose HIGH watermark is `high`. */
   snapshotSource(split: SnapshotSplit, high: P, row: number, readAt: number): S;
   close(): Promise<void>;

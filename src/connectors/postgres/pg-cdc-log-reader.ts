@@ -1,4 +1,4 @@
-import type { CdcLogEvent, CdcLogReader, CdcTableFilter } from '../cdc/cdc-dialect.ts';
+import type { CdcLogEvent, CdcLogReader } from '../cdc/cdc-dialect.ts';
 import { maxLsn, type Lsn } from './lsn.ts';
 import type { PgChangeSource } from './pg-change-record.ts';
 import type { LogEvent } from './pg-log-reader.ts';
@@ -12,8 +12,11 @@ export interface PgLogSource {
   close(): Promise<void>;
 }
 
+/** Tables whose rows the reader passes on (others' commits still come as boundaries). */
+export type PgTableFilter = (schema: string, table: string) => boolean;
+
 export interface PgCdcLogReaderOptions {
-  readonly include: CdcTableFilter;
+  readonly include: PgTableFilter;
   /** Events buffered before the pump stops reading the stream. */
   readonly maxBuffered?: number;
   /**
@@ -28,8 +31,10 @@ export interface PgCdcLogReaderOptions {
 
 /**
  * The CDC core's view of a slot's stream: rows events per change (one row each, at their
- * transaction's commit LSN), a boundary after each commit, and `position` moving on with commits
- * and, between transactions, with the server's keepalives.
+ * transaction's commit LSN), a boundary after each commit. `position` moves as events are taken:
+ * to a transaction's commit LSN when its Begin is taken (every earlier commit has come), past it
+ * at its commit, and between transactions to the server's WAL end from keepalives. So a backfill
+ * reading while position < HIGH stops before the first transaction committed at or after HIGH.
  *
  * The slot's confirmed LSN moves only on checkpointComplete, `confirmDelay` checkpoints late; and
  * while no captured change has come since the LSN being confirmed, up to the server's WAL end
@@ -39,7 +44,7 @@ export class PgCdcLogReader implements CdcLogReader<Lsn, PgChangeSource> {
   readonly #log: PgLogSource;
   readonly #o: PgCdcLogReaderOptions;
   readonly #maxBuffered: number;
-  #queue: CdcLogEvent<Lsn, PgChangeSource>[] = [];
+  #queue: Entry[] = [];
   #head = 0;
   #waiter: (() => void) | undefined;
   #room: (() => void) | undefined;
@@ -52,6 +57,7 @@ export class PgCdcLogReader implements CdcLogReader<Lsn, PgChangeSource> {
   #completed: Lsn[] = [];
   #confirmed: Lsn = 0n;
   #truncateWarned = false;
+  #positionMoved = false;
 
   constructor(log: PgLogSource, o: PgCdcLogReaderOptions) {
     this.#log = log;
@@ -59,6 +65,11 @@ export class PgCdcLogReader implements CdcLogReader<Lsn, PgChangeSource> {
     this.#maxBuffered = o.maxBuffered ?? 10_000;
     this.#position = log.position;
     void this.#pump();
+  }
+
+  /** Events taken from the source but not yet by next(), and positions not yet reached. */
+  get buffered(): number {
+    return this.#queue.length - this.#head;
   }
 
   get position(): Lsn {
@@ -71,8 +82,8 @@ export class PgCdcLogReader implements CdcLogReader<Lsn, PgChangeSource> {
   }
 
   next(): CdcLogEvent<Lsn, PgChangeSource> | undefined {
-    if (this.#head < this.#queue.length) {
-      const ev = this.#queue[this.#head++]!;
+    while (this.#head < this.#queue.length) {
+      const entry = this.#queue[this.#head++]!;
       if (this.#head === this.#queue.length) {
         this.#queue = [];
         this.#head = 0;
@@ -80,7 +91,11 @@ export class PgCdcLogReader implements CdcLogReader<Lsn, PgChangeSource> {
       const room = this.#room;
       this.#room = undefined;
       room?.();
-      return ev;
+      if (entry.position !== undefined) this.#position = maxLsn(this.#position, entry.position);
+      if (entry.event) return entry.event;
+      // A position marker: the caller looks at `position` again before asking for more.
+      this.#positionMoved = true;
+      return undefined;
     }
     if (this.#error) throw this.#error;
     return undefined;
@@ -88,7 +103,10 @@ export class PgCdcLogReader implements CdcLogReader<Lsn, PgChangeSource> {
 
   /** Resolves when an event is buffered or `position` moved; rejects with the reader's failure. */
   available(): Promise<void> {
-    if (this.#head < this.#queue.length) return Promise.resolve();
+    if (this.#positionMoved || this.#head < this.#queue.length) {
+      this.#positionMoved = false;
+      return Promise.resolve();
+    }
     if (this.#error) return Promise.reject(this.#error);
     return new Promise((resolve, reject) => (this.#waiter = () => (this.#error && this.#head >= this.#queue.length ? reject(this.#error) : resolve())));
   }
@@ -127,7 +145,7 @@ export class PgCdcLogReader implements CdcLogReader<Lsn, PgChangeSource> {
             const r = e.record;
             if (!this.#o.include(r.source.schema, r.source.table)) break;
             this.#txHasRows = true;
-            this.#push({
+            this.#push(undefined, {
               type: 'rows',
               op: r.op as 'c' | 'u' | 'd',
               db: r.source.schema,
@@ -140,11 +158,13 @@ export class PgCdcLogReader implements CdcLogReader<Lsn, PgChangeSource> {
             });
             break;
           }
+          case 'begin':
+            this.#push(e.finalLsn);
+            break;
           case 'commit':
             if (this.#txHasRows) this.#lastRowsEnd = e.endLsn;
             this.#txHasRows = false;
-            this.#position = maxLsn(this.#position, e.endLsn);
-            this.#push({ type: 'boundary', next: e.endLsn });
+            this.#push(e.endLsn, { type: 'boundary', next: e.endLsn });
             break;
           case 'truncate':
             if (!this.#truncateWarned) {
@@ -153,9 +173,8 @@ export class PgCdcLogReader implements CdcLogReader<Lsn, PgChangeSource> {
             }
             break;
           case 'keepalive':
-            this.#position = this.#log.position;
+            if (!this.#log.inTransaction) this.#push(e.walEnd);
             this.#idleConfirm(e.walEnd);
-            this.#wake();
             break;
         }
       }
@@ -172,8 +191,8 @@ export class PgCdcLogReader implements CdcLogReader<Lsn, PgChangeSource> {
     this.#confirm(walEnd);
   }
 
-  #push(ev: CdcLogEvent<Lsn, PgChangeSource>): void {
-    this.#queue.push(ev);
+  #push(position: Lsn | undefined, event?: CdcLogEvent<Lsn, PgChangeSource>): void {
+    this.#queue.push({ position, event });
     this.#wake();
   }
 
@@ -182,4 +201,10 @@ export class PgCdcLogReader implements CdcLogReader<Lsn, PgChangeSource> {
     this.#waiter = undefined;
     w?.();
   }
+}
+
+/** An event to give, a position reached, or both (a commit's boundary). */
+interface Entry {
+  readonly position: Lsn | undefined;
+  readonly event?: CdcLogEvent<Lsn, PgChangeSource>;
 }

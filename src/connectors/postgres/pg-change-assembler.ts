@@ -8,6 +8,8 @@ export type AssembledEvent =
   /** `commitLsn`: the transaction's commit LSN, record.source.lsn as a number. */
   | { readonly kind: 'change'; readonly record: PgChangeRecord; readonly commitLsn: Lsn }
   | { readonly kind: 'truncate'; readonly tables: readonly string[]; readonly lsn: Lsn; readonly index: number }
+  /** A transaction begins: every transaction committed before `finalLsn` has come. */
+  | { readonly kind: 'begin'; readonly finalLsn: Lsn }
   | { readonly kind: 'commit'; readonly commitLsn: Lsn; readonly endLsn: Lsn }
   /** A relation the stream has just described, with its column types (load them into the catalog). */
   | { readonly kind: 'relation'; readonly relation: RelationMessage };
@@ -58,7 +60,7 @@ export class PgChangeAssembler {
     switch (m.tag) {
       case 'begin':
         this.#tx = { finalLsn: m.finalLsn, xid: m.xid, commitTime: m.commitTime, index: 0 };
-        return null;
+        return { kind: 'begin', finalLsn: m.finalLsn };
       case 'commit':
         this.#tx = undefined;
         return { kind: 'commit', commitLsn: m.commitLsn, endLsn: m.endLsn };

@@ -29,7 +29,7 @@ export class PostgresCatalog implements CdcCatalog<Lsn> {
     return new PostgresCatalog(o, await PgSqlClient.connect(o));
   }
 
-  async check(): Promise<void> {
+  async check(_warn?: (message: string) => void): Promise<void> {
     const tables = await this.listTables();
     const setup = await prepareReplication(this.#sql, { host: this.#o.host, port: this.#o.port }, {
       publication: this.#o.publicationName ?? DEFAULT_PUBLICATION,

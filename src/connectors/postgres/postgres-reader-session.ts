@@ -1,4 +1,4 @@
-import type { CdcReaderSession, CdcTableFilter } from '../cdc/cdc-dialect.ts';
+import type { CdcReaderSession } from '../cdc/cdc-dialect.ts';
 import type { SnapshotSplit } from '../cdc/cdc-split.ts';
 import { formatLsn, parseLsn, type Lsn } from './lsn.ts';
 import type { PgChangeSource, RowImage } from './pg-change-record.ts';
@@ -65,10 +65,11 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
     return selectRows(this.#sql, this.#types, split.db, split.table, where.join(' AND '), params);
   }
 
-  async openLog(from: Lsn, include: CdcTableFilter, purpose: 'backfill' | 'stream'): Promise<PgCdcLogReader> {
+  async openLog(from: Lsn, backfillOf?: { readonly db: string; readonly table: string }): Promise<PgCdcLogReader> {
     const warn = this.#o.warn ?? ((m: string) => console.warn(m));
     const publication = this.#o.publicationName ?? DEFAULT_PUBLICATION;
-    const backfill = purpose === 'backfill';
+    const backfill = backfillOf !== undefined;
+    const include = backfillOf ? (schema: string, table: string) => schema === backfillOf.db && table === backfillOf.table : () => true;
     const slot = backfill ? await this.#backfillSlot() : (this.#o.slotName ?? DEFAULT_SLOT);
     const conn = await ReplicationConnection.connect(this.#o);
     try {

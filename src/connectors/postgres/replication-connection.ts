@@ -3,7 +3,6 @@ import { formatLsn, type Lsn } from './lsn.ts';
 import { sessionOptions } from './pg-value-codec.ts';
 import { quoteIdent, quoteLiteral } from './pg-quote.ts';
 import type { PostgresConnectionOptions } from './postgres-connection-options.ts';
-import { ReplicationStreamError } from './postgres-cdc-error.ts';
 import { ReplicationStream, type PgConnectionInternals } from './replication-stream.ts';
 
 export interface StreamOptions {
@@ -70,4 +69,3 @@ export class ReplicationConnection {
   }
 }
 
-export { ReplicationStreamError };

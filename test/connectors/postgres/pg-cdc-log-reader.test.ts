@@ -21,7 +21,7 @@ class FakeLog implements PgLogSource {
     const e = this.#queue.shift()!;
     if (e.kind === 'commit') this.position = e.endLsn;
     if (e.kind === 'keepalive') this.position = e.walEnd > this.position ? e.walEnd : this.position;
-    this.inTransaction = e.kind === 'change';
+    this.inTransaction = e.kind === 'change' || e.kind === 'begin';
     return e;
   }
   acknowledge(lsn: bigint): void {
@@ -106,7 +106,26 @@ test('a backfill confirms nothing on checkpoints and its LOW on close', async ()
   log.feed({ kind: 'keepalive', walEnd: 900n });
   await settle();
   assert.deepEqual(log.acks, []);
+  assert.equal(r.position, 100n, 'the position moves only as the events before it are taken');
+  assert.equal(r.next(), undefined);
   assert.equal(r.position, 900n, 'a keepalive between transactions moves the position');
   await r.close();
   assert.deepEqual(log.acks, [120n]);
+});
+
+test("a transaction's Begin moves the position to its commit LSN before its rows are given, so a backfill reading while position < HIGH stops before a transaction committed at or after HIGH", async () => {
+  const log = new FakeLog();
+  const r = new PgCdcLogReader(log, { include: () => true, confirmDelay: null, warn: () => {} });
+  log.feed({ kind: 'begin', finalLsn: 300n }, change(300n), { kind: 'commit', commitLsn: 300n, endLsn: 310n }, { kind: 'begin', finalLsn: 500n }, change(500n));
+  await settle();
+  const high = 400n;
+  const taken: CdcLogEvent<bigint>[] = [];
+  while (r.position < high) {
+    const e = r.next();
+    if (e) taken.push(e);
+    else await r.available();
+  }
+  assert.deepEqual(taken.map((e) => (e.type === 'rows' ? `rows@${e.at}` : `boundary->${e.next}`)), ['rows@300', 'boundary->310']);
+  assert.equal(r.position, 500n);
+  await r.close();
 });

@@ -6,8 +6,9 @@ import { PostgresDialect } from '../../../src/connectors/postgres/postgres-diale
 import { inChunk } from '../../../src/connectors/cdc/chunk-key.ts';
 import type { SnapshotSplit } from '../../../src/connectors/cdc/cdc-split.ts';
 import type { CdcLogReader, CdcReaderSession } from '../../../src/connectors/cdc/cdc-dialect.ts';
-import type { PgChangeSource, RowImage } from '../../../src/connectors/postgres/pg-change-record.ts';
-import type { Lsn } from '../../../src/connectors/postgres/lsn.ts';
+import type { PgChangeSource } from '../../../src/connectors/postgres/pg-change-record.ts';
+import { compareLsn, parseLsn, type Lsn } from '../../../src/connectors/postgres/lsn.ts';
+import { readChunk } from '../../../src/connectors/cdc/snapshot-chunk-reader.ts';
 import { PgSqlClient } from '../../../src/connectors/postgres/pg-sql-client.ts';
 import { slotLagBytes } from '../../../src/connectors/postgres/slot-lag.ts';
 
@@ -52,39 +53,26 @@ function mutator(admin: pg.Client, model: Map<number, number>, seed: number) {
   };
 }
 
-/** The core's chunk read, written out: LOW, SELECT, HIGH, then the backfill's changes in (LOW, HIGH] merged. */
-async function readChunk(session: CdcReaderSession<Lsn, PgChangeSource>, split: SnapshotSplit, between: { beforeSelect(): Promise<void>; afterSelect(): Promise<void> }) {
-  const low = await session.currentPosition();
-  await between.beforeSelect();
-  const rows = await session.selectChunk(split);
-  await between.afterSelect();
-  const high = await session.currentPosition();
-  const byId = new Map<unknown, RowImage>(rows.map((r) => [r.id, r]));
-  const log = await session.openLog(low, (db, table) => db === 'public' && table === 't', 'backfill');
-  let merged = 0;
-  try {
-    while (log.position < high) {
-      const ev = log.next();
-      if (!ev) {
-        await log.available();
-        continue;
-      }
-      if (ev.type !== 'rows' || ev.at > high) continue;
-      for (const r of ev.rows) {
-        const within = (img: RowImage | null) => img !== null && inChunk(split.keyKind, img.id, split.start, split.end);
-        if (!within(r.before) && !within(r.after)) continue;
-        merged++;
-        if (r.before && within(r.before)) byId.delete(r.before.id);
-        if (r.after && within(r.after)) byId.set(r.after.id, r.after);
-      }
-    }
-  } finally {
-    await log.close();
-  }
-  return { rows: [...byId.values()], merged, high };
+/** The core's chunk read (cdc/snapshot-chunk-reader.ts), with changes made while the SELECT runs: before it, and after it but before HIGH. */
+async function readChunkWith(session: CdcReaderSession<Lsn, PgChangeSource>, split: SnapshotSplit, between: { beforeSelect(): Promise<void>; afterSelect(): Promise<void>; afterHigh(): Promise<void> }) {
+  const wrapped = {
+    currentPosition: () => session.currentPosition(),
+    rowIdentity: (db: string, table: string) => session.rowIdentity(db, table),
+    openLog: async (from: Lsn, backfill?: { db: string; table: string }) => {
+      await between.afterHigh();
+      return session.openLog(from, backfill);
+    },
+    selectChunk: async (s: SnapshotSplit) => {
+      await between.beforeSelect();
+      const rows = await session.selectChunk(s);
+      await between.afterSelect();
+      return rows;
+    },
+  };
+  return readChunk({ session: wrapped, comparePositions: compareLsn, logName: 'the WAL' }, split);
 }
 
-test('a chunk read through the PostgreSQL dialect (LOW, SELECT, HIGH, the backfill slot between them merged) equals the table as of HIGH, chunk after chunk', async () => {
+test('the core\'s chunk read on the PostgreSQL dialect (LOW, SELECT, HIGH, the backfill slot between them merged) equals the table as of HIGH, chunk after chunk, with changes after HIGH left out', async () => {
   const server = await startPostgres();
   const admin = new pg.Client(server.connectionOptions());
   await admin.connect();
@@ -108,15 +96,15 @@ test('a chunk read through the PostgreSQL dialect (LOW, SELECT, HIGH, the backfi
     const chunks = [split(0, null, 1000), split(1, 1000, null)];
     for (const [i, s] of chunks.entries()) {
       let atHigh: Map<number, number> | undefined;
-      const { rows, merged } = await readChunk(session, s, {
+      const { rows, merged } = await readChunkWith(session, s, {
         beforeSelect: () => mutate(40),
         afterSelect: async () => {
           await mutate(40);
           atHigh = new Map(model);
         },
+        // Changes after HIGH, before the backfill reads (none for the last chunk: its backfill ends on the server's keepalive).
+        afterHigh: () => (i === 0 ? mutate(20) : Promise.resolve()),
       });
-      // Changes after HIGH (none for the last chunk: its backfill ends on the server's keepalive).
-      if (i === 0) await mutate(20);
       const expected = [...atHigh!].filter(([id]) => inChunk('integer', id, s.start, s.end)).map(([id, v]) => ({ id, v })).sort((a, b) => a.id - b.id);
       const got = rows.map((r) => ({ id: r.id as number, v: r.v as number })).sort((a, b) => a.id - b.id);
       assert.ok(merged > 0, `chunk ${i}: changes between LOW and HIGH were merged`);
@@ -151,7 +139,7 @@ test('WAL retention: while a captured table is idle and another takes writes, th
     await admin.query('CREATE TABLE busy (id serial PRIMARY KEY, pad text)');
     await catalog.check();
     const start = await catalog.startup().then(async () => (await admin.query(`SELECT confirmed_flush_lsn::text AS c, restart_lsn::text AS r FROM pg_replication_slots WHERE slot_name = 'weir'`)).rows[0]);
-    log = await session.openLog(BigInt(`0x${start.c.split('/')[0]}`) << 32n | BigInt(`0x${start.c.split('/')[1]}`), () => true, 'stream');
+    log = await session.openLog(parseLsn(start.c));
     await admin.query('INSERT INTO captured VALUES (1)');
     // The core's part: it reads, and reports completed checkpoints with its resume position.
     let ev = log.next();
