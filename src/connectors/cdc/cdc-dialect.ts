@@ -16,6 +16,11 @@ import type { SnapshotSplit } from './cdc-split.ts';
  *
  * Table identity: `db` is the table's namespace (MySQL's database, PostgreSQL's schema) and
  * `table` its name; splits and chunk reports carry both, under these names, in checkpoints.
+ *
+ * A source on the core (see mysql/mysql-cdc-source.ts): `createEnumerator` returns
+ * `new CdcSplitEnumerator(ctx, dialect, chunkingOptions, restored, snapshotsAtStart)`,
+ * `createReader` returns `new CdcSourceReader(ctx, dialect)`, and
+ * `defaultAlignedCheckpointTimeout` returns `cdcAlignedCheckpointTimeout(timeout)`.
  */
 export interface CdcDialect<P, S extends CdcRecordSource> {
   /** How messages name the log ('the binlog', 'the WAL'). */
