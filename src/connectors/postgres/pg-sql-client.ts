@@ -1,0 +1,57 @@
+import pg from 'pg';
+import type { PostgresConnectionOptions } from './postgres-connection-options.ts';
+import { sessionOptions, type PgValueParser } from './pg-value-codec.ts';
+
+/** Parsers by type OID for one query's text-format results; undefined: pg's own. */
+export type ResultParsers = (oid: number) => PgValueParser | undefined;
+
+/**
+ * A plain SQL session under the codec's session settings. pg's types never leave this file, so
+ * weir's public declarations do not need @types/pg.
+ */
+export class PgSqlClient {
+  readonly host: string;
+  readonly port: number;
+  readonly #client: pg.Client;
+
+  private constructor(o: PostgresConnectionOptions, client: pg.Client) {
+    this.host = o.host;
+    this.port = o.port;
+    this.#client = client;
+  }
+
+  static async connect(o: PostgresConnectionOptions): Promise<PgSqlClient> {
+    const client = new pg.Client({
+      host: o.host,
+      port: o.port,
+      user: o.user,
+      password: o.password,
+      database: o.database,
+      connectionTimeoutMillis: o.connectTimeoutMs ?? 10_000,
+      options: sessionOptions(),
+    });
+    // A connection lost between queries surfaces at the next query; without a listener it would crash the process.
+    client.on('error', () => {});
+    await client.connect();
+    return new PgSqlClient(o, client);
+  }
+
+  /** Rows as objects; with `parsers`, every text column of a type they know goes through them. */
+  async query<R = Record<string, unknown>>(text: string, params: readonly unknown[] = [], parsers?: ResultParsers): Promise<R[]> {
+    const types = parsers ? { getTypeParser: typeParser(parsers) } : undefined;
+    const result = await this.#client.query({ text, values: params as unknown[], ...(types ? { types } : {}) });
+    return result.rows as R[];
+  }
+
+  async close(): Promise<void> {
+    await this.#client.end().catch(() => {});
+  }
+}
+
+function typeParser(parsers: ResultParsers) {
+  // pg asks per column: text results go through ours, anything else (unused here) through pg's.
+  return ((oid: number, format?: string) => {
+    if (format === 'binary') return pg.types.getTypeParser(oid, 'binary');
+    return parsers(oid) ?? pg.types.getTypeParser(oid, 'text');
+  }) as typeof pg.types.getTypeParser;
+}

@@ -1,0 +1,93 @@
+import type { CdcCatalog, CdcStartup, CdcTable } from '../cdc/cdc-dialect.ts';
+import type { ChunkBound } from '../cdc/chunk-key.ts';
+import { parseLsn, type Lsn } from './lsn.ts';
+import { quoteTable } from './pg-quote.ts';
+import { PgSqlClient } from './pg-sql-client.ts';
+import { PgTypeCatalog } from './pg-type-catalog.ts';
+import { loadTableTypes } from './pg-table-rows.ts';
+import type { PostgresCdcOptions } from './postgres-cdc-options.ts';
+import { approxRows, keyExpr, listCapturedTables } from './postgres-table-catalog.ts';
+import { prepareReplication } from './replication-setup.ts';
+
+export const DEFAULT_SLOT = 'weir';
+export const DEFAULT_PUBLICATION = 'weir_publication';
+
+/** The enumerator's view of a PostgreSQL database: checks, tables, key ranges and startup position. */
+export class PostgresCatalog implements CdcCatalog<Lsn> {
+  readonly #o: PostgresCdcOptions;
+  readonly #sql: PgSqlClient;
+  readonly #types = new PgTypeCatalog();
+  #tables: CdcTable[] | undefined;
+  #slotFlush: Lsn | undefined;
+
+  private constructor(o: PostgresCdcOptions, sql: PgSqlClient) {
+    this.#o = o;
+    this.#sql = sql;
+  }
+
+  static async connect(o: PostgresCdcOptions): Promise<PostgresCatalog> {
+    return new PostgresCatalog(o, await PgSqlClient.connect(o));
+  }
+
+  async check(_warn?: (message: string) => void): Promise<void> {
+    const tables = await this.listTables();
+    const setup = await prepareReplication(this.#sql, { host: this.#o.host, port: this.#o.port }, {
+      publication: this.#o.publicationName ?? DEFAULT_PUBLICATION,
+      slot: this.#o.slotName ?? DEFAULT_SLOT,
+      tables: tables.map((t) => ({ schema: t.db, table: t.table })),
+      createMissing: this.#o.createMissing ?? true,
+    });
+    this.#slotFlush = setup.confirmedFlush;
+  }
+
+  async startup(): Promise<CdcStartup<Lsn>> {
+    const mode = this.#o.startup ?? { mode: 'initial' };
+    switch (mode.mode) {
+      case 'initial':
+      case 'snapshot-only':
+        return { snapshot: true };
+      case 'latest': {
+        const [r] = await this.#sql.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn');
+        return { snapshot: false, start: parseLsn(r!.lsn) };
+      }
+      case 'committed-offset':
+        if (this.#slotFlush === undefined) await this.check();
+        return { snapshot: false, start: this.#slotFlush! };
+      case 'specific':
+        return { snapshot: false, start: parseLsn(mode.lsn) };
+    }
+  }
+
+  async listTables(): Promise<CdcTable[]> {
+    this.#tables ??= await listCapturedTables(this.#sql, this.#o.database, this.#o.tables, this.#o.chunkKeyColumn ?? {});
+    return this.#tables;
+  }
+
+  async keyRange(t: CdcTable): Promise<{ min: ChunkBound; max: ChunkBound; approxRows: number }> {
+    const [r] = await this.#keyQuery<{ lo: ChunkBound; hi: ChunkBound }>(t, `SELECT MIN(${keyExpr(t)}) AS lo, MAX(${keyExpr(t)}) AS hi FROM ${quoteTable(t.db, t.table)}`);
+    return { min: r?.lo ?? null, max: r?.hi ?? null, approxRows: await approxRows(this.#sql, t.db, t.table) };
+  }
+
+  async keyAtOffset(t: CdcTable, from: ChunkBound, offset: number): Promise<ChunkBound> {
+    const k = keyExpr(t);
+    const where = from === null ? '' : `WHERE ${k} >= $1`;
+    const [r] = await this.#keyQuery<{ k: ChunkBound }>(t, `SELECT ${k} AS k FROM ${quoteTable(t.db, t.table)} ${where} ORDER BY ${k} LIMIT 1 OFFSET ${Math.trunc(offset)}`, from === null ? [] : [from]);
+    return r?.k ?? null;
+  }
+
+  async keyAfter(t: CdcTable, from: ChunkBound): Promise<ChunkBound> {
+    const k = keyExpr(t);
+    const [r] = await this.#keyQuery<{ k: ChunkBound }>(t, `SELECT MIN(${k}) AS k FROM ${quoteTable(t.db, t.table)} WHERE ${k} > $1`, [from]);
+    return r?.k ?? null;
+  }
+
+  async close(): Promise<void> {
+    await this.#sql.close();
+  }
+
+  /** Key values come back as the codec reads them, so they compare with the rows' keys. */
+  async #keyQuery<R>(t: CdcTable, text: string, params: readonly unknown[] = []): Promise<R[]> {
+    await loadTableTypes(this.#sql, this.#types, t.db, t.table);
+    return this.#sql.query<R>(text, params, (oid) => this.#types.parser(oid));
+  }
+}

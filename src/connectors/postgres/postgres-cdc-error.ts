@@ -1,0 +1,151 @@
+/** Where a PostgreSQL CDC error happened: the server it concerns. */
+export interface PostgresSite {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** Why a PostgreSQL CDC source cannot run; a code per reason, each with its own class. */
+export const POSTGRES_CDC_FAILURES = {
+  'wal-level': 'the server does not write logical WAL',
+  'no-replication-privilege': 'the user may not open replication connections',
+  'slot-in-use': 'another process streams from the replication slot',
+  'slot-invalidated': 'the server removed WAL the replication slot still needed',
+  'slot-wrong-plugin': 'the replication slot decodes with another output plugin',
+  'missing-object': 'a publication or slot is missing and the user may not create it',
+  'table-not-published': 'a captured table is not in the publication',
+  'stream': 'the replication stream failed',
+} as const;
+
+export type PostgresCdcFailure = keyof typeof POSTGRES_CDC_FAILURES;
+
+/** A PostgreSQL CDC failure; the message names the server, the object and what to change. */
+export class PostgresCdcError extends Error {
+  readonly host: string;
+  readonly port: number;
+  readonly failure: PostgresCdcFailure;
+  /** A restart cannot fix it: the server's or the job's configuration must change. */
+  readonly unrecoverable: boolean;
+  constructor(site: PostgresSite, failure: PostgresCdcFailure, problem: string, unrecoverable: boolean, options?: { cause?: unknown }) {
+    super(`PostgreSQL ${site.host}:${site.port}: ${problem}`, options);
+    this.name = 'PostgresCdcError';
+    this.host = site.host;
+    this.port = site.port;
+    this.failure = failure;
+    this.unrecoverable = unrecoverable;
+  }
+}
+
+export class WalLevelError extends PostgresCdcError {
+  readonly setting = 'wal_level';
+  readonly actual: string;
+  constructor(site: PostgresSite, actual: string) {
+    super(
+      site,
+      'wal-level',
+      `wal_level is '${actual}', logical decoding needs 'logical': set wal_level = logical in postgresql.conf (or ALTER SYSTEM SET wal_level = logical) and restart the server`,
+      true,
+    );
+    this.name = 'WalLevelError';
+    this.actual = actual;
+  }
+}
+
+export class ReplicationPrivilegeError extends PostgresCdcError {
+  readonly user: string;
+  constructor(site: PostgresSite, user: string) {
+    super(
+      site,
+      'no-replication-privilege',
+      `user '${user}' has neither the REPLICATION attribute nor superuser, which a logical replication connection needs: run ALTER ROLE "${user}" WITH REPLICATION as a superuser`,
+      true,
+    );
+    this.name = 'ReplicationPrivilegeError';
+    this.user = user;
+  }
+}
+
+export class SlotInUseError extends PostgresCdcError {
+  readonly slot: string;
+  readonly activePid: number;
+  constructor(site: PostgresSite, slot: string, activePid: number) {
+    super(
+      site,
+      'slot-in-use',
+      `replication slot '${slot}' is in use by the server process ${activePid} (pg_replication_slots.active_pid): another job or client reads it. ` +
+        `Stop that reader (SELECT pg_terminate_backend(${activePid})), or give this source its own slot with the slotName option`,
+      false,
+    );
+    this.name = 'SlotInUseError';
+    this.slot = slot;
+    this.activePid = activePid;
+  }
+}
+
+export class SlotInvalidatedError extends PostgresCdcError {
+  readonly slot: string;
+  readonly walStatus: string;
+  readonly setting = 'max_slot_wal_keep_size';
+  constructor(site: PostgresSite, slot: string, walStatus: string) {
+    super(
+      site,
+      'slot-invalidated',
+      `replication slot '${slot}' is invalidated (pg_replication_slots.wal_status = '${walStatus}'): the server removed WAL it had not yet delivered, because the slot fell more than max_slot_wal_keep_size behind. ` +
+        `Changes were lost: drop the slot (SELECT pg_drop_replication_slot('${slot}')) and start the job again with a fresh snapshot; raise max_slot_wal_keep_size (or set it to -1) so that it does not recur`,
+      true,
+    );
+    this.name = 'SlotInvalidatedError';
+    this.slot = slot;
+    this.walStatus = walStatus;
+  }
+}
+
+export class SlotPluginError extends PostgresCdcError {
+  readonly slot: string;
+  readonly plugin: string;
+  constructor(site: PostgresSite, slot: string, plugin: string) {
+    super(site, 'slot-wrong-plugin', `replication slot '${slot}' uses the output plugin '${plugin}', not pgoutput: drop it or choose another slotName`, true);
+    this.name = 'SlotPluginError';
+    this.slot = slot;
+    this.plugin = plugin;
+  }
+}
+
+export class MissingObjectError extends PostgresCdcError {
+  readonly objectKind: 'publication' | 'replication slot';
+  readonly objectName: string;
+  constructor(site: PostgresSite, objectKind: 'publication' | 'replication slot', objectName: string, fix: string, cause?: unknown) {
+    super(site, 'missing-object', `${objectKind} '${objectName}' does not exist and could not be created: ${fix}`, true, { cause });
+    this.name = 'MissingObjectError';
+    this.objectKind = objectKind;
+    this.objectName = objectName;
+  }
+}
+
+export class TableNotPublishedError extends PostgresCdcError {
+  readonly table: string;
+  readonly publication: string;
+  constructor(site: PostgresSite, table: string, publication: string) {
+    super(
+      site,
+      'table-not-published',
+      `table ${table} is captured but not in publication '${publication}', so its changes would never arrive: ` +
+        `run ALTER PUBLICATION "${publication}" ADD TABLE ${table}, or remove the table from the source's tables`,
+      true,
+    );
+    this.name = 'TableNotPublishedError';
+    this.table = table;
+    this.publication = publication;
+  }
+}
+
+/** The replication connection failed (the server's SQLSTATE kept in `sqlState`). */
+export class ReplicationStreamError extends PostgresCdcError {
+  readonly slot: string;
+  readonly sqlState: string | undefined;
+  constructor(site: PostgresSite, slot: string, problem: string, cause?: unknown) {
+    super(site, 'stream', `replication stream of slot '${slot}': ${problem}`, false, { cause });
+    this.name = 'ReplicationStreamError';
+    this.slot = slot;
+    this.sqlState = (cause as { code?: string } | undefined)?.code;
+  }
+}

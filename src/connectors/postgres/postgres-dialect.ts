@@ -1,0 +1,34 @@
+import type { CdcDialect } from '../cdc/cdc-dialect.ts';
+import { compareLsn, formatLsn, type Lsn } from './lsn.ts';
+import type { PgChangeSource } from './pg-change-record.ts';
+import { PostgresCatalog } from './postgres-catalog.ts';
+import type { PostgresCdcOptions } from './postgres-cdc-options.ts';
+import { PostgresReaderSession } from './postgres-reader-session.ts';
+
+/** PostgreSQL for the CDC core: positions are LSNs, the log is a pgoutput slot's stream. */
+export class PostgresDialect implements CdcDialect<Lsn, PgChangeSource> {
+  readonly logName = 'the WAL';
+  readonly logMetricPrefix = 'wal';
+  readonly #o: PostgresCdcOptions;
+
+  constructor(o: PostgresCdcOptions) {
+    this.#o = o;
+  }
+
+  comparePositions(a: Lsn, b: Lsn): number {
+    return compareLsn(a, b);
+  }
+
+  formatPosition(p: Lsn): string {
+    return formatLsn(p);
+  }
+
+  connectCatalog(): Promise<PostgresCatalog> {
+    return PostgresCatalog.connect(this.#o);
+  }
+
+  /** Every reader has its own temporary backfill slot, so parallelism needs nothing more. */
+  connectReader(subtask: number, _parallelism: number): Promise<PostgresReaderSession> {
+    return PostgresReaderSession.connect(this.#o, subtask);
+  }
+}

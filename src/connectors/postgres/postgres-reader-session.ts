@@ -1,0 +1,114 @@
+import type { CdcReaderSession } from '../cdc/cdc-dialect.ts';
+import type { SnapshotSplit } from '../cdc/cdc-split.ts';
+import { formatLsn, parseLsn, type Lsn } from './lsn.ts';
+import type { PgChangeSource, RowImage } from './pg-change-record.ts';
+import { PgCdcLogReader } from './pg-cdc-log-reader.ts';
+import { PgLogReader } from './pg-log-reader.ts';
+import { quoteIdent } from './pg-quote.ts';
+import { PgSqlClient } from './pg-sql-client.ts';
+import { selectRows } from './pg-table-rows.ts';
+import { PgTypeCatalog } from './pg-type-catalog.ts';
+import { DEFAULT_PUBLICATION, DEFAULT_SLOT } from './postgres-catalog.ts';
+import type { PostgresCdcOptions } from './postgres-cdc-options.ts';
+import { ReplicationStreamError } from './postgres-cdc-error.ts';
+import { primaryKey } from './postgres-table-catalog.ts';
+import { ReplicationConnection } from './replication-connection.ts';
+import { explainSlotFailure } from './replication-setup.ts';
+
+const DEFAULT_CONFIRM_DELAY = 3;
+
+/**
+ * One parallel reader's connections. Chunk backfills read a backfill slot of this reader's own,
+ * `<slot>_b<subtask>`, made (fresh: one a killed run left is dropped first) before its first
+ * watermark and dropped when the session closes. Each backfill streams it from its LOW on a new
+ * replication connection and confirms LOW when done, which every later LOW is at or after. (A
+ * TEMPORARY slot would vanish by itself after a kill, but a walsender serves only one logical
+ * START_REPLICATION per connection: a second one ends at once, so the slot could not outlive
+ * the first backfill.) Flink CDC makes and drops a backfill slot per chunk instead. The WAL phase
+ * reads the source's slot on a connection of its own.
+ */
+export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSource> {
+  readonly #o: PostgresCdcOptions;
+  readonly #subtask: number;
+  readonly #sql: PgSqlClient;
+  readonly #types = new PgTypeCatalog();
+  #backfillSlotName: string | undefined;
+
+  private constructor(o: PostgresCdcOptions, subtask: number, sql: PgSqlClient) {
+    this.#o = o;
+    this.#subtask = subtask;
+    this.#sql = sql;
+  }
+
+  static async connect(o: PostgresCdcOptions, subtask: number): Promise<PostgresReaderSession> {
+    return new PostgresReaderSession(o, subtask, await PgSqlClient.connect(o));
+  }
+
+  async currentPosition(): Promise<Lsn> {
+    await this.#backfillSlot(); // before the watermark: the slot then holds every change after it
+    // The insert position, not pg_current_wal_lsn() (written): with synchronous_commit off, a
+    // commit the SELECT saw may not be written yet, and would fall after a written-position HIGH.
+    const [r] = await this.#sql.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn');
+    return parseLsn(r!.lsn);
+  }
+
+  rowIdentity(db: string, table: string): Promise<readonly string[]> {
+    return primaryKey(this.#sql, db, table);
+  }
+
+  selectChunk(split: SnapshotSplit): Promise<RowImage[]> {
+    const k = quoteIdent(split.keyColumn);
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (split.start !== null) where.push(`${k} >= $${params.push(split.start)}`);
+    if (split.end !== null) where.push(`${k} < $${params.push(split.end)}`);
+    return selectRows(this.#sql, this.#types, split.db, split.table, where.join(' AND '), params);
+  }
+
+  async openLog(from: Lsn, backfillOf?: { readonly db: string; readonly table: string }): Promise<PgCdcLogReader> {
+    const warn = this.#o.warn ?? ((m: string) => console.warn(m));
+    const publication = this.#o.publicationName ?? DEFAULT_PUBLICATION;
+    const backfill = backfillOf !== undefined;
+    const include = backfillOf ? (schema: string, table: string) => schema === backfillOf.db && table === backfillOf.table : () => true;
+    const slot = backfill ? await this.#backfillSlot() : (this.#o.slotName ?? DEFAULT_SLOT);
+    const conn = await ReplicationConnection.connect(this.#o);
+    try {
+      const stream = await conn.stream({ slot, publication, start: from });
+      const log = new PgLogReader({ database: this.#o.database, stream, sql: this.#sql, catalog: this.#types, warn, onClose: () => conn.close() }, from);
+      if (backfill) return new PgCdcLogReader(log, { include, confirmDelay: null, confirmOnClose: from, warn });
+      return new PgCdcLogReader(log, { include, confirmDelay: this.#o.lsnCommitCheckpointsDelay ?? DEFAULT_CONFIRM_DELAY, warn });
+    } catch (e) {
+      await conn.close();
+      // "in use" and "invalidated" come back as bare SQLSTATEs: the slot's row names the cause.
+      if (e instanceof ReplicationStreamError) throw (await explainSlotFailure(this.#sql, { host: this.#o.host, port: this.#o.port }, slot).catch(() => undefined)) ?? e;
+      throw e;
+    }
+  }
+
+  snapshotSource(split: SnapshotSplit, high: Lsn, row: number, readAt: number): PgChangeSource {
+    const lsn = formatLsn(high);
+    return { db: this.#o.database, schema: split.db, table: split.table, lsn, changeLsn: lsn, index: row, txId: null, ts: readAt, snapshot: true };
+  }
+
+  async close(): Promise<void> {
+    try {
+      // Backfills are closed (their streams stopped), so the slot is released.
+      const slot = this.#backfillSlotName;
+      this.#backfillSlotName = undefined;
+      if (slot) await this.#sql.query('SELECT pg_drop_replication_slot($1)', [slot]);
+    } finally {
+      await this.#sql.close();
+    }
+  }
+
+  async #backfillSlot(): Promise<string> {
+    if (!this.#backfillSlotName) {
+      const slot = `${this.#o.slotName ?? DEFAULT_SLOT}_b${this.#subtask}`;
+      // One left by a killed run of this subtask: its WAL position is stale, start afresh.
+      await this.#sql.query('SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1 AND NOT active', [slot]);
+      await this.#sql.query(`SELECT pg_create_logical_replication_slot($1, 'pgoutput')`, [slot]);
+      this.#backfillSlotName = slot;
+    }
+    return this.#backfillSlotName;
+  }
+}
