@@ -15,12 +15,12 @@ const DEFAULT_CAPACITY = 100;
  */
 export const AsyncDataStream = {
   /** Results leave in the order their records came. */
-  orderedWait<IN, OUT>(stream: DataStream<IN>, fn: AsyncFunction<IN, OUT>, options: AsyncWaitOptions<IN, OUT>): DataStream<OUT> {
+  orderedWait<IN, OUT>(stream: DataStream<IN>, fn: AsyncFunction<IN, OUT>, options: AsyncWaitOptions<NoInfer<IN>, NoInfer<OUT>>): DataStream<OUT> {
     return addAsyncOperator(stream, fn, options, 'ordered');
   },
 
   /** Results leave as soon as they complete, but never across a watermark: event time stays right. */
-  unorderedWait<IN, OUT>(stream: DataStream<IN>, fn: AsyncFunction<IN, OUT>, options: AsyncWaitOptions<IN, OUT>): DataStream<OUT> {
+  unorderedWait<IN, OUT>(stream: DataStream<IN>, fn: AsyncFunction<IN, OUT>, options: AsyncWaitOptions<NoInfer<IN>, NoInfer<OUT>>): DataStream<OUT> {
     return addAsyncOperator(stream, fn, options, 'unordered');
   },
 };
