@@ -117,4 +117,44 @@ describe('async enrichment over HTTP', { timeout: 120_000 }, () => {
       await s.close();
     }
   });
+
+  test('stop-with-savepoint with requests in flight, then resume from the savepoint: exact output, the waiting records asked for again', async () => {
+    const COUNT = 400;
+    const CAPACITY = 6;
+    const HELD = 150;
+    const dir = join(root, 'stop');
+    const output = join(dir, 'output');
+    const s = await EnrichmentServer.start({ minLatencyMs: 2, maxLatencyMs: 8, errorRate: 0.05 });
+    try {
+      s.hold([HELD]);
+      const options = (restoreFrom?: string): ExecuteJobOptions => ({
+        job: JOB,
+        args: ['--server', s.url, '--count', String(COUNT), '--output', output, '--mode', 'unordered', '--capacity', String(CAPACITY), '--checkpoint-interval', '100'],
+        config: { 'parallelism.default': 1, 'execution.checkpointing.dir': join(dir, 'checkpoints'), ...restarts },
+        log: createLogger({ level: 'error' }),
+        ...(restoreFrom ? { restoreFrom } : {}),
+      });
+      const events = new JobEvents();
+      const first = await createJobMaster({ ...options(), listener: events.listener });
+      const run = first.run();
+      await s.heldArrival(HELD);
+      await events.waitFor('the queue to fill behind the held record', () => s.requests.has(HELD + CAPACITY - 1));
+      // Unordered: the records after 150 left, 150 waits, and the queue took more until it was full.
+      const stop = await first.stopWithSavepoint(join(dir, 'savepoints'));
+      const r1 = await run;
+      assert.equal(r1.status, 'FINISHED', `the stopped job ended ${r1.status}: ${r1.error?.message}`);
+      assert.equal(s.requests.get(HELD), 1);
+      assert.ok(!readCommittedLines(output).includes(`enriched ${HELD} ${enrichedValue(HELD)}`), 'the held record has no output yet');
+      s.release();
+
+      const resumed = new JobEvents();
+      const r2 = await executeJob({ ...options(stop.directory), listener: resumed.listener });
+      assert.equal(r2.status, 'FINISHED', `the resumed job ended ${r2.status}: ${r2.error?.message}`);
+      assert.deepEqual(resumed.restored.map((x) => x.checkpointId), [stop.id]);
+      assert.equal(s.requests.get(HELD), 2, 'the record in flight at the stop was asked for again from the savepoint');
+      assertExact(output, COUNT, 'stopped and resumed');
+    } finally {
+      await s.close();
+    }
+  });
 });
