@@ -76,7 +76,8 @@ export type { WatermarkGenerator, WatermarkGeneratorContext } from './api/waterm
 export type { TimerService } from './api/timer-service.ts';
 export type { TriggerContext, OnMergeContext } from './api/windowing/trigger.ts';
 export type { WindowAssignerContext, WindowKey } from './api/windowing/window-assigner.ts';
-export type { ProcessWindowFunction, ProcessAllWindowFunction, WindowContext } from './api/windowing/process-window-function.ts';
+export type { ProcessWindowFunction, ProcessAllWindowFunction, WindowContext, WindowFunction } from './api/windowing/process-window-function.ts';
+export type { WindowFn, UseApplyForAPlainFunction } from './api/windowing/windowed-stream.ts';
 export type { KeyedStateStore } from './api/windowing/keyed-state-store.ts';
 export type { ProcessFunction, ProcessContext } from './api/process-function.ts';
 export type { SourceSettings } from './api/stream-execution-environment.ts';
