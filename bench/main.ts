@@ -3,6 +3,7 @@
 // latest run). No scenario: lists them.
 import { dirname, join, relative } from 'node:path';
 import { renderTable, writeResult, type Scenario, type ScenarioOptions } from './harness.ts';
+import { asyncIo } from './scenarios/async.ts';
 import { backpressure } from './scenarios/backpressure.ts';
 import { cdc } from './scenarios/cdc.ts';
 import { checkpoint } from './scenarios/checkpoint.ts';
@@ -17,7 +18,7 @@ import { wordcount } from './scenarios/wordcount.ts';
 import { windows } from './scenarios/windows.ts';
 
 /** Every scenario by name; add new ones here (checkpoint, recovery, backpressure, savepoint, cdc, ...). */
-const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([wordcount, checkpoint, recovery, backpressure, savepoint, cdc, codec, exchange, haStorage, cluster, windows, nexmark].map((s) => [s.name, s]));
+const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([wordcount, checkpoint, recovery, backpressure, savepoint, cdc, codec, exchange, haStorage, cluster, windows, nexmark, asyncIo].map((s) => [s.name, s]));
 
 function usage(): string {
   const lines = ['usage: npm run bench -- <scenario> [--runs N] [--records N] [scenario flags]', '', 'scenarios:'];

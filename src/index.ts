@@ -60,6 +60,14 @@ export { Trigger, TriggerResult } from './api/windowing/trigger.ts';
 export { EventTimeTrigger, ProcessingTimeTrigger, CountTrigger, ContinuousEventTimeTrigger, PurgingTrigger, NeverTrigger } from './api/windowing/triggers.ts';
 export { WindowedStream, AllWindowedStream } from './api/windowing/windowed-stream.ts';
 
+// Async I/O (Flink's AsyncDataStream).
+export { AsyncDataStream } from './api/async-data-stream.ts';
+export { AsyncRetryStrategies } from './api/async-retry-strategy.ts';
+export { AsyncRequestError } from './worker/async/async-request-error.ts';
+export { AsyncTimeoutError } from './worker/async/async-timeout-error.ts';
+export type { AsyncFunction, AsyncWaitOptions, AsyncOutputMode } from './api/async-function.ts';
+export type { AsyncRetryStrategy, RetryPredicates, FixedDelayRetry, ExponentialBackoffRetry } from './api/async-retry-strategy.ts';
+
 export type { JobDefinition, JobPlan, ConfigLayers } from './api/define-job.ts';
 export type { CheckpointingOptions } from './api/stream-execution-environment.ts';
 export type { TimestampAssigner, WatermarkAlignment } from './api/watermark-strategy.ts';
@@ -68,7 +76,8 @@ export type { WatermarkGenerator, WatermarkGeneratorContext } from './api/waterm
 export type { TimerService } from './api/timer-service.ts';
 export type { TriggerContext, OnMergeContext } from './api/windowing/trigger.ts';
 export type { WindowAssignerContext, WindowKey } from './api/windowing/window-assigner.ts';
-export type { ProcessWindowFunction, ProcessAllWindowFunction, WindowContext } from './api/windowing/process-window-function.ts';
+export type { ProcessWindowFunction, ProcessAllWindowFunction, WindowContext, WindowFunction } from './api/windowing/process-window-function.ts';
+export type { WindowFn, UseApplyForAPlainFunction } from './api/windowing/windowed-stream.ts';
 export type { KeyedStateStore } from './api/windowing/keyed-state-store.ts';
 export type { ProcessFunction, ProcessContext } from './api/process-function.ts';
 export type { SourceSettings } from './api/stream-execution-environment.ts';

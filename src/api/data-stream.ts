@@ -38,7 +38,9 @@ export class DataStream<T> {
     return this.then({ kind: 'flatMap', fn: fn as FlatMapFunction<unknown, unknown> }, settings);
   }
 
-  filter(fn: FilterFunction<T>, settings?: OperatorSettings): DataStream<T> {
+  /** Keeps the records for which `fn` is true; a type guard (`(e): e is Event => ...`) narrows the stream's type. */
+  // One signature, not overloads: a union of streams (DataStream<A> | DataStream<B>) stays callable.
+  filter<S extends T = T>(fn: ((value: T) => value is S) | FilterFunction<T>, settings?: OperatorSettings): DataStream<S> {
     return this.then({ kind: 'filter', fn: fn as FilterFunction<unknown> }, settings);
   }
 

@@ -15,6 +15,8 @@ import type { OutputTag } from './output-tag.ts';
 import type { ProcessFunction } from './process-function.ts';
 import type { WatermarkStrategy } from './watermark-strategy.ts';
 import type { WindowDefinition } from './windowing/window-definition.ts';
+import type { AsyncFunction, AsyncOutputMode } from './async-function.ts';
+import type { AsyncRetryStrategy } from './async-retry-strategy.ts';
 
 /**
  * The logical plan the API records. It names what each operator does without knowing how the
@@ -43,7 +45,17 @@ export type OperatorSpec =
   | { readonly kind: 'reduce'; readonly fn: ReduceFunction<unknown>; readonly keySelector: KeySelector<unknown> }
   /** keyBy(...).window(assigner)... (or windowAll): window state and timers are keyed state. */
   | { readonly kind: 'window'; readonly keySelector: KeySelector<unknown>; readonly window: WindowDefinition }
-  | { readonly kind: 'sink'; readonly sink: Sink<unknown, unknown> | TwoPhaseCommittingSink<unknown, unknown> };
+  | { readonly kind: 'sink'; readonly sink: Sink<unknown, unknown> | TwoPhaseCommittingSink<unknown, unknown> }
+  /** AsyncDataStream.orderedWait/unorderedWait: records waiting for their results are operator state. */
+  | {
+      readonly kind: 'async';
+      readonly mode: AsyncOutputMode;
+      readonly fn: AsyncFunction<unknown, unknown>;
+      readonly capacity: number;
+      readonly timeoutMs: number;
+      readonly onTimeout?: (input: unknown) => Iterable<unknown>;
+      readonly retry?: AsyncRetryStrategy<unknown>;
+    };
 
 export type OperatorKind = OperatorSpec['kind'];
 

@@ -195,7 +195,7 @@ function checkKeyedInput(node: StreamNode): void {
 
 /** Operators that keep state of their own and so should carry a uid. */
 export function isStateful(spec: TransformationSpec): boolean {
-  return spec.kind === 'keyed-process' || spec.kind === 'reduce' || spec.kind === 'window' || spec.kind === 'source' || spec.kind === 'sink';
+  return spec.kind === 'keyed-process' || spec.kind === 'reduce' || spec.kind === 'window' || spec.kind === 'source' || spec.kind === 'sink' || spec.kind === 'async';
 }
 
 export function defaultOperatorName(spec: TransformationSpec): string {
@@ -220,6 +220,8 @@ export function defaultOperatorName(spec: TransformationSpec): string {
       return 'Process';
     case 'window':
       return `Window(${spec.window.describe()})`;
+    case 'async':
+      return spec.mode === 'ordered' ? 'Async (ordered)' : 'Async (unordered)';
     case 'partition':
       return spec.partitioner.kind;
     case 'union':

@@ -5,12 +5,13 @@ import type { TaskActivityTracker } from './task-activity-tracker.ts';
 /**
  * Why a task takes no input now while its mails still run (Flink's suspended default action):
  * its source has nothing (until the reader says it has), it is stopped for a savepoint, its
- * input has ended, its outputs are full (backpressure), or its source runs ahead of the others
- * of its watermark alignment group.
+ * input has ended, its outputs are full (backpressure), its source runs ahead of the others
+ * of its watermark alignment group, or an operator of its chain has as much waiting as it may
+ * (an async operator at capacity).
  */
-export type Suspension = 'source-idle' | 'source-stopped' | 'input-ended' | 'backpressure' | 'watermark-alignment';
+export type Suspension = 'source-idle' | 'source-stopped' | 'input-ended' | 'backpressure' | 'watermark-alignment' | 'operator-backlog';
 
-const BIT: Record<Suspension, number> = { 'source-idle': 1, 'source-stopped': 2, 'input-ended': 4, backpressure: 8, 'watermark-alignment': 16 };
+const BIT: Record<Suspension, number> = { 'source-idle': 1, 'source-stopped': 2, 'input-ended': 4, backpressure: 8, 'watermark-alignment': 16, 'operator-backlog': 32 };
 
 /**
  * A task's mailbox loop (Flink's MailboxProcessor): mails (checkpoint triggers, notifications)

@@ -8,6 +8,7 @@ import { createOperator } from './operator-factory.ts';
 import { OperatorFailure } from './operator-failure.ts';
 import type { EventTimeOutput, OperatorMetrics, Output, StreamOperator } from './operators/stream-operator.ts';
 import type { ProcessingTimeService } from './processing-time-service.ts';
+import type { OperatorMails } from './operator-mails.ts';
 import type { RecordWriter } from './record-writer.ts';
 import { MIN_WATERMARK } from '../api/watermark.ts';
 import { RecordTimestamp } from '../network/record-timestamp.ts';
@@ -37,6 +38,7 @@ export interface ChainSetup {
   readonly processingTime: ProcessingTimeService;
   /** pipeline.auto-watermark-interval in ms. */
   readonly autoWatermarkInterval: number;
+  readonly mails: OperatorMails;
 }
 
 /**
@@ -194,6 +196,8 @@ export class OperatorChain {
           },
           autoWatermarkInterval: this.#setup.autoWatermarkInterval,
           metrics: m.metrics,
+          mailboxExecutor: { execute: (description, run) => this.#setup.mails.executor.execute(description, () => this.#attemptSync(i, run)) },
+          inputThrottle: this.#setup.mails.throttle(i),
         }),
       );
     }

@@ -13,6 +13,7 @@ import { ProcessOperator } from './operators/process-operator.ts';
 import { TimestampsAndWatermarksOperator } from './operators/timestamps-and-watermarks-operator.ts';
 import { createWindowOperator } from './windowing/create-window-operator.ts';
 import type { StreamOperator } from './operators/stream-operator.ts';
+import { AsyncWaitOperator } from './async/async-wait-operator.ts';
 
 export function createOperator(spec: OperatorSpec): StreamOperator {
   switch (spec.kind) {
@@ -34,6 +35,8 @@ export function createOperator(spec: OperatorSpec): StreamOperator {
       return new ProcessOperator(spec.fn);
     case 'window':
       return createWindowOperator(spec.window, spec.keySelector);
+    case 'async':
+      return new AsyncWaitOperator(spec);
     case 'sink':
       return isTwoPhaseCommittingSink(spec.sink) ? new CommittingSinkOperator(spec.sink) : new SinkOperator(spec.sink as Sink<unknown, unknown>);
   }

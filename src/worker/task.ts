@@ -22,6 +22,7 @@ import { SourceTaskMails } from './source-task-mails.ts';
 import { createNetworkInput } from './task-network-input.ts';
 import type { TaskSetup } from './task-setup.ts';
 import { ProcessingTimeService } from './processing-time-service.ts';
+import { OperatorMails } from './operator-mails.ts';
 import { systemClock } from '../clock/clock.ts';
 import { MAX_WATERMARK } from '../api/watermark.ts';
 
@@ -56,6 +57,7 @@ export class Task {
   readonly #barriers: BarrierHandler | undefined;
   readonly #recovered: RecoveredChannelState;
   readonly #processingTime: ProcessingTimeService;
+  readonly #operatorMails: OperatorMails;
   /** Where the restored checkpoint is read from: its location, or a staged copy of it. */
   #restoreLocation: string;
   #status: TaskStatus = 'initializing';
@@ -67,6 +69,7 @@ export class Task {
     this.#mailbox = new MailboxProcessor(this.#activity, setup.wake, (e) => this.fail(e));
     this.#outputs = new TaskOutputs([...setup.writers.values()], this.#mailbox, this.#activity, setup.bufferTimeoutMs ?? 100);
     this.#processingTime = new ProcessingTimeService(setup.clock ?? systemClock, this.#mailbox.mailbox);
+    this.#operatorMails = new OperatorMails(this.#mailbox);
     this.#chain = new OperatorChain({
       jobId: setup.jobId,
       attempt: setup.attempt,
@@ -78,6 +81,7 @@ export class Task {
       restoreKeyed: (backend, state) => setup.storage.restoreKeyed(backend, state, this.#restoreLocation),
       processingTime: this.#processingTime,
       autoWatermarkInterval: setup.autoWatermarkInterval ?? 200,
+      mails: this.#operatorMails,
     });
     const gate = setup.gate;
     this.#checkpoints = new SubtaskCheckpointCoordinator({
@@ -147,6 +151,7 @@ export class Task {
     }
     if (restoring) this.#setup.log.info(`restored the state of checkpoint ${restoring.checkpointId}`, { checkpointId: restoring.checkpointId });
     this.#setStatus('running');
+    this.#operatorMails.start();
     this.#activity.set(this.#input instanceof SourceInput ? { kind: 'reading' } : { kind: 'processing' });
   }
 
@@ -188,7 +193,8 @@ export class Task {
         this.#outputs.flush();
         return this.#activity.idleStarted();
       }
-      if (this.#mailbox.blocked || !this.#outputs.writable()) return 'idle';
+      // An operator may have held the input back (an async operator at capacity) with the record just taken.
+      if (!this.#mailbox.inputAvailable || !this.#outputs.writable()) return 'idle';
     }
     this.#outputs.maybeTimedFlush();
     return 'busy';

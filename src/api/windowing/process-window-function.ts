@@ -35,3 +35,10 @@ export interface ProcessAllWindowFunction<IN, OUT, W extends Window> {
   clear?(context: WindowContext<W>): void;
   close?(): void | Promise<void>;
 }
+
+/**
+ * A window's result from a plain function (Flink's WindowFunction, for WindowedStream.apply):
+ * the key, the window, its records, and a collector. Results may be emitted through `out` or
+ * returned; returned ones give the stream its type without annotating the collector.
+ */
+export type WindowFunction<IN, OUT, KEY, W extends Window> = (key: KEY, window: W, elements: readonly IN[], out: Collector<OUT>) => Iterable<OUT> | void;

@@ -6,13 +6,24 @@ import { OutputTag } from '../output-tag.ts';
 import type { AggregateFunction } from '../state-descriptors.ts';
 import type { OperatorSettings } from '../transformation.ts';
 import { durationArg, type DurationArg } from '../duration-arg.ts';
-import type { ProcessAllWindowFunction, ProcessWindowFunction, WindowContext } from './process-window-function.ts';
+import type { ProcessAllWindowFunction, ProcessWindowFunction, WindowContext, WindowFunction } from './process-window-function.ts';
+import type { Collector } from '../functions.ts';
 import { Trigger } from './trigger.ts';
 import type { Window } from './window.ts';
 import { MergingWindowAssigner, WindowAssigner } from './window-assigner.ts';
 import type { WindowDefinition, WindowFunctionSpec } from './window-definition.ts';
 
-type WindowFn<IN, OUT, KEY, W extends Window> = ProcessWindowFunction<IN, OUT, KEY, W> | (() => ProcessWindowFunction<IN, OUT, KEY, W>);
+/** A ProcessWindowFunction, or a factory that makes one per parallel instance. */
+export type WindowFn<IN, OUT, KEY, W extends Window> = ProcessWindowFunction<IN, OUT, KEY, W> | (() => ProcessWindowFunction<IN, OUT, KEY, W>);
+
+/**
+ * What `process` says to a plain function of (key, context, elements, out): the type checker
+ * shows this text where TypeScript would say "Target signature provides too few arguments".
+ */
+export type UseApplyForAPlainFunction = 'process() takes a ProcessWindowFunction object { process(key, context, elements, out) } or a factory () => object; for a plain function (key, window, elements, out) call apply()';
+
+/** The shape a plain window function has: it is refused by process() with a pointer to apply(). */
+type PlainWindowFunction<IN, KEY, W extends Window> = (key: KEY, context: WindowContext<W>, elements: readonly IN[], out: Collector<unknown>) => UseApplyForAPlainFunction;
 
 /** Adds the window operator to the job: the KeyedStream's own step, so this file needs no DataStream. */
 export type AddWindowOperator = (definition: WindowDefinition, settings: OperatorSettings) => DataStream<unknown>;
@@ -92,9 +103,23 @@ export class WindowedStream<T, K, W extends Window> {
   }
 
   /** Computes each window's result from all its records (kept until it fires), with the window and per-window state. */
-  process<O>(windowFunction: WindowFn<T, O, K, W>, settings?: OperatorSettings): DataStream<O> {
+  process<O>(windowFunction: WindowFn<T, O, K, W> | PlainWindowFunction<T, K, W>, settings?: OperatorSettings): DataStream<O> {
     checkWindowFunction(windowFunction);
     return this.#build({ kind: 'process', windowFunction: windowFunction as never }, settings, 'process');
+  }
+
+  /**
+   * Computes each window's result with a plain function of (key, window, elements, out) (Flink's
+   * WindowedStream.apply(WindowFunction)): results emitted through `out` or returned.
+   */
+  apply<O>(fn: WindowFunction<T, O, K, W>, settings?: OperatorSettings): DataStream<O> {
+    if (typeof fn !== 'function') throw new TypeError('apply() needs a function (key, window, elements, out) => results');
+    return this.process<O>((): ProcessWindowFunction<T, O, K, W> => ({
+      process: (key, ctx, elements, out) => {
+        const results = fn(key, ctx.window(), elements, out);
+        if (results !== undefined) for (const r of results) out.collect(r);
+      },
+    }), settings);
   }
 
   #build<O>(fn: WindowFunctionSpec, settings: OperatorSettings | undefined, what: string): DataStream<O> {

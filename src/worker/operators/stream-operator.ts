@@ -4,6 +4,7 @@ import type { CheckpointType } from '../../network/stream-event.ts';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import type { OperatorStateBackend } from '../../state/operator-state-backend.ts';
 import type { ProcessingTimeProvider } from '../processing-time-service.ts';
+import type { InputThrottle, MailboxExecutor } from '../operator-mails.ts';
 
 export interface Output {
   collect(value: unknown): void;
@@ -39,6 +40,10 @@ export interface OperatorContext extends TaskInfo {
   /** pipeline.auto-watermark-interval in ms (0: no periodic watermarks). */
   readonly autoWatermarkInterval: number;
   readonly metrics: OperatorMetrics;
+  /** Runs work as the task's mail (results of async I/O); a failure in it is the operator's. */
+  readonly mailboxExecutor: MailboxExecutor;
+  /** Holds the task's input back while the operator cannot take more. */
+  readonly inputThrottle: InputThrottle;
 }
 
 /**

@@ -1,0 +1,57 @@
+import type { Clock, Timer } from '../../clock/clock.ts';
+
+/**
+ * The timeouts of an async operator's requests with one timer: every request gets the same
+ * timeout when it is admitted, so deadlines come in order and the earliest is always the oldest.
+ */
+export class TimeoutQueue<T extends { readonly settled: boolean; timedOut(): void }> {
+  readonly #clock: Clock;
+  readonly #timeoutMs: number;
+  #deadlines: Array<{ readonly at: number; readonly request: T }> = [];
+  #head = 0;
+  #timer: Timer | undefined;
+
+  constructor(clock: Clock, timeoutMs: number) {
+    this.#clock = clock;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  add(request: T): void {
+    this.#deadlines.push({ at: this.#clock.now() + this.#timeoutMs, request });
+    if (this.#timer === undefined) this.#arm();
+  }
+
+  /** No timeout fires any more. */
+  clear(): void {
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    this.#deadlines = [];
+    this.#head = 0;
+  }
+
+  #arm(): void {
+    // Settled requests at the front need no timer.
+    while (this.#head < this.#deadlines.length && this.#deadlines[this.#head]!.request.settled) this.#head++;
+    if (this.#head === this.#deadlines.length) {
+      this.#deadlines = [];
+      this.#head = 0;
+      this.#timer = undefined;
+      return;
+    }
+    const wait = Math.max(0, this.#deadlines[this.#head]!.at - this.#clock.now());
+    this.#timer = this.#clock.schedule(() => this.#fire(), wait);
+  }
+
+  #fire(): void {
+    const now = this.#clock.now();
+    while (this.#head < this.#deadlines.length && this.#deadlines[this.#head]!.at <= now) {
+      const { request } = this.#deadlines[this.#head++]!;
+      if (!request.settled) request.timedOut();
+    }
+    if (this.#head > 1024 && this.#head * 2 > this.#deadlines.length) {
+      this.#deadlines = this.#deadlines.slice(this.#head);
+      this.#head = 0;
+    }
+    this.#arm();
+  }
+}
