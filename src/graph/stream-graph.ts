@@ -29,6 +29,8 @@ export interface StreamEdge {
   readonly partitioner: PartitionerSpec;
   /** The side output of the source operator this edge carries (getSideOutput); undefined: its main output. */
   readonly outputTag: OutputTag<unknown> | undefined;
+  /** Which input of the target it feeds: 0, or 1 for the second input of a two-input operator (connect). */
+  readonly inputIndex: number;
 }
 
 export interface StreamGraphDefaults {
@@ -57,7 +59,8 @@ export function buildStreamGraph(transformations: readonly Transformation[], def
     checkParallelism(name, t, parallelism, maxParallelism);
 
     const upstream = resolveInputs(t);
-    const inputIds = upstream.map((u) => `${nodes.get(u.node.id)!.operatorId}/${u.partitioner?.kind ?? 'default'}${u.tag ? `/${u.tag.id}` : ''}`);
+    // The input index joins the hash only past the first input, so single-input ids stay as they were.
+    const inputIds = upstream.map((u) => `${nodes.get(u.node.id)!.operatorId}/${u.partitioner?.kind ?? 'default'}${u.tag ? `/${u.tag.id}` : ''}${u.inputIndex > 0 ? `#${u.inputIndex}` : ''}`);
     const ordinal = upstream.length > 0 ? nextOrdinal(outputOrdinal, upstream[0]!.node.id) : nextOrdinal(outputOrdinal, 0);
     const uid = t.settings.uid;
     if (uid !== undefined) {
@@ -88,7 +91,7 @@ export function buildStreamGraph(transformations: readonly Transformation[], def
     for (const u of upstream) {
       const source = nodes.get(u.node.id)!;
       const partitioner = u.partitioner ?? (source.parallelism === node.parallelism ? { kind: 'forward' as const } : { kind: 'rebalance' as const });
-      const edge: StreamEdge = { source, target: node, partitioner, outputTag: u.tag };
+      const edge: StreamEdge = { source, target: node, partitioner, outputTag: u.tag, inputIndex: u.inputIndex };
       checkEdge(edge);
       source.outputs.push(edge);
       node.inputs.push(edge);
@@ -110,25 +113,27 @@ interface ResolvedInput {
   readonly node: Transformation;
   readonly partitioner: PartitionerSpec | undefined;
   readonly tag: OutputTag<unknown> | undefined;
+  readonly inputIndex: number;
 }
 
 /** Walks back through partition, union and side-output steps to the operators that feed a transformation. */
 function resolveInputs(t: Transformation): ResolvedInput[] {
   const out: ResolvedInput[] = [];
-  const walk = (input: Transformation, partitioner: PartitionerSpec | undefined, tag: OutputTag<unknown> | undefined): void => {
+  const walk = (input: Transformation, partitioner: PartitionerSpec | undefined, tag: OutputTag<unknown> | undefined, inputIndex: number): void => {
     const spec = input.spec;
     if (spec.kind === 'partition') {
-      for (const i of input.inputs) walk(i, partitioner ?? spec.partitioner, tag);
+      for (const i of input.inputs) walk(i, partitioner ?? spec.partitioner, tag, inputIndex);
     } else if (spec.kind === 'union') {
-      for (const i of input.inputs) walk(i, partitioner, tag);
+      for (const i of input.inputs) walk(i, partitioner, tag, inputIndex);
     } else if (spec.kind === 'side-output') {
       // A side output of a side output is not a thing: the tag names the operator's own output.
-      for (const i of input.inputs) walk(i, partitioner, spec.tag);
+      for (const i of input.inputs) walk(i, partitioner, spec.tag, inputIndex);
     } else {
-      out.push({ node: input, partitioner, tag });
+      out.push({ node: input, partitioner, tag, inputIndex });
     }
   };
-  for (const input of t.inputs) walk(input, undefined, undefined);
+  // A transformation's inputs are its operator's inputs, in order (two for connect).
+  t.inputs.forEach((input, index) => walk(input, undefined, undefined, index));
   if (t.spec.kind !== 'source' && out.length === 0) throw new GraphValidationError('has no input', defaultOperatorName(t.spec), t.createdAt);
   return out;
 }
