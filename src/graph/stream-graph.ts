@@ -182,25 +182,52 @@ export function edgeType(source: StreamNode, tag: OutputTag<unknown> | undefined
 
 /** Operators that run on a keyed stream: keyed state, timers. */
 export function isKeyedOperator(kind: OperatorSpec['kind']): boolean {
-  return kind === 'keyed-process' || kind === 'reduce' || kind === 'window';
+  return kind === 'keyed-process' || kind === 'reduce' || kind === 'window' || kind === 'keyed-co-process' || kind === 'keyed-broadcast-process';
+}
+
+/** How each input of an operator must be partitioned, by input index: keyed inputs by key, a broadcast state's input to every subtask. */
+function requiredPartitioning(spec: OperatorSpec): ReadonlyArray<'hash' | 'broadcast' | undefined> {
+  switch (spec.kind) {
+    case 'keyed-process':
+    case 'reduce':
+    case 'window':
+      return ['hash'];
+    case 'keyed-co-process':
+      return ['hash', 'hash'];
+    case 'keyed-broadcast-process':
+      return ['hash', 'broadcast'];
+    case 'broadcast-process':
+      return [undefined, 'broadcast'];
+    default:
+      return [];
+  }
 }
 
 function checkKeyedInput(node: StreamNode): void {
-  if (!isKeyedOperator(node.spec.kind)) return;
+  const required = requiredPartitioning(node.spec);
   for (const edge of node.inputs) {
-    if (edge.partitioner.kind !== 'hash') {
-      throw new GraphValidationError(
-        `a keyed operator needs a keyed input: call keyBy(...) right before it (its input from '${edge.source.name}' is partitioned by ${edge.partitioner.kind})`,
-        node.name,
-        node.createdAt,
-      );
-    }
+    const needed = required[edge.inputIndex];
+    if (needed === undefined || edge.partitioner.kind === needed) continue;
+    const message =
+      needed === 'hash'
+        ? `a keyed operator needs a keyed input: call keyBy(...) right before it (its input from '${edge.source.name}' is partitioned by ${edge.partitioner.kind})`
+        : `its broadcast input from '${edge.source.name}' must reach every subtask: connect a stream made by broadcast(descriptor) (it is partitioned by ${edge.partitioner.kind})`;
+    throw new GraphValidationError(message, node.name, node.createdAt);
   }
 }
 
 /** Operators that keep state of their own and so should carry a uid. */
 export function isStateful(spec: TransformationSpec): boolean {
-  return spec.kind === 'keyed-process' || spec.kind === 'reduce' || spec.kind === 'window' || spec.kind === 'source' || spec.kind === 'sink';
+  return (
+    spec.kind === 'keyed-process' ||
+    spec.kind === 'reduce' ||
+    spec.kind === 'window' ||
+    spec.kind === 'source' ||
+    spec.kind === 'sink' ||
+    spec.kind === 'keyed-co-process' ||
+    spec.kind === 'broadcast-process' ||
+    spec.kind === 'keyed-broadcast-process'
+  );
 }
 
 export function defaultOperatorName(spec: TransformationSpec): string {
@@ -231,5 +258,13 @@ export function defaultOperatorName(spec: TransformationSpec): string {
       return 'Union';
     case 'side-output':
       return `SideOutput(${spec.tag.id})`;
+    case 'co-process':
+      return 'CoProcess';
+    case 'keyed-co-process':
+      return 'KeyedCoProcess';
+    case 'broadcast-process':
+      return 'BroadcastProcess';
+    case 'keyed-broadcast-process':
+      return 'KeyedBroadcastProcess';
   }
 }
