@@ -24,6 +24,12 @@ const barrier = (checkpointId: number): ChannelItem => ({
   timestamp: Date.now(),
   options: { type: 'checkpoint', unaligned: false, alignedTimeout: 0, targetDir: '/nonexistent' },
 });
+const unalignedBarrier = (checkpointId: number): ChannelItem => ({
+  kind: 'barrier',
+  checkpointId,
+  timestamp: Date.now(),
+  options: { type: 'checkpoint', unaligned: true, alignedTimeout: 0, targetDir: '/nonexistent' },
+});
 const records = (...values: unknown[]): ChannelItem => ({ kind: 'records', records: values, bytes: 0 });
 const watermark = (timestamp: number): ChannelItem => ({ kind: 'watermark', timestamp });
 
@@ -57,6 +63,7 @@ async function twoInputTask() {
   const writers = new Map([[co.outputs[0]!.id, new RecordWriter([connectLocal(downstream, { credits: 100, batchSize: 1, clock: systemClock, maxBacklog: 100 })], () => 0)]]);
   const reports: FromTaskExecutor[] = [];
   const snapshots: unknown[][] = [];
+  const channelState: Array<{ inputs: Array<readonly [string, unknown[]]> }> = [];
   const task = new Task({
     jobId: 'b'.repeat(32),
     attempt: 0,
@@ -74,7 +81,10 @@ async function twoInputTask() {
         snapshots.push(drain(downstream));
         return { operators: [], inputChannels: {}, outputChannels: {} };
       },
-      writeChannelState: async () => ({ inputChannels: {}, outputChannels: {} }),
+      writeChannelState: async (_target, _task, channels) => {
+        channelState.push({ inputs: [...channels.inputs].map(([k, v]) => [String(k), v] as const) });
+        return { inputChannels: {}, outputChannels: {} };
+      },
       readChannelState: () => [],
       restoreKeyed: async () => {},
     },
@@ -86,7 +96,7 @@ async function twoInputTask() {
     await new Promise((r) => setImmediate(r));
     for (let i = 0; i < 100 && task.step() === 'busy'; i++);
   };
-  return { task, channels, gate, downstream, run, snapshots, reports };
+  return { task, channels, gate, downstream, run, snapshots, reports, channelState, edges: [first.id, second.id] as const };
 }
 
 test('records reach processElement1 or 2 by the input their channel belongs to', async () => {
@@ -136,6 +146,22 @@ test('aligned: a barrier on input 1 holds that channel back until every channel 
   assert.deepEqual(beforeBarrier.sort(), ['1:b@-Infinity', '2:5@-Infinity'], 'records before the barriers are in the snapshot’s past');
   assert.equal(sent, 'barrier-1', 'the barrier goes downstream with the snapshot');
   assert.deepEqual(drain(downstream), ['1:after@-Infinity'], 'the held record comes after the barrier');
+});
+
+test('unaligned, backpressure on input 1 only: its queued records are overtaken and become its channels’ state', async () => {
+  const { channels, run, channelState, edges } = await twoInputTask();
+  // Input 1's channels are full (the task has not got to them); input 2 has nothing queued.
+  channels[0]!.deliver(records('a1', 'a2'));
+  channels[0]!.deliver(records('a3'));
+  channels[1]!.deliver(records('b1'));
+  for (const c of channels) c.deliverPriority(unalignedBarrier(1));
+  await run();
+  await new Promise((r) => setImmediate(r));
+  assert.equal(channelState.length, 1, 'the unaligned snapshot wrote channel state');
+  const byKey = new Map(channelState[0]!.inputs.map(([k, v]) => [k, v.flat()]));
+  assert.deepEqual(byKey.get(`${edges[0]}:0`), ['a1', 'a2', 'a3'], 'input 1, channel 1: what the barrier overtook');
+  assert.deepEqual(byKey.get(`${edges[0]}:1`), ['b1']);
+  assert.deepEqual([...(byKey.get(`${edges[1]}:0`) ?? []), ...(byKey.get(`${edges[1]}:1`) ?? [])], [], 'input 2 had nothing in flight');
 });
 
 test('each input ends on its own; the task ends its input once both have', async () => {
