@@ -3,6 +3,11 @@ export { defineJob, isJobDefinition } from './api/define-job.ts';
 export { JobArgs } from './api/job-args.ts';
 export { StreamExecutionEnvironment } from './api/stream-execution-environment.ts';
 export { DataStream, KeyedStream } from './api/data-stream.ts';
+export { ConnectedStreams, KeyedConnectedStreams, BroadcastConnectedStream, KeyedBroadcastConnectedStream } from './api/connected-streams.ts';
+export { BroadcastStream } from './api/broadcast-stream.ts';
+export { StreamConnectionError } from './api/stream-connection-error.ts';
+export { KeyTypeMismatchError } from './worker/operators/key-type-mismatch-error.ts';
+export { BroadcastStateError } from './worker/operators/broadcast-state-error.ts';
 export {
   ValueStateDescriptor,
   ListStateDescriptor,
@@ -95,6 +100,19 @@ export type {
   ReduceFunction,
   TaskInfo,
 } from './api/functions.ts';
+export type { CoProcessFunction, KeyedCoProcessFunction, CoMapFunction, CoFlatMapFunction } from './api/co-process-function.ts';
+export type {
+  BroadcastProcessFunction,
+  KeyedBroadcastProcessFunction,
+  BroadcastState,
+  ReadOnlyBroadcastState,
+  BroadcastContext,
+  ReadOnlyBroadcastContext,
+  KeyedBroadcastContext,
+  KeyedReadOnlyBroadcastContext,
+  KeyedBroadcastOnTimerContext,
+  KeyedStateFunction,
+} from './api/broadcast-process-function.ts';
 export type { ValueState, ListState, MapState, ReducingState, AggregatingState, OperatorListState } from './api/state.ts';
 export type { TypeSerializer } from './api/serializer.ts';
 export type { TypeInfo, ValueOf } from './serialization/type-info.ts';

@@ -20,6 +20,11 @@ import type { Window } from './windowing/window.ts';
 import type { WindowAssigner } from './windowing/window-assigner.ts';
 import { AllWindowedStream, WindowedStream } from './windowing/windowed-stream.ts';
 import type { TypeInfo } from '../serialization/type-info.ts';
+import { BroadcastStream } from './broadcast-stream.ts';
+import { callerLocation } from './caller-location.ts';
+import { BroadcastConnectedStream, ConnectedStreams, KeyedBroadcastConnectedStream, KeyedConnectedStreams, type TwoInputStep } from './connected-streams.ts';
+import { MapStateDescriptor } from './state-descriptors.ts';
+import { StreamConnectionError } from './stream-connection-error.ts';
 
 export class DataStream<T> {
   readonly environment: StreamExecutionEnvironment;
@@ -116,8 +121,44 @@ export class DataStream<T> {
   }
 
   /** Every record to every downstream subtask. */
-  broadcast(): DataStream<T> {
-    return this.then({ kind: 'partition', partitioner: { kind: 'broadcast' } });
+  broadcast(): DataStream<T>;
+  /**
+   * A broadcast stream with broadcast state (Flink's broadcast state pattern): connect a stream to
+   * it, and every subtask of the operator gets every record of this one and keeps the states the
+   * descriptors name, the same in each.
+   */
+  broadcast(...descriptors: [MapStateDescriptor<any, any>, ...MapStateDescriptor<any, any>[]]): BroadcastStream<T>;
+  broadcast(...descriptors: MapStateDescriptor<any, any>[]): DataStream<T> | BroadcastStream<T> {
+    const partitioned = this.then<T>({ kind: 'partition', partitioner: { kind: 'broadcast' } });
+    if (descriptors.length === 0) return partitioned;
+    const definedAt = callerLocation();
+    const names = new Set<string>();
+    for (const d of descriptors) {
+      if (!(d instanceof MapStateDescriptor)) {
+        throw new StreamConnectionError('broadcast', `broadcast state is a map: broadcast(...) takes MapStateDescriptors, got ${describe(d)}`, definedAt);
+      }
+      if (names.has(d.name)) throw new StreamConnectionError('broadcast', `broadcast state '${d.name}' is declared twice`, definedAt);
+      names.add(d.name);
+    }
+    return new BroadcastStream<T>(partitioned.transformation, descriptors, definedAt);
+  }
+
+  /**
+   * Connects two streams for one operator with two inputs (Flink's connect): process with a
+   * CoProcessFunction, or map / flatMap with a function per input. Connected with a broadcast
+   * stream (`rules.broadcast(descriptor)`), process with a BroadcastProcessFunction.
+   */
+  connect<B>(other: BroadcastStream<B>): BroadcastConnectedStream<T, B>;
+  connect<B>(other: DataStream<B>): ConnectedStreams<T, B>;
+  connect<B>(other: DataStream<B> | BroadcastStream<B>): ConnectedStreams<T, B> | BroadcastConnectedStream<T, B> {
+    if (other instanceof BroadcastStream) return new BroadcastConnectedStream<T, B>(this.twoInputStep(other.transformation), other.spec);
+    return new ConnectedStreams<T, B>(this.twoInputStep(checkConnectable(other)));
+  }
+
+  /** @internal The step that records an operator over this stream (input 1) and `second` (input 2). */
+  protected twoInputStep(second: Transformation): TwoInputStep {
+    return <O>(spec: TransformationSpec, settings: OperatorSettings) =>
+      new DataStream<O>(this.environment, this.environment.addTransformation(spec, [this.transformation, second], settings));
   }
 
   /** Subtask i to subtask i; the parallelism on both sides must be equal. */
@@ -205,6 +246,20 @@ export class KeyedStream<T, K extends Key> extends DataStream<T> {
     return new WindowedStream<T, K, W>(assigner, (window, settings) => this.then({ kind: 'window', window, keySelector: this.selector() }, { name: `WindowAll(${window.describe()})`, ...settings }), true);
   }
 
+  /**
+   * Connects with another keyed stream (both keys of one type: records with one key meet in one
+   * subtask, with its keyed state and timers), with a broadcast stream (keyed side, broadcast
+   * state), or with a stream that is not keyed.
+   */
+  override connect<B>(other: BroadcastStream<B>): KeyedBroadcastConnectedStream<T, B, K>;
+  override connect<B>(other: KeyedStream<B, K>): KeyedConnectedStreams<T, B, K>;
+  override connect<B>(other: DataStream<B>): ConnectedStreams<T, B>;
+  override connect<B>(other: DataStream<B> | BroadcastStream<B>): ConnectedStreams<T, B> | BroadcastConnectedStream<T, B> {
+    if (other instanceof BroadcastStream) return new KeyedBroadcastConnectedStream<T, B, K>(this.twoInputStep(other.transformation), other.spec, this.keySelector);
+    if (other instanceof KeyedStream) return new KeyedConnectedStreams<T, B, K>(this.twoInputStep(other.transformation), [this.keySelector, other.keySelector as KeySelector<B, K>]);
+    return super.connect(other);
+  }
+
   /** Rolling reduce: emits the new aggregate of the key after every record. */
   reduce(fn: ReduceFunction<T>, settings?: OperatorSettings): DataStream<T> {
     return this.then({ kind: 'reduce', fn: fn as ReduceFunction<unknown>, keySelector: this.selector() }, settings);
@@ -226,6 +281,16 @@ export class KeyedStream<T, K extends Key> extends DataStream<T> {
   private selector(): KeySelector<unknown> {
     return this.keySelector as KeySelector<unknown>;
   }
+}
+
+function describe(value: unknown): string {
+  return value === null || typeof value !== 'object' ? String(value) : `a ${value.constructor?.name ?? 'object'}`;
+}
+
+/** What connect() takes besides a broadcast stream: a DataStream (of this job: the environment checks that). */
+function checkConnectable(other: unknown): Transformation {
+  if (!(other instanceof DataStream)) throw new StreamConnectionError('connect', `connect(...) takes a DataStream or a BroadcastStream, got ${describe(other)}`, callerLocation());
+  return other.transformation;
 }
 
 function withName(settings: OperatorSettings | undefined, name: string): OperatorSettings {

@@ -17,6 +17,12 @@ import type { WatermarkStrategy } from './watermark-strategy.ts';
 import type { WindowDefinition } from './windowing/window-definition.ts';
 import type { AsyncFunction, AsyncOutputMode } from './async-function.ts';
 import type { AsyncRetryStrategy } from './async-retry-strategy.ts';
+import type { CoProcessFunction, KeyedCoProcessFunction } from './co-process-function.ts';
+import type { BroadcastProcessFunction, KeyedBroadcastProcessFunction } from './broadcast-process-function.ts';
+import type { MapStateDescriptor } from './state-descriptors.ts';
+
+/** A user function, or a factory that makes one per parallel instance. */
+type PerInstance<F> = F | (() => F);
 
 /**
  * The logical plan the API records. It names what each operator does without knowing how the
@@ -55,7 +61,32 @@ export type OperatorSpec =
       readonly timeoutMs: number;
       readonly onTimeout?: (input: unknown) => Iterable<unknown>;
       readonly retry?: AsyncRetryStrategy<unknown>;
+    }
+  /** a.connect(b).process(...) (and map/flatMap): two inputs that are not keyed. */
+  | { readonly kind: 'co-process'; readonly fn: PerInstance<CoProcessFunction<unknown, unknown, unknown>> }
+  /** a.keyBy(k1).connect(b.keyBy(k2)).process(...): one key selector per input, keyed state and timers shared by key. */
+  | {
+      readonly kind: 'keyed-co-process';
+      readonly fn: PerInstance<KeyedCoProcessFunction<Key, unknown, unknown, unknown>>;
+      readonly keySelectors: readonly [KeySelector<unknown>, KeySelector<unknown>];
+      /** Where the user connected the streams, for errors found only at run time (mismatched keys). */
+      readonly definedAt: string | undefined;
+    }
+  /** stream.connect(rules.broadcast(descriptors)).process(...): input 1 is broadcast, its state in every subtask. */
+  | { readonly kind: 'broadcast-process'; readonly fn: PerInstance<BroadcastProcessFunction<unknown, unknown, unknown>>; readonly broadcast: BroadcastSpec }
+  | {
+      readonly kind: 'keyed-broadcast-process';
+      readonly fn: PerInstance<KeyedBroadcastProcessFunction<Key, unknown, unknown, unknown>>;
+      readonly keySelector: KeySelector<unknown>;
+      readonly broadcast: BroadcastSpec;
     };
+
+/** The broadcast state a broadcast stream declares (rules.broadcast(descriptors)), and where. */
+export interface BroadcastSpec {
+  readonly descriptors: readonly MapStateDescriptor<unknown, unknown>[];
+  /** Where the user called broadcast(descriptors), for errors about its state. */
+  readonly definedAt: string | undefined;
+}
 
 export type OperatorKind = OperatorSpec['kind'];
 

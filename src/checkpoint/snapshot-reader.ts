@@ -56,6 +56,8 @@ export async function readSnapshot(path: string, only?: { uid?: string }): Promi
         }
       }
       for (const [name, entry] of Object.entries(sub.operator)) {
+        // Broadcast state is the same in every subtask: one copy is the state.
+        if (entry.mode === 'broadcast' && operator[name]) continue;
         const target = (operator[name] ??= { mode: entry.mode, values: [], ...(entry.serializer ? { serializer: entry.serializer } : {}) });
         if (entry.serializer) {
           const reader = restoreSerializer(entry.serializer);

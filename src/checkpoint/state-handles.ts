@@ -1,3 +1,4 @@
+import type { RedistributionMode } from '../state/operator-state-backend.ts';
 import type { SerializerSnapshot } from '../serialization/serializer-snapshot.ts';
 import type { KeyedStateInfo } from '../state/stored-state-info.ts';
 import type { ChannelStateKey } from './channel-state-key.ts';
@@ -13,7 +14,7 @@ import type { ChannelStateKey } from './channel-state-key.ts';
  * type (metadata format 4) holds each value as the bytes its codec wrote, and `serializer` says
  * which; without one, values are stored as they are (MessagePack, inside `_metadata`).
  */
-export type OperatorStateMap = Record<string, { readonly mode: 'split' | 'union'; readonly values: unknown[]; readonly serializer?: SerializerSnapshot }>;
+export type OperatorStateMap = Record<string, { readonly mode: RedistributionMode; readonly values: unknown[]; readonly serializer?: SerializerSnapshot }>;
 
 /**
  * Where one subtask's keyed state of one operator lies: a file and the byte range of each key

@@ -153,7 +153,11 @@ function operatorStateFor(stored: OperatorStateMetadata, subtask: number, parall
     const { mode, serializer } = ordered.find((s) => s.operator[name])!.operator[name]!;
     // A declared state's values are its codec's bytes: they move as they are, with what wrote them.
     const written = serializer ? { serializer } : {};
-    if (mode === 'union') {
+    if (mode === 'broadcast') {
+      // Every subtask wrote the same copy: each new subtask takes one, also the ones a rescale adds.
+      const copy = ordered.find((s) => s.subtask === subtask % stored.parallelism) ?? ordered[0]!;
+      out[name] = { mode, values: [...(copy.operator[name]?.values ?? [])], ...written };
+    } else if (mode === 'union') {
       out[name] = { mode, values: ordered.flatMap((s) => s.operator[name]?.values ?? []), ...written };
     } else if (stored.parallelism === parallelism) {
       out[name] = { mode, values: [...(ordered.find((s) => s.subtask === subtask)?.operator[name]?.values ?? [])], ...written };

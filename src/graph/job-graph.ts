@@ -41,6 +41,8 @@ export interface JobEdge {
   readonly type: TypeInfo | undefined;
   /** The side output of the source operator it carries (tag id); undefined: the main output. */
   readonly outputTag: string | undefined;
+  /** Which input of the target's head operator it feeds (0; 1 for a two-input operator's second). */
+  readonly inputIndex: number;
 }
 
 export interface JobGraph {
@@ -117,6 +119,7 @@ export function buildJobGraph(streamGraph: StreamGraph): JobGraph {
         partitioner: e.partitioner,
         type: edgeType(e.source, e.outputTag),
         outputTag: e.outputTag?.id,
+        inputIndex: e.inputIndex,
       };
       edges.push(edge);
       from.vertex.outputs.push(edge);
@@ -132,7 +135,7 @@ export function buildJobGraph(streamGraph: StreamGraph): JobGraph {
 function fingerprint(vertices: readonly JobVertex[], edges: readonly JobEdge[]): string {
   const shape = {
     v: vertices.map((v) => [v.id, v.parallelism, v.maxParallelism, v.operators.map((o) => [o.operatorId, o.spec.kind, o.chainedOutputs, o.networkOutputs, ...(o.chainedSideOutputs.length > 0 ? [o.chainedSideOutputs] : [])])]),
-    e: edges.map((e) => [e.id, e.source.id, e.sourceOperator, e.target.id, e.partitioner.kind, e.type ?? null, ...(e.outputTag !== undefined ? [e.outputTag] : [])]),
+    e: edges.map((e) => [e.id, e.source.id, e.sourceOperator, e.target.id, e.partitioner.kind, e.type ?? null, ...(e.outputTag !== undefined ? [e.outputTag] : []), ...(e.inputIndex > 0 ? [{ input: e.inputIndex }] : [])]),
   };
   return createHash('sha256').update(JSON.stringify(shape)).digest('hex').slice(0, 16);
 }

@@ -29,6 +29,8 @@ export interface StreamEdge {
   readonly partitioner: PartitionerSpec;
   /** The side output of the source operator this edge carries (getSideOutput); undefined: its main output. */
   readonly outputTag: OutputTag<unknown> | undefined;
+  /** Which input of the target it feeds: 0, or 1 for the second input of a two-input operator (connect). */
+  readonly inputIndex: number;
 }
 
 export interface StreamGraphDefaults {
@@ -57,7 +59,8 @@ export function buildStreamGraph(transformations: readonly Transformation[], def
     checkParallelism(name, t, parallelism, maxParallelism);
 
     const upstream = resolveInputs(t);
-    const inputIds = upstream.map((u) => `${nodes.get(u.node.id)!.operatorId}/${u.partitioner?.kind ?? 'default'}${u.tag ? `/${u.tag.id}` : ''}`);
+    // The input index joins the hash only past the first input, so single-input ids stay as they were.
+    const inputIds = upstream.map((u) => `${nodes.get(u.node.id)!.operatorId}/${u.partitioner?.kind ?? 'default'}${u.tag ? `/${u.tag.id}` : ''}${u.inputIndex > 0 ? `#${u.inputIndex}` : ''}`);
     const ordinal = upstream.length > 0 ? nextOrdinal(outputOrdinal, upstream[0]!.node.id) : nextOrdinal(outputOrdinal, 0);
     const uid = t.settings.uid;
     if (uid !== undefined) {
@@ -88,7 +91,7 @@ export function buildStreamGraph(transformations: readonly Transformation[], def
     for (const u of upstream) {
       const source = nodes.get(u.node.id)!;
       const partitioner = u.partitioner ?? (source.parallelism === node.parallelism ? { kind: 'forward' as const } : { kind: 'rebalance' as const });
-      const edge: StreamEdge = { source, target: node, partitioner, outputTag: u.tag };
+      const edge: StreamEdge = { source, target: node, partitioner, outputTag: u.tag, inputIndex: u.inputIndex };
       checkEdge(edge);
       source.outputs.push(edge);
       node.inputs.push(edge);
@@ -110,25 +113,27 @@ interface ResolvedInput {
   readonly node: Transformation;
   readonly partitioner: PartitionerSpec | undefined;
   readonly tag: OutputTag<unknown> | undefined;
+  readonly inputIndex: number;
 }
 
 /** Walks back through partition, union and side-output steps to the operators that feed a transformation. */
 function resolveInputs(t: Transformation): ResolvedInput[] {
   const out: ResolvedInput[] = [];
-  const walk = (input: Transformation, partitioner: PartitionerSpec | undefined, tag: OutputTag<unknown> | undefined): void => {
+  const walk = (input: Transformation, partitioner: PartitionerSpec | undefined, tag: OutputTag<unknown> | undefined, inputIndex: number): void => {
     const spec = input.spec;
     if (spec.kind === 'partition') {
-      for (const i of input.inputs) walk(i, partitioner ?? spec.partitioner, tag);
+      for (const i of input.inputs) walk(i, partitioner ?? spec.partitioner, tag, inputIndex);
     } else if (spec.kind === 'union') {
-      for (const i of input.inputs) walk(i, partitioner, tag);
+      for (const i of input.inputs) walk(i, partitioner, tag, inputIndex);
     } else if (spec.kind === 'side-output') {
       // A side output of a side output is not a thing: the tag names the operator's own output.
-      for (const i of input.inputs) walk(i, partitioner, spec.tag);
+      for (const i of input.inputs) walk(i, partitioner, spec.tag, inputIndex);
     } else {
-      out.push({ node: input, partitioner, tag });
+      out.push({ node: input, partitioner, tag, inputIndex });
     }
   };
-  for (const input of t.inputs) walk(input, undefined, undefined);
+  // A transformation's inputs are its operator's inputs, in order (two for connect).
+  t.inputs.forEach((input, index) => walk(input, undefined, undefined, index));
   if (t.spec.kind !== 'source' && out.length === 0) throw new GraphValidationError('has no input', defaultOperatorName(t.spec), t.createdAt);
   return out;
 }
@@ -177,25 +182,53 @@ export function edgeType(source: StreamNode, tag: OutputTag<unknown> | undefined
 
 /** Operators that run on a keyed stream: keyed state, timers. */
 export function isKeyedOperator(kind: OperatorSpec['kind']): boolean {
-  return kind === 'keyed-process' || kind === 'reduce' || kind === 'window';
+  return kind === 'keyed-process' || kind === 'reduce' || kind === 'window' || kind === 'keyed-co-process' || kind === 'keyed-broadcast-process';
+}
+
+/** How each input of an operator must be partitioned, by input index: keyed inputs by key, a broadcast state's input to every subtask. */
+function requiredPartitioning(spec: OperatorSpec): ReadonlyArray<'hash' | 'broadcast' | undefined> {
+  switch (spec.kind) {
+    case 'keyed-process':
+    case 'reduce':
+    case 'window':
+      return ['hash'];
+    case 'keyed-co-process':
+      return ['hash', 'hash'];
+    case 'keyed-broadcast-process':
+      return ['hash', 'broadcast'];
+    case 'broadcast-process':
+      return [undefined, 'broadcast'];
+    default:
+      return [];
+  }
 }
 
 function checkKeyedInput(node: StreamNode): void {
-  if (!isKeyedOperator(node.spec.kind)) return;
+  const required = requiredPartitioning(node.spec);
   for (const edge of node.inputs) {
-    if (edge.partitioner.kind !== 'hash') {
-      throw new GraphValidationError(
-        `a keyed operator needs a keyed input: call keyBy(...) right before it (its input from '${edge.source.name}' is partitioned by ${edge.partitioner.kind})`,
-        node.name,
-        node.createdAt,
-      );
-    }
+    const needed = required[edge.inputIndex];
+    if (needed === undefined || edge.partitioner.kind === needed) continue;
+    const message =
+      needed === 'hash'
+        ? `a keyed operator needs a keyed input: call keyBy(...) right before it (its input from '${edge.source.name}' is partitioned by ${edge.partitioner.kind})`
+        : `its broadcast input from '${edge.source.name}' must reach every subtask: connect a stream made by broadcast(descriptor) (it is partitioned by ${edge.partitioner.kind})`;
+    throw new GraphValidationError(message, node.name, node.createdAt);
   }
 }
 
 /** Operators that keep state of their own and so should carry a uid. */
 export function isStateful(spec: TransformationSpec): boolean {
-  return spec.kind === 'keyed-process' || spec.kind === 'reduce' || spec.kind === 'window' || spec.kind === 'source' || spec.kind === 'sink' || spec.kind === 'async';
+  return (
+    spec.kind === 'keyed-process' ||
+    spec.kind === 'reduce' ||
+    spec.kind === 'window' ||
+    spec.kind === 'source' ||
+    spec.kind === 'sink' ||
+    spec.kind === 'keyed-co-process' ||
+    spec.kind === 'broadcast-process' ||
+    spec.kind === 'keyed-broadcast-process' ||
+    spec.kind === 'async'
+  );
 }
 
 export function defaultOperatorName(spec: TransformationSpec): string {
@@ -228,5 +261,13 @@ export function defaultOperatorName(spec: TransformationSpec): string {
       return 'Union';
     case 'side-output':
       return `SideOutput(${spec.tag.id})`;
+    case 'co-process':
+      return 'CoProcess';
+    case 'keyed-co-process':
+      return 'KeyedCoProcess';
+    case 'broadcast-process':
+      return 'BroadcastProcess';
+    case 'keyed-broadcast-process':
+      return 'KeyedBroadcastProcess';
   }
 }

@@ -15,7 +15,7 @@ import type {
 } from '../api/state-descriptors.ts';
 import { type Key, type KeyGroupRange, keyGroupFor } from './key-group.ts';
 import { KeyedStateError } from './keyed-state-error.ts';
-import { stateKey } from './state-key.ts';
+import { stateKey, userKey } from './state-key.ts';
 import { restoredStateConversion } from './restored-state-conversion.ts';
 import { StateTable } from './state-table.ts';
 import { storedStateInfo, type KeyedStateInfo } from './stored-state-info.ts';
@@ -141,6 +141,14 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     table.storeAs((state) => form.toStored(state));
     const place = (key: Key): number => this.#indexOf(key, keyGroupFor(key, this.maxParallelism));
     return (key, value) => (Array.isArray(key) ? table.foldInPlace(stateKey(key), value, form, () => place(key)) : table.foldInPlace(key, value, form, place));
+  }
+
+  keysOf(stateName: string): Key[] {
+    const table = this.states.get(stateName)?.table;
+    if (!table) return [];
+    const keys: Key[] = [];
+    for (const map of table.maps) for (const key of map.keys()) keys.push(userKey(key));
+    return keys;
   }
 
   snapshot(): CapturedKeyedState {

@@ -52,6 +52,11 @@ export interface KeyedStateBackend {
    * when the operator asks for the state with its descriptor).
    */
   restoreTarget(info: StoredStateInfo, keyGroup: number): RestoredEntrySink;
+  /**
+   * The keys (as the user gave them) that hold an entry of the state named so in this subtask:
+   * Flink's applyToKeyedState visits each of them with the key current. Empty for an unknown state.
+   */
+  keysOf(stateName: string): Key[];
   /** The synchronous part of a snapshot: views of every state that the asynchronous part writes. */
   snapshot(): CapturedKeyedState;
   /** The attempt is over: let go of the state (a handle of one attempt, closed). */

@@ -7,8 +7,12 @@ import { SerializationError } from '../serialization/serialization-error.ts';
 import type { Type } from '../serialization/type-info.ts';
 import { StateMigrationError } from './state-migration-error.ts';
 
-/** How operator list state is handed out again when the parallelism changes (Flink's rules). */
-export type RedistributionMode = 'split' | 'union';
+/**
+ * How operator list state is handed out again when the parallelism changes (Flink's rules):
+ * 'split' shares the values out, 'union' gives every subtask all of them, 'broadcast' (broadcast
+ * state, the same in every subtask) gives every subtask one subtask's copy.
+ */
+export type RedistributionMode = 'split' | 'union' | 'broadcast';
 
 /**
  * One operator list state. `serializer` is set for a state with a declared type: its snapshot
@@ -51,6 +55,11 @@ export class OperatorStateBackend {
 
   getUnionListState<T>(name: string, options: OperatorListStateOptions<T> = {}): OperatorListState<T> {
     return this.#get<T>(name, 'union', options);
+  }
+
+  /** Broadcast state's entries: every subtask holds (and snapshots) the same copy; a restore gives each one copy. */
+  getBroadcastListState<T>(name: string): OperatorListState<T> {
+    return this.#get<T>(name, 'broadcast', {});
   }
 
   /** The values this subtask was given on restore (empty on a fresh start), read with the serializer that wrote them. */

@@ -6,7 +6,7 @@ import type { KeyGroupRange } from '../state/key-group.ts';
 import { OperatorStateBackend, type OperatorStateEntry } from '../state/operator-state-backend.ts';
 import { createOperator } from './operator-factory.ts';
 import { OperatorFailure } from './operator-failure.ts';
-import type { EventTimeOutput, OperatorMetrics, Output, StreamOperator } from './operators/stream-operator.ts';
+import { isTwoInputOperator, type EventTimeOutput, type OperatorMetrics, type Output, type StreamOperator } from './operators/stream-operator.ts';
 import type { ProcessingTimeService } from './processing-time-service.ts';
 import type { OperatorMails } from './operator-mails.ts';
 import type { RecordWriter } from './record-writer.ts';
@@ -50,6 +50,8 @@ export class OperatorChain {
   readonly head: StreamOperator;
   /** Entry point of the chain for records, with failures attributed to the operator that threw. */
   readonly input: Output;
+  /** The head's inputs, by input index: one, or two for a two-input head (connect). */
+  readonly inputs: readonly Output[];
 
   readonly outputs: Output[];
   /** Each operator's side outputs that something consumes, by tag id. */
@@ -85,8 +87,10 @@ export class OperatorChain {
       this.members.push({ uid: op.uid, operatorId: op.operatorId, name: op.name, operator: instances[i]!, keyedState, operatorState, metrics });
     }
     for (const w of setup.writers.values()) w.timestamps = this.timestamps;
-    this.head = instances[0]!;
+    const head = instances[0]!;
+    this.head = head;
     this.input = this.#guarded(0);
+    this.inputs = isTwoInputOperator(head) ? [this.#guarded(0, (v) => head.processElement1(v)), this.#guarded(0, (v) => head.processElement2(v))] : [this.input];
     const tagOf = (edgeId: number) => vertex.outputs.find((e) => e.id === edgeId)?.outputTag;
     const targetsOf = (chained: readonly number[], edges: readonly number[]): Output[] => [
       ...chained.map((next) => this.#guarded(next)),
@@ -149,9 +153,10 @@ export class OperatorChain {
     }
   }
 
-  #guarded(index: number): Output {
+  #guarded(index: number, process?: (value: unknown) => void): Output {
     const member = this.members[index]!;
     const op = member.operator;
+    const take = process ?? ((value: unknown) => op.processElement(value));
     const fail = (e: unknown): never => {
       if (e instanceof OperatorFailure) throw e;
       throw new OperatorFailure(e, member.name, member.uid, this.#vertexName, this.#subtask, this.#parallelism);
@@ -159,7 +164,7 @@ export class OperatorChain {
     return {
       collect(value: unknown): void {
         try {
-          op.processElement(value);
+          take(value);
         } catch (e) {
           fail(e);
         }
@@ -201,6 +206,12 @@ export class OperatorChain {
         }),
       );
     }
+  }
+
+  /** One input of a two-input head has ended; the chain's endInput() comes when all have. */
+  endInputOf(input: number): void {
+    const head = this.head;
+    if (isTwoInputOperator(head)) this.#attemptSync(0, () => head.endInputOf?.(input));
   }
 
   async endInput(): Promise<void> {

@@ -14,6 +14,10 @@ import { TimestampsAndWatermarksOperator } from './operators/timestamps-and-wate
 import { createWindowOperator } from './windowing/create-window-operator.ts';
 import type { StreamOperator } from './operators/stream-operator.ts';
 import { AsyncWaitOperator } from './async/async-wait-operator.ts';
+import { CoProcessOperator } from './operators/co-process-operator.ts';
+import { KeyedCoProcessOperator } from './operators/keyed-co-process-operator.ts';
+import { BroadcastProcessOperator } from './operators/broadcast-process-operator.ts';
+import { KeyedBroadcastProcessOperator } from './operators/keyed-broadcast-process-operator.ts';
 
 export function createOperator(spec: OperatorSpec): StreamOperator {
   switch (spec.kind) {
@@ -39,5 +43,13 @@ export function createOperator(spec: OperatorSpec): StreamOperator {
       return new AsyncWaitOperator(spec);
     case 'sink':
       return isTwoPhaseCommittingSink(spec.sink) ? new CommittingSinkOperator(spec.sink) : new SinkOperator(spec.sink as Sink<unknown, unknown>);
+    case 'co-process':
+      return new CoProcessOperator(spec.fn);
+    case 'keyed-co-process':
+      return new KeyedCoProcessOperator(spec.fn, spec.keySelectors, spec.definedAt);
+    case 'broadcast-process':
+      return new BroadcastProcessOperator(spec.fn, spec.broadcast);
+    case 'keyed-broadcast-process':
+      return new KeyedBroadcastProcessOperator(spec.fn, spec.keySelector, spec.broadcast);
   }
 }

@@ -13,13 +13,19 @@ export interface RecoveredChannelStateSetup {
   readonly read: (handle: ChannelStateHandle) => unknown[];
 }
 
+/** Restored in-flight input of one channel; the edge says which input of the task it belongs to. */
+export interface RecoveredInput {
+  readonly records: unknown[];
+  readonly edgeId: number;
+}
+
 /**
  * An unaligned checkpoint's in-flight data coming back (Flink's recovered channel state):
  * persisted output goes out ahead of any new output, persisted input is replayed ahead of any new
  * input. After a rescale each subtask keeps the records that are now its own.
  */
 export class RecoveredChannelState {
-  readonly #replay: unknown[][] = [];
+  readonly #replay: RecoveredInput[] = [];
   readonly #setup: RecoveredChannelStateSetup;
 
   constructor(setup: RecoveredChannelStateSetup) {
@@ -34,9 +40,10 @@ export class RecoveredChannelState {
     let rebalanced = 0;
     for (const { key, handle } of channels.inputs) {
       let records = setup.read(handle);
+      const { edgeId } = parseChannelStateKey(key);
       if (channels.rescaled) {
         const { vertex, subtask } = setup;
-        const edge = vertex.inputs.find((e) => e.id === parseChannelStateKey(key).edgeId)!;
+        const edge = vertex.inputs.find((e) => e.id === edgeId)!;
         const p = vertex.parallelism;
         const maxP = vertex.maxParallelism;
         if (edge.partitioner.kind === 'hash') {
@@ -46,7 +53,7 @@ export class RecoveredChannelState {
           records = records.filter(() => rebalanced++ % p === subtask);
         }
       }
-      if (records.length > 0) this.#replay.push(records);
+      if (records.length > 0) this.#replay.push({ records, edgeId });
     }
     for (const { key, handle } of channels.outputs) {
       const { edgeId, channel } = parseChannelStateKey(key);
@@ -63,8 +70,8 @@ export class RecoveredChannelState {
     return this.#replay.length > 0;
   }
 
-  /** The next buffer of restored input, oldest first (records with a timestamp are TimestampedRecords). */
-  next(): unknown[] | undefined {
+  /** The next buffer of restored input, oldest first (records with a timestamp are TimestampedRecords), with the edge it came by. */
+  next(): RecoveredInput | undefined {
     return this.#replay.shift();
   }
 }

@@ -1,6 +1,7 @@
 import type { DataInputStatus } from './data-input-status.ts';
 import type { MailboxProcessor } from './mailbox-processor.ts';
 import type { SourceOperator } from './operators/source-operator.ts';
+import type { TaskInput } from './task-input.ts';
 import { encodeWatermark, type WireWatermark } from '../network/wire-watermark.ts';
 
 /**
@@ -8,8 +9,16 @@ import { encodeWatermark, type WireWatermark } from '../network/wire-watermark.t
  * snapshot of the reader's splits falls between two polls. A reader with nothing to give
  * suspends the input until it says it has more.
  */
-export class SourceInput {
+export class SourceInput implements TaskInput {
   readonly operator: SourceOperator;
+  readonly stepBudget = 16;
+  readonly inPoolUsage = 0;
+  /** The source operator makes the task's watermarks itself. */
+  readonly inputWatermark = undefined;
+  readonly runningActivity = 'reading';
+  /** A source's end of input always ends event time: the task sends the final watermark. */
+  readonly eventTimeEnded = false;
+  readonly source = this;
   readonly #mailbox: MailboxProcessor;
   readonly #fail: (error: unknown) => void;
 
@@ -60,6 +69,13 @@ export class SourceInput {
 
   /** A source receives no buffers. */
   readonly bytesIn = 0;
+
+  /** Barriers start at a source (triggerCheckpoint): none arrive, none align. */
+  takePriorityBarriers(): void {}
+  abortCheckpoint(): void {}
+  aligning(): undefined {
+    return undefined;
+  }
 
   processInput(): DataInputStatus {
     const status = this.operator.pollNext();

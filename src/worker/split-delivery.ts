@@ -23,7 +23,7 @@ export class SplitDelivery {
   }
 
   /** A source task's input; a task without one takes splits and does nothing with them. */
-  deliverTo(input: SourceInput): void {
+  deliverTo(input: SourceInput | undefined): void {
     this.#input = input;
   }
 

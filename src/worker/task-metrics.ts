@@ -1,15 +1,14 @@
 import { encodeWatermark } from '../network/wire-watermark.ts';
 import type { TaskMetrics } from '../rpc/job-master-gateway.ts';
-import type { NetworkInput } from './network-input.ts';
 import type { OperatorChain } from './operator-chain.ts';
-import type { SourceInput } from './source-input.ts';
+import type { TaskInput } from './task-input.ts';
 import type { TaskActivityTracker } from './task-activity-tracker.ts';
 import type { TaskOutputs } from './task-outputs.ts';
 
 export interface TaskMetricsParts {
   readonly vertexId: string;
   readonly subtask: number;
-  readonly input: { readonly network: NetworkInput } | { readonly source: SourceInput };
+  readonly input: TaskInput;
   readonly outputs: TaskOutputs;
   readonly chain: OperatorChain;
   /** What the task is doing, as its activity tracker reports it. */
@@ -18,9 +17,8 @@ export interface TaskMetricsParts {
 
 /** A subtask's figures for the JobMaster: records and bytes, buffer usage, watermarks, what it is doing. */
 export function taskMetrics(p: TaskMetricsParts): TaskMetrics {
-  const network = 'network' in p.input ? p.input.network : undefined;
-  const source = 'source' in p.input ? p.input.source : undefined;
-  const input = network ?? source!;
+  const input = p.input;
+  const source = input.source;
   return {
     vertexId: p.vertexId,
     subtask: p.subtask,
@@ -28,10 +26,10 @@ export function taskMetrics(p: TaskMetricsParts): TaskMetrics {
     recordsOut: p.outputs.recordsOut,
     bytesIn: input.bytesIn,
     bytesOut: p.outputs.bytesOut,
-    inPoolUsage: network ? network.gate.usage : 0,
+    inPoolUsage: input.inPoolUsage,
     outPoolUsage: p.outputs.usage,
     // A source's own watermark stands for its input's (Flink's source tasks show theirs too).
-    currentInputWatermark: encodeWatermark(network ? network.valve.watermark : p.chain.members[0]!.metrics.currentOutputWatermark),
+    currentInputWatermark: encodeWatermark(input.inputWatermark ?? p.chain.members[0]!.metrics.currentOutputWatermark),
     operators: p.chain.members.map((m) => ({
       uid: m.uid,
       name: m.name,

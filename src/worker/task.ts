@@ -4,22 +4,19 @@ import { serializeError } from '../rpc/serialized-error.ts';
 import type { Barrier, CheckpointOptions } from '../network/stream-event.ts';
 import { keyGroupRangeForSubtask } from '../state/key-group.ts';
 import type { AlignmentFigures } from './checkpointing/alignment-figures.ts';
-import type { BarrierHandler } from './checkpointing/barrier-handler.ts';
 import type { InFlightInput } from './checkpointing/in-flight-input.ts';
 import { InjectedFailure } from './injected-failure.ts';
 import { MailboxProcessor } from './mailbox-processor.ts';
-import { NetworkInput } from './network-input.ts';
 import { OperatorChain } from './operator-chain.ts';
-import { SourceOperator } from './operators/source-operator.ts';
 import { RecoveredChannelState } from './recovered-channel-state.ts';
-import { SourceInput } from './source-input.ts';
 import { type CheckpointReport, SubtaskCheckpointCoordinator } from './subtask-checkpoint-coordinator.ts';
 import { TaskActivityTracker } from './task-activity-tracker.ts';
 import { TaskOutputs } from './task-outputs.ts';
 import { taskMetrics } from './task-metrics.ts';
 import { SplitDelivery } from './split-delivery.ts';
 import { SourceTaskMails } from './source-task-mails.ts';
-import { createNetworkInput } from './task-network-input.ts';
+import { createTaskInput } from './create-task-input.ts';
+import type { TaskInput } from './task-input.ts';
 import type { TaskSetup } from './task-setup.ts';
 import { ProcessingTimeService } from './processing-time-service.ts';
 import { OperatorMails } from './operator-mails.ts';
@@ -33,11 +30,9 @@ export type { TaskSetup } from './task-setup.ts';
 
 export type StepResult = 'busy' | 'idle' | 'done';
 
-const BUFFERS_PER_STEP = 8;
-const POLLS_PER_STEP = 16;
-
 /**
- * One subtask: an operator chain fed by its input (a source reader or the network), run as a
+ * One subtask: an operator chain fed by its input (a source reader, or the network with one or
+ * more logical inputs: all the same to the task, see TaskInput), run as a
  * mailbox loop. The TaskManager calls step() whenever the task may have work; each step first
  * runs mails (checkpoint triggers, notifications), then takes a bounded amount of input.
  */
@@ -53,8 +48,7 @@ export class Task {
   /** A source task's mails from the JobMaster: watermark alignment, enumerator events, stop-with-savepoint. */
   readonly source: SourceTaskMails;
   readonly #checkpoints: SubtaskCheckpointCoordinator;
-  readonly #input: SourceInput | NetworkInput;
-  readonly #barriers: BarrierHandler | undefined;
+  readonly #input: TaskInput;
   readonly #recovered: RecoveredChannelState;
   readonly #processingTime: ProcessingTimeService;
   readonly #operatorMails: OperatorMails;
@@ -98,24 +92,25 @@ export class Task {
     this.#splits = new SplitDelivery(this.#mailbox.mailbox, () => this.#isTerminal(), (splits) => this.#report({ type: 'splitsUndelivered', splits }));
     this.source = new SourceTaskMails(this.#mailbox, {
       running: () => this.#status === 'running',
-      input: () => (this.#input instanceof SourceInput ? this.#input : undefined),
+      input: () => this.#input.source,
       flush: () => this.#outputs.flush(),
       endOfInput: () => this.#endOfInput(),
       activity: this.#activity,
     });
     this.#recovered = new RecoveredChannelState({ channels: setup.restore?.channels, vertex: setup.vertex, subtask: setup.subtask, writers: setup.writers, read: (h) => setup.storage.readChannelState(h, this.#restoreLocation) });
-    const head = this.#chain.head;
-    if (head instanceof SourceOperator) {
-      this.#input = new SourceInput(head, setup.splits, (m) => this.#report(m), this.#mailbox, (e) => this.fail(e));
-      this.#splits.deliverTo(this.#input);
-    } else {
-      const { input, barriers } = createNetworkInput(gate!, setup, this.#chain, this.#recovered, this.mailbox, {
+    this.#input = createTaskInput({
+      setup,
+      chain: this.#chain,
+      recovered: this.#recovered,
+      mailbox: this.#mailbox,
+      checkpoints: {
         triggerSnapshot: (barrier, figures, inFlight) => this.#snapshot(barrier, figures, inFlight),
         abortCheckpoint: (id, r) => this.#checkpoints.decline(id, r.code, r.message),
-      });
-      this.#input = input;
-      this.#barriers = barriers;
-    }
+      },
+      toEnumerator: (m) => this.#report(m),
+      fail: (e) => this.fail(e),
+    });
+    this.#splits.deliverTo(this.#input.source);
   }
 
   get status(): TaskStatus {
@@ -152,7 +147,7 @@ export class Task {
     if (restoring) this.#setup.log.info(`restored the state of checkpoint ${restoring.checkpointId}`, { checkpointId: restoring.checkpointId });
     this.#setStatus('running');
     this.#operatorMails.start();
-    this.#activity.set(this.#input instanceof SourceInput ? { kind: 'reading' } : { kind: 'processing' });
+    this.#activity.set({ kind: this.#input.runningActivity });
   }
 
   // ---- the mailbox loop, one bounded step at a time ----
@@ -163,7 +158,7 @@ export class Task {
     try {
       if (!this.#mailbox.runMails(() => this.#isTerminal())) return this.#isTerminal() ? 'done' : 'idle';
       if (this.#status === 'initializing') return 'idle';
-      if (this.#input instanceof NetworkInput) this.#input.takePriorityBarriers(() => this.#mailbox.blocked);
+      this.#input.takePriorityBarriers(() => this.#mailbox.blocked);
       if (this.#mailbox.blocked || !this.#outputs.writable()) return 'idle';
       const ready = this.#chain.ready();
       if (ready !== undefined) {
@@ -182,8 +177,7 @@ export class Task {
 
   #processInput(): StepResult {
     const input = this.#input;
-    const budget = input instanceof SourceInput ? POLLS_PER_STEP : BUFFERS_PER_STEP;
-    for (let i = 0; i < budget; i++) {
+    for (let i = 0; i < input.stepBudget; i++) {
       const status = input.processInput();
       if (status === 'end-of-input') {
         this.#endOfInput();
@@ -212,8 +206,7 @@ export class Task {
     // The end of event time first (Flink's MAX_WATERMARK), so every window and event-time timer
     // fires before the operators end their input. Sources send it; a task whose channels did not
     // all bring it (one ended idle) has seen the last record anyway.
-    const input = this.#input;
-    if (input instanceof SourceInput || input.valve.watermark < MAX_WATERMARK) this.#chain.processWatermark(MAX_WATERMARK);
+    if (!this.#input.eventTimeEnded) this.#chain.processWatermark(MAX_WATERMARK);
     this.#mailbox.runExclusively(
       this.#chain.endInput().then(() => {
         // An armed failure that the input was too short to reach fires at its end.
@@ -257,7 +250,7 @@ export class Task {
       description: `abort of checkpoint ${checkpointId}`,
       run: () => {
         this.#checkpoints.abort(checkpointId, reason);
-        this.#barriers?.abort(checkpointId, reason);
+        this.#input.abortCheckpoint(checkpointId, reason);
         return this.#chain.notifyCheckpointAborted(checkpointId);
       },
     });
@@ -312,13 +305,13 @@ export class Task {
     return taskMetrics({
       vertexId: this.vertex.id,
       subtask: this.subtask,
-      input: input instanceof NetworkInput ? { network: input } : { source: input },
+      input,
       outputs: this.#outputs,
       chain: this.#chain,
       activity: this.#activity.report({
-        aligning: this.#barriers?.activity(),
+        aligning: input.aligning(),
         blocked: this.#mailbox.blocked,
-        reader: this.#status === 'running' && input instanceof SourceInput ? input.operator.reader : undefined,
+        reader: this.#status === 'running' ? input.source?.operator.reader : undefined,
         writing: this.#checkpoints.writing,
       }),
     });
@@ -328,8 +321,9 @@ export class Task {
 
   /** Where a source's reader stands: an at-most-once restart goes on from here. */
   #positions(): { positions?: unknown[] } {
-    if (!(this.#input instanceof SourceInput) || this.#status === 'initializing') return {};
-    const { positions } = this.#input.positions();
+    const source = this.#input.source;
+    if (!source || this.#status === 'initializing') return {};
+    const { positions } = source.positions();
     // Splits still in the mailbox were never read: they go with the positions, once.
     const undelivered = this.#splits.takeUndelivered();
     return positions ? { positions: [...positions, ...undelivered] } : {};

@@ -78,6 +78,23 @@ export interface StreamOperator {
   close(): void | Promise<void>;
 }
 
+/**
+ * An operator with two inputs (Flink's TwoInputStreamOperator): the head of a vertex fed by
+ * `connect`. Its first input's records come to processElement1, its second's to processElement2;
+ * processElement is the first input's too. Watermarks come combined (the minimum over both inputs).
+ */
+export interface TwoInputStreamOperator extends StreamOperator {
+  readonly inputCount: 2;
+  processElement1(value: unknown): void;
+  processElement2(value: unknown): void;
+  /** Every channel of one input (0 or 1) has ended (Flink's BoundedMultiInput.endInput); endInput() follows when both have. */
+  endInputOf?(input: number): void;
+}
+
+export function isTwoInputOperator(operator: StreamOperator): operator is TwoInputStreamOperator {
+  return (operator as Partial<TwoInputStreamOperator>).inputCount === 2;
+}
+
 /** Defaults for operators that keep no state and do no I/O. */
 export abstract class AbstractStreamOperator implements StreamOperator {
   protected output!: Output;

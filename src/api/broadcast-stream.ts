@@ -1,0 +1,20 @@
+import type { MapStateDescriptor } from './state-descriptors.ts';
+import type { BroadcastSpec, Transformation } from './transformation.ts';
+
+/**
+ * A stream sent to every subtask of what it is connected to, with the broadcast state it
+ * declares (Flink's BroadcastStream, from `rules.broadcast(descriptor)`). It is only good for
+ * `stream.connect(broadcastStream)`.
+ */
+export class BroadcastStream<T> {
+  /** The broadcast partitioning step of the stream. */
+  readonly transformation: Transformation;
+  readonly spec: BroadcastSpec;
+  /** Only for type inference: the records' type. */
+  declare readonly __records?: T;
+
+  constructor(transformation: Transformation, descriptors: readonly MapStateDescriptor<unknown, unknown>[], definedAt: string | undefined) {
+    this.transformation = transformation;
+    this.spec = { descriptors, definedAt };
+  }
+}
