@@ -24,6 +24,7 @@ import type { TaskSetup } from './task-setup.ts';
 import { ProcessingTimeService } from './processing-time-service.ts';
 import { systemClock } from '../clock/clock.ts';
 import { MAX_WATERMARK } from '../api/watermark.ts';
+import { heapStateBackend } from '../state/heap-state-backend.ts';
 
 /** A task's message before the task stamps it with its attempt, vertex and subtask. */
 type Unstamped<T> = T extends unknown ? Omit<T, 'attempt' | 'vertexId' | 'subtask'> : never;
@@ -78,6 +79,7 @@ export class Task {
       restoreKeyed: (backend, state) => setup.storage.restoreKeyed(backend, state, this.#restoreLocation),
       processingTime: this.#processingTime,
       autoWatermarkInterval: setup.autoWatermarkInterval ?? 200,
+      stateBackend: setup.stateBackend ?? heapStateBackend,
     });
     const gate = setup.gate;
     this.#checkpoints = new SubtaskCheckpointCoordinator({
