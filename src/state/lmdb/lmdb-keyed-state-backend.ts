@@ -36,6 +36,8 @@ interface LmdbState {
   /** Set while the state holds restored values not yet claimed by the operator's descriptor. */
   restoredAs: StoredStateInfo | undefined;
   readonly cache: StateCache;
+  /** Changed entries that left the cache, written together once there are WRITE_BATCH of them (or at a snapshot). */
+  readonly leaving: Map<Key, CachedEntry>;
 }
 
 export interface LmdbKeyedStateBackendOptions {
@@ -49,6 +51,8 @@ export interface LmdbKeyedStateBackendOptions {
 const MAX_KEY_BYTES = 511;
 /** Restored entries gathered before they are written in one transaction. */
 const RESTORE_BATCH = 8192;
+/** Changed entries that left a cache, gathered before they are written in one transaction (a commit costs tens of microseconds). */
+const WRITE_BATCH = 1024;
 
 /**
  * Keyed state of one operator in one subtask in an embedded LMDB store on local disk, so the
@@ -163,6 +167,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     // Entries cached so far hold what snapshots write; from now on the cache holds the form's states.
     this.#flush([state]);
     state.cache.clear();
+    state.leaving.clear();
     state.bytes = inPlaceValueBytes(descriptor.serializer, form);
     return (key, value) => {
       const e = this.#entry(state, this.#keyGroupOf(key), stateKey(key));
@@ -178,13 +183,24 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
   /** A key's cached entry, read from the store on a miss; entries that leave the cache to make room go back to the store if changed. */
   #entry(state: LmdbState, keyGroup: number, key: Key): CachedEntry {
     let e = state.cache.get(key);
-    if (e === undefined) {
+    if (e !== undefined) return e;
+    e = state.leaving.get(key);
+    if (e !== undefined) state.leaving.delete(key);
+    else {
       const bytes = this.#db.getBinary(this.#keyBytes(keyGroup, state, key));
       e = { value: bytes === undefined ? undefined : state.bytes.decode(bytes), dirty: false, keyGroup };
-      const leaving = state.cache.add(key, e);
-      if (leaving !== undefined) this.#writeBack(state, leaving);
+    }
+    const left = state.cache.add(key, e);
+    if (left !== undefined) {
+      for (const [k, x] of left) if (x.dirty) state.leaving.set(k, x);
+      if (state.leaving.size >= WRITE_BATCH) this.#writeLeaving(state);
     }
     return e;
+  }
+
+  #writeLeaving(state: LmdbState): void {
+    this.#writeBack(state, state.leaving);
+    state.leaving.clear();
   }
 
   #keyBytes(keyGroup: number, state: LmdbState, key: Key): Buffer {
@@ -224,7 +240,10 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
   /** Every changed cached entry of `states` to the store (they stay cached). */
   #flush(states: Iterable<LmdbState>): void {
     this.#settleRestore();
-    for (const state of states) this.#writeBack(state, state.cache.dirty());
+    for (const state of states) {
+      this.#writeLeaving(state);
+      this.#writeBack(state, state.cache.dirty());
+    }
   }
 
   restoreTarget(info: StoredStateInfo, keyGroup: number): RestoredEntrySink {
@@ -261,7 +280,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     const id = this.#states.size + 1;
     // The id and the one after it (a range's end) must fit the key's two bytes.
     if (id >= 0xffff) throw new KeyedStateError(`operator uid '${this.uid}' has more keyed states than the lmdb state backend holds (65534)`, descriptor.name);
-    const state: LmdbState = { id, descriptor, bytes, restoredAs: undefined, cache: new StateCache(this.#options.cacheEntries) };
+    const state: LmdbState = { id, descriptor, bytes, restoredAs: undefined, cache: new StateCache(this.#options.cacheEntries), leaving: new Map() };
     this.#states.set(descriptor.name, state);
     return state;
   }
@@ -347,7 +366,10 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    for (const s of this.#states.values()) s.cache.clear();
+    for (const s of this.#states.values()) {
+      s.cache.clear();
+      s.leaving.clear();
+    }
     this.#restoring = [];
     if (this.#openSnapshots === 0) this.#closeStore();
   }

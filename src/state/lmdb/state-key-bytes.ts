@@ -40,7 +40,8 @@ export function encodeStateKey(keyGroup: number, stateId: number, key: Key): Buf
     case 'number': {
       const b = Buffer.allocUnsafe(PREFIX_BYTES + 1 + 8);
       writePrefix(b, keyGroup, stateId, TAG_NUMBER);
-      b.writeDoubleBE(key, PREFIX_BYTES + 1);
+      // As a Map compares keys (SameValueZero): -0 is 0, and every NaN is one key.
+      b.writeDoubleBE(key === 0 ? 0 : Number.isNaN(key) ? Number.NaN : key, PREFIX_BYTES + 1);
       return b;
     }
     case 'bigint': {
