@@ -19,9 +19,8 @@ import { stateKey, userKey } from './state-key.ts';
 import { restoredStateConversion } from './restored-state-conversion.ts';
 import { StateTable } from './state-table.ts';
 import { storedStateInfo, type KeyedStateInfo } from './stored-state-info.ts';
-import type { TypeSerializer } from '../api/serializer.ts';
 import type { ReduceFunction } from '../api/functions.ts';
-import type { SerializerSnapshot } from '../serialization/serializer-snapshot.ts';
+import { passthroughSerializer } from './passthrough-serializer.ts';
 import type { CapturedKeyedState } from './captured-state.ts';
 import type { InPlaceAggregate } from './in-place-aggregate.ts';
 import type { KeyedStateBackend, RestoredEntrySink, StoredStateInfo } from './keyed-state-backend.ts';
@@ -35,22 +34,6 @@ export interface RegisteredState {
   restoredAs: StoredStateInfo | undefined;
 }
 
-
-/**
- * Keeps restored values in their stored form until the operator asks for the state; a snapshot
- * taken before then writes them with the stored serializer's snapshot (custom serializers' values
- * are still their bytes).
- */
-function passthroughSerializer(info: StoredStateInfo): TypeSerializer<unknown> & { snapshot(): SerializerSnapshot } {
-  return {
-    id: info.serializer,
-    version: info.version,
-    serialize: (v) => v as Uint8Array,
-    deserialize: (b) => b,
-    copy: (v) => v,
-    snapshot: () => info.snapshot,
-  };
-}
 
 /**
  * Keyed state on the heap for one operator of one subtask. Every state is a StateTable split by
@@ -162,6 +145,16 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
 
   close(): void {
     this.states.clear();
+  }
+
+  hasState(name: string): boolean {
+    return this.states.has(name);
+  }
+
+  *entries<V>(descriptor: StateDescriptor): Generator<[Key, V]> {
+    const table = this.states.get(descriptor.name)?.table;
+    if (table === undefined) return;
+    for (const map of table.maps) for (const [key, entry] of map) yield [key, entry.value as V];
   }
 
   #register(descriptor: StateDescriptor): StateTable<unknown> {

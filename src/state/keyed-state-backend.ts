@@ -5,6 +5,7 @@ import type {
   ListStateDescriptor,
   MapStateDescriptor,
   ReducingStateDescriptor,
+  StateDescriptor,
   ValueStateDescriptor,
 } from '../api/state-descriptors.ts';
 import type { CapturedKeyedState } from './captured-state.ts';
@@ -20,7 +21,9 @@ export type RestoredEntrySink = (key: Key, value: unknown) => void;
 /**
  * Keyed state of one operator in one subtask (Flink's KeyedStateBackend): states are created from
  * descriptors and scoped to the current key; snapshots and restores go by key group, which is
- * what lets a snapshot be restored at another parallelism. The heap backend is the first.
+ * what lets a snapshot be restored at another parallelism. Every state type (timers and window
+ * state are value states) goes through it, so each backend (heap-keyed-state-backend.ts,
+ * lmdb/lmdb-keyed-state-backend.ts) holds all of them, and all write one snapshot format.
  */
 export interface KeyedStateBackend {
   readonly uid: string;
@@ -57,8 +60,20 @@ export interface KeyedStateBackend {
    * Flink's applyToKeyedState visits each of them with the key current. Empty for an unknown state.
    */
   keysOf(stateName: string): Key[];
+  /** Whether a state of this name is held (registered, or restored and not claimed yet). */
+  hasState(name: string): boolean;
+  /**
+   * Every entry of one state, whatever its key (Flink's getKeys): what a timer queue is rebuilt
+   * from after a restore. The state must have been registered with `descriptor` first, so that
+   * restored values are in its form. Keys are as the state holds them (a composite key is a
+   * string there, state-key.ts).
+   */
+  entries<V>(descriptor: StateDescriptor): Iterable<[Key, V]>;
   /** The synchronous part of a snapshot: views of every state that the asynchronous part writes. */
   snapshot(): CapturedKeyedState;
-  /** The attempt is over: let go of the state (a handle of one attempt, closed). */
+  /**
+   * The attempt is over: let go of the state (a handle of one attempt, closed). A snapshot whose
+   * asynchronous part is still being written stays readable until it is released.
+   */
   close(): void;
 }

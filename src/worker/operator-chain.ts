@@ -1,9 +1,10 @@
 import type { TaskInfo } from '../api/functions.ts';
 import type { OperatorRestoreState, OperatorStateMap } from '../checkpoint/state-handles.ts';
 import type { JobVertex } from '../graph/job-graph.ts';
-import { HeapKeyedStateBackend } from '../state/heap-keyed-state-backend.ts';
 import type { KeyGroupRange } from '../state/key-group.ts';
-import { OperatorStateBackend, type OperatorStateEntry } from '../state/operator-state-backend.ts';
+import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
+import type { OperatorStateBackend, OperatorStateEntry } from '../state/operator-state-backend.ts';
+import type { StateBackend } from '../state/state-backend.ts';
 import { createOperator } from './operator-factory.ts';
 import { OperatorFailure } from './operator-failure.ts';
 import { isTwoInputOperator, type EventTimeOutput, type OperatorMetrics, type Output, type StreamOperator } from './operators/stream-operator.ts';
@@ -20,7 +21,7 @@ export interface ChainMember {
   readonly operatorId: string;
   readonly name: string;
   readonly operator: StreamOperator;
-  readonly keyedState: HeapKeyedStateBackend | undefined;
+  readonly keyedState: KeyedStateBackend | undefined;
   readonly operatorState: OperatorStateBackend;
   readonly metrics: OperatorMetrics;
 }
@@ -34,7 +35,9 @@ export interface ChainSetup {
   /** Writers by job edge id. */
   readonly writers: ReadonlyMap<number, RecordWriter>;
   readonly restore: Readonly<Record<string, OperatorRestoreState>> | undefined;
-  readonly restoreKeyed: (backend: HeapKeyedStateBackend, state: OperatorRestoreState) => Promise<void>;
+  readonly restoreKeyed: (backend: KeyedStateBackend, state: OperatorRestoreState) => Promise<void>;
+  /** state.backend.type's factory: every operator's keyed and operator state backends come from it. */
+  readonly stateBackend: StateBackend;
   readonly processingTime: ProcessingTimeService;
   /** pipeline.auto-watermark-interval in ms. */
   readonly autoWatermarkInterval: number;
@@ -80,9 +83,17 @@ export class OperatorChain {
       const keyed = isKeyedOperator(op.spec.kind);
       const restored = setup.restore?.[op.uid];
       const keyedState = keyed
-        ? new HeapKeyedStateBackend(setup.keyGroupRange, vertex.maxParallelism, op.uid, () => `subtask ${subtask} of '${op.name}'`)
+        ? setup.stateBackend.createKeyedStateBackend({
+            jobId: setup.jobId,
+            uid: op.uid,
+            subtask,
+            attempt: setup.attempt,
+            keyGroupRange: setup.keyGroupRange,
+            maxParallelism: vertex.maxParallelism,
+            describe: () => `subtask ${subtask} of '${op.name}'`,
+          })
         : undefined;
-      const operatorState = new OperatorStateBackend(restored ? toEntries(restored.operator) : undefined, op.uid);
+      const operatorState = setup.stateBackend.createOperatorStateBackend(restored ? toEntries(restored.operator) : undefined, op.uid);
       const metrics: OperatorMetrics = { numLateRecordsDropped: 0, currentOutputWatermark: MIN_WATERMARK };
       this.members.push({ uid: op.uid, operatorId: op.operatorId, name: op.name, operator: instances[i]!, keyedState, operatorState, metrics });
     }
@@ -256,6 +267,8 @@ export class OperatorChain {
   async #closeAll(): Promise<void> {
     let failure: unknown;
     for (let i = 0; i < this.members.length; i++) await this.#attempt(i, () => this.members[i]!.operator.close()).catch((e: unknown) => (failure ??= e));
+    // The backends let go of their state (an on-disk one, of its local files) once the operators are done with it.
+    for (let i = 0; i < this.members.length; i++) await this.#attempt(i, () => this.members[i]!.keyedState?.close()).catch((e: unknown) => (failure ??= e));
     if (failure !== undefined) throw failure;
   }
 

@@ -25,6 +25,7 @@ import { Task } from './task.ts';
 import { systemClock } from '../clock/clock.ts';
 import { decodeWatermark, type WireWatermark } from '../network/wire-watermark.ts';
 import { JobGraphMismatchError } from './job-graph-mismatch-error.ts';
+import { createStateBackend } from '../state/create-state-backend.ts';
 
 export interface SlotExecutorOptions {
   readonly index: number;
@@ -64,9 +65,11 @@ export class SlotExecutor implements TaskExecutorGateway {
   #stopped: Promise<void> | undefined;
 
   readonly #log: Logger;
+  readonly #stateBackend: ReturnType<typeof createStateBackend>;
 
   constructor(options: SlotExecutorOptions) {
     this.#o = options;
+    this.#stateBackend = createStateBackend(options.config);
     this.#jobMaster = gatewayProxy(JOB_MASTER_METHODS, options.send);
     this.#log = forwardingLogger((level, message, fields) => this.#jobMaster.log({ level, message, fields }), options.logLevel, { taskManager: options.index });
   }
@@ -254,6 +257,7 @@ export class SlotExecutor implements TaskExecutorGateway {
         failAfterRecords: d.failAfterRecords,
         bufferTimeoutMs,
         autoWatermarkInterval: config['pipeline.auto-watermark-interval'],
+        stateBackend: this.#stateBackend,
         log: this.#log.child({ vertex: vertex.name, subtask: d.subtask, attempt }),
       });
       tasks.push(task);

@@ -7,6 +7,7 @@ import type { FromTaskExecutor } from '../rpc/control-protocol.ts';
 import type { BarrierMode } from './checkpointing/barrier-mode.ts';
 import type { InputGate } from './input-gate.ts';
 import type { RecordWriter } from './record-writer.ts';
+import type { StateBackend } from '../state/state-backend.ts';
 
 /** What a TaskManager gives a subtask it deploys. */
 export interface TaskSetup {
@@ -31,4 +32,6 @@ export interface TaskSetup {
   readonly clock?: Clock;
   /** pipeline.auto-watermark-interval in ms (default 200; 0: no periodic watermarks). */
   readonly autoWatermarkInterval?: number;
+  /** state.backend.type's factory (default: the heap backend). */
+  readonly stateBackend?: StateBackend;
 }

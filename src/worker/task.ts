@@ -22,6 +22,7 @@ import { ProcessingTimeService } from './processing-time-service.ts';
 import { OperatorMails } from './operator-mails.ts';
 import { systemClock } from '../clock/clock.ts';
 import { MAX_WATERMARK } from '../api/watermark.ts';
+import { heapStateBackend } from '../state/heap-state-backend.ts';
 
 /** A task's message before the task stamps it with its attempt, vertex and subtask. */
 type Unstamped<T> = T extends unknown ? Omit<T, 'attempt' | 'vertexId' | 'subtask'> : never;
@@ -76,6 +77,7 @@ export class Task {
       processingTime: this.#processingTime,
       autoWatermarkInterval: setup.autoWatermarkInterval ?? 200,
       mails: this.#operatorMails,
+      stateBackend: setup.stateBackend ?? heapStateBackend,
     });
     const gate = setup.gate;
     this.#checkpoints = new SubtaskCheckpointCoordinator({

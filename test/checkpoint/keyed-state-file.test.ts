@@ -19,10 +19,12 @@ import {
 import { readKeyedStateFile, writeKeyedStateFile, KEYED_STATE_FILE_FORMAT } from '../../src/checkpoint/keyed-state-file.ts';
 import { readAllEntries } from '../../src/checkpoint/keyed-state-file-reader.ts';
 import type { KeyedStateHandle } from '../../src/checkpoint/state-handles.ts';
-import { HeapKeyedStateBackend } from '../../src/state/heap-keyed-state-backend.ts';
+import type { KeyedStateBackend } from '../../src/state/keyed-state-backend.ts';
+import type { StateBackendType } from '../../src/state/state-backend.ts';
 import { keyGroupFor, type Key } from '../../src/state/key-group.ts';
 import { stateKey } from '../../src/state/state-key.ts';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
+import { keyedBackend, STATE_BACKENDS } from '../fixtures/state-backends.ts';
 
 const MAX = 128;
 let dir: string;
@@ -31,8 +33,10 @@ before(() => {
 });
 after(() => removeDir(dir));
 
-function backend(start = 0, end = MAX - 1): HeapKeyedStateBackend {
-  return new HeapKeyedStateBackend({ start, end }, MAX, 'the-op', () => 'the test backend');
+type Backend = KeyedStateBackend & { readonly unclaimedStates: string[] };
+
+function backendOf(type: StateBackendType, start = 0, end = MAX - 1): Backend {
+  return keyedBackend(type, { start, end }, MAX, 'the-op') as Backend;
 }
 
 /** A serializer of the job's own: JSON text. */
@@ -59,7 +63,7 @@ interface Model {
 }
 
 /** Every kind of state, filled for KEYS (and 3,000 more string keys, so key groups have several runs). */
-function filled(b: HeapKeyedStateBackend): Model {
+function filled(b: KeyedStateBackend): Model {
   const counts = b.getValueState(new ValueStateDescriptor('count', { type: Types.int }));
   const counters = b.getValueState(new ValueStateDescriptor('counter', { type: Counter }));
   const loose = b.getValueState(new ValueStateDescriptor<unknown>('loose'));
@@ -99,7 +103,7 @@ function filled(b: HeapKeyedStateBackend): Model {
   return model;
 }
 
-async function write(b: HeapKeyedStateBackend, name: string, signal?: AbortSignal): Promise<{ handle: KeyedStateHandle; path: string }> {
+async function write(b: KeyedStateBackend, name: string, signal?: AbortSignal): Promise<{ handle: KeyedStateHandle; path: string }> {
   const path = join(dir, name);
   const captured = b.snapshot();
   try {
@@ -128,11 +132,13 @@ function readBack(handle: KeyedStateHandle, start = 0, end = MAX - 1, groups?: M
   return out;
 }
 
-describe('keyed state file format 2', () => {
+for (const type of STATE_BACKENDS) {
+const backend = (start = 0, end = MAX - 1): Backend => backendOf(type, start, end);
+describe(`keyed state file format 2, written by the ${type} backend`, () => {
   test('every kind of state and key round-trips; the handle records format, serializer snapshots and per key group ranges', async () => {
     const b = backend();
     const model = filled(b);
-    const { handle, path } = await write(b, 'round-trip');
+    const { handle, path } = await write(b, `round-trip-${type}`);
     assert.equal(handle.format, KEYED_STATE_FILE_FORMAT);
     assert.equal(readFileSync(path).subarray(0, 8).toString('latin1'), 'WEIRKSF\u0002');
     assert.deepEqual(
@@ -168,11 +174,11 @@ describe('keyed state file format 2', () => {
     assert.deepStrictEqual(custom, model.custom);
   });
 
-  test('restored into a backend and asked for by the same descriptors, the states hold what was written', async () => {
+  for (const into of STATE_BACKENDS) test(`restored into the ${into} backend and asked for by the same descriptors, the states hold what was written`, async () => {
     const a = backend();
     const model = filled(a);
-    const { handle } = await write(a, 'restore');
-    const b = backend();
+    const { handle } = await write(a, `restore-${type}-${into}`);
+    const b = backendOf(into);
     const file = readKeyedStateFile(handle, asIs, b.keyGroupRange);
     for (const kg of file.keyGroups) file.readKeyGroup(kg, (info, g) => b.restoreTarget(info, g));
     const custom = b.getValueState(new ValueStateDescriptor<unknown>('custom', { serializer: jsonText }));
@@ -187,7 +193,7 @@ describe('keyed state file format 2', () => {
     }
     // States the operator did not ask for yet are written again as they were stored.
     assert.deepEqual(b.unclaimedStates.sort(), ['counter', 'list', 'loose']);
-    const { handle: again } = await write(b, 'restore-again');
+    const { handle: again } = await write(b, `restore-again-${type}-${into}`);
     assert.deepEqual(again.states.map((s) => s.snapshot), handle.states.map((s) => s.snapshot));
     const back = readBack(again);
     assert.deepStrictEqual(back.get('loose'), model.loose);
@@ -197,7 +203,7 @@ describe('keyed state file format 2', () => {
   test('a reader of some key groups gets only those, and reads only their bytes', async () => {
     const b = backend();
     const model = filled(b);
-    const { handle, path } = await write(b, 'subset');
+    const { handle, path } = await write(b, `subset-${type}`);
     const range = { start: 40, end: 79 };
     const back = readBack(handle, range.start, range.end, model.groups);
     const inRange = (m: Map<Key, unknown>) => new Map([...m].filter(([k]) => model.groups.get(k)! >= range.start && model.groups.get(k)! <= range.end));
@@ -214,7 +220,7 @@ describe('keyed state file format 2', () => {
   test('a damaged key group: CheckpointCorruptedError naming the file, the key group and its bytes', async () => {
     const b = backend();
     filled(b);
-    const { handle, path } = await write(b, 'damaged');
+    const { handle, path } = await write(b, `damaged-${type}`);
     const g = handle.keyGroups[5]!;
     const bytes = readFileSync(path);
     bytes[g.offset + (g.length >> 1)]! ^= 0x5a;
@@ -231,7 +237,7 @@ describe('keyed state file format 2', () => {
   test('a truncated file: CheckpointCorruptedError naming the file and where it ends', async () => {
     const b = backend();
     filled(b);
-    const { handle, path } = await write(b, 'truncated');
+    const { handle, path } = await write(b, `truncated-${type}`);
     const size = handle.bytes - 100;
     truncateSync(path, size);
     assert.throws(() => readBack(handle), (e: unknown) => {
@@ -247,7 +253,7 @@ describe('keyed state file format 2', () => {
     const b = backend();
     b.setCurrentKey('a');
     b.getValueState(new ValueStateDescriptor('count', { type: Types.int })).update(1);
-    const { handle, path } = await write(b, 'undecodable');
+    const { handle, path } = await write(b, `undecodable-${type}`);
     const g = handle.keyGroups[0]!;
     const bytes = readFileSync(path);
     // The run's key encoding byte: block = state index, key group (1 byte each below 128), count.
@@ -298,3 +304,4 @@ describe('keyed state file format 2', () => {
     await assert.rejects(writing, /checkpoint 7 expired/);
   });
 });
+}

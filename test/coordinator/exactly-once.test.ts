@@ -16,6 +16,8 @@ import {
   removeDir,
   writeWordsFile,
 } from '../fixtures/recovery-helpers.ts';
+import { stateBackendConfig } from '../fixtures/state-backends.ts';
+import type { StateBackendType } from '../../src/state/state-backend.ts';
 
 const JOB = join(import.meta.dirname, '..', 'fixtures', 'jobs', 'wordcount-throttled.ts');
 
@@ -42,12 +44,15 @@ describe('exactly-once word count with injected failures', () => {
     { parallelism: 2, taskManagers: 2, seed: 21 },
     { parallelism: 3, taskManagers: 3, seed: 22 },
     { parallelism: 4, taskManagers: 2, seed: 23 },
-  ];
+    { parallelism: 2, taskManagers: 0, seed: 31, backend: 'lmdb' },
+    { parallelism: 3, taskManagers: 3, seed: 32, backend: 'lmdb' },
+  ] as Array<{ parallelism: number; taskManagers: number; seed: number; backend?: StateBackendType }>;
 
   for (const c of cases) {
     const where = c.taskManagers === 0 ? 'in this thread' : `on ${c.taskManagers} worker TaskManagers`;
-    test(`parallelism ${c.parallelism} ${where}: committed output is exact after 5 failures`, async () => {
-      const dir = join(root, `p${c.parallelism}-tm${c.taskManagers}`);
+    const backend = c.backend ?? 'heap';
+    test(`parallelism ${c.parallelism} ${where}, ${backend} state backend: committed output is exact after 5 failures`, async () => {
+      const dir = join(root, `p${c.parallelism}-tm${c.taskManagers}-${backend}`);
       const output = join(dir, 'output');
       const events = new JobEvents();
       const result = await executeJob({
@@ -59,6 +64,7 @@ describe('exactly-once word count with injected failures', () => {
           'restart-strategy.type': 'fixed-delay',
           'restart-strategy.fixed-delay.attempts': 20,
           'restart-strategy.fixed-delay.delay': '50 ms',
+          ...stateBackendConfig(backend),
         },
         taskManagers: c.taskManagers,
         faults: { failures: 5, seed: c.seed, minRecords: 300, maxRecords: 2500 },

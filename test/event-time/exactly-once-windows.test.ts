@@ -13,6 +13,8 @@ import { isTerminal } from '../../src/coordinator/job-status.ts';
 import { diffSortedLines, JobEvents, makeTempDir, readCommittedLines, removeDir } from '../fixtures/recovery-helpers.ts';
 import { eventsBeforeSplits, generatedEvents, sessionSums, slidingSums } from '../fixtures/event-time-expectations.ts';
 import { EVENT_TIME_START } from '../fixtures/jobs/event-time-job.ts';
+import { stateBackendConfig } from '../fixtures/state-backends.ts';
+import type { StateBackendType } from '../../src/state/state-backend.ts';
 
 const JOB = join(import.meta.dirname, '..', 'fixtures', 'jobs', 'event-time-job.ts');
 const EVENTS = 12_000;
@@ -34,10 +36,14 @@ describe('windows under injected failures', () => {
     { kind: 'tumbling', extra: ['--size', '1000'], expected: () => slidingSums(events, 1000, 1000), parallelism: 2, taskManagers: 0, seed: 31 },
     { kind: 'sliding', extra: ['--size', '1000', '--slide', '250'], expected: () => slidingSums(events, 1000, 250), parallelism: 3, taskManagers: 2, seed: 32 },
     { kind: 'session', extra: ['--gap', '60'], expected: () => sessionSums(events, 60), parallelism: 2, taskManagers: 2, seed: 33 },
-  ];
+    // Window contents, merging windows and timers on the on-disk backend.
+    { kind: 'sliding', extra: ['--size', '1000', '--slide', '250'], expected: () => slidingSums(events, 1000, 250), parallelism: 2, taskManagers: 0, seed: 34, backend: 'lmdb' },
+    { kind: 'session', extra: ['--gap', '60'], expected: () => sessionSums(events, 60), parallelism: 3, taskManagers: 2, seed: 35, backend: 'lmdb' },
+  ] as Array<{ kind: string; extra: string[]; expected: () => string[]; parallelism: number; taskManagers: number; seed: number; backend?: StateBackendType }>;
   for (const c of cases) {
-    test(`${c.kind} windows at parallelism ${c.parallelism}${c.taskManagers ? ` on ${c.taskManagers} worker TaskManagers` : ' in this thread'}: committed results are exact after 5 failures`, async () => {
-      const dir = join(root, `${c.kind}-p${c.parallelism}`);
+    const backend = c.backend ?? 'heap';
+    test(`${c.kind} windows at parallelism ${c.parallelism}${c.taskManagers ? ` on ${c.taskManagers} worker TaskManagers` : ' in this thread'}, ${backend} state backend: committed results are exact after 5 failures`, async () => {
+      const dir = join(root, `${c.kind}-p${c.parallelism}-${backend}`);
       const output = join(dir, 'output');
       const jobEvents = new JobEvents();
       const result = await executeJob({
@@ -50,6 +56,7 @@ describe('windows under injected failures', () => {
           'restart-strategy.type': 'fixed-delay',
           'restart-strategy.fixed-delay.attempts': 20,
           'restart-strategy.fixed-delay.delay': '20 ms',
+          ...stateBackendConfig(backend),
         },
         taskManagers: c.taskManagers,
         faults: { failures: 5, seed: c.seed, minRecords: 300, maxRecords: 2500 },

@@ -7,11 +7,13 @@ import { PIPELINE_OPTIONS } from './pipeline-options.ts';
 import { REST_OPTIONS } from './rest-options.ts';
 import { RESTART_OPTIONS } from './restart-options.ts';
 import { SECURITY_OPTIONS } from './security-options.ts';
+import { STATE_BACKEND_OPTIONS } from './state-backend-options.ts';
 
 /** Every key weir accepts, in the order `weir config` and the README list them. */
 export const ALL_OPTIONS = [
   ...PIPELINE_OPTIONS,
   ...CHECKPOINTING_OPTIONS,
+  ...STATE_BACKEND_OPTIONS,
   ...RESTART_OPTIONS,
   ...NETWORK_OPTIONS,
   ...HEARTBEAT_OPTIONS,

@@ -5,7 +5,6 @@ import type { Timer } from '../../clock/clock.ts';
 import type { Key } from '../../state/key-group.ts';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
 import type { ProcessingTimeProvider } from '../processing-time-service.ts';
-import { hasState, keyedStateEntries } from './keyed-state-entries.ts';
 import { TimerHeap, type QueuedTimer, type TimerNamespace } from './timer-heap.ts';
 
 /** A key's timers of one kind, as its keyed state holds them. */
@@ -76,10 +75,10 @@ export class InternalTimerService {
   /** Rebuilds the queues from restored state; processing-time timers that came due meanwhile fire soon after. */
   open(): void {
     for (const kind of [this.#event, this.#processing]) {
-      if (!hasState(this.#s.backend, kind.descriptor.name)) continue;
+      if (!this.#s.backend.hasState(kind.descriptor.name)) continue;
       this.#state(kind);
       const queued: QueuedTimer[] = [];
-      for (const [tableKey, value] of keyedStateEntries<KeyTimers>(this.#s.backend, kind.descriptor)) {
+      for (const [tableKey, value] of this.#s.backend.entries<KeyTimers>(kind.descriptor)) {
         const key = value.key !== undefined ? value.key : tableKey;
         for (const [timestamp, namespace] of value.timers) queued.push({ timestamp, key, namespace, seq: this.#seq++ });
       }

@@ -24,15 +24,18 @@ import {
 } from '../../src/index.ts';
 import { CollectionSource } from '../../src/connectors/collection/index.ts';
 import { CollectSink } from '../../src/connectors/collect/index.ts';
-import { HeapKeyedStateBackend } from '../../src/state/heap-keyed-state-backend.ts';
+import type { KeyedStateBackend } from '../../src/state/keyed-state-backend.ts';
+import type { StateBackendType } from '../../src/state/state-backend.ts';
 import { seededRandom } from '../../src/coordinator/fault-injector.ts';
 import { runCollecting, uniqueId } from '../fixtures/helpers.ts';
+import { keyedBackend, STATE_BACKENDS, stateBackendConfig } from '../fixtures/state-backends.ts';
 
-function backend(start = 0, end = 127, maxParallelism = 128): HeapKeyedStateBackend {
-  return new HeapKeyedStateBackend({ start, end }, maxParallelism, 'test-op', () => 'the test backend');
+for (const backendType of STATE_BACKENDS) {
+function backend(start = 0, end = 127, maxParallelism = 128): KeyedStateBackend {
+  return keyedBackend(backendType, { start, end }, maxParallelism);
 }
 
-describe('HeapKeyedStateBackend', () => {
+describe(`${backendType} keyed state backend`, () => {
   test('value state is per key', () => {
     const b = backend();
     const s = b.getValueState(new ValueStateDescriptor<number>('v'));
@@ -60,6 +63,24 @@ describe('HeapKeyedStateBackend', () => {
     }
     b.setCurrentKey('never-written');
     assert.deepEqual(s.value(), { n: 0 });
+  });
+
+  test('keysOf lists the keys (as the user gave them) holding an entry of one state, cleared ones not', () => {
+    const b = backend();
+    const v = b.getValueState(new ValueStateDescriptor<number>('v'));
+    const other = b.getValueState(new ValueStateDescriptor<number>('other'));
+    const keys: Array<string | number | [string, number]> = ['a', 'b', 7, ['c', 1]];
+    for (const k of keys) {
+      b.setCurrentKey(k);
+      v.update(1);
+    }
+    b.setCurrentKey('only-other');
+    other.update(1);
+    b.setCurrentKey('b');
+    v.clear();
+    const listed = b.keysOf('v').map((k) => JSON.stringify(k)).sort();
+    assert.deepEqual(listed, ['a', 7, ['c', 1]].map((k) => JSON.stringify(k)).sort());
+    assert.deepEqual(b.keysOf('unknown'), []);
   });
 
   test('keyed state outside of a keyed record is an error naming the state', () => {
@@ -109,11 +130,12 @@ describe('HeapKeyedStateBackend', () => {
     assert.throws(() => b.getListState(new ListStateDescriptor<number>('shared')), KeyedStateError);
   });
 });
+}
 
 // ---- through running jobs ----
 
 /** Runs `fn` keyed by `key` at parallelism 3 behind a single-subtask source (so per-key order holds). */
-async function runKeyed<I extends { key: string }, O>(inputs: I[], fn: KeyedProcessFunction<string, I, O>): Promise<O[]> {
+async function runKeyed<I extends { key: string }, O>(inputs: I[], fn: KeyedProcessFunction<string, I, O>, backendType: StateBackendType): Promise<O[]> {
   const id = uniqueId('keyed-state');
   const job = defineJob((env) => {
     env.setParallelism(3);
@@ -123,7 +145,7 @@ async function runKeyed<I extends { key: string }, O>(inputs: I[], fn: KeyedProc
       .process(fn, { name: 'Stateful', uid: 'stateful' })
       .sinkTo(new CollectSink<O>(id), { name: 'Sink', uid: 'sink' });
   });
-  const { result, records } = await runCollecting<O>(id, () => executeJob({ job }));
+  const { result, records } = await runCollecting<O>(id, () => executeJob({ job, config: stateBackendConfig(backendType) }));
   assert.equal(result.status, 'FINISHED', result.error?.message);
   return records;
 }
@@ -175,7 +197,8 @@ function modelRun<M, O extends { key: string }>(inputs: Op[], init: () => M, ste
   });
 }
 
-describe('keyed state through a KeyedProcessFunction (parallelism 3)', { timeout: 60_000 }, () => {
+for (const backendType of STATE_BACKENDS) {
+describe(`keyed state through a KeyedProcessFunction (parallelism 3, ${backendType} backend)`, { timeout: 60_000 }, () => {
   test('ValueState: a count with a mutable default object, and clear()', async () => {
     interface Out {
       key: string;
@@ -209,7 +232,7 @@ describe('keyed state through a KeyedProcessFunction (parallelism 3)', { timeout
         out.collect({ key: r.key, seq: r.seq, count: acc.count, sum: acc.sum, last });
       }
     }
-    const got = await runKeyed(inputs, new Fn());
+    const got = await runKeyed(inputs, new Fn(), backendType);
     const expected = modelRun(inputs, () => ({ count: 0, sum: 0, last: null as number | null }), (m, r): Out => {
       if (r.op === 'reset') {
         Object.assign(m, { count: 0, sum: 0, last: null });
@@ -244,7 +267,7 @@ describe('keyed state through a KeyedProcessFunction (parallelism 3)', { timeout
         out.collect({ key: r.key, seq: r.seq, list: [...this.list.get()] });
       }
     }
-    const got = await runKeyed(inputs, new Fn());
+    const got = await runKeyed(inputs, new Fn(), backendType);
     const expected = modelRun(inputs, () => ({ list: [] as number[] }), (m, r): Out => {
       if (r.op === 'add') m.list.push(r.value);
       else if (r.op === 'addAll') m.list.push(r.value, r.value + 1, r.value + 2);
@@ -282,7 +305,7 @@ describe('keyed state through a KeyedProcessFunction (parallelism 3)', { timeout
         out.collect({ key: r.key, seq: r.seq, entries, had, before, empty: this.map.isEmpty() });
       }
     }
-    const got = await runKeyed(inputs, new Fn());
+    const got = await runKeyed(inputs, new Fn(), backendType);
     const expected = modelRun(inputs, () => new Map<string, number>(), (m, r): Out => {
       const had = m.has(r.sub);
       const before = m.get(r.sub) ?? null;
@@ -320,7 +343,7 @@ describe('keyed state through a KeyedProcessFunction (parallelism 3)', { timeout
         out.collect({ key: r.key, seq: r.seq, max: this.max.get() ?? null, sum: this.sum.get() ?? null });
       }
     }
-    const got = await runKeyed(inputs, new Fn());
+    const got = await runKeyed(inputs, new Fn(), backendType);
     const expected = modelRun(inputs, () => ({ values: [] as number[] }), (m, r): Out => {
       if (r.op === 'clear') m.values = [];
       else m.values.push(r.value);
@@ -359,7 +382,7 @@ describe('keyed state through a KeyedProcessFunction (parallelism 3)', { timeout
         out.collect({ key: r.key, seq: r.seq, avg: this.avg.get() ?? null });
       }
     }
-    const got = await runKeyed(inputs, new Fn());
+    const got = await runKeyed(inputs, new Fn(), backendType);
     const expected = modelRun(inputs, () => ({ values: [] as number[] }), (m, r): Out => {
       if (r.op === 'clear') m.values = [];
       else m.values.push(r.value);
@@ -391,7 +414,7 @@ describe('keyed state through a KeyedProcessFunction (parallelism 3)', { timeout
         .process(counter('count'), { uid: 'second' })
         .sinkTo(new CollectSink<Op & { count: number }>(id), { uid: 'sink' });
     });
-    const { result, records } = await runCollecting<Op & { count: number }>(id, () => executeJob({ job }));
+    const { result, records } = await runCollecting<Op & { count: number }>(id, () => executeJob({ job, config: stateBackendConfig(backendType) }));
     assert.equal(result.status, 'FINISHED', result.error?.message);
     // Each operator counted every record once: the second sees counts 1..n per key, not 2, 4, ...
     const n = new Map<string, number>();
@@ -399,3 +422,4 @@ describe('keyed state through a KeyedProcessFunction (parallelism 3)', { timeout
     for (const [key, list] of byKey(records)) assert.deepEqual(list.map((r) => r.count), Array.from({ length: n.get(key)! }, (_, i) => i + 1), key);
   });
 });
+}

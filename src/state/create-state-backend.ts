@@ -1,0 +1,16 @@
+import type { WeirConfig } from '../config/configuration.ts';
+import { heapStateBackend } from './heap-state-backend.ts';
+import { LmdbStateBackend } from './lmdb/lmdb-state-backend.ts';
+import type { StateBackend } from './state-backend.ts';
+
+type StateBackendConfig = Pick<WeirConfig, 'state.backend.type' | 'state.backend.lmdb.localdir' | 'state.backend.lmdb.cache-entries'>;
+
+/** The state backend `state.backend.type` names, with its settings. */
+export function createStateBackend(config: StateBackendConfig): StateBackend {
+  switch (config['state.backend.type']) {
+    case 'heap':
+      return heapStateBackend;
+    case 'lmdb':
+      return new LmdbStateBackend({ localDir: config['state.backend.lmdb.localdir'], cacheEntries: config['state.backend.lmdb.cache-entries'] });
+  }
+}

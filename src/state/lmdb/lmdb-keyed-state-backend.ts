@@ -1,0 +1,405 @@
+import { rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import type { RootDatabase } from 'lmdb';
+import type { ReduceFunction } from '../../api/functions.ts';
+import type { AggregatingState, ListState, MapState, ReducingState, ValueState } from '../../api/state.ts';
+import type {
+  AggregatingStateDescriptor,
+  ListStateDescriptor,
+  MapStateDescriptor,
+  ReducingStateDescriptor,
+  StateDescriptor,
+  ValueStateDescriptor,
+} from '../../api/state-descriptors.ts';
+import type { TypeSerializer } from '../../api/serializer.ts';
+import { describeValue } from '../../serialization/describe-value.ts';
+import { SerializationError } from '../../serialization/serialization-error.ts';
+import type { CapturedKeyedState } from '../captured-state.ts';
+import type { InPlaceAggregate } from '../in-place-aggregate.ts';
+import { type Key, type KeyGroupRange, keyGroupFor } from '../key-group.ts';
+import type { KeyedStateBackend, RestoredEntrySink } from '../keyed-state-backend.ts';
+import { KeyedStateError } from '../keyed-state-error.ts';
+import { passthroughSerializer } from '../passthrough-serializer.ts';
+import { restoredStateConversion } from '../restored-state-conversion.ts';
+import { stateKey, userKey } from '../state-key.ts';
+import type { StoredStateInfo } from '../stored-state-info.ts';
+import { currentKeyHandles, type CurrentValue } from './current-key-handles.ts';
+import { lmdbTableSnapshot } from './lmdb-table-snapshot.ts';
+import { type CachedEntry, StateCache } from './state-cache.ts';
+import { decodeStateKey, encodeStateKey, statePrefix } from './state-key-bytes.ts';
+import { descriptorValueBytes, inPlaceValueBytes, storedValueBytes, type StateValueBytes } from './state-value-bytes.ts';
+
+/** The native store is loaded by the first lmdb backend, not by every TaskManager that imports this module (heap jobs never need it). */
+let lmdbModule: typeof import('lmdb') | undefined;
+function lmdb(): typeof import('lmdb') {
+  return (lmdbModule ??= createRequire(import.meta.url)('lmdb') as typeof import('lmdb'));
+}
+
+interface LmdbState {
+  /** The state's id in the store's keys (state-key-bytes.ts). */
+  readonly id: number;
+  descriptor: StateDescriptor;
+  bytes: StateValueBytes;
+  /** Set while the state holds restored values not yet claimed by the operator's descriptor. */
+  restoredAs: StoredStateInfo | undefined;
+  readonly cache: StateCache;
+  /** Changed entries that left the cache, written together once there are WRITE_BATCH of them (or at a snapshot). */
+  readonly leaving: Map<Key, CachedEntry>;
+}
+
+export interface LmdbKeyedStateBackendOptions {
+  /** The store's own directory: created, and removed when the backend is closed. */
+  readonly path: string;
+  /** state.backend.lmdb.cache-entries: decoded entries kept per state. */
+  readonly cacheEntries: number;
+}
+
+/** LMDB's longest key (its compile-time default, which the npm binaries keep). */
+const MAX_KEY_BYTES = 511;
+/** Restored entries gathered before they are written in one transaction. */
+const RESTORE_BATCH = 8192;
+/** Changed entries that left a cache, gathered before they are written in one transaction (a commit costs tens of microseconds). */
+const WRITE_BATCH = 1024;
+
+/**
+ * Keyed state of one operator in one subtask in an embedded LMDB store on local disk, so the
+ * state may be far larger than the heap: only `cacheEntries` decoded entries per state stay in
+ * memory. Entries are keyed by key group first (state-key-bytes.ts) and valued by the state's
+ * serializer. Handles read and change the cached entry of the current key; changed entries go to
+ * the store when they leave the cache and at each snapshot, whose synchronous part writes them
+ * and opens a read transaction that the asynchronous part reads. Snapshots and restores speak
+ * the heap backend's format (TableSnapshot, restoreTarget), so a checkpoint or savepoint of one
+ * restores on the other.
+ */
+export class LmdbKeyedStateBackend implements KeyedStateBackend {
+  readonly uid: string;
+  readonly keyGroupRange: KeyGroupRange;
+  readonly maxParallelism: number;
+  readonly #describe: () => string;
+  readonly #options: LmdbKeyedStateBackendOptions;
+  readonly #db: RootDatabase<Buffer, Buffer>;
+  readonly #states = new Map<string, LmdbState>();
+  #userKey: Key = undefined;
+  #currentKey: Key = undefined;
+  #currentKeyGroup = -1;
+  /** Restored entries not yet written: state, key group, key, value. */
+  #restoring: unknown[] = [];
+  #openSnapshots = 0;
+  #closed = false;
+
+  constructor(keyGroupRange: KeyGroupRange, maxParallelism: number, uid: string, describe: () => string, options: LmdbKeyedStateBackendOptions) {
+    this.keyGroupRange = keyGroupRange;
+    this.maxParallelism = maxParallelism;
+    this.uid = uid;
+    this.#describe = describe;
+    this.#options = options;
+    // Durability is the checkpoint's: the local store is thrown away on every restart, so it need not be synced.
+    this.#db = lmdb().open<Buffer, Buffer>({ path: options.path, keyEncoding: 'binary', encoding: 'binary', noSync: true, noMetaSync: true, cache: false, compression: false });
+  }
+
+  get currentKey(): Key {
+    return this.#userKey;
+  }
+
+  setCurrentKey(key: Key): void {
+    this.#currentKeyGroup = this.#keyGroupOf(key);
+    this.#userKey = key;
+    this.#currentKey = stateKey(key);
+  }
+
+  #keyGroupOf(key: Key): number {
+    const kg = keyGroupFor(key, this.maxParallelism);
+    if (kg < this.keyGroupRange.start || kg > this.keyGroupRange.end) {
+      throw new KeyedStateError(
+        `key ${JSON.stringify(key)} (key group ${kg}) reached ${this.#describe()}, which owns key groups ${this.keyGroupRange.start}..${this.keyGroupRange.end}: the key selector must return the same key for a record every time it is called`,
+      );
+    }
+    return kg;
+  }
+
+  getValueState<T>(d: ValueStateDescriptor<T>): ValueState<T> {
+    return currentKeyHandles.value(d, this.#current<T>(d));
+  }
+
+  getListState<T>(d: ListStateDescriptor<T>): ListState<T> {
+    return currentKeyHandles.list(this.#current<T[]>(d));
+  }
+
+  getMapState<K, V>(d: MapStateDescriptor<K, V>): MapState<K, V> {
+    return currentKeyHandles.map(this.#current<Map<K, V>>(d));
+  }
+
+  getReducingState<T>(d: ReducingStateDescriptor<T>): ReducingState<T> {
+    return currentKeyHandles.reducing(d, this.#current<T>(d));
+  }
+
+  getAggregatingState<IN, ACC, OUT>(d: AggregatingStateDescriptor<IN, ACC, OUT>): AggregatingState<IN, OUT> {
+    return currentKeyHandles.aggregating(d, this.#current<ACC>(d));
+  }
+
+  /** The current key's entry of a state, as the handles use it. */
+  #current<V>(d: StateDescriptor): CurrentValue<V> {
+    const state = this.#register(d);
+    const entry = (): CachedEntry => {
+      if (this.#currentKeyGroup < 0) throw new KeyedStateError(`keyed state '${d.name}' was used outside of processing a keyed record`, d.name);
+      return this.#entry(state, this.#currentKeyGroup, this.#currentKey);
+    };
+    return {
+      read: () => {
+        const e = entry();
+        // The caller may change an object it reads in place: it goes back to the store as changed.
+        if (typeof e.value === 'object' && e.value !== null) e.dirty = true;
+        return e.value as V | undefined;
+      },
+      write: (value) => {
+        const e = entry();
+        e.value = value;
+        e.dirty = true;
+      },
+    };
+  }
+
+  valueFolder<T>(descriptor: ValueStateDescriptor<T>, fn: ReduceFunction<T>): (key: Key, value: T) => T {
+    const state = this.#register(descriptor);
+    return (key, value) => {
+      const e = this.#entry(state, this.#keyGroupOf(key), stateKey(key));
+      e.value = e.value === undefined ? value : fn(e.value as T, value);
+      e.dirty = true;
+      return e.value as T;
+    };
+  }
+
+  inPlaceFolder<S, T>(descriptor: ValueStateDescriptor<T>, form: InPlaceAggregate<S, T>): (key: Key, value: T) => T {
+    const state = this.#register(descriptor);
+    // Entries cached so far hold what snapshots write; from now on the cache holds the form's states.
+    this.#flush([state]);
+    state.cache.clear();
+    state.leaving.clear();
+    state.bytes = inPlaceValueBytes(descriptor.serializer, form);
+    return (key, value) => {
+      const e = this.#entry(state, this.#keyGroupOf(key), stateKey(key));
+      e.dirty = true;
+      if (e.value === undefined) {
+        e.value = form.first(value);
+        return value;
+      }
+      return form.fold(e.value as S, value);
+    };
+  }
+
+  /** A key's cached entry, read from the store on a miss; entries that leave the cache to make room go back to the store if changed. */
+  #entry(state: LmdbState, keyGroup: number, key: Key): CachedEntry {
+    let e = state.cache.get(key);
+    if (e !== undefined) return e;
+    e = state.leaving.get(key);
+    if (e !== undefined) state.leaving.delete(key);
+    else {
+      const bytes = this.#db.getBinary(this.#keyBytes(keyGroup, state, key));
+      e = { value: bytes === undefined ? undefined : state.bytes.decode(bytes), dirty: false, keyGroup };
+    }
+    const left = state.cache.add(key, e);
+    if (left !== undefined) {
+      for (const [k, x] of left) if (x.dirty) state.leaving.set(k, x);
+      if (state.leaving.size >= WRITE_BATCH) this.#writeLeaving(state);
+    }
+    return e;
+  }
+
+  #writeLeaving(state: LmdbState): void {
+    this.#writeBack(state, state.leaving);
+    state.leaving.clear();
+  }
+
+  #keyBytes(keyGroup: number, state: LmdbState, key: Key): Buffer {
+    const bytes = encodeStateKey(keyGroup, state.id, key);
+    if (bytes.length > MAX_KEY_BYTES) {
+      throw new KeyedStateError(
+        `key ${describeValue(key)} of state '${state.descriptor.name}' of operator uid '${this.uid}' takes ${bytes.length - 5} bytes; the lmdb state backend keeps keys of at most ${MAX_KEY_BYTES - 5} bytes (state.backend.type: heap has no such limit)`,
+        state.descriptor.name,
+      );
+    }
+    return bytes;
+  }
+
+  /** Writes the changed ones of `entries` to the store, in one transaction. */
+  #writeBack(state: LmdbState, entries: Iterable<[Key, CachedEntry]>): void {
+    const changed: Array<[Key, CachedEntry]> = [];
+    for (const item of entries) if (item[1].dirty) changed.push(item);
+    if (changed.length === 0) return;
+    const db = this.#db;
+    let key: Key;
+    try {
+      db.transactionSync(() => {
+        for (const [k, e] of changed) {
+          key = k;
+          const bytes = this.#keyBytes(e.keyGroup, state, k);
+          if (e.value === undefined) db.removeSync(bytes);
+          else db.putSync(bytes, state.bytes.encode(e.value) as Buffer);
+          e.dirty = false;
+        }
+      });
+    } catch (err) {
+      if (err instanceof SerializationError) throw err.withContext({ operatorUid: this.uid, state: state.descriptor.name, key: describeValue(key) });
+      throw err;
+    }
+  }
+
+  /** Every changed cached entry of `states` to the store (they stay cached). */
+  #flush(states: Iterable<LmdbState>): void {
+    this.#settleRestore();
+    for (const state of states) {
+      this.#writeLeaving(state);
+      this.#writeBack(state, state.cache.dirty());
+    }
+  }
+
+  restoreTarget(info: StoredStateInfo, keyGroup: number): RestoredEntrySink {
+    if (keyGroup < this.keyGroupRange.start || keyGroup > this.keyGroupRange.end) {
+      throw new KeyedStateError(`key group ${keyGroup} of state '${info.name}' was restored into ${this.#describe()}, which owns key groups ${this.keyGroupRange.start}..${this.keyGroupRange.end}`, info.name);
+    }
+    let state = this.#states.get(info.name);
+    if (state === undefined) {
+      const descriptor = { kind: info.kind, name: info.name, serializer: passthroughSerializer(info), type: undefined, upgrade: undefined } as unknown as StateDescriptor;
+      state = this.#add(descriptor, storedValueBytes(info));
+      state.restoredAs = info;
+    }
+    const s = state;
+    return (key, value) => {
+      this.#restoring.push(s, keyGroup, key, value);
+      if (this.#restoring.length >= 4 * RESTORE_BATCH) this.#settleRestore();
+    };
+  }
+
+  #settleRestore(): void {
+    const batch = this.#restoring;
+    if (batch.length === 0) return;
+    this.#restoring = [];
+    const db = this.#db;
+    db.transactionSync(() => {
+      for (let i = 0; i < batch.length; i += 4) {
+        const state = batch[i] as LmdbState;
+        db.putSync(this.#keyBytes(batch[i + 1] as number, state, batch[i + 2] as Key), state.bytes.encode(batch[i + 3]) as Buffer);
+      }
+    });
+  }
+
+  #add(descriptor: StateDescriptor, bytes: StateValueBytes): LmdbState {
+    const id = this.#states.size + 1;
+    // The id and the one after it (a range's end) must fit the key's two bytes.
+    if (id >= 0xffff) throw new KeyedStateError(`operator uid '${this.uid}' has more keyed states than the lmdb state backend holds (65534)`, descriptor.name);
+    const state: LmdbState = { id, descriptor, bytes, restoredAs: undefined, cache: new StateCache(this.#options.cacheEntries), leaving: new Map() };
+    this.#states.set(descriptor.name, state);
+    return state;
+  }
+
+  #register(descriptor: StateDescriptor): LmdbState {
+    this.#settleRestore();
+    const existing = this.#states.get(descriptor.name);
+    if (existing === undefined) return this.#add(descriptor, descriptorValueBytes(descriptor.serializer as TypeSerializer<unknown>));
+    const stored = existing.restoredAs;
+    if (existing.descriptor.kind !== descriptor.kind) {
+      throw new KeyedStateError(
+        `state '${descriptor.name}' of operator uid '${this.uid}' is ${stored ? 'stored' : 'already registered'} as ${existing.descriptor.kind} state, not ${descriptor.kind}`,
+        descriptor.name,
+      );
+    }
+    if (stored !== undefined) {
+      this.#claim(existing, stored, descriptor);
+      existing.descriptor = descriptor;
+      existing.restoredAs = undefined;
+    }
+    return existing;
+  }
+
+  /** Converts restored values into the descriptor's form (restored-state-conversion.ts), rewriting them in the store, or fails naming both serializers. */
+  #claim(state: LmdbState, stored: StoredStateInfo, descriptor: StateDescriptor): void {
+    const convert = restoredStateConversion(this.uid, descriptor, stored.snapshot);
+    const from = state.bytes;
+    state.bytes = descriptorValueBytes(descriptor.serializer as TypeSerializer<unknown>);
+    if (convert === undefined) return;
+    const db = this.#db;
+    for (let kg = this.keyGroupRange.start; kg <= this.keyGroupRange.end; kg++) {
+      const entries: Array<[Buffer, unknown]> = [];
+      for (const { key, value } of db.getRange({ start: statePrefix(kg, state.id), end: statePrefix(kg, state.id + 1) })) {
+        entries.push([Buffer.from(key), convert(from.decode(value), decodeStateKey(key))]);
+      }
+      if (entries.length === 0) continue;
+      db.transactionSync(() => {
+        for (const [key, value] of entries) db.putSync(key, state.bytes.encode(value) as Buffer);
+      });
+    }
+  }
+
+  hasState(name: string): boolean {
+    return this.#states.has(name);
+  }
+
+  keysOf(stateName: string): Key[] {
+    const state = this.#states.get(stateName);
+    if (state === undefined) return [];
+    this.#flush([state]);
+    const keys: Key[] = [];
+    for (let kg = this.keyGroupRange.start; kg <= this.keyGroupRange.end; kg++) {
+      for (const key of this.#db.getKeys({ start: statePrefix(kg, state.id), end: statePrefix(kg, state.id + 1) })) keys.push(userKey(decodeStateKey(key as Buffer)));
+    }
+    return keys;
+  }
+
+  *entries<V>(descriptor: StateDescriptor): Generator<[Key, V]> {
+    const state = this.#states.get(descriptor.name);
+    if (state === undefined) return;
+    this.#flush([state]);
+    for (let kg = this.keyGroupRange.start; kg <= this.keyGroupRange.end; kg++) {
+      for (const { key, value } of this.#db.getRange({ start: statePrefix(kg, state.id), end: statePrefix(kg, state.id + 1) })) {
+        yield [decodeStateKey(key), state.bytes.decode(Buffer.from(value)) as V];
+      }
+    }
+  }
+
+  snapshot(): CapturedKeyedState {
+    const states = [...this.#states.values()];
+    this.#flush(states);
+    const base = { uid: this.uid, keyGroupRange: this.keyGroupRange, maxParallelism: this.maxParallelism };
+    if (states.length === 0) return { ...base, tables: [] };
+    const transaction = this.#db.useReadTransaction();
+    this.#openSnapshots++;
+    let open = states.length;
+    const release = () => {
+      if (--open > 0) return;
+      transaction.done();
+      this.#openSnapshots--;
+      if (this.#closed) this.#closeStore();
+    };
+    return {
+      ...base,
+      tables: states.map((s) => ({ descriptor: s.descriptor, snapshot: lmdbTableSnapshot(this.#db, transaction, this.keyGroupRange, s.id, s.bytes.decodeStored, release) })),
+    };
+  }
+
+  /** States restored but never asked for by the operator still belong in the next snapshot. */
+  get unclaimedStates(): string[] {
+    return [...this.#states.values()].filter((s) => s.restoredAs).map((s) => s.descriptor.name);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const s of this.#states.values()) {
+      s.cache.clear();
+      s.leaving.clear();
+    }
+    this.#restoring = [];
+    if (this.#openSnapshots === 0) this.#closeStore();
+  }
+
+  /** Once no snapshot reads the store any more: its files go (a local copy; the checkpoints have the state). */
+  #closeStore(): void {
+    const path = this.#options.path;
+    void this.#db
+      .close()
+      .then(() => rm(path, { recursive: true, force: true }))
+      .catch(() => {
+        // What is left is removed with the TaskManager's working directory (lmdb-state-backend.ts).
+      });
+  }
+}

@@ -1,0 +1,63 @@
+import type { Key } from '../key-group.ts';
+
+/** A cached entry of one key: its value as the handles work on it (undefined: the key has none). */
+export interface CachedEntry {
+  value: unknown;
+  /** Changed since it was read from or written to the store (or read as an object, which its reader may change in place). */
+  dirty: boolean;
+  readonly keyGroup: number;
+}
+
+/**
+ * The decoded entries of one state that the lmdb backend keeps in memory, least recently used
+ * first (a Map keeps insertion order; a hit moves its entry to the end). Bounded by `limit`:
+ * when it grows past that, the oldest eighth of the limit leaves at once, so a miss does not pay
+ * for a write transaction each.
+ */
+export class StateCache {
+  readonly #entries = new Map<Key, CachedEntry>();
+  readonly #limit: number;
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get(key: Key): CachedEntry | undefined {
+    const entry = this.#entries.get(key);
+    if (entry !== undefined) {
+      this.#entries.delete(key);
+      this.#entries.set(key, entry);
+    }
+    return entry;
+  }
+
+  /**
+   * Adds the entry of a key that missed; returns the entries that left to make room for it (the
+   * caller writes the dirty ones back). The new entry is never among them.
+   */
+  add(key: Key, entry: CachedEntry): Array<[Key, CachedEntry]> | undefined {
+    this.#entries.set(key, entry);
+    if (this.#entries.size <= this.#limit) return undefined;
+    const leaving: Array<[Key, CachedEntry]> = [];
+    const count = this.#entries.size - this.#limit + Math.max(1, this.#limit >> 3);
+    for (const item of this.#entries) {
+      if (leaving.length >= count || item[1] === entry) break;
+      leaving.push(item);
+    }
+    for (const [k] of leaving) this.#entries.delete(k);
+    return leaving;
+  }
+
+  /** Every changed entry (they stay cached, clean once the caller has written them). */
+  *dirty(): Generator<[Key, CachedEntry]> {
+    for (const item of this.#entries) if (item[1].dirty) yield item;
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+}

@@ -1,0 +1,141 @@
+// The lmdb keyed state backend's own promises: a snapshot keeps the state as of its synchronous
+// part while the task goes on changing it (entries leaving the cache and coming back included), a
+// store closed while a snapshot is written stays readable until the snapshot is released and is
+// removed after, keys too long for LMDB are a clear error, and working directories of processes
+// that are gone are removed when a TaskManager starts.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KeyedStateError, ListStateDescriptor, Types, ValueStateDescriptor } from '../../../src/index.ts';
+import { readKeyedStateFile, writeKeyedStateFile } from '../../../src/checkpoint/keyed-state-file.ts';
+import { readAllEntries } from '../../../src/checkpoint/keyed-state-file-reader.ts';
+import { seededRandom } from '../../../src/coordinator/fault-injector.ts';
+import type { Key } from '../../../src/state/key-group.ts';
+import { LmdbStateBackend } from '../../../src/state/lmdb/lmdb-state-backend.ts';
+import { makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
+
+const MAX = 128;
+let dir: string;
+before(() => {
+  dir = makeTempDir('lmdb-backend');
+});
+after(() => removeDir(dir));
+
+function backend(localDir: string, cacheEntries = 16) {
+  return new LmdbStateBackend({ localDir, cacheEntries }).createKeyedStateBackend({
+    jobId: 'job',
+    uid: 'counts',
+    subtask: 0,
+    attempt: 0,
+    keyGroupRange: { start: 0, end: MAX - 1 },
+    maxParallelism: MAX,
+    describe: () => 'subtask 0 of the test',
+  });
+}
+
+/** Every entry of a state file, by state name and key. */
+function contents(path: string, handle: Awaited<ReturnType<typeof writeKeyedStateFile>>): Map<string, Map<Key, unknown>> {
+  const out = new Map<string, Map<Key, unknown>>();
+  for (const [name, groups] of readAllEntries(readKeyedStateFile({ ...handle, file: path }, (f) => f, { start: 0, end: MAX - 1 }))) {
+    out.set(name, new Map([...groups.values()].flat()));
+  }
+  return out;
+}
+
+describe('lmdb keyed state backend', () => {
+  test('a snapshot holds the state as of its synchronous part while the task changes, removes and adds entries', async () => {
+    const b = backend(join(dir, 'isolation'));
+    const count = b.getValueState(new ValueStateDescriptor('count', { type: Types.int }));
+    const seen = b.getListState(new ListStateDescriptor<string>('seen'));
+    const counts = new Map<Key, number>();
+    const lists = new Map<Key, string[]>();
+    const rnd = seededRandom(7);
+    const step = (i: number) => {
+      const key = `k${Math.floor(rnd() * 3000)}`;
+      b.setCurrentKey(key);
+      if (rnd() < 0.1) {
+        count.clear();
+        seen.clear();
+        counts.delete(key);
+        lists.delete(key);
+        return;
+      }
+      const n = (count.value() ?? 0) + 1;
+      count.update(n);
+      counts.set(key, n);
+      seen.add(`r${i}`);
+      lists.set(key, [...(lists.get(key) ?? []), `r${i}`]);
+    };
+    for (let i = 0; i < 20_000; i++) step(i);
+    const expected = new Map<string, Map<Key, unknown>>([['count', new Map(counts)], ['seen', new Map([...lists].map(([k, v]) => [k, [...v]]))]]);
+    const captured = b.snapshot();
+    const path = join(dir, 'isolation.ksf');
+    // The task goes on while the file is written: every step of the writer lets some records in.
+    let i = 20_000;
+    const busy = setInterval(() => {
+      for (let j = 0; j < 500; j++) step(i++);
+    }, 0);
+    try {
+      const handle = await writeKeyedStateFile(path, captured);
+      assert.deepStrictEqual(contents(path, handle), expected);
+    } finally {
+      clearInterval(busy);
+      for (const t of captured.tables) t.snapshot.release();
+    }
+    assert.ok(i > 20_000, 'no record was processed while the snapshot was written');
+    // And the live state is what the steps since made of it.
+    const later = b.snapshot();
+    const again = await writeKeyedStateFile(join(dir, 'later.ksf'), later);
+    for (const t of later.tables) t.snapshot.release();
+    assert.deepStrictEqual(contents(join(dir, 'later.ksf'), again).get('count'), counts);
+    b.close();
+  });
+
+  test('closed while a snapshot is written, the store stays readable until the snapshot is released, and is removed then', async () => {
+    const root = join(dir, 'closing');
+    const b = backend(root);
+    const count = b.getValueState(new ValueStateDescriptor('count', { type: Types.int }));
+    for (let i = 0; i < 5000; i++) {
+      b.setCurrentKey(i);
+      count.update(i);
+    }
+    const captured = b.snapshot();
+    b.close();
+    const handle = await writeKeyedStateFile(join(dir, 'closing.ksf'), captured);
+    assert.equal(handle.entries, 5000);
+    const [processDir] = readdirSync(root);
+    assert.equal(readdirSync(join(root, processDir!)).length, 1, 'the store is still there while its snapshot is held');
+    for (const t of captured.tables) t.snapshot.release();
+    for (let n = 0; n < 200 && readdirSync(join(root, processDir!)).length > 0; n++) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(readdirSync(join(root, processDir!)), []);
+  });
+
+  test('a key longer than LMDB keeps is a KeyedStateError naming the state and the limit', () => {
+    const b = backend(join(dir, 'long-key'));
+    const count = b.getValueState(new ValueStateDescriptor('count', { type: Types.int }));
+    b.setCurrentKey('x'.repeat(600));
+    assert.throws(
+      () => count.update(1),
+      (e: unknown) => e instanceof KeyedStateError && e.stateName === 'count' && /takes 600 bytes/.test(e.message) && /at most 506 bytes/.test(e.message) && /state\.backend\.type: heap/.test(e.message),
+    );
+    b.close();
+  });
+
+  test('working directories of ended processes are removed when a TaskManager starts; those of live ones stay', () => {
+    const root = join(dir, 'stale');
+    // A pid far above any this machine hands out, and this process's parent (alive).
+    const gone = join(root, 'weir-tm-999999999');
+    const alive = join(root, `weir-tm-${process.ppid}`);
+    for (const d of [gone, alive]) {
+      mkdirSync(join(d, 'job-op-0-0-abcd'), { recursive: true });
+      writeFileSync(join(d, 'job-op-0-0-abcd', 'data.mdb'), 'left by a killed TaskManager');
+    }
+    const b = backend(root);
+    b.getValueState(new ValueStateDescriptor('count', { type: Types.int }));
+    assert.equal(existsSync(gone), false);
+    assert.equal(existsSync(alive), true);
+    assert.equal(existsSync(join(root, `weir-tm-${process.pid}`)), true);
+    b.close();
+  });
+});
