@@ -135,6 +135,7 @@ export class Task {
     try {
       await this.#chain.open({
         jobId: this.#setup.jobId,
+        jobName: this.#setup.jobName,
         subtaskIndex: this.subtask,
         parallelism: this.vertex.parallelism,
         maxParallelism: this.vertex.maxParallelism,
