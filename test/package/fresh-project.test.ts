@@ -31,7 +31,7 @@ import { FileSink } from 'weir-stream/connectors/file';
 import { PrintSink } from 'weir-stream/connectors/print';
 import * as collection from 'weir-stream/connectors/collection';
 import * as collect from 'weir-stream/connectors/collect';
-import { MySqlCdcSource, type ChangeRecord } from 'weir-stream/connectors/mysql';
+import { MySqlCdcSource, MySqlSink, type ChangeRecord } from 'weir-stream/connectors/mysql';
 import { PostgresSink, RecordRefusedError } from 'weir-stream/connectors/postgres';
 
 export const job = defineJob((env, args) => {
@@ -40,6 +40,8 @@ export const job = defineJob((env, args) => {
   env.fromSource(cdc, { uid: 'orders' }).map((r: ChangeRecord) => r.op).sinkTo(new PrintSink<string>(), { uid: 'print' });
   const mirror = new PostgresSink<ChangeRecord>({ connection: { host: '127.0.0.1', user: 'postgres', database: 'test' }, table: 'orders', mode: 'changelog', key: ['id'] });
   env.fromSource(cdc, { uid: 'orders-again' }).sinkTo(mirror, { uid: 'mirror' });
+  const copy = new MySqlSink<ChangeRecord>({ connection: { host: '127.0.0.1', port: 3306, user: 'root', password: '', database: 'copy' }, table: 'orders', mode: 'changelog', key: ['id'] });
+  env.fromSource(cdc, { uid: 'orders-copied' }).sinkTo(copy, { uid: 'copy' });
 });
 export const state = new ValueStateDescriptor<number>('n');
 export type Used = [JobResult, typeof collection, typeof collect, RecordRefusedError['record']];

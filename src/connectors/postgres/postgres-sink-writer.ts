@@ -1,13 +1,13 @@
 import type { PrecommittingSinkWriter } from '../../api/two-phase-committing-sink.ts';
-import { ColumnMismatchError } from '../database-sink/column-mismatch-error.ts';
-import type { ChangeRecordLike } from '../database-sink/change-record-like.ts';
+import { RowOpBuilder } from '../database-sink/row-op-builder.ts';
+import type { RowOp } from '../database-sink/row-op.ts';
 import type { DatabaseSinkMode } from '../database-sink/sink-mode.ts';
 import { transactionId, type TransactionIdPrefix } from '../database-sink/transaction-id.ts';
 import { gidLiteral, isRefusal, type PgConnection } from './pg-connection.ts';
 import type { PostgresCommittable } from './postgres-committable.ts';
 import { identifyRefusal } from './refusal-diagnosis.ts';
-import { statementsFor, type RowOp, type Statement } from './postgres-statements.ts';
-import { fieldFits, jsTypeOf, type PostgresTable } from './postgres-table.ts';
+import { statementsFor, type Statement } from './postgres-statements.ts';
+import { fieldFits, type PostgresTable } from './postgres-table.ts';
 
 export interface PostgresWriterSetup {
   readonly connection: PgConnection;
@@ -39,17 +39,17 @@ export class PostgresSinkWriter<T> implements PrecommittingSinkWriter<T, Postgre
   #inFlight = 0;
   #drained: Array<() => void> = [];
   #failure: Promise<Error> | undefined;
-  /** The fields whose first value was checked against its column's type. */
-  readonly #checked = new Set<number>();
+  readonly #builder: RowOpBuilder;
   /** Every statement sent, settled: what abort() waits for. */
   #last: Promise<unknown> = Promise.resolve();
 
   constructor(setup: PostgresWriterSetup) {
     this.#s = setup;
+    this.#builder = new RowOpBuilder({ table: setup.table, mode: setup.mode, target: setup.target, fits: fieldFits });
   }
 
   write(record: T): void {
-    this.#addOps(record);
+    this.#builder.opsOf(record, this.#ops);
     if (this.#ops.length >= this.#s.batchSize) this.#sendBatch();
   }
 
@@ -83,46 +83,6 @@ export class PostgresSinkWriter<T> implements PrecommittingSinkWriter<T, Postgre
   async abort(): Promise<void> {
     await this.#last.catch(() => {});
     await this.#s.connection.end();
-  }
-
-  /** A change record is an upsert of its after image, or a delete by its before image's key; an update that changes the key is both. */
-  #addOps(record: T): void {
-    const { mode, table } = this.#s;
-    if (mode !== 'changelog') {
-      this.#ops.push({ kind: mode, values: this.#values(record as Record<string, unknown>), unchanged: [], record });
-      return;
-    }
-    const change = record as unknown as ChangeRecordLike;
-    const keyOf = (values: readonly unknown[]) => table.key.map((k) => values[table.columns.indexOf(k)]);
-    const before = change.before ? this.#values(change.before) : undefined;
-    if (change.op === 'd') {
-      this.#ops.push({ kind: 'delete', key: keyOf(before ?? this.#values({})), record });
-      return;
-    }
-    const after = this.#values(change.after ?? {});
-    if (change.op === 'u' && before && JSON.stringify(keyOf(before)) !== JSON.stringify(keyOf(after))) this.#ops.push({ kind: 'delete', key: keyOf(before), record });
-    const unchanged = change.unchangedColumns ? table.columns.filter((c) => change.unchangedColumns!.includes(c.field)).map((c) => c.column) : [];
-    this.#ops.push({ kind: 'upsert', values: after, unchanged, record });
-  }
-
-  #values(row: Record<string, unknown>): unknown[] {
-    const columns = this.#s.table.columns;
-    const out = new Array<unknown>(columns.length);
-    for (let i = 0; i < columns.length; i++) {
-      const v = row[columns[i]!.field];
-      if (!this.#checked.has(i) && v !== null && v !== undefined) this.#check(i, v);
-      out[i] = v ?? null;
-    }
-    return out;
-  }
-
-  #check(i: number, value: unknown): void {
-    const c = this.#s.table.columns[i]!;
-    if (!fieldFits(c.type, value)) {
-      const facts = { table: this.#s.table.name, column: c.column, field: c.field, columnType: c.type, fieldType: jsTypeOf(value) };
-      throw new ColumnMismatchError(this.#s.target, facts, `column ${c.column} (${c.type}) cannot hold record field ${c.field} (${jsTypeOf(value)}): change the column's type or the sink's columns mapping`);
-    }
-    this.#checked.add(i);
   }
 
   #sendBatch(): void {

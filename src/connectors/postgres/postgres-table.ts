@@ -102,13 +102,6 @@ export function fieldFits(type: string, value: unknown): boolean {
   }
 }
 
-export function jsTypeOf(value: unknown): string {
-  if (value instanceof Date) return 'Date';
-  if (value instanceof Uint8Array) return 'Uint8Array';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}
-
 export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
