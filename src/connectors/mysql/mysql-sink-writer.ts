@@ -12,6 +12,8 @@ import { mysqlFieldFits, type MySqlTable } from './mysql-sink-table.ts';
 
 export interface MySqlWriterSetup {
   readonly connect: () => Promise<MySqlSinkConnection>;
+  /** Kept open to see a prepared transaction's session end (sessions of their own for each XA transaction). */
+  readonly control: MySqlSinkConnection;
   readonly table: MySqlTable;
   readonly mode: DatabaseSinkMode;
   readonly prefix: TransactionIdPrefix;
@@ -30,6 +32,8 @@ interface OpenTransaction {
   readonly bqual: string;
   /** The last statement sent on it, settled. */
   last: Promise<void>;
+  /** The session's id (CONNECTION_ID()), once known. */
+  session: number | undefined;
 }
 
 /**
@@ -83,12 +87,16 @@ export class MySqlSinkWriter<T> implements PrecommittingSinkWriter<T, MySqlCommi
     return txn.last.then(async () => {
       await this.#release(txn.connection);
       if (this.#failure) throw await this.#failure;
+      // Another session can commit it only once this one is gone (until then the server says it
+      // does not know the xid, which a commit takes for committed): the acknowledgement waits.
+      if (txn.session !== undefined) await sessionGone(this.#s.control, txn.session);
       return [committable];
     });
   }
 
   async close(): Promise<void> {
     await Promise.all([...this.#open].map((c) => this.#release(c)));
+    await this.#s.control.end();
   }
 
   /** Open transactions end with their sessions (rolled back); prepared ones are the next attempt's recovery's. */
@@ -109,7 +117,13 @@ export class MySqlSinkWriter<T> implements PrecommittingSinkWriter<T, MySqlCommi
     const connection = this.#s.connect();
     this.#open.add(connection);
     connection.catch(() => {});
-    const txn: OpenTransaction = { connection, gtrid: transactionId(this.#s.prefix, this.#s.subtask, this.#lastCut), bqual: randomBytes(8).toString('hex'), last: Promise.resolve() };
+    const txn: OpenTransaction = { connection, gtrid: transactionId(this.#s.prefix, this.#s.subtask, this.#lastCut), bqual: randomBytes(8).toString('hex'), last: Promise.resolve(), session: undefined };
+    txn.last = connection.then(async (c) => {
+      const [row] = await c.sql<{ id: number }>('SELECT CONNECTION_ID() AS id');
+      txn.session = Number(row?.id);
+    }).catch((e: unknown) => {
+      this.#failure ??= Promise.resolve(e instanceof Error ? e : new Error(String(e)));
+    });
     this.#send(txn, { text: `XA START ${xidLiteral(txn.gtrid, txn.bqual)}`, values: [], ops: [] });
     return txn;
   }
@@ -159,5 +173,14 @@ export class MySqlSinkWriter<T> implements PrecommittingSinkWriter<T, MySqlCommi
       await connection?.end();
     }
     return refused(statement.ops[0]!.record, e);
+  }
+}
+
+/** Waits until the server no longer lists the session (its prepared XA transaction is then detached). */
+async function sessionGone(control: MySqlSinkConnection, session: number): Promise<void> {
+  for (let delay = 1; ; delay = Math.min(delay * 2, 100)) {
+    const rows = await control.sql('SELECT 1 FROM information_schema.PROCESSLIST WHERE ID = ?', [session]);
+    if (rows.length === 0) return;
+    await new Promise((r) => setTimeout(r, delay));
   }
 }

@@ -37,6 +37,7 @@ export class MySqlSink<T = Record<string, unknown>> implements TwoPhaseCommittin
       const table = await describeMySqlTable(probe.sql, target, o);
       return new MySqlSinkWriter<T>({
         connect,
+        control: probe,
         table,
         mode: o.mode ?? 'insert',
         prefix: this.#prefix(ctx),
@@ -47,8 +48,9 @@ export class MySqlSink<T = Record<string, unknown>> implements TwoPhaseCommittin
         batchSize: o.batchSize ?? 1000,
         maxInFlight: o.maxInFlightBatches ?? 4,
       });
-    } finally {
+    } catch (e) {
       await probe.end();
+      throw e;
     }
   }
 

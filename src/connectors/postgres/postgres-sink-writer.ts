@@ -40,8 +40,8 @@ export class PostgresSinkWriter<T> implements PrecommittingSinkWriter<T, Postgre
   #drained: Array<() => void> = [];
   #failure: Promise<Error> | undefined;
   readonly #builder: RowOpBuilder;
-  /** Every statement sent, settled: what abort() waits for. */
-  #last: Promise<unknown> = Promise.resolve();
+  /** The last statement sent, settled: the next waits for it, abort() too. */
+  #last: Promise<void> = Promise.resolve();
 
   constructor(setup: PostgresWriterSetup) {
     this.#s = setup;
@@ -96,19 +96,24 @@ export class PostgresSinkWriter<T> implements PrecommittingSinkWriter<T, Postgre
     for (const statement of statementsFor(this.#s.table, ops)) void this.#send(statement);
   }
 
-  /** Sends one statement; its failure becomes the writer's (the promise itself always resolves). */
+  /**
+   * Queues one statement behind the ones sent before (pg runs one at a time anyway, and warns
+   * when queries are queued on it); its failure becomes the writer's, and later ones are skipped.
+   */
   #send(statement: Statement): Promise<void> {
     this.#inFlight++;
-    const done = this.#s.connection.sql(statement.text, statement.values).then(
-      () => undefined,
-      (e: unknown) => {
+    this.#last = this.#last
+      .then(async () => {
+        if (this.#failure) return;
+        await this.#s.connection.sql(statement.text, statement.values);
+      })
+      .catch((e: unknown) => {
         this.#failure ??= this.#diagnose(e, statement);
-      },
-    );
-    this.#last = done.finally(() => {
-      this.#inFlight--;
-      if (this.#inFlight < this.#s.maxInFlight) for (const wake of this.#drained.splice(0)) wake();
-    });
+      })
+      .finally(() => {
+        this.#inFlight--;
+        if (this.#inFlight < this.#s.maxInFlight) for (const wake of this.#drained.splice(0)) wake();
+      });
     return this.#last.then(() => undefined);
   }
 

@@ -79,7 +79,7 @@ describe('PostgresSink resumed in another process', { timeout: 300_000 }, () => 
     await client.query('CREATE TABLE counts_stopped (word text, n int, PRIMARY KEY (word, n))');
     const checkpointDir = join(root, 'stopped');
     const env = weirEnv(root);
-    const first = start('counts_stopped', checkpointDir, 3000);
+    const first = start('counts_stopped', checkpointDir, 1000);
     let resumed: WeirProcess | undefined;
     try {
       const [jobId, jm] = await Promise.all([first.jobId(), first.jobManager()]);
