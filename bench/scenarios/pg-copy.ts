@@ -12,7 +12,6 @@ interface CopyConnection {
 /** Sends `text` (a COPY FROM STDIN) with `chunks` as its data; resolves when the server is ready again. */
 export function copyFrom(client: pg.Client, text: string, chunks: readonly Buffer[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    let failed: Error | undefined;
     const submittable = {
       submit(connection: CopyConnection) {
         connection.query(text);
@@ -22,13 +21,9 @@ export function copyFrom(client: pg.Client, text: string, chunks: readonly Buffe
         connection.endCopyFrom();
       },
       handleCommandComplete() {},
-      handleError(e: Error) {
-        failed = e;
-      },
-      handleReadyForQuery() {
-        if (failed) reject(failed);
-        else resolve();
-      },
+      // pg forgets the active query when the server reports an error (no ReadyForQuery follows for it).
+      handleError: (e: Error) => reject(e),
+      handleReadyForQuery: () => resolve(),
     };
     client.query(submittable as unknown as pg.QueryConfig);
   });

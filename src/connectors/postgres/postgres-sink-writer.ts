@@ -105,7 +105,8 @@ export class PostgresSinkWriter<T> implements PrecommittingSinkWriter<T, Postgre
     this.#last = this.#last
       .then(async () => {
         if (this.#failure) return;
-        await this.#s.connection.sql(statement.text, statement.values);
+        if (statement.copy !== undefined) await this.#s.connection.copyFrom(statement.text, statement.copy);
+        else await this.#s.connection.sql(statement.text, statement.values);
       })
       .catch((e: unknown) => {
         this.#failure ??= this.#diagnose(e, statement);
