@@ -1,5 +1,6 @@
 import { buildLayeredConfig, type WeirConfig } from '../config/configuration.ts';
 import { buildJobGraph, type JobGraph } from '../graph/job-graph.ts';
+import { jobNameOf } from '../graph/job-name.ts';
 import { buildStreamGraph } from '../graph/stream-graph.ts';
 import { JobArgs } from './job-args.ts';
 import { JobBuildError } from './job-build-error.ts';
@@ -66,7 +67,7 @@ export function defineJob(build: JobBuilder): JobDefinition {
         maxParallelism: config['pipeline.max-parallelism'],
       });
       const jobGraph = buildJobGraph(streamGraph);
-      const name = config['pipeline.name'] ?? jobGraph.vertices.find((v) => v.isSource)?.name ?? 'job';
+      const name = jobNameOf(jobGraph, config['pipeline.name']);
       return { name, jobGraph, config };
     },
   };

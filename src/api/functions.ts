@@ -26,6 +26,8 @@ export interface Collector<T> {
 /** What every user function can learn about where it runs. */
 export interface TaskInfo {
   readonly jobId: string;
+  /** pipeline.name, else the first source's name: unlike the job id, the same on every resume. */
+  readonly jobName: string;
   readonly operatorName: string;
   readonly operatorUid: string;
   readonly subtaskIndex: number;

@@ -8,6 +8,10 @@ import type { SinkContext } from './sink.ts';
  * of the restored checkpoint are committed (again: commit must be idempotent) and everything
  * else a failed attempt left is the committer's to clean up. A sink for a database or a broker
  * is a writer that stages and a committer that publishes.
+ *
+ * Commits run beside the task, not in it: a commit that fails is retried with backoff
+ * (`commitRetry`) while records keep flowing, and one that keeps failing fails the job with a
+ * CommitFailedError naming the committer's target and the committables.
  */
 export interface TwoPhaseCommittingSink<T, Committable> {
   /**
@@ -18,6 +22,8 @@ export interface TwoPhaseCommittingSink<T, Committable> {
    * was already committed. Unset: false.
    */
   readonly idempotentCommits?: boolean;
+  /** How a failing commit is retried before it fails the job. Unset: DEFAULT_COMMIT_RETRY. */
+  readonly commitRetry?: CommitRetryPolicy;
   createWriter(ctx: SinkContext): PrecommittingSinkWriter<T, Committable> | Promise<PrecommittingSinkWriter<T, Committable>>;
   createCommitter(ctx: SinkContext): Committer<Committable> | Promise<Committer<Committable>>;
 }
@@ -29,11 +35,16 @@ export interface PrecommittingSinkWriter<T, Committable> {
   /** All input is consumed: write out what is buffered (a last pre-commit follows). */
   flush?(): void | Promise<void>;
   /**
-   * Pre-commit, in a checkpoint's synchronous part: what was written since the last one, as
-   * committables of this checkpoint. `checkpoint.savepoint` says the checkpoint is a savepoint
-   * (absent for the last pre-commit after the input ended): a writer that keeps work open across
-   * checkpoints closes it then, so that a savepoint holds no open work and everything written
-   * before it is visible once it completes, a stop-with-savepoint included.
+   * Pre-commit: what was written since the last one, as committables of this checkpoint. Called
+   * in the checkpoint's synchronous part, at the cut: records written after the call belong to
+   * the next checkpoint. The promise may settle later: its work (flushing, a database's PREPARE)
+   * is the checkpoint's asynchronous part, records keep flowing meanwhile, and the subtask
+   * acknowledges the checkpoint only once it has settled. A rejection fails the task (what was
+   * staged for the checkpoint is lost; the restart replays it). `checkpoint.savepoint` says the
+   * checkpoint is a savepoint (absent for the last pre-commit after the input ended): a writer
+   * that keeps work open across checkpoints closes it then, so that a savepoint holds no open
+   * work and everything written before it is visible once it completes, a stop-with-savepoint
+   * included.
    */
   prepareCommit(checkpointId: number, checkpoint?: PrecommitCheckpoint): Committable[] | Promise<Committable[]>;
   /** The job finished: release what is held (everything is committed by now). */
@@ -48,7 +59,13 @@ export interface PrecommitCheckpoint {
 }
 
 export interface Committer<Committable> {
-  /** Makes committables visible. Idempotent: after a restore the same ones may be committed again. */
+  /** Where commits go (server, database, table), named in a CommitFailedError. Unset: the sink's operator. */
+  readonly target?: string;
+  /**
+   * Makes committables visible. Idempotent: after a restore the same ones may be committed again.
+   * A rejection is retried with backoff, unless the error says `unrecoverable: true` (no retry
+   * can help: the job fails at once); an error with a `committable` field names the one that failed.
+   */
   commit(committables: readonly Committable[]): void | Promise<void>;
   /**
    * Once, before this subtask commits what it restored: `retained` holds every subtask's
@@ -56,7 +73,25 @@ export interface Committer<Committable> {
    * attempt and will never be committed.
    */
   recover?(retained: readonly Committable[]): void | Promise<void>;
+  /**
+   * Once, on a start from no checkpoint: whatever an earlier run of this sink staged (found by
+   * its transaction ids) can never be committed, and is rolled back.
+   */
+  abortLeftovers?(): void | Promise<void>;
+  /** The task ended (finished, cancelled or failed): release connections. A commit still retrying is dropped. */
+  close?(): void | Promise<void>;
 }
+
+/** Retries of a failing commit: the delay doubles from `initialBackoffMs` up to `maxBackoffMs`. */
+export interface CommitRetryPolicy {
+  /** Attempts in all, the first one included, before the job fails. */
+  readonly maxAttempts: number;
+  readonly initialBackoffMs: number;
+  readonly maxBackoffMs: number;
+}
+
+/** About a minute of retries: long enough for a database to restart, short enough to notice one that does not come back. */
+export const DEFAULT_COMMIT_RETRY: CommitRetryPolicy = { maxAttempts: 20, initialBackoffMs: 100, maxBackoffMs: 5_000 };
 
 export function isTwoPhaseCommittingSink(sink: object): sink is TwoPhaseCommittingSink<unknown, unknown> {
   return typeof (sink as TwoPhaseCommittingSink<unknown, unknown>).createCommitter === 'function';

@@ -241,6 +241,16 @@ export class OperatorChain {
     for (let i = 0; i < this.members.length; i++) await this.#attempt(i, () => this.members[i]!.operator.prepareSnapshot(checkpointId, type));
   }
 
+  /** Each member's asynchronous snapshot part (undefined: none), its failure attributed to the operator. */
+  snapshotAsync(checkpointId: number): Array<Promise<ReadonlyMap<string, OperatorStateEntry>> | undefined> {
+    return this.members.map((m) => {
+      const part = m.operator.snapshotAsync(checkpointId);
+      return part?.catch((e: unknown) => {
+        throw e instanceof OperatorFailure ? e : new OperatorFailure(e, m.name, m.uid, this.#vertexName, this.#subtask, this.#parallelism);
+      });
+    });
+  }
+
   async notifyCheckpointComplete(checkpointId: number): Promise<void> {
     for (let i = 0; i < this.members.length; i++) await this.#attempt(i, () => this.members[i]!.operator.notifyCheckpointComplete(checkpointId));
   }

@@ -1,4 +1,5 @@
 import type { WeirConfig } from '../config/configuration.ts';
+import { jobNameOf } from '../graph/job-name.ts';
 import { forwardingLogger, type Logger, type LogLevel } from '../log/logger.ts';
 import type { JobEdge, JobGraph } from '../graph/job-graph.ts';
 import type { FromTaskExecutor, ToTaskExecutor } from '../rpc/control-protocol.ts';
@@ -243,6 +244,7 @@ export class SlotExecutor implements TaskExecutorGateway {
       }
       const task: Task = new Task({
         jobId,
+        jobName: jobNameOf(jobGraph, config['pipeline.name']),
         attempt,
         vertex,
         subtask: d.subtask,

@@ -8,6 +8,7 @@ import type { Logger } from '../log/logger.ts';
 import type { TaskFigures } from '../rpc/job-master-gateway.ts';
 import type { Barrier } from '../network/stream-event.ts';
 import type { CapturedOperatorState } from '../state/captured-state.ts';
+import type { OperatorStateEntry } from '../state/operator-state-backend.ts';
 import type { AlignmentFigures } from './checkpointing/alignment-figures.ts';
 import type { InFlightInput } from './checkpointing/in-flight-input.ts';
 import { CheckpointAbortedError } from './checkpointing/checkpoint-aborted-error.ts';
@@ -38,7 +39,17 @@ export interface SubtaskCheckpointSetup {
   readonly inputChannelKeys: readonly ChannelStateKey[];
   readonly storage: CheckpointStorageWorkerView;
   readonly report: (message: CheckpointReport) => void;
+  /** An operator's asynchronous snapshot part failed: what it was completing (a sink's staged output) is lost, so the task fails. */
+  readonly fail: (error: unknown) => void;
   readonly log: Logger;
+}
+
+/** An operator's asynchronous snapshot part failed (not the write of the snapshot). */
+class SnapshotPartFailure {
+  readonly cause: unknown;
+  constructor(cause: unknown) {
+    this.cause = cause;
+  }
 }
 
 /**
@@ -70,6 +81,7 @@ export class SubtaskCheckpointCoordinator {
     const start = performance.now();
     const { chain, writers } = this.#s;
     await chain.prepareSnapshot(barrier.checkpointId, barrier.options.type);
+    const parts = chain.snapshotAsync(barrier.checkpointId);
     const captured = chain.members.map((m) => ({ uid: m.uid, operatorId: m.operatorId, operator: m.operatorState.snapshot(), keyed: m.keyedState?.snapshot() ?? null }));
     let channels: ChannelStateToWrite | undefined;
     if (barrier.options.unaligned) {
@@ -80,7 +92,7 @@ export class SubtaskCheckpointCoordinator {
     } else {
       channels = this.#sendAligned(barrier);
     }
-    this.#writeAsync(barrier, captured, performance.now() - start, alignment, channels);
+    this.#writeAsync(barrier, completeCaptured(captured, parts), performance.now() - start, alignment, channels);
   }
 
   /**
@@ -113,11 +125,12 @@ export class SubtaskCheckpointCoordinator {
     for (const w of [...this.#writing.values()]) w.abort(reason);
   }
 
-  #writeAsync(barrier: Barrier, captured: CapturedOperatorState[], syncMs: number, alignment: AlignmentFigures, channels: ChannelStateToWrite | undefined): void {
+  #writeAsync(barrier: Barrier, completing: { captured: CapturedOperatorState[]; complete: Promise<CapturedOperatorState[]> }, syncMs: number, alignment: AlignmentFigures, channels: ChannelStateToWrite | undefined): void {
     const start = performance.now();
     const checkpointId = barrier.checkpointId;
     const target: CheckpointTarget = { checkpointId, location: barrier.options.targetDir };
     const controller = new AbortController();
+    const { captured, complete } = completing;
     const releaseSnapshots = () => {
       this.#writing.delete(checkpointId);
       for (const c of captured) for (const t of c.keyed?.tables ?? []) t.snapshot.release();
@@ -137,7 +150,7 @@ export class SubtaskCheckpointCoordinator {
       const inputs = (channels.inputs?.buffers ?? []).map((buffers, i) => [this.#s.inputChannelKeys[i]!, buffers.flat()] as const);
       return { alignmentMs, unaligned: true, handles: await storage.writeChannelState(target, this.#info, { inputs, outputs }) };
     };
-    Promise.all([storage.writeSnapshot(target, captured, this.#info, controller.signal), writeChannels()]).then(
+    Promise.all([complete.then((all) => storage.writeSnapshot(target, all, this.#info, controller.signal)), writeChannels()]).then(
       ([operators, { alignmentMs, unaligned, handles }]) => {
         releaseSnapshots();
         const persisted = [...Object.values(handles.inputChannels), ...Object.values(handles.outputChannels)].reduce((n, h) => n + h.length, 0);
@@ -156,6 +169,10 @@ export class SubtaskCheckpointCoordinator {
       },
       (e: unknown) => {
         releaseSnapshots();
+        if (e instanceof SnapshotPartFailure) {
+          this.#s.fail(e.cause);
+          return;
+        }
         // Aborted here (the write was told to stop, or the barrier handler gave up on the
         // unaligned input and has declined already): nothing more to say, and nothing to count.
         if (controller.signal.aborted || e instanceof CheckpointAbortedError) return;
@@ -164,4 +181,18 @@ export class SubtaskCheckpointCoordinator {
       },
     );
   }
+}
+
+/** The captured state with each operator's asynchronous part merged in once it settles. */
+function completeCaptured(captured: CapturedOperatorState[], parts: ReadonlyArray<Promise<ReadonlyMap<string, OperatorStateEntry>> | undefined>): { captured: CapturedOperatorState[]; complete: Promise<CapturedOperatorState[]> } {
+  if (parts.every((p) => p === undefined)) return { captured, complete: Promise.resolve(captured) };
+  const complete = Promise.all(
+    captured.map(async (c, i) => {
+      const part = parts[i];
+      if (!part) return c;
+      const extra = await part.catch((e: unknown) => Promise.reject(new SnapshotPartFailure(e)));
+      return { ...c, operator: new Map([...c.operator, ...extra]) };
+    }),
+  );
+  return { captured, complete };
 }

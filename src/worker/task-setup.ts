@@ -12,6 +12,8 @@ import type { StateBackend } from '../state/state-backend.ts';
 /** What a TaskManager gives a subtask it deploys. */
 export interface TaskSetup {
   readonly jobId: string;
+  /** The job's name (graph/job-name.ts): stable across resumes, unlike the id. */
+  readonly jobName: string;
   readonly attempt: number;
   readonly vertex: JobVertex;
   readonly subtask: number;

@@ -88,6 +88,7 @@ export class Task {
       inputChannelKeys: gate?.channels.map((c) => c.key) ?? [],
       storage: setup.storage,
       report: (m: CheckpointReport) => this.#report(m),
+      fail: (e) => this.fail(e),
       log: setup.log,
     });
     this.#restoreLocation = setup.restore?.directory ?? '';
@@ -136,6 +137,7 @@ export class Task {
     try {
       await this.#chain.open({
         jobId: this.#setup.jobId,
+        jobName: this.#setup.jobName,
         subtaskIndex: this.subtask,
         parallelism: this.vertex.parallelism,
         maxParallelism: this.vertex.maxParallelism,

@@ -31,15 +31,20 @@ import { FileSink } from 'weir-stream/connectors/file';
 import { PrintSink } from 'weir-stream/connectors/print';
 import * as collection from 'weir-stream/connectors/collection';
 import * as collect from 'weir-stream/connectors/collect';
-import { MySqlCdcSource, type ChangeRecord } from 'weir-stream/connectors/mysql';
+import { MySqlCdcSource, MySqlSink, type ChangeRecord } from 'weir-stream/connectors/mysql';
+import { PostgresSink, RecordRefusedError } from 'weir-stream/connectors/postgres';
 
 export const job = defineJob((env, args) => {
   env.fromSource(DataGen.sequence(1, 100), { uid: 'numbers' }).map((n) => String(n * 2)).sinkTo(new FileSink<string>(args.get('output', 'out')), { uid: 'files' });
   const cdc = new MySqlCdcSource({ host: '127.0.0.1', port: 3306, user: 'root', password: '', database: 'test', tables: ['orders'], serverId: '5400-5415' });
   env.fromSource(cdc, { uid: 'orders' }).map((r: ChangeRecord) => r.op).sinkTo(new PrintSink<string>(), { uid: 'print' });
+  const mirror = new PostgresSink<ChangeRecord>({ connection: { host: '127.0.0.1', user: 'postgres', database: 'test' }, table: 'orders', mode: 'changelog', key: ['id'] });
+  env.fromSource(cdc, { uid: 'orders-again' }).sinkTo(mirror, { uid: 'mirror' });
+  const copy = new MySqlSink<ChangeRecord>({ connection: { host: '127.0.0.1', port: 3306, user: 'root', password: '', database: 'copy' }, table: 'orders', mode: 'changelog', key: ['id'] });
+  env.fromSource(cdc, { uid: 'orders-copied' }).sinkTo(copy, { uid: 'copy' });
 });
 export const state = new ValueStateDescriptor<number>('n');
-export type Used = [JobResult, typeof collection, typeof collect];
+export type Used = [JobResult, typeof collection, typeof collect, RecordRefusedError['record']];
 `;
 
 describe('a fresh project without @types/node', { timeout: 600_000 }, () => {

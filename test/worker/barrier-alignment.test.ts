@@ -75,6 +75,7 @@ test('Sum1 aligns like the seed: records behind an early barrier wait, records b
   const processedAtSnapshot: unknown[][] = [];
   const task = new Task({
     jobId: 'a'.repeat(32),
+    jobName: 'test job',
     attempt: 0,
     vertex: sum,
     subtask,

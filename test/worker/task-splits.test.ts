@@ -54,6 +54,7 @@ async function sourceTask(): Promise<{ task: Task; reports: FromTaskExecutor[] }
   const reports: FromTaskExecutor[] = [];
   const task = new Task({
     jobId: 'a'.repeat(32),
+    jobName: 'test job',
     attempt: 3,
     vertex,
     subtask: 0,

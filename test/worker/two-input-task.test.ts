@@ -66,6 +66,7 @@ async function twoInputTask() {
   const channelState: Array<{ inputs: Array<readonly [string, unknown[]]> }> = [];
   const task = new Task({
     jobId: 'b'.repeat(32),
+    jobName: 'test job',
     attempt: 0,
     vertex: co,
     subtask: 0,

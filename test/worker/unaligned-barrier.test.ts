@@ -68,6 +68,7 @@ async function sumTask(sum: JobVertex, subtask: number, credits: number, restore
   };
   h.task = new Task({
     jobId: 'b'.repeat(32),
+    jobName: 'test job',
     attempt: 0,
     vertex: sum,
     subtask,

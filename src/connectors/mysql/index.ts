@@ -13,3 +13,8 @@ export { BinlogError, BinlogConfigError, BinlogServerError, BinlogSchemaError, B
 export { TableSchemaCache, TableSchemaError, type TableSchema, type ColumnSchema } from './table-schema.ts';
 export { checkBinlogSettings } from './server-check.ts';
 export { mysql2Runner, type QueryRunner } from './query-runner.ts';
+
+// The exactly-once sink (XA).
+export { MySqlSink } from './mysql-sink.ts';
+export type { MySqlSinkOptions } from './mysql-sink-options.ts';
+export type { MySqlCommittable } from './mysql-committable.ts';

@@ -1,12 +1,11 @@
-import type { Committer, PrecommittingSinkWriter, TwoPhaseCommittingSink } from '../../api/two-phase-committing-sink.ts';
+import { SinkError } from '../../api/sink-error.ts';
+import { DEFAULT_COMMIT_RETRY, type Committer, type PrecommittingSinkWriter, type TwoPhaseCommittingSink } from '../../api/two-phase-committing-sink.ts';
+import { systemClock } from '../../clock/clock.ts';
+import type { OperatorStateEntry } from '../../state/operator-state-backend.ts';
+import { CommittableCollector, type PendingCommit } from '../sink/committable-collector.ts';
+import { CommitRetrier } from '../sink/commit-retrier.ts';
 import { AbstractStreamOperator, type OperatorContext } from './stream-operator.ts';
 import type { CheckpointType } from '../../network/stream-event.ts';
-
-/** Committables of one checkpoint, as kept in operator state until the checkpoint is committed. */
-interface PendingCommit {
-  readonly checkpointId: number;
-  readonly committables: readonly unknown[];
-}
 
 /** The legacy file sink's writer state, read when a checkpoint written before the committables existed is restored. */
 interface LegacyFileSinkState {
@@ -21,17 +20,22 @@ const LEGACY_STATE_NAME = '_sink-writer';
 
 /**
  * Runs a TwoPhaseCommittingSink (Flink's SinkWriterOperator and CommitterOperator in one): the
- * writer pre-commits in every checkpoint's synchronous part; the committables wait in operator
- * state (union: on restore every subtask sees all, commits its share and lets the committer clean
- * up the rest) until their checkpoint completes. A job that finishes without checkpoints commits
- * its finished input at the end.
+ * writer pre-commits at every checkpoint's cut, and the pre-commit's work (flush, PREPARE) is the
+ * checkpoint's asynchronous part; the committables wait in operator state (union: on restore
+ * every subtask sees all, commits its share and lets the committer clean up the rest) until a
+ * checkpoint at or after theirs completes. Commits run beside the task, retried with backoff, so
+ * a target that is briefly away holds up neither records nor barriers. A job that finishes
+ * without checkpoints commits its finished input at the end.
  */
 export class CommittingSinkOperator extends AbstractStreamOperator {
   readonly #sink: TwoPhaseCommittingSink<unknown, unknown>;
   #writer!: PrecommittingSinkWriter<unknown, unknown>;
   #committer!: Committer<unknown>;
   #ctx!: OperatorContext;
-  readonly #pending = new Map<number, readonly unknown[]>();
+  #collector!: CommittableCollector<unknown>;
+  #retrier!: CommitRetrier<unknown>;
+  /** Commits run one after another: the last one queued (rejected once one failed, so none after it runs). */
+  #committing: Promise<void> = Promise.resolve();
   #ended = false;
   /** finish() closed the writer: close() has nothing to abort. */
   #finished = false;
@@ -44,20 +48,33 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
   override async open(ctx: OperatorContext): Promise<void> {
     super.open(ctx);
     this.#ctx = ctx;
+    this.#collector = new CommittableCollector(ctx.subtaskIndex);
     this.#committer = await this.#sink.createCommitter(ctx);
+    this.#retrier = new CommitRetrier({
+      committer: this.#committer,
+      clock: systemClock,
+      policy: this.#sink.commitRetry ?? DEFAULT_COMMIT_RETRY,
+      defaultTarget: `sink '${ctx.operatorName}' (uid ${ctx.operatorUid})`,
+      onRetry: (origin, attempt, delayMs, e) =>
+        ctx.log.warn(`commit ${origin === 'restored' ? 'of the restored checkpoint' : `of checkpoint ${origin}`} failed (attempt ${attempt}), retrying in ${delayMs} ms: ${e instanceof Error ? e.message : String(e)}`),
+    });
     if (ctx.operatorState.isRestored) await this.#recover(ctx);
+    else await this.#committer.abortLeftovers?.();
     this.#writer = await this.#sink.createWriter(ctx);
   }
 
   /** The restored checkpoint's committables: all of them let the committer clean up, this subtask's share is committed. */
   async #recover(ctx: OperatorContext): Promise<void> {
-    const restored = [
-      ...ctx.operatorState.restoredValues<PendingCommit>(STATE_NAME).flatMap((p) => p.committables),
-      ...ctx.operatorState.restoredValues<LegacyFileSinkState>(LEGACY_STATE_NAME).flatMap((s) => s.pending),
-    ];
-    const retained = [...new Set(restored.map((c) => JSON.stringify(c)))].sort().map((c) => JSON.parse(c) as unknown);
+    const entries = ctx.operatorState.restoredValues<PendingCommit>(STATE_NAME);
+    const legacy = ctx.operatorState.restoredValues<LegacyFileSinkState>(LEGACY_STATE_NAME).flatMap((s) => s.pending);
+    const retained = distinct([...entries.flatMap((p) => p.committables), ...legacy]);
     await this.#committer.recover?.(retained);
-    await this.#committer.commit(retained.filter((_, i) => i % ctx.parallelism === ctx.subtaskIndex));
+    // Entries that say which subtask wrote them are committed by that subtask's successor; older
+    // ones are shared out by position, as they were before the subtask was recorded.
+    const mine = (subtask: number) => subtask % ctx.parallelism === ctx.subtaskIndex;
+    const unattributed = distinct([...entries.filter((p) => p.subtask === undefined).flatMap((p) => p.committables), ...legacy]);
+    const share = [...distinct(entries.filter((p) => p.subtask !== undefined && mine(p.subtask)).flatMap((p) => p.committables)), ...unattributed.filter((_, i) => mine(i))];
+    if (share.length > 0) await this.#retrier.commit('restored', share);
   }
 
   processElement(value: unknown): void {
@@ -73,24 +90,48 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
     await this.#writer.flush?.();
   }
 
-  override async prepareSnapshot(checkpointId: number, type: CheckpointType): Promise<void> {
-    const committables = await this.#writer.prepareCommit(checkpointId, { savepoint: type === 'savepoint' });
-    if (committables.length > 0) this.#pending.set(checkpointId, committables);
-    const state = [...this.#pending].map(([id, c]): PendingCommit => ({ checkpointId: id, committables: c }));
-    this.#ctx.operatorState.getUnionListState<PendingCommit>(STATE_NAME).update(state);
+  /** The cut: records after it belong to the next checkpoint; the pre-commit's work goes on in the asynchronous part. */
+  override prepareSnapshot(checkpointId: number, type: CheckpointType): void {
+    this.#collector.add(checkpointId, this.#writer.prepareCommit(checkpointId, { savepoint: type === 'savepoint' })).catch(() => {});
   }
 
-  /** Commits every checkpoint up to this one: notifications can be skipped or come late. */
-  override async notifyCheckpointComplete(checkpointId: number): Promise<void> {
-    for (const [id, committables] of [...this.#pending]) {
-      if (id > checkpointId) continue;
-      await this.#committer.commit(committables);
-      this.#pending.delete(id);
+  /** The checkpoint's state once its pre-commit has settled: every committable not yet committed, up to it. */
+  override async snapshotAsync(checkpointId: number): Promise<ReadonlyMap<string, OperatorStateEntry>> {
+    let state: PendingCommit[];
+    try {
+      state = await this.#collector.stateUpTo(checkpointId);
+    } catch (e) {
+      if (e instanceof SinkError) throw e;
+      throw new SinkError('PRE_COMMIT_FAILED', this.#retrier.target, `the pre-commit of checkpoint ${checkpointId} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+    return new Map([[STATE_NAME, { mode: 'union', values: structuredClone(state) }]]);
+  }
+
+  /** Commits every checkpoint up to this one (notifications can be skipped or come late), beside the task. */
+  override notifyCheckpointComplete(checkpointId: number): void {
+    const due = this.#collector.takeDue(checkpointId);
+    if (due.length === 0) return;
+    const next = this.#committing.then(() => this.#commitAll(due));
+    // A commit that fails for good fails the task, through its mailbox like any operator failure.
+    next.catch((e: unknown) => {
+      const time = this.#ctx.processingTime;
+      time.registerTimer(time.now(), 'a failed commit', () => {
+        throw e;
+      });
+    });
+    this.#committing = next;
+  }
+
+  async #commitAll(due: readonly PendingCommit[]): Promise<void> {
+    for (const p of due) {
+      await this.#retrier.commit(p.checkpointId, p.committables);
+      this.#collector.committed(p.checkpointId);
     }
   }
 
   /** Finished: without checkpoints nothing committed the output yet, and the finished input is final. */
   override async finish(): Promise<void> {
+    await this.#committing;
     if (this.#ended) await this.#commitFinalInput();
     await this.#writer.close?.();
     this.#finished = true;
@@ -98,16 +139,22 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
 
   /** What no checkpoint committed, and a last pre-commit after every checkpoint: with the input ended nothing can fail them any more. */
   async #commitFinalInput(): Promise<void> {
-    const last = await this.#writer.prepareCommit(AFTER_EVERY_CHECKPOINT);
-    if (last.length > 0) this.#pending.set(AFTER_EVERY_CHECKPOINT, last);
-    for (const [id, committables] of [...this.#pending]) {
-      await this.#committer.commit(committables);
-      this.#pending.delete(id);
-    }
+    await this.#collector.add(AFTER_EVERY_CHECKPOINT, this.#writer.prepareCommit(AFTER_EVERY_CHECKPOINT));
+    await this.#commitAll(this.#collector.takeDue(AFTER_EVERY_CHECKPOINT));
   }
 
   /** A writer that did not finish (cancellation, failure) is aborted: it commits nothing. */
   override async close(): Promise<void> {
-    if (!this.#finished) await this.#writer?.abort?.();
+    this.#retrier?.close();
+    try {
+      if (!this.#finished) await this.#writer?.abort?.();
+    } finally {
+      await this.#committer?.close?.();
+    }
   }
+}
+
+/** Committables as JSON-equal values once each, in a stable order (state can hold one more than once). */
+function distinct(committables: readonly unknown[]): unknown[] {
+  return [...new Set(committables.map((c) => JSON.stringify(c)))].sort().map((c) => JSON.parse(c) as unknown);
 }

@@ -8,6 +8,7 @@ type StateAccess = Pick<RuntimeContext, 'getState' | 'getListState' | 'getMapSta
 export function operatorRuntimeContext(ctx: OperatorContext, state: StateAccess): RuntimeContext {
   return {
     jobId: ctx.jobId,
+    jobName: ctx.jobName,
     operatorName: ctx.operatorName,
     operatorUid: ctx.operatorUid,
     subtaskIndex: ctx.subtaskIndex,

@@ -2,7 +2,7 @@ import type { TaskInfo } from '../../api/functions.ts';
 import type { RecordTimestamp } from '../../network/record-timestamp.ts';
 import type { CheckpointType } from '../../network/stream-event.ts';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.ts';
-import type { OperatorStateBackend } from '../../state/operator-state-backend.ts';
+import type { OperatorStateBackend, OperatorStateEntry } from '../../state/operator-state-backend.ts';
 import type { ProcessingTimeProvider } from '../processing-time-service.ts';
 import type { InputThrottle, MailboxExecutor } from '../operator-mails.ts';
 
@@ -63,6 +63,12 @@ export interface StreamOperator {
   ready(): Promise<void> | undefined;
   /** Synchronous part of a snapshot: operator state that is not keyed (sinks' pending work). */
   prepareSnapshot(checkpointId: number, type: CheckpointType): void | Promise<void>;
+  /**
+   * Work of the snapshot's asynchronous part (a sink's pre-commit: flush, PREPARE) that yields
+   * operator state, merged over what the synchronous part captured; the subtask acknowledges the
+   * checkpoint once it settles, and a rejection fails the task. Undefined: nothing to do.
+   */
+  snapshotAsync(checkpointId: number): Promise<ReadonlyMap<string, OperatorStateEntry>> | undefined;
   notifyCheckpointComplete(checkpointId: number): void | Promise<void>;
   notifyCheckpointAborted(checkpointId: number): void | Promise<void>;
   /**
@@ -116,6 +122,9 @@ export abstract class AbstractStreamOperator implements StreamOperator {
     return undefined;
   }
   prepareSnapshot(_checkpointId: number, _type: CheckpointType): void | Promise<void> {}
+  snapshotAsync(_checkpointId: number): Promise<ReadonlyMap<string, OperatorStateEntry>> | undefined {
+    return undefined;
+  }
   notifyCheckpointComplete(_checkpointId: number): void | Promise<void> {}
   notifyCheckpointAborted(_checkpointId: number): void | Promise<void> {}
   finish(): void | Promise<void> {}

@@ -53,7 +53,7 @@ function writeLines(name: string, lines: ReadonlyArray<string | Buffer>, finalNe
 function readAll(source: TextFileSource, parallelism = 1): { lines: string[]; warnings: Warning[]; reader: SourceReader<string, TextFileSplit> } {
   const warnings: Warning[] = [];
   const log: Logger = { ...silentLogger, warn: (message, fields) => warnings.push({ message, fields }), child: () => log };
-  const ctx = { jobId: 'j', operatorName: 'Source', operatorUid: 'source', subtaskIndex: 0, parallelism: 1, maxParallelism: 128, attemptNumber: 0, log, sendSplitRequest() {}, sendSourceEvent() {} } satisfies SourceReaderContext;
+  const ctx = { jobId: 'j', jobName: 'test', operatorName: 'Source', operatorUid: 'source', subtaskIndex: 0, parallelism: 1, maxParallelism: 128, attemptNumber: 0, log, sendSplitRequest() {}, sendSourceEvent() {} } satisfies SourceReaderContext;
   const reader = source.createReader(ctx);
   reader.addSplits(source.createSplits({ parallelism }));
   reader.notifyNoMoreSplits();

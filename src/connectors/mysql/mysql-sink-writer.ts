@@ -1,0 +1,186 @@
+import { randomBytes } from 'node:crypto';
+import type { PrecommittingSinkWriter } from '../../api/two-phase-committing-sink.ts';
+import { RecordRefusedError } from '../database-sink/record-refused-error.ts';
+import { RowOpBuilder } from '../database-sink/row-op-builder.ts';
+import type { RowOp } from '../database-sink/row-op.ts';
+import type { DatabaseSinkMode } from '../database-sink/sink-mode.ts';
+import { transactionId, type TransactionIdPrefix } from '../database-sink/transaction-id.ts';
+import type { MySqlCommittable } from './mysql-committable.ts';
+import { isMySqlRefusal, refusedConstraint, xidLiteral, type MySqlSinkConnection } from './mysql-sink-connection.ts';
+import { mysqlStatementsFor, type MySqlStatement } from './mysql-statements.ts';
+import { mysqlFieldFits, type MySqlTable } from './mysql-sink-table.ts';
+
+export interface MySqlWriterSetup {
+  readonly connect: () => Promise<MySqlSinkConnection>;
+  /** Kept open to see a prepared transaction's session end (sessions of their own for each XA transaction). */
+  readonly control: MySqlSinkConnection;
+  readonly table: MySqlTable;
+  readonly mode: DatabaseSinkMode;
+  readonly prefix: TransactionIdPrefix;
+  readonly subtask: number;
+  readonly server: string;
+  readonly database: string;
+  readonly target: string;
+  readonly batchSize: number;
+  readonly maxInFlight: number;
+}
+
+/** One XA transaction's connection and xid. */
+interface OpenTransaction {
+  readonly connection: Promise<MySqlSinkConnection>;
+  readonly gtrid: string;
+  readonly bqual: string;
+  /** The last statement sent on it, settled. */
+  last: Promise<void>;
+  /** The session's id (CONNECTION_ID()), once known. */
+  session: number | undefined;
+}
+
+/**
+ * One XA transaction per checkpoint, each on a connection of its own: a session that prepared an
+ * XA transaction cannot start another until it ends, while a prepared one outlives its session
+ * (MariaDB ≥ 10.5, MySQL ≥ 5.7.7). The xid is given at XA START, before the checkpoint's id is
+ * known: its gtrid is `<prefix>-<subtask>-<the last checkpoint cut>` and its bqual random, so it
+ * is unique and recovery finds it by prefix.
+ */
+export class MySqlSinkWriter<T> implements PrecommittingSinkWriter<T, MySqlCommittable> {
+  readonly #s: MySqlWriterSetup;
+  readonly #builder: RowOpBuilder;
+  #ops: RowOp[] = [];
+  #txn: OpenTransaction | undefined;
+  #lastCut = 0;
+  #inFlight = 0;
+  #drained: Array<() => void> = [];
+  #failure: Promise<Error> | undefined;
+  readonly #open = new Set<Promise<MySqlSinkConnection>>();
+
+  constructor(setup: MySqlWriterSetup) {
+    this.#s = setup;
+    this.#builder = new RowOpBuilder({ table: setup.table, mode: setup.mode, target: setup.target, fits: mysqlFieldFits });
+  }
+
+  write(record: T): void {
+    this.#builder.opsOf(record, this.#ops);
+    if (this.#ops.length >= this.#s.batchSize) this.#sendBatch();
+  }
+
+  ready(): Promise<void> | undefined {
+    if (this.#failure) return this.#failure.then((e) => Promise.reject(e));
+    if (this.#inFlight < this.#s.maxInFlight) return undefined;
+    return new Promise((resolve) => this.#drained.push(resolve));
+  }
+
+  flush(): void {
+    this.#sendBatch();
+  }
+
+  prepareCommit(checkpointId: number): Promise<MySqlCommittable[]> {
+    this.#sendBatch();
+    this.#lastCut = checkpointId;
+    const txn = this.#txn;
+    if (!txn) return this.#failure ? this.#failure.then((e) => Promise.reject(e)) : Promise.resolve([]);
+    this.#txn = undefined;
+    const xid = xidLiteral(txn.gtrid, txn.bqual);
+    this.#send(txn, { text: `XA END ${xid}`, values: [], ops: [] });
+    this.#send(txn, { text: `XA PREPARE ${xid}`, values: [], ops: [] });
+    const committable: MySqlCommittable = { server: this.#s.server, database: this.#s.database, gtrid: txn.gtrid, bqual: txn.bqual };
+    return txn.last.then(async () => {
+      await this.#release(txn.connection);
+      if (this.#failure) throw await this.#failure;
+      // Another session can commit it only once this one is gone (until then the server says it
+      // does not know the xid, which a commit takes for committed): the acknowledgement waits.
+      if (txn.session !== undefined) await sessionGone(this.#s.control, txn.session);
+      return [committable];
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#open].map((c) => this.#release(c)));
+    await this.#s.control.end();
+  }
+
+  /** Open transactions end with their sessions (rolled back); prepared ones are the next attempt's recovery's. */
+  async abort(): Promise<void> {
+    await this.#txn?.last;
+    await this.close();
+  }
+
+  #sendBatch(): void {
+    if (this.#ops.length === 0) return;
+    const ops = this.#ops;
+    this.#ops = [];
+    const txn = (this.#txn ??= this.#begin());
+    for (const statement of mysqlStatementsFor(this.#s.table, ops)) this.#send(txn, statement);
+  }
+
+  #begin(): OpenTransaction {
+    const connection = this.#s.connect();
+    this.#open.add(connection);
+    connection.catch(() => {});
+    const txn: OpenTransaction = { connection, gtrid: transactionId(this.#s.prefix, this.#s.subtask, this.#lastCut), bqual: randomBytes(8).toString('hex'), last: Promise.resolve(), session: undefined };
+    txn.last = connection.then(async (c) => {
+      const [row] = await c.sql<{ id: number }>('SELECT CONNECTION_ID() AS id');
+      txn.session = Number(row?.id);
+    }).catch((e: unknown) => {
+      this.#failure ??= Promise.resolve(e instanceof Error ? e : new Error(String(e)));
+    });
+    this.#send(txn, { text: `XA START ${xidLiteral(txn.gtrid, txn.bqual)}`, values: [], ops: [] });
+    return txn;
+  }
+
+  #send(txn: OpenTransaction, statement: MySqlStatement): void {
+    this.#inFlight++;
+    txn.last = txn.last
+      .then(async () => {
+        if (this.#failure) return;
+        await (await txn.connection).sql(statement.text, statement.values);
+      })
+      .catch((e: unknown) => {
+        this.#failure ??= this.#diagnose(e, statement);
+      })
+      .finally(() => {
+        this.#inFlight--;
+        if (this.#inFlight < this.#s.maxInFlight) for (const wake of this.#drained.splice(0)) wake();
+      });
+  }
+
+  async #release(connection: Promise<MySqlSinkConnection>): Promise<void> {
+    this.#open.delete(connection);
+    await (await connection.catch(() => undefined))?.end();
+  }
+
+  /** The refused record of a batch: each change tried alone in a transaction rolled back after. */
+  async #diagnose(e: unknown, statement: MySqlStatement): Promise<Error> {
+    if (!isMySqlRefusal(e) || statement.ops.length === 0) return e instanceof Error ? e : new Error(String(e));
+    const { table, target } = this.#s;
+    const refused = (record: unknown, err: unknown) => new RecordRefusedError(target, table.name, refusedConstraint(err), record, err instanceof Error ? err.message : String(err), { cause: err });
+    let connection: MySqlSinkConnection | undefined;
+    try {
+      connection = await this.#s.connect();
+      await connection.sql('START TRANSACTION');
+      for (const op of statement.ops) {
+        try {
+          for (const s of mysqlStatementsFor(table, [op])) await connection.sql(s.text, s.values);
+        } catch (x) {
+          if (isMySqlRefusal(x)) return refused(op.record, x);
+          throw x;
+        }
+      }
+    } catch {
+      // A courtesy: without it the batch's first record is named.
+    } finally {
+      await connection?.sql('ROLLBACK').catch(() => {});
+      await connection?.end();
+    }
+    return refused(statement.ops[0]!.record, e);
+  }
+}
+
+/** Waits until the server no longer lists the session (its prepared XA transaction is then detached). */
+async function sessionGone(control: MySqlSinkConnection, session: number): Promise<void> {
+  for (let delay = 1; ; delay = Math.min(delay * 2, 100)) {
+    const rows = await control.sql('SELECT 1 FROM information_schema.PROCESSLIST WHERE ID = ?', [session]);
+    if (rows.length === 0) return;
+    await new Promise((r) => setTimeout(r, delay));
+  }
+}

@@ -1,0 +1,72 @@
+import pg from 'pg';
+import type { PostgresConnectionOptions } from './postgres-sink-options.ts';
+import type { SqlRunner } from './sql-runner.ts';
+
+/** A connected pg client (kept inside the connector: no pg type crosses its public surface). */
+export interface PgConnection {
+  readonly sql: SqlRunner;
+  /** Runs `text` (a COPY … FROM STDIN) with `data` as its input. */
+  copyFrom(text: string, data: string): Promise<void>;
+  /** The first error the connection reported outside a query (the server went away). */
+  readonly broken: () => Error | undefined;
+  end(): Promise<void>;
+}
+
+export function serverOf(o: PostgresConnectionOptions): string {
+  return `${o.host}:${o.port ?? 5432}`;
+}
+
+export async function connectPg(o: PostgresConnectionOptions, applicationName: string): Promise<PgConnection> {
+  const client = new pg.Client({ host: o.host, port: o.port ?? 5432, user: o.user, password: o.password, database: o.database, application_name: applicationName, connectionTimeoutMillis: 10_000 });
+  let broken: Error | undefined;
+  client.on('error', (e: Error) => (broken ??= e));
+  await client.connect();
+  return {
+    sql: async <R>(text: string, values?: readonly unknown[]) => (await client.query(text, values as unknown[] | undefined)).rows as R[],
+    broken: () => broken,
+    copyFrom: (text, data) => copyFrom(client, text, data),
+    end: () => client.end().catch(() => {}),
+  };
+}
+
+/** PostgreSQL's SQLSTATE of an error, if it is one of the server's. */
+export function sqlState(e: unknown): string | undefined {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
+
+/** Classes 22 (data exception) and 23 (integrity constraint violation): the row itself is refused, and would be on every replay. */
+export function isRefusal(e: unknown): boolean {
+  const state = sqlState(e);
+  return state !== undefined && (state.startsWith('22') || state.startsWith('23'));
+}
+
+/** Literal for a gid: the prefix is plain (transaction-id.ts), so quoting is all it needs. */
+export function gidLiteral(gid: string): string {
+  return `'${gid.replace(/'/g, "''")}'`;
+}
+
+interface CopyProtocol {
+  query(text: string): void;
+  sendCopyFromChunk(chunk: Buffer): void;
+  endCopyFrom(): void;
+}
+
+/** COPY FROM STDIN without pg-copy-streams: pg hands a submittable its connection, which sends the data as CopyData. */
+function copyFrom(client: pg.Client, text: string, data: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const submittable = {
+      submit: (connection: CopyProtocol) => connection.query(text),
+      handleCopyInResponse(connection: CopyProtocol) {
+        const bytes = Buffer.from(data);
+        for (let at = 0; at < bytes.length; at += 65_536) connection.sendCopyFromChunk(bytes.subarray(at, at + 65_536));
+        connection.endCopyFrom();
+      },
+      handleCommandComplete() {},
+      // pg forgets the active query when the server reports an error (no ReadyForQuery follows for it).
+      handleError: (e: Error) => reject(e),
+      handleReadyForQuery: () => resolve(),
+    };
+    client.query(submittable as unknown as pg.QueryConfig);
+  });
+}

@@ -1,0 +1,33 @@
+import type { DatabaseSinkMode } from '../database-sink/sink-mode.ts';
+import type { CommitRetryPolicy } from '../../api/two-phase-committing-sink.ts';
+
+/** Where a PostgreSQL connector connects (no pg types: a user's project compiles without @types/pg). */
+export interface PostgresConnectionOptions {
+  readonly host: string;
+  readonly port?: number;
+  readonly user: string;
+  readonly password?: string;
+  readonly database: string;
+}
+
+export interface PostgresSinkOptions {
+  readonly connection: PostgresConnectionOptions;
+  /** The table, `name` or `schema.name` (unquoted: as stored in the catalog). Default schema: public. */
+  readonly table: string;
+  /** Unset: 'insert'. */
+  readonly mode?: DatabaseSinkMode;
+  /** The key columns, required for 'upsert' and 'changelog': the table needs a unique index on exactly them. */
+  readonly key?: readonly string[];
+  /**
+   * Which record field goes to which column: a list of names (column = field) or column -> field.
+   * Unset: every column of the table, from the field of the same name. Checked against the table at start.
+   */
+  readonly columns?: readonly string[] | Readonly<Record<string, string>>;
+  /** The stable part of the transaction ids (prepared transactions' gids). Unset: from the job's name and the sink's uid. */
+  readonly transactionIdPrefix?: string;
+  /** Rows per statement. Unset: 1000. */
+  readonly batchSize?: number;
+  /** Statements sent but not yet answered before the writer pushes back. Unset: 4. */
+  readonly maxInFlightBatches?: number;
+  readonly commitRetry?: CommitRetryPolicy;
+}

@@ -1,0 +1,126 @@
+import type { PrecommittingSinkWriter } from '../../api/two-phase-committing-sink.ts';
+import { RowOpBuilder } from '../database-sink/row-op-builder.ts';
+import type { RowOp } from '../database-sink/row-op.ts';
+import type { DatabaseSinkMode } from '../database-sink/sink-mode.ts';
+import { transactionId, type TransactionIdPrefix } from '../database-sink/transaction-id.ts';
+import { gidLiteral, isRefusal, type PgConnection } from './pg-connection.ts';
+import type { PostgresCommittable } from './postgres-committable.ts';
+import { identifyRefusal } from './refusal-diagnosis.ts';
+import { statementsFor, type Statement } from './postgres-statements.ts';
+import { fieldFits, type PostgresTable } from './postgres-table.ts';
+
+export interface PostgresWriterSetup {
+  readonly connection: PgConnection;
+  /** A second connection for finding the refused record of a failed batch. */
+  readonly diagnose: () => Promise<PgConnection>;
+  readonly table: PostgresTable;
+  readonly mode: DatabaseSinkMode;
+  readonly prefix: TransactionIdPrefix;
+  readonly subtask: number;
+  readonly server: string;
+  readonly database: string;
+  readonly target: string;
+  readonly batchSize: number;
+  readonly maxInFlight: number;
+}
+
+/**
+ * One transaction per checkpoint on one connection: rows are sent in batches as they come
+ * (BEGIN before the first), and the pre-commit sends the rest and PREPARE TRANSACTION. pg runs a
+ * connection's statements in order, so records after the cut go into the next transaction while
+ * this one prepares. The writer pushes back (ready()) while `maxInFlight` statements wait for the
+ * server. The first failure is kept: a refused row becomes a RecordRefusedError naming it.
+ */
+export class PostgresSinkWriter<T> implements PrecommittingSinkWriter<T, PostgresCommittable> {
+  readonly #s: PostgresWriterSetup;
+  #ops: RowOp[] = [];
+  /** Whether the current checkpoint's transaction has begun (a statement was sent since the last PREPARE). */
+  #inTransaction = false;
+  #inFlight = 0;
+  #drained: Array<() => void> = [];
+  #failure: Promise<Error> | undefined;
+  readonly #builder: RowOpBuilder;
+  /** The last statement sent, settled: the next waits for it, abort() too. */
+  #last: Promise<void> = Promise.resolve();
+
+  constructor(setup: PostgresWriterSetup) {
+    this.#s = setup;
+    this.#builder = new RowOpBuilder({ table: setup.table, mode: setup.mode, target: setup.target, fits: fieldFits });
+  }
+
+  write(record: T): void {
+    this.#builder.opsOf(record, this.#ops);
+    if (this.#ops.length >= this.#s.batchSize) this.#sendBatch();
+  }
+
+  ready(): Promise<void> | undefined {
+    if (this.#failure) return this.#failure.then((e) => Promise.reject(e));
+    if (this.#inFlight < this.#s.maxInFlight) return undefined;
+    return new Promise((resolve) => this.#drained.push(resolve));
+  }
+
+  flush(): void {
+    this.#sendBatch();
+  }
+
+  prepareCommit(checkpointId: number): Promise<PostgresCommittable[]> {
+    this.#sendBatch();
+    if (!this.#inTransaction) return this.#failure ? this.#failure.then((e) => Promise.reject(e)) : Promise.resolve([]);
+    this.#inTransaction = false;
+    const gid = transactionId(this.#s.prefix, this.#s.subtask, checkpointId);
+    const committable: PostgresCommittable = { server: this.#s.server, database: this.#s.database, gid };
+    return this.#send({ text: `PREPARE TRANSACTION ${gidLiteral(gid)}`, values: [], ops: [] }).then(async () => {
+      if (this.#failure) throw await this.#failure;
+      return [committable];
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#s.connection.end();
+  }
+
+  /** Waits for what was sent (a PREPARE in flight lands before the connection ends; the next attempt's recovery rolls it back). */
+  async abort(): Promise<void> {
+    await this.#last.catch(() => {});
+    await this.#s.connection.end();
+  }
+
+  #sendBatch(): void {
+    if (this.#ops.length === 0) return;
+    const ops = this.#ops;
+    this.#ops = [];
+    if (!this.#inTransaction) {
+      this.#inTransaction = true;
+      void this.#send({ text: 'BEGIN', values: [], ops: [] });
+    }
+    for (const statement of statementsFor(this.#s.table, ops)) void this.#send(statement);
+  }
+
+  /**
+   * Queues one statement behind the ones sent before (pg runs one at a time anyway, and warns
+   * when queries are queued on it); its failure becomes the writer's, and later ones are skipped.
+   */
+  #send(statement: Statement): Promise<void> {
+    this.#inFlight++;
+    this.#last = this.#last
+      .then(async () => {
+        if (this.#failure) return;
+        if (statement.copy !== undefined) await this.#s.connection.copyFrom(statement.text, statement.copy);
+        else await this.#s.connection.sql(statement.text, statement.values);
+      })
+      .catch((e: unknown) => {
+        this.#failure ??= this.#diagnose(e, statement);
+      })
+      .finally(() => {
+        this.#inFlight--;
+        if (this.#inFlight < this.#s.maxInFlight) for (const wake of this.#drained.splice(0)) wake();
+      });
+    return this.#last.then(() => undefined);
+  }
+
+  async #diagnose(e: unknown, statement: Statement): Promise<Error> {
+    if (!isRefusal(e) || statement.ops.length === 0) return e instanceof Error ? e : new Error(String(e));
+    const { table, target } = this.#s;
+    return identifyRefusal({ table, target, diagnose: this.#s.diagnose, statement, error: e });
+  }
+}
