@@ -26,4 +26,6 @@ export interface StateBackend {
   readonly type: StateBackendType;
   createKeyedStateBackend(parameters: KeyedStateBackendParameters): KeyedStateBackend;
   createOperatorStateBackend(restored: ReadonlyMap<string, OperatorStateEntry> | undefined, uid: string): OperatorStateBackend;
+  /** Loads what the backend's stores need (a native module) before a deployment creates any. */
+  prepare?(): Promise<void>;
 }

@@ -6,7 +6,7 @@ const MAX_TIMER_WAIT = 2 ** 31 - 1;
 /** What an operator sees of its task's processing time. */
 export interface ProcessingTimeProvider {
   now(): number;
-  /** Runs `callback(time)` as mail once the clock reaches `time` (at once when it has). */
+  /** Runs `callback(time)` as mail once the clock has passed `time` (at once when it has). */
   registerTimer(time: number, description: string, callback: (time: number) => void): Timer;
 }
 
@@ -30,7 +30,13 @@ export class ProcessingTimeService implements ProcessingTimeProvider {
     return this.#clock.now();
   }
 
-  /** Runs `callback(time)` as mail once the clock reaches `time` (at once when it has). */
+  /**
+   * Runs `callback(time)` as mail once the clock has passed `time` (at once when it has). Passed,
+   * not reached, as Flink's (its delay is `time - now + 1`): a window's timer is at its last
+   * millisecond, and a record read in that millisecond after the timer fired would open the
+   * window again and have it fire twice. A Node timer can also fire a millisecond before the
+   * wall clock says its delay is up: then it waits again.
+   */
   registerTimer(time: number, description: string, callback: (time: number) => void): Timer {
     let current: Timer | undefined;
     let cancelled = false;
@@ -43,10 +49,10 @@ export class ProcessingTimeService implements ProcessingTimeProvider {
     };
     const arm = (): void => {
       // Node's timers fire at once beyond 2^31 - 1 ms: a timer further away waits in steps.
-      const wait = Math.min(MAX_TIMER_WAIT, Math.max(0, time - this.#clock.now()));
+      const wait = Math.min(MAX_TIMER_WAIT, Math.max(0, time + 1 - this.#clock.now()));
       current = this.#clock.schedule(() => {
         if (cancelled || this.#quiesced) return;
-        if (this.#clock.now() < time && wait === MAX_TIMER_WAIT) return arm();
+        if (this.#clock.now() <= time) return arm();
         this.#pending.delete(handle);
         this.#mailbox.put({ description, run: () => void (!cancelled && !this.#quiesced && callback(time)) });
       }, wait);

@@ -61,10 +61,8 @@ export class SlotExecutor implements TaskExecutorGateway {
   #closers: Array<() => void> = [];
   #loop: Promise<void> | undefined;
   #metricsTimer: NodeJS.Timeout | undefined;
-  /** The subtask at this end of each channel to another slot. */
-  #channelOwners = new Map<ChannelKey, TaskKey>();
+  #channelOwners = new Map<ChannelKey, TaskKey>(); // the subtask at this end of each channel to another slot
   #stopped: Promise<void> | undefined;
-
   readonly #log: Logger;
   readonly #stateBackend: ReturnType<typeof createStateBackend>;
 
@@ -160,6 +158,7 @@ export class SlotExecutor implements TaskExecutorGateway {
     const attempt = message.attempt;
     try {
       if (message.fingerprint !== this.#o.jobGraph.fingerprint) throw new JobGraphMismatchError(this.#o.index, this.#o.jobGraph.fingerprint, message.fingerprint);
+      await this.#stateBackend.prepare?.();
       const tasks = this.#build(message);
       this.#tasks = tasks;
       // Reported while they initialize too: a long restore is legitimate, but it must be visible.

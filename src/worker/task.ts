@@ -28,14 +28,13 @@ import { heapStateBackend } from '../state/heap-state-backend.ts';
 type Unstamped<T> = T extends unknown ? Omit<T, 'attempt' | 'vertexId' | 'subtask'> : never;
 
 export type { TaskSetup } from './task-setup.ts';
-
 export type StepResult = 'busy' | 'idle' | 'done';
 
 /**
  * One subtask: an operator chain fed by its input (a source reader, or the network with one or
- * more logical inputs: all the same to the task, see TaskInput), run as a
- * mailbox loop. The TaskManager calls step() whenever the task may have work; each step first
- * runs mails (checkpoint triggers, notifications), then takes a bounded amount of input.
+ * more logical inputs: all the same to the task, see TaskInput), run as a mailbox loop. The
+ * TaskManager calls step() whenever the task may have work; each step first runs mails
+ * (checkpoint triggers, notifications), then takes a bounded amount of input.
  */
 export class Task {
   readonly vertex: JobVertex;

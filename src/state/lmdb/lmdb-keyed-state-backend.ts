@@ -1,5 +1,4 @@
 import { rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import type { RootDatabase } from 'lmdb';
 import type { ReduceFunction } from '../../api/functions.ts';
 import type { AggregatingState, ListState, MapState, ReducingState, ValueState } from '../../api/state.ts';
@@ -24,16 +23,12 @@ import { restoredStateConversion } from '../restored-state-conversion.ts';
 import { stateKey, userKey } from '../state-key.ts';
 import type { StoredStateInfo } from '../stored-state-info.ts';
 import { currentKeyHandles, type CurrentValue } from './current-key-handles.ts';
+import { lmdbNative } from './lmdb-native.ts';
 import { lmdbTableSnapshot } from './lmdb-table-snapshot.ts';
 import { type CachedEntry, StateCache } from './state-cache.ts';
 import { decodeStateKey, encodeStateKey, statePrefix } from './state-key-bytes.ts';
 import { descriptorValueBytes, inPlaceValueBytes, storedValueBytes, type StateValueBytes } from './state-value-bytes.ts';
 
-/** The native store is loaded by the first lmdb backend, not by every TaskManager that imports this module (heap jobs never need it). */
-let lmdbModule: typeof import('lmdb') | undefined;
-function lmdb(): typeof import('lmdb') {
-  return (lmdbModule ??= createRequire(import.meta.url)('lmdb') as typeof import('lmdb'));
-}
 
 interface LmdbState {
   /** The state's id in the store's keys (state-key-bytes.ts). */
@@ -94,7 +89,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     this.#describe = describe;
     this.#options = options;
     // Durability is the checkpoint's: the local store is thrown away on every restart, so it need not be synced.
-    this.#db = lmdb().open<Buffer, Buffer>({ path: options.path, keyEncoding: 'binary', encoding: 'binary', noSync: true, noMetaSync: true, cache: false, compression: false });
+    this.#db = lmdbNative().open<Buffer, Buffer>({ path: options.path, keyEncoding: 'binary', encoding: 'binary', noSync: true, noMetaSync: true, cache: false, compression: false });
   }
 
   get currentKey(): Key {

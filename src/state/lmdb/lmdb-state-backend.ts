@@ -6,6 +6,7 @@ import type { KeyedStateBackend } from '../keyed-state-backend.ts';
 import { OperatorStateBackend } from '../operator-state-backend.ts';
 import type { KeyedStateBackendParameters, StateBackend } from '../state-backend.ts';
 import { LmdbKeyedStateBackend } from './lmdb-keyed-state-backend.ts';
+import { loadLmdb } from './lmdb-native.ts';
 
 export interface LmdbStateBackendOptions {
   /** state.backend.lmdb.localdir (null: the system's temporary directory). */
@@ -30,6 +31,10 @@ export class LmdbStateBackend implements StateBackend {
 
   constructor(options: LmdbStateBackendOptions) {
     this.#options = options;
+  }
+
+  async prepare(): Promise<void> {
+    await loadLmdb();
   }
 
   createKeyedStateBackend(p: KeyedStateBackendParameters): KeyedStateBackend {
