@@ -1,3 +1,4 @@
+import { StatementsInFlight } from '../database-sink/statements-in-flight.ts';
 import { randomBytes } from 'node:crypto';
 import type { PrecommittingSinkWriter } from '../../api/two-phase-committing-sink.ts';
 import { RecordRefusedError } from '../database-sink/record-refused-error.ts';
@@ -49,13 +50,12 @@ export class MySqlSinkWriter<T> implements PrecommittingSinkWriter<T, MySqlCommi
   #ops: RowOp[] = [];
   #txn: OpenTransaction | undefined;
   #lastCut = 0;
-  #inFlight = 0;
-  #drained: Array<() => void> = [];
-  #failure: Promise<Error> | undefined;
+  readonly #inFlight: StatementsInFlight;
   readonly #open = new Set<Promise<MySqlSinkConnection>>();
 
   constructor(setup: MySqlWriterSetup) {
     this.#s = setup;
+    this.#inFlight = new StatementsInFlight(setup.maxInFlight);
     this.#builder = new RowOpBuilder({ table: setup.table, mode: setup.mode, target: setup.target, fits: mysqlFieldFits });
   }
 
@@ -65,9 +65,7 @@ export class MySqlSinkWriter<T> implements PrecommittingSinkWriter<T, MySqlCommi
   }
 
   ready(): Promise<void> | undefined {
-    if (this.#failure) return this.#failure.then((e) => Promise.reject(e));
-    if (this.#inFlight < this.#s.maxInFlight) return undefined;
-    return new Promise((resolve) => this.#drained.push(resolve));
+    return this.#inFlight.ready();
   }
 
   flush(): void {
@@ -78,7 +76,7 @@ export class MySqlSinkWriter<T> implements PrecommittingSinkWriter<T, MySqlCommi
     this.#sendBatch();
     this.#lastCut = checkpointId;
     const txn = this.#txn;
-    if (!txn) return this.#failure ? this.#failure.then((e) => Promise.reject(e)) : Promise.resolve([]);
+    if (!txn) return this.#inFlight.failure ? this.#inFlight.failure.then((e) => Promise.reject(e)) : Promise.resolve([]);
     this.#txn = undefined;
     const xid = xidLiteral(txn.gtrid, txn.bqual);
     this.#send(txn, { text: `XA END ${xid}`, values: [], ops: [] });
@@ -86,7 +84,7 @@ export class MySqlSinkWriter<T> implements PrecommittingSinkWriter<T, MySqlCommi
     const committable: MySqlCommittable = { server: this.#s.server, database: this.#s.database, gtrid: txn.gtrid, bqual: txn.bqual };
     return txn.last.then(async () => {
       await this.#release(txn.connection);
-      if (this.#failure) throw await this.#failure;
+      if (this.#inFlight.failure) throw await this.#inFlight.failure;
       // Another session can commit it only once this one is gone (until then the server says it
       // does not know the xid, which a commit takes for committed): the acknowledgement waits.
       if (txn.session !== undefined) await sessionGone(this.#s.control, txn.session);
@@ -122,26 +120,17 @@ export class MySqlSinkWriter<T> implements PrecommittingSinkWriter<T, MySqlCommi
       const [row] = await c.sql<{ id: number }>('SELECT CONNECTION_ID() AS id');
       txn.session = Number(row?.id);
     }).catch((e: unknown) => {
-      this.#failure ??= Promise.resolve(e instanceof Error ? e : new Error(String(e)));
+      this.#inFlight.fail(Promise.resolve(e instanceof Error ? e : new Error(String(e))));
     });
     this.#send(txn, { text: `XA START ${xidLiteral(txn.gtrid, txn.bqual)}`, values: [], ops: [] });
     return txn;
   }
 
   #send(txn: OpenTransaction, statement: MySqlStatement): void {
-    this.#inFlight++;
-    txn.last = txn.last
-      .then(async () => {
-        if (this.#failure) return;
-        await (await txn.connection).sql(statement.text, statement.values);
-      })
-      .catch((e: unknown) => {
-        this.#failure ??= this.#diagnose(e, statement);
-      })
-      .finally(() => {
-        this.#inFlight--;
-        if (this.#inFlight < this.#s.maxInFlight) for (const wake of this.#drained.splice(0)) wake();
-      });
+    const send = async () => {
+      await (await txn.connection).sql(statement.text, statement.values);
+    };
+    txn.last = this.#inFlight.queue(txn.last, send, (e) => this.#diagnose(e, statement));
   }
 
   async #release(connection: Promise<MySqlSinkConnection>): Promise<void> {

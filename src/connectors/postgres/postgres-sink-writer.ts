@@ -1,3 +1,4 @@
+import { StatementsInFlight } from '../database-sink/statements-in-flight.ts';
 import type { PrecommittingSinkWriter } from '../../api/two-phase-committing-sink.ts';
 import { RowOpBuilder } from '../database-sink/row-op-builder.ts';
 import type { RowOp } from '../database-sink/row-op.ts';
@@ -36,15 +37,14 @@ export class PostgresSinkWriter<T> implements PrecommittingSinkWriter<T, Postgre
   #ops: RowOp[] = [];
   /** Whether the current checkpoint's transaction has begun (a statement was sent since the last PREPARE). */
   #inTransaction = false;
-  #inFlight = 0;
-  #drained: Array<() => void> = [];
-  #failure: Promise<Error> | undefined;
+  readonly #inFlight: StatementsInFlight;
   readonly #builder: RowOpBuilder;
   /** The last statement sent, settled: the next waits for it, abort() too. */
   #last: Promise<void> = Promise.resolve();
 
   constructor(setup: PostgresWriterSetup) {
     this.#s = setup;
+    this.#inFlight = new StatementsInFlight(setup.maxInFlight);
     this.#builder = new RowOpBuilder({ table: setup.table, mode: setup.mode, target: setup.target, fits: fieldFits });
   }
 
@@ -54,9 +54,7 @@ export class PostgresSinkWriter<T> implements PrecommittingSinkWriter<T, Postgre
   }
 
   ready(): Promise<void> | undefined {
-    if (this.#failure) return this.#failure.then((e) => Promise.reject(e));
-    if (this.#inFlight < this.#s.maxInFlight) return undefined;
-    return new Promise((resolve) => this.#drained.push(resolve));
+    return this.#inFlight.ready();
   }
 
   flush(): void {
@@ -65,12 +63,12 @@ export class PostgresSinkWriter<T> implements PrecommittingSinkWriter<T, Postgre
 
   prepareCommit(checkpointId: number): Promise<PostgresCommittable[]> {
     this.#sendBatch();
-    if (!this.#inTransaction) return this.#failure ? this.#failure.then((e) => Promise.reject(e)) : Promise.resolve([]);
+    if (!this.#inTransaction) return this.#inFlight.failure ? this.#inFlight.failure.then((e) => Promise.reject(e)) : Promise.resolve([]);
     this.#inTransaction = false;
     const gid = transactionId(this.#s.prefix, this.#s.subtask, checkpointId);
     const committable: PostgresCommittable = { server: this.#s.server, database: this.#s.database, gid };
     return this.#send({ text: `PREPARE TRANSACTION ${gidLiteral(gid)}`, values: [], ops: [] }).then(async () => {
-      if (this.#failure) throw await this.#failure;
+      if (this.#inFlight.failure) throw await this.#inFlight.failure;
       return [committable];
     });
   }
@@ -101,21 +99,11 @@ export class PostgresSinkWriter<T> implements PrecommittingSinkWriter<T, Postgre
    * when queries are queued on it); its failure becomes the writer's, and later ones are skipped.
    */
   #send(statement: Statement): Promise<void> {
-    this.#inFlight++;
-    this.#last = this.#last
-      .then(async () => {
-        if (this.#failure) return;
-        if (statement.copy !== undefined) await this.#s.connection.copyFrom(statement.text, statement.copy);
-        else await this.#s.connection.sql(statement.text, statement.values);
-      })
-      .catch((e: unknown) => {
-        this.#failure ??= this.#diagnose(e, statement);
-      })
-      .finally(() => {
-        this.#inFlight--;
-        if (this.#inFlight < this.#s.maxInFlight) for (const wake of this.#drained.splice(0)) wake();
-      });
-    return this.#last.then(() => undefined);
+    const send = async () => {
+      if (statement.copy !== undefined) await this.#s.connection.copyFrom(statement.text, statement.copy);
+      else await this.#s.connection.sql(statement.text, statement.values);
+    };
+    return (this.#last = this.#inFlight.queue(this.#last, send, (e) => this.#diagnose(e, statement)));
   }
 
   async #diagnose(e: unknown, statement: Statement): Promise<Error> {
