@@ -167,15 +167,26 @@ export class OperatorChain {
   #guarded(index: number, process?: (value: unknown) => void): Output {
     const member = this.members[index]!;
     const op = member.operator;
-    const take = process ?? ((value: unknown) => op.processElement(value));
     const fail = (e: unknown): never => {
       if (e instanceof OperatorFailure) throw e;
       throw new OperatorFailure(e, member.name, member.uid, this.#vertexName, this.#subtask, this.#parallelism);
     };
+    // One input (every member but a two-input head): the record goes straight in, no routing call per record.
+    if (process === undefined) {
+      return {
+        collect(value: unknown): void {
+          try {
+            op.processElement(value);
+          } catch (e) {
+            fail(e);
+          }
+        },
+      };
+    }
     return {
       collect(value: unknown): void {
         try {
-          take(value);
+          process(value);
         } catch (e) {
           fail(e);
         }
