@@ -7,11 +7,13 @@ import { isNatsUnavailable } from './nats-errors.ts';
 const STREAM_NOT_FOUND = 10059;
 const REPLICAS_NOT_SUPPORTED = 10074;
 const INSUFFICIENT_RESOURCES = 10023;
+/** "no suitable peers for placement": the meta leader is elected but has not yet heard from enough servers. */
+const NO_PEERS = 10005;
 
 /**
  * Why a bucket could not be looked up or made: REPLICAS_NOT_SUPPORTED (a single server asked for
  * replicas), INSUFFICIENT_RESOURCES (too few servers for the replicas, or a cluster whose servers
- * have not all joined yet), UNAVAILABLE (no answer in time: JetStream still electing), FAILED.
+ * have not all joined yet: JetStream says "insufficient resources" or "no suitable peers for placement"), UNAVAILABLE (no answer in time: JetStream still electing), FAILED.
  */
 export type NatsBucketFailure = 'REPLICAS_NOT_SUPPORTED' | 'INSUFFICIENT_RESOURCES' | 'UNAVAILABLE' | 'FAILED';
 
@@ -56,12 +58,21 @@ async function creating<T>(bucket: string, replicas: number, make: () => Promise
   try {
     return await make();
   } catch (e) {
-    if (e instanceof JetStreamApiError && (e.code === REPLICAS_NOT_SUPPORTED || e.code === INSUFFICIENT_RESOURCES)) {
-      const reason = e.code === REPLICAS_NOT_SUPPORTED ? 'REPLICAS_NOT_SUPPORTED' : 'INSUFFICIENT_RESOURCES';
-      throw new NatsBucketError(reason, bucket, `cannot be created with ${replicas} replicas (${e.message}); a single server needs high-availability.nats.replicas: 1`, { cause: e });
+    const reason = bucketFailureOf(e);
+    if (reason === 'REPLICAS_NOT_SUPPORTED' || reason === 'INSUFFICIENT_RESOURCES') {
+      throw new NatsBucketError(reason, bucket, `cannot be created with ${replicas} replicas (${(e as Error).message}); a single server needs high-availability.nats.replicas: 1`, { cause: e });
     }
-    throw new NatsBucketError(unavailableOr(e, 'FAILED'), bucket, `cannot be created: ${(e as Error).message}`, { cause: e });
+    throw new NatsBucketError(reason, bucket, `cannot be created: ${(e as Error).message}`, { cause: e });
   }
+}
+
+/** Why JetStream refused to create a bucket, by its API error code (never by the message). */
+export function bucketFailureOf(e: unknown): NatsBucketFailure {
+  if (e instanceof JetStreamApiError) {
+    if (e.code === REPLICAS_NOT_SUPPORTED) return 'REPLICAS_NOT_SUPPORTED';
+    if (e.code === INSUFFICIENT_RESOURCES || e.code === NO_PEERS) return 'INSUFFICIENT_RESOURCES';
+  }
+  return unavailableOr(e, 'FAILED');
 }
 
 function unavailableOr(e: unknown, otherwise: NatsBucketFailure): NatsBucketFailure {
