@@ -7,13 +7,20 @@ import { join } from 'node:path';
 import { killAndResume, resumeToEnd } from '../fixtures/kill-and-resume.ts';
 import { diffSortedLines, expectedRunningCounts, makeTempDir, readCommittedLines, removeDir, sleep } from '../fixtures/recovery-helpers.ts';
 import { committedMaxCounts, wordCounts, WORDCOUNT } from '../fixtures/savepoint-helpers.ts';
+import { SMALL_CACHE } from '../fixtures/state-backends.ts';
 import { completedCheckpoints, spawnWeir, weirEnv, type WeirProcess } from '../fixtures/weir-process.ts';
 
 const WORDS = 30_000;
 const RATE = 8_000;
 const SEED = 7;
 
-function startRun(checkpointDir: string, output: string, fromSavepoint?: string): WeirProcess {
+/** `-D` settings of the state backend the runs use (the lmdb one with a small cache, so most accesses go to the store). */
+const BACKENDS = {
+  heap: [],
+  lmdb: ['-D', 'state.backend.type=lmdb', '-D', `state.backend.lmdb.cache-entries=${SMALL_CACHE}`],
+} as const;
+
+function startRun(backend: keyof typeof BACKENDS, checkpointDir: string, output: string, fromSavepoint?: string): WeirProcess {
   const args = [
     'run',
     WORDCOUNT,
@@ -21,6 +28,7 @@ function startRun(checkpointDir: string, output: string, fromSavepoint?: string)
     '2',
     '--task-managers',
     '2',
+    ...BACKENDS[backend],
     '--checkpoint-dir',
     checkpointDir,
     ...(fromSavepoint ? ['--from-savepoint', fromSavepoint] : []),
@@ -45,12 +53,12 @@ before(() => {
 });
 after(() => removeDir(root));
 
-test('SIGKILL and resume from the latest checkpoint, three times, then finish: exactly-once output', { timeout: 120_000 }, async () => {
-  const checkpointDir = join(root, 'checkpoints');
-  const output = join(root, 'output');
+for (const backend of ['heap', 'lmdb'] as const) test(`${backend} state backend: SIGKILL and resume from the latest checkpoint, three times, then finish: exactly-once output`, { timeout: 120_000 }, async () => {
+  const checkpointDir = join(root, backend, 'checkpoints');
+  const output = join(root, backend, 'output');
   const trueCounts = wordCounts(SEED, WORDS);
   const expected = expectedRunningCounts(trueCounts);
-  const start = (from: string | undefined) => startRun(checkpointDir, output, from);
+  const start = (from: string | undefined) => startRun(backend, checkpointDir, output, from);
 
   // Kill a little after a checkpoint completed, at different points of the next interval.
   const killDelays = [15, 55, 90];

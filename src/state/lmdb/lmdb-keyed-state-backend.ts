@@ -23,6 +23,7 @@ import { restoredStateConversion } from '../restored-state-conversion.ts';
 import { stateKey, userKey } from '../state-key.ts';
 import type { StoredStateInfo } from '../stored-state-info.ts';
 import { currentKeyHandles, type CurrentValue } from './current-key-handles.ts';
+import { LocalStateStorageError, type LocalStateStorageOperation } from './local-state-storage-error.ts';
 import { lmdbNative } from './lmdb-native.ts';
 import { lmdbTableSnapshot } from './lmdb-table-snapshot.ts';
 import { type CachedEntry, StateCache } from './state-cache.ts';
@@ -89,7 +90,17 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     this.#describe = describe;
     this.#options = options;
     // Durability is the checkpoint's: the local store is thrown away on every restart, so it need not be synced.
-    this.#db = lmdbNative().open<Buffer, Buffer>({ path: options.path, keyEncoding: 'binary', encoding: 'binary', noSync: true, noMetaSync: true, cache: false, compression: false });
+    this.#db = this.#storage('open', () => lmdbNative().open<Buffer, Buffer>({ path: options.path, keyEncoding: 'binary', encoding: 'binary', noSync: true, noMetaSync: true, cache: false, compression: false }));
+  }
+
+  /** Runs an operation on the store; its failures (a full disk, an unwritable directory) become a LocalStateStorageError naming the path. */
+  #storage<T>(operation: LocalStateStorageOperation, fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      if (e instanceof SerializationError || e instanceof KeyedStateError) throw e;
+      throw new LocalStateStorageError(this.uid, this.#options.path, operation, e);
+    }
   }
 
   get currentKey(): Key {
@@ -189,7 +200,8 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     e = state.leaving.get(key);
     if (e !== undefined) state.leaving.delete(key);
     else {
-      const bytes = this.#db.getBinary(this.#keyBytes(keyGroup, state, key));
+      const keyBytes = this.#keyBytes(keyGroup, state, key);
+      const bytes = this.#storage('read', () => this.#db.getBinary(keyBytes));
       e = { value: bytes === undefined ? undefined : state.bytes.decode(bytes), dirty: false, keyGroup };
     }
     const left = state.cache.add(key, e);
@@ -224,7 +236,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     const db = this.#db;
     let key: Key;
     try {
-      db.transactionSync(() => {
+      this.#storage('write', () => db.transactionSync(() => {
         for (const [k, e] of changed) {
           key = k;
           const bytes = this.#keyBytes(e.keyGroup, state, k);
@@ -232,7 +244,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
           else db.putSync(bytes, state.bytes.encode(e.value) as Buffer);
           e.dirty = false;
         }
-      });
+      }));
     } catch (err) {
       if (err instanceof SerializationError) throw err.withContext({ operatorUid: this.uid, state: state.descriptor.name, key: describeValue(key) });
       throw err;
@@ -270,12 +282,14 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     if (batch.length === 0) return;
     this.#restoring = [];
     const db = this.#db;
-    db.transactionSync(() => {
-      for (let i = 0; i < batch.length; i += 4) {
-        const state = batch[i] as LmdbState;
-        db.putSync(this.#keyBytes(batch[i + 1] as number, state, batch[i + 2] as Key), state.bytes.encode(batch[i + 3]) as Buffer);
-      }
-    });
+    this.#storage('write', () =>
+      db.transactionSync(() => {
+        for (let i = 0; i < batch.length; i += 4) {
+          const state = batch[i] as LmdbState;
+          db.putSync(this.#keyBytes(batch[i + 1] as number, state, batch[i + 2] as Key), state.bytes.encode(batch[i + 3]) as Buffer);
+        }
+      }),
+    );
   }
 
   #add(descriptor: StateDescriptor, bytes: StateValueBytes): LmdbState {
@@ -319,9 +333,11 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
         entries.push([Buffer.from(key), convert(from.decode(value), decodeStateKey(key))]);
       }
       if (entries.length === 0) continue;
-      db.transactionSync(() => {
-        for (const [key, value] of entries) db.putSync(key, state.bytes.encode(value) as Buffer);
-      });
+      this.#storage('write', () =>
+        db.transactionSync(() => {
+          for (const [key, value] of entries) db.putSync(key, state.bytes.encode(value) as Buffer);
+        }),
+      );
     }
   }
 
