@@ -1,4 +1,6 @@
+import { readdirSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { RootDatabase } from 'lmdb';
 import type { ReduceFunction } from '../../api/functions.ts';
 import type { AggregatingState, ListState, MapState, ReducingState, ValueState } from '../../api/state.ts';
@@ -16,7 +18,7 @@ import { SerializationError } from '../../serialization/serialization-error.ts';
 import type { CapturedKeyedState } from '../captured-state.ts';
 import type { InPlaceAggregate } from '../in-place-aggregate.ts';
 import { type Key, type KeyGroupRange, keyGroupFor } from '../key-group.ts';
-import type { KeyedStateBackend, RestoredEntrySink } from '../keyed-state-backend.ts';
+import type { KeyedStateBackend, LocalStateFigures, RestoredEntrySink } from '../keyed-state-backend.ts';
 import { KeyedStateError } from '../keyed-state-error.ts';
 import { passthroughSerializer } from '../passthrough-serializer.ts';
 import { restoredStateConversion } from '../restored-state-conversion.ts';
@@ -82,6 +84,8 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
   #restoring: unknown[] = [];
   #openSnapshots = 0;
   #closed = false;
+  #cacheHits = 0;
+  #cacheMisses = 0;
 
   constructor(keyGroupRange: KeyGroupRange, maxParallelism: number, uid: string, describe: () => string, options: LmdbKeyedStateBackendOptions) {
     this.keyGroupRange = keyGroupRange;
@@ -196,7 +200,11 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
   /** A key's cached entry, read from the store on a miss; entries that leave the cache to make room go back to the store if changed. */
   #entry(state: LmdbState, keyGroup: number, key: Key): CachedEntry {
     let e = state.cache.get(key);
-    if (e !== undefined) return e;
+    if (e !== undefined) {
+      this.#cacheHits++;
+      return e;
+    }
+    this.#cacheMisses++;
     e = state.leaving.get(key);
     if (e !== undefined) state.leaving.delete(key);
     else {
@@ -392,6 +400,10 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     return [...this.#states.values()].filter((s) => s.restoredAs).map((s) => s.descriptor.name);
   }
 
+  figures(): LocalStateFigures {
+    return { localBytes: this.#closed ? 0 : storeBytes(this.#options.path), cacheHits: this.#cacheHits, cacheMisses: this.#cacheMisses };
+  }
+
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
@@ -412,5 +424,14 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
       .catch(() => {
         // What is left is removed with the TaskManager's working directory (lmdb-state-backend.ts).
       });
+  }
+}
+
+/** The bytes a store's files take on disk (allocated blocks: LMDB's file is sparse as it grows). */
+function storeBytes(path: string): number {
+  try {
+    return readdirSync(path).reduce((n, f) => n + statSync(join(path, f)).blocks * 512, 0);
+  } catch {
+    return 0;
   }
 }
