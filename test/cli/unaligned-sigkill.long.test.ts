@@ -68,7 +68,7 @@ test('weir run --unaligned, SIGKILL and resume from the latest checkpoint three 
     checkpointDir,
     kills: killDelays.length,
     beforeKill: async (run, round) => {
-      await run.waitFor('two completed checkpoints', (r) => completedCheckpoints(r).length >= 2, 30_000);
+      await run.waitFor('two completed checkpoints', (r) => completedCheckpoints(r).length >= 2, 60_000);
       await sleep(killDelays[round]!);
     },
     afterKill: async (checkpoint) => {

@@ -32,7 +32,7 @@ after(async () => {
 });
 
 
-test('SIGSTOP of the leader past its lease, SIGCONT after the standby took over: the old leader completes no checkpoint; exactly-once', { timeout: 60_000 }, async (t) => {
+test('SIGSTOP of the leader past its lease, SIGCONT after the standby took over: the old leader completes no checkpoint; exactly-once', { timeout: 120_000 }, async (t) => {
   const c = new TestCluster({
     root,
     defines: {
