@@ -15,6 +15,9 @@ export {
   ReducingStateDescriptor,
   AggregatingStateDescriptor,
 } from './api/state-descriptors.ts';
+export { StateTtlConfig, StateTtlConfigBuilder } from './api/state-ttl-config.ts';
+export type { TtlCleanup, TtlStateVisibility, TtlTimeCharacteristic, TtlUpdateType } from './api/state-ttl-config.ts';
+export { StateTtlError } from './api/state-ttl-error.ts';
 export { msgpackSerializer } from './api/serializer.ts';
 export { Types } from './serialization/types.ts';
 export { SerializationError } from './serialization/serialization-error.ts';
