@@ -101,7 +101,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     this.#currentIndex = this.#indexOf(key, keyGroupFor(key, this.maxParallelism));
     this.#userKey = key;
     this.#currentKey = stateKey(key);
-    this.#ttl.onRecord();
+    if (this.#ttl.cleansPerRecord) this.#ttl.onRecord();
   }
 
   /** The index of a key's key group in this subtask's range; a key of another subtask is an error. */

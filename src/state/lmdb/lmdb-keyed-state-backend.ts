@@ -110,7 +110,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     this.#currentKeyGroup = this.#keyGroupOf(key);
     this.#userKey = key;
     this.#currentKey = stateKey(key);
-    this.#ttl.onRecord();
+    if (this.#ttl.cleansPerRecord) this.#ttl.onRecord();
   }
 
   #keyGroupOf(key: Key): number {

@@ -25,6 +25,8 @@ export class TtlStates {
   /** The per-record sweeps, one per state (a state asked for again does not add another). */
   readonly #everyRecord = new Map<string, () => void>();
   #perRecord: Array<() => void> = [];
+  /** Whether any state is cleaned up per record: backends read it before calling onRecord (setCurrentKey is on every record's path). */
+  cleansPerRecord = false;
 
   constructor(backend: KeyedStateBackend, now: () => number) {
     this.#backend = backend;
@@ -46,6 +48,7 @@ export class TtlStates {
     if (incremental.everyRecord && !this.#everyRecord.has(d.name)) {
       this.#everyRecord.set(d.name, step);
       this.#perRecord = [...this.#everyRecord.values()];
+      this.cleansPerRecord = true;
     }
     return { stored, step };
   }
