@@ -179,6 +179,25 @@ export const OPERATOR_FIGURES: ReadonlyArray<Figure<OperatorRow>> = [
     rest: {},
     weir: { name: 'weir_operator_late_records_dropped_total', type: 'counter', help: 'Records a window operator dropped as too late for all their windows (no late-data side output).' },
   },
+  // The lmdb state backend's figures, named as Flink names the RocksDB ones it reports per operator.
+  {
+    value: (r) => r.o.state?.localBytes,
+    flink: { name: 'lmdb_total_store_size', help: 'keyed operators on the lmdb state backend: bytes its local store takes on disk (as rocksdb_total_sst_files_size).' },
+    rest: { id: 'lmdb.total-store-size' },
+    weir: { name: 'weir_operator_state_local_bytes', type: 'gauge', help: 'Bytes the local store of a keyed operator on the lmdb state backend takes on disk.' },
+  },
+  {
+    value: (r) => r.o.state?.cacheHits,
+    flink: { name: 'lmdb_cache_hit', help: 'keyed operators on the lmdb state backend: state accesses the in-memory cache answered (as rocksdb_block_cache_hit).' },
+    rest: { id: 'lmdb.cache-hit' },
+    weir: { name: 'weir_operator_state_cache_hits_total', type: 'counter', help: 'State accesses of a keyed operator on the lmdb state backend that its in-memory cache answered.' },
+  },
+  {
+    value: (r) => r.o.state?.cacheMisses,
+    flink: { name: 'lmdb_cache_miss', help: 'keyed operators on the lmdb state backend: state accesses that went to the local store (as rocksdb_block_cache_miss).' },
+    rest: { id: 'lmdb.cache-miss' },
+    weir: { name: 'weir_operator_state_cache_misses_total', type: 'counter', help: 'State accesses of a keyed operator on the lmdb state backend that went to its local store.' },
+  },
   // FLIP-33's watermarkLag of a source: how far its event time is behind the wall clock.
   {
     value: (r) => {

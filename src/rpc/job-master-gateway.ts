@@ -3,6 +3,7 @@ import type { TaskStateSnapshot } from '../checkpoint/state-handles.ts';
 import type { ActivityReport } from '../network/task-activity.ts';
 import type { TaskStatus } from '../network/task-status.ts';
 import type { WireWatermark } from '../network/wire-watermark.ts';
+import type { LocalStateFigures } from '../state/keyed-state-backend.ts';
 import type { GatewayMethods } from './gateway-proxy.ts';
 import type { SerializedError } from './serialized-error.ts';
 import type { OfAttempt, OfSubtask } from './task-executor-gateway.ts';
@@ -116,4 +117,6 @@ export interface OperatorFigures {
   /** Window operators: records too late for every window that no side output took (Flink's numLateRecordsDropped). */
   readonly numLateRecordsDropped: number;
   readonly currentOutputWatermark: WireWatermark;
+  /** Keyed operators on a backend with local disk (lmdb): the store's size and cache figures. */
+  readonly state?: LocalStateFigures;
 }

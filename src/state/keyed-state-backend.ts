@@ -82,4 +82,15 @@ export interface KeyedStateBackend {
    * asynchronous part is still being written stays readable until it is released.
    */
   close(): void;
+  /** A backend that keeps state on local disk: its store's size and cache figures (the heap backend has none). */
+  figures?(): LocalStateFigures;
+}
+
+/** The figures of a keyed state backend on local disk, for the operator's metrics. */
+export interface LocalStateFigures {
+  /** Bytes the local store takes on disk. */
+  readonly localBytes: number;
+  /** State accesses the in-memory cache answered, and those that went to the store, since the backend opened. */
+  readonly cacheHits: number;
+  readonly cacheMisses: number;
 }

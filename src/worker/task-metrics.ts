@@ -35,6 +35,7 @@ export function taskMetrics(p: TaskMetricsParts): TaskMetrics {
       name: m.name,
       numLateRecordsDropped: m.metrics.numLateRecordsDropped,
       currentOutputWatermark: encodeWatermark(m.metrics.currentOutputWatermark),
+      ...(m.keyedState?.figures ? { state: m.keyedState.figures() } : {}),
     })),
     ...p.activity,
     ...(source?.operator.reader?.metrics ? { source: source.operator.reader.metrics() } : {}),

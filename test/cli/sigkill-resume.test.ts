@@ -1,43 +1,10 @@
 // `weir run` killed with SIGKILL (no chance to clean up) and resumed with --from-savepoint from the
 // newest retained checkpoint, several times over, then run to its end: the committed output of
-// the word count must be exactly what one failure-free run commits.
+// the word count must be exactly what one failure-free run commits (heap state backend; the lmdb
+// one in sigkill-resume-lmdb.long.test.ts).
 import { after, before, test } from 'node:test';
-import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { killAndResume, resumeToEnd } from '../fixtures/kill-and-resume.ts';
-import { diffSortedLines, expectedRunningCounts, makeTempDir, readCommittedLines, removeDir, sleep } from '../fixtures/recovery-helpers.ts';
-import { committedMaxCounts, wordCounts, WORDCOUNT } from '../fixtures/savepoint-helpers.ts';
-import { completedCheckpoints, spawnWeir, weirEnv, type WeirProcess } from '../fixtures/weir-process.ts';
-
-const WORDS = 30_000;
-const RATE = 8_000;
-const SEED = 7;
-
-function startRun(checkpointDir: string, output: string, fromSavepoint?: string): WeirProcess {
-  const args = [
-    'run',
-    WORDCOUNT,
-    '-p',
-    '2',
-    '--task-managers',
-    '2',
-    '--checkpoint-dir',
-    checkpointDir,
-    ...(fromSavepoint ? ['--from-savepoint', fromSavepoint] : []),
-    '--',
-    '--words',
-    String(WORDS),
-    '--rate',
-    String(RATE),
-    '--seed',
-    String(SEED),
-    '--output',
-    output,
-    '--checkpoint-interval',
-    '100',
-  ];
-  return spawnWeir(args, weirEnv(root));
-}
+import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
+import { sigkillResumeScenario } from '../fixtures/sigkill-resume-scenario.ts';
 
 let root: string;
 before(() => {
@@ -45,39 +12,4 @@ before(() => {
 });
 after(() => removeDir(root));
 
-test('SIGKILL and resume from the latest checkpoint, three times, then finish: exactly-once output', { timeout: 120_000 }, async () => {
-  const checkpointDir = join(root, 'checkpoints');
-  const output = join(root, 'output');
-  const trueCounts = wordCounts(SEED, WORDS);
-  const expected = expectedRunningCounts(trueCounts);
-  const start = (from: string | undefined) => startRun(checkpointDir, output, from);
-
-  // Kill a little after a checkpoint completed, at different points of the next interval.
-  const killDelays = [15, 55, 90];
-  let committedBefore = 0;
-  const latest = await killAndResume({
-    start,
-    checkpointDir,
-    kills: killDelays.length,
-    beforeKill: async (run, round) => {
-      // Two checkpoints of this run, so it has made progress of its own.
-      await run.waitFor('two completed checkpoints', (r) => completedCheckpoints(r).length >= 2, 30_000);
-      await sleep(killDelays[round]!);
-    },
-    afterKill: () => {
-      // What is committed so far is a consistent prefix of the final output: no line twice, for
-      // every word exactly 1..k, and k no more than the input holds.
-      for (const [word, k] of committedMaxCounts(output)) {
-        assert.ok(k <= (trueCounts.get(word) ?? 0), `word ${word}: ${k} committed counts, only ${trueCounts.get(word) ?? 0} in the input`);
-      }
-      const lines = readCommittedLines(output);
-      assert.ok(lines.length >= committedBefore, 'committed output shrank');
-      assert.ok(lines.length < expected.length, 'all output was committed before the last kill: make the input larger');
-      committedBefore = lines.length;
-    },
-  });
-
-  await resumeToEnd(start, latest);
-  const diff = diffSortedLines(readCommittedLines(output), expected);
-  assert.equal(diff, undefined, `committed output is not exactly-once: ${diff}`);
-});
+test('SIGKILL and resume from the latest checkpoint, three times, then finish: exactly-once output', { timeout: 120_000 }, () => sigkillResumeScenario(root, 'heap'));

@@ -1,6 +1,6 @@
 // `weir stop --savepoint` mid-stream and `weir run -s`, quickly: a datagen job at p2, stopped and
 // resumed, commits exactly what a run that never stopped does. The CDC source's quick case is
-// test/it/cdc-stop-with-savepoint.test.ts; every source kind (datagen, collection, text files,
+// test/it/cdc-stop-with-savepoint.long.test.ts; every source kind (datagen, collection, text files,
 // MySQL CDC) at p1 and p2, with and without --drain, is in stop-with-savepoint-sources.long.test.ts,
 // where a new source adds its case (see test/fixtures/stop-and-resume.ts).
 import { after, before, test } from 'node:test';

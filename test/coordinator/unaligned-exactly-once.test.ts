@@ -22,6 +22,7 @@ import {
   removeDir,
   writeWordsFile,
 } from '../fixtures/recovery-helpers.ts';
+import { stateBackendConfig } from '../fixtures/state-backends.ts';
 
 const JOB = join(import.meta.dirname, '..', 'fixtures', 'jobs', 'wordcount-unaligned.ts');
 
@@ -162,11 +163,13 @@ describe('exactly-once with unaligned checkpoints under backpressure', () => {
     { parallelism: 3, taskManagers: 0, seed: 32 },
     { parallelism: 2, taskManagers: 2, seed: 33 },
     { parallelism: 3, taskManagers: 3, seed: 34 },
-  ];
+    { parallelism: 2, taskManagers: 2, seed: 35, backend: 'lmdb' },
+  ] as const;
   for (const c of cases) {
     const where = c.taskManagers === 0 ? 'in this thread' : `on ${c.taskManagers} worker TaskManagers`;
-    test(`parallelism ${c.parallelism} ${where}: 5 failures, restores with in-flight data, exact output`, async () => {
-      const dir = join(root, `eo-p${c.parallelism}-tm${c.taskManagers}`);
+    const backend = 'backend' in c ? c.backend : 'heap';
+    test(`parallelism ${c.parallelism} ${where}, ${backend} state backend: 5 failures, restores with in-flight data, exact output`, async () => {
+      const dir = join(root, `eo-p${c.parallelism}-tm${c.taskManagers}-${backend}`);
       const t0 = Date.now();
       const run = await start({
         dir,
@@ -175,6 +178,7 @@ describe('exactly-once with unaligned checkpoints under backpressure', () => {
         taskManagers: c.taskManagers,
         sinkRate: 2500,
         faults: { failures: 5, seed: c.seed, minRecords: 300, maxRecords: 2000 },
+        config: stateBackendConfig(backend),
       });
       const result = await run.result;
       const stats = completedStats(run.master);
@@ -237,17 +241,19 @@ function edgeId(metadata: CheckpointMetadata, partitioner: string): number {
 }
 
 describe('restoring an unaligned checkpoint at another parallelism', () => {
-  for (const [from, to, tms] of [
-    [2, 3, 0],
-    [3, 2, 0],
-    [2, 3, 3],
+  for (const [from, to, tms, backend] of [
+    [2, 3, 0, 'heap'],
+    [3, 2, 0, 'heap'],
+    [2, 3, 3, 'heap'],
+    [3, 2, 0, 'lmdb'],
   ] as const) {
     const where = tms === 0 ? 'in this thread' : 'on worker TaskManagers (shared-memory channels)';
-    test(`keyed connection: in-flight input and output taken at p=${from} are redistributed at p=${to}, output exact (${where})`, async () => {
-      const dir = join(root, `rescale-keyed-${from}-${to}-tm${tms}`);
+    const config = stateBackendConfig(backend);
+    test(`keyed connection: in-flight input and output taken at p=${from} are redistributed at p=${to}, output exact (${where}, ${backend} state backend)`, async () => {
+      const dir = join(root, `rescale-keyed-${from}-${to}-tm${tms}-${backend}`);
       const output = join(dir, 'output');
       const taskManagers = tms === 0 ? 0 : from;
-      const retained = await retainCheckpoint({ dir, input, output, parallelism: from, sinkRate: 2500, taskManagers }, (s, master) => {
+      const retained = await retainCheckpoint({ dir, input, output, parallelism: from, sinkRate: 2500, taskManagers, config }, (s, master) => {
         if (s.id < 3 || !s.unaligned) return false;
         // Both sides: records the Sum subtasks had queued, and records the sources could not send yet.
         const source = master.graph.vertices.find((v) => v.isSource)!.id;
@@ -258,7 +264,7 @@ describe('restoring an unaligned checkpoint at another parallelism', () => {
       assert.ok(onKeyed && onKeyed.input > 0 && onKeyed.output > 0, `the retained checkpoint lacks in-flight records on the keyed connection: ${JSON.stringify(onKeyed)}`);
       assert.ok(readCommittedLines(output).length < expected.length, 'everything was committed before the rescale: make the input larger or the sink slower');
 
-      const resumed = await start({ dir, input, output, parallelism: to, sinkRate: 0, restoreFrom: retained.directory, taskManagers: tms === 0 ? 0 : to });
+      const resumed = await start({ dir, input, output, parallelism: to, sinkRate: 0, restoreFrom: retained.directory, taskManagers: tms === 0 ? 0 : to, config });
       const result = await resumed.result;
       assert.equal(result.status, 'FINISHED', `the rescaled run did not finish: ${result.error?.message}; ${resumed.events.describe()}`);
       assert.deepEqual(resumed.events.restored.map((r) => r.checkpointId), [retained.id]);

@@ -1,4 +1,6 @@
+import { readdirSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { RootDatabase } from 'lmdb';
 import type { ReduceFunction } from '../../api/functions.ts';
 import type { AggregatingState, ListState, MapState, ReducingState, ValueState } from '../../api/state.ts';
@@ -16,13 +18,14 @@ import { SerializationError } from '../../serialization/serialization-error.ts';
 import type { CapturedKeyedState } from '../captured-state.ts';
 import type { InPlaceAggregate } from '../in-place-aggregate.ts';
 import { type Key, type KeyGroupRange, keyGroupFor } from '../key-group.ts';
-import type { KeyedStateBackend, RestoredEntrySink } from '../keyed-state-backend.ts';
+import type { KeyedStateBackend, LocalStateFigures, RestoredEntrySink } from '../keyed-state-backend.ts';
 import { KeyedStateError } from '../keyed-state-error.ts';
 import { passthroughSerializer } from '../passthrough-serializer.ts';
 import { restoredStateConversion } from '../restored-state-conversion.ts';
 import { stateKey, userKey } from '../state-key.ts';
 import type { StoredStateInfo } from '../stored-state-info.ts';
 import { currentKeyHandles, type CurrentValue } from './current-key-handles.ts';
+import { LocalStateStorageError, type LocalStateStorageOperation } from './local-state-storage-error.ts';
 import { lmdbNative } from './lmdb-native.ts';
 import { lmdbTableSnapshot } from './lmdb-table-snapshot.ts';
 import { type CachedEntry, StateCache } from './state-cache.ts';
@@ -89,6 +92,8 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
   readonly #ttl: TtlStates;
   /** Where each state's incremental TTL cleanup goes on from: a key group and the last key visited in it. */
   readonly #sweeps = new Map<string, { keyGroup: number; after: Buffer | undefined }>();
+  #cacheHits = 0;
+  #cacheMisses = 0;
 
   constructor(keyGroupRange: KeyGroupRange, maxParallelism: number, uid: string, describe: () => string, options: LmdbKeyedStateBackendOptions) {
     this.keyGroupRange = keyGroupRange;
@@ -99,7 +104,17 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     this.#now = options.now ?? Date.now;
     this.#ttl = new TtlStates(this, this.#now);
     // Durability is the checkpoint's: the local store is thrown away on every restart, so it need not be synced.
-    this.#db = lmdbNative().open<Buffer, Buffer>({ path: options.path, keyEncoding: 'binary', encoding: 'binary', noSync: true, noMetaSync: true, cache: false, compression: false });
+    this.#db = this.#storage('open', () => lmdbNative().open<Buffer, Buffer>({ path: options.path, keyEncoding: 'binary', encoding: 'binary', noSync: true, noMetaSync: true, cache: false, compression: false }));
+  }
+
+  /** Runs an operation on the store; its failures (a full disk, an unwritable directory) become a LocalStateStorageError naming the path. */
+  #storage<T>(operation: LocalStateStorageOperation, fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      if (e instanceof SerializationError || e instanceof KeyedStateError) throw e;
+      throw new LocalStateStorageError(this.uid, this.#options.path, operation, e);
+    }
   }
 
   get currentKey(): Key {
@@ -201,11 +216,16 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
   /** A key's cached entry, read from the store on a miss; entries that leave the cache to make room go back to the store if changed. */
   #entry(state: LmdbState, keyGroup: number, key: Key): CachedEntry {
     let e = state.cache.get(key);
-    if (e !== undefined) return e;
+    if (e !== undefined) {
+      this.#cacheHits++;
+      return e;
+    }
+    this.#cacheMisses++;
     e = state.leaving.get(key);
     if (e !== undefined) state.leaving.delete(key);
     else {
-      const bytes = this.#db.getBinary(this.#keyBytes(keyGroup, state, key));
+      const keyBytes = this.#keyBytes(keyGroup, state, key);
+      const bytes = this.#storage('read', () => this.#db.getBinary(keyBytes));
       e = { value: bytes === undefined ? undefined : state.bytes.decode(bytes), dirty: false, keyGroup };
     }
     const left = state.cache.add(key, e);
@@ -240,7 +260,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     const db = this.#db;
     let key: Key;
     try {
-      db.transactionSync(() => {
+      this.#storage('write', () => db.transactionSync(() => {
         for (const [k, e] of changed) {
           key = k;
           const bytes = this.#keyBytes(e.keyGroup, state, k);
@@ -248,7 +268,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
           else db.putSync(bytes, state.bytes.encode(e.value) as Buffer);
           e.dirty = false;
         }
-      });
+      }));
     } catch (err) {
       if (err instanceof SerializationError) throw err.withContext({ operatorUid: this.uid, state: state.descriptor.name, key: describeValue(key) });
       throw err;
@@ -286,12 +306,14 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     if (batch.length === 0) return;
     this.#restoring = [];
     const db = this.#db;
-    db.transactionSync(() => {
-      for (let i = 0; i < batch.length; i += 4) {
-        const state = batch[i] as LmdbState;
-        db.putSync(this.#keyBytes(batch[i + 1] as number, state, batch[i + 2] as Key), state.bytes.encode(batch[i + 3]) as Buffer);
-      }
-    });
+    this.#storage('write', () =>
+      db.transactionSync(() => {
+        for (let i = 0; i < batch.length; i += 4) {
+          const state = batch[i] as LmdbState;
+          db.putSync(this.#keyBytes(batch[i + 1] as number, state, batch[i + 2] as Key), state.bytes.encode(batch[i + 3]) as Buffer);
+        }
+      }),
+    );
   }
 
   #add(descriptor: StateDescriptor, bytes: StateValueBytes): LmdbState {
@@ -335,9 +357,11 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
         entries.push([Buffer.from(key), convert(from.decode(value), decodeStateKey(key))]);
       }
       if (entries.length === 0) continue;
-      db.transactionSync(() => {
-        for (const [key, value] of entries) db.putSync(key, state.bytes.encode(value) as Buffer);
-      });
+      this.#storage('write', () =>
+        db.transactionSync(() => {
+          for (const [key, value] of entries) db.putSync(key, state.bytes.encode(value) as Buffer);
+        }),
+      );
     }
   }
 
@@ -404,7 +428,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     let emptyGroups = 0;
     while (visited < count && emptyGroups <= groups) {
       const kg = cursor.keyGroup;
-      const keys = [...this.#db.getKeys({ start: cursor.after ?? statePrefix(kg, state.id), end: statePrefix(kg, state.id + 1), exclusiveStart: cursor.after !== undefined, limit: count - visited })] as Buffer[];
+      const keys = this.#storage('read', () => [...this.#db.getKeys({ start: cursor.after ?? statePrefix(kg, state.id), end: statePrefix(kg, state.id + 1), exclusiveStart: cursor.after !== undefined, limit: count - visited })] as Buffer[]);
       if (keys.length === 0) {
         cursor.after = undefined;
         emptyGroups++;
@@ -434,6 +458,10 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     return [...this.#states.values()].filter((s) => s.restoredAs).map((s) => s.descriptor.name);
   }
 
+  figures(): LocalStateFigures {
+    return { localBytes: this.#closed ? 0 : storeBytes(this.#options.path), cacheHits: this.#cacheHits, cacheMisses: this.#cacheMisses };
+  }
+
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
@@ -455,5 +483,14 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
       .catch(() => {
         // What is left is removed with the TaskManager's working directory (lmdb-state-backend.ts).
       });
+  }
+}
+
+/** The bytes a store's files take on disk (allocated blocks: LMDB's file is sparse as it grows). */
+function storeBytes(path: string): number {
+  try {
+    return readdirSync(path).reduce((n, f) => n + statSync(join(path, f)).blocks * 512, 0);
+  } catch {
+    return 0;
   }
 }
