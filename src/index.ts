@@ -5,6 +5,12 @@ export { StreamExecutionEnvironment } from './api/stream-execution-environment.t
 export { DataStream, KeyedStream } from './api/data-stream.ts';
 export { ConnectedStreams, KeyedConnectedStreams, BroadcastConnectedStream, KeyedBroadcastConnectedStream } from './api/connected-streams.ts';
 export { BroadcastStream } from './api/broadcast-stream.ts';
+export { CoGroupedStreams, CoGroupedWindow, CoGroupedWindowable, JoinedStreams, JoinedWindow, JoinWindowable } from './api/co-grouped-streams.ts';
+export type { CoGroupFunction, JoinFunction } from './api/co-grouped-streams.ts';
+export { IntervalJoin, IntervalJoined } from './api/interval-join.ts';
+export type { JoinBound } from './api/interval-join.ts';
+export type { ProcessJoinContext, ProcessJoinFunction } from './api/process-join-function.ts';
+export { IntervalJoinError } from './worker/operators/interval-join-error.ts';
 export { StreamConnectionError } from './api/stream-connection-error.ts';
 export { KeyTypeMismatchError } from './worker/operators/key-type-mismatch-error.ts';
 export { BroadcastStateError } from './worker/operators/broadcast-state-error.ts';
@@ -15,6 +21,9 @@ export {
   ReducingStateDescriptor,
   AggregatingStateDescriptor,
 } from './api/state-descriptors.ts';
+export { StateTtlConfig, StateTtlConfigBuilder } from './api/state-ttl-config.ts';
+export type { TtlCleanup, TtlStateVisibility, TtlTimeCharacteristic, TtlUpdateType } from './api/state-ttl-config.ts';
+export { StateTtlError } from './api/state-ttl-error.ts';
 export { msgpackSerializer } from './api/serializer.ts';
 export { Types } from './serialization/types.ts';
 export { SerializationError } from './serialization/serialization-error.ts';

@@ -25,6 +25,8 @@ import { callerLocation } from './caller-location.ts';
 import { BroadcastConnectedStream, ConnectedStreams, KeyedBroadcastConnectedStream, KeyedConnectedStreams, type TwoInputStep } from './connected-streams.ts';
 import { MapStateDescriptor } from './state-descriptors.ts';
 import { StreamConnectionError } from './stream-connection-error.ts';
+import { CoGroupedStreams, JoinedStreams } from './co-grouped-streams.ts';
+import { IntervalJoin } from './interval-join.ts';
 
 export class DataStream<T> {
   readonly environment: StreamExecutionEnvironment;
@@ -155,6 +157,19 @@ export class DataStream<T> {
     return new ConnectedStreams<T, B>(this.twoInputStep(checkConnectable(other)));
   }
 
+  /**
+   * A window join with `other` (Flink's DataStream.join): `.where(k1).equalTo(k2).window(assigner).apply(fn)`
+   * calls fn for each pair of records with one key in one window.
+   */
+  join<B>(other: DataStream<B>): JoinedStreams<T, B> {
+    return new JoinedStreams<T, B>(this, checkJoinable(other, 'join'));
+  }
+
+  /** Flink's DataStream.coGroup: each window's records of one key from both streams, together. */
+  coGroup<B>(other: DataStream<B>): CoGroupedStreams<T, B> {
+    return new CoGroupedStreams<T, B>(this, checkJoinable(other, 'coGroup'));
+  }
+
   /** @internal The step that records an operator over this stream (input 1) and `second` (input 2). */
   protected twoInputStep(second: Transformation): TwoInputStep {
     return <O>(spec: TransformationSpec, settings: OperatorSettings) =>
@@ -260,6 +275,15 @@ export class KeyedStream<T, K extends Key> extends DataStream<T> {
     return super.connect(other);
   }
 
+  /**
+   * An interval join with another keyed stream (Flink's KeyedStream.intervalJoin): records of
+   * one key whose event times are within bounds of each other, `.between(lower, upper).process(fn)`.
+   */
+  intervalJoin<B>(other: KeyedStream<B, K>): IntervalJoin<T, B, K> {
+    if (!(other instanceof KeyedStream)) throw new StreamConnectionError('IntervalJoin', `intervalJoin(...) takes a keyed stream (keyBy(...)), got ${describe(other)}`, callerLocation());
+    return new IntervalJoin<T, B, K>(this.twoInputStep(other.transformation), [this.keySelector, other.keySelector as KeySelector<B, K>]);
+  }
+
   /** Rolling reduce: emits the new aggregate of the key after every record. */
   reduce(fn: ReduceFunction<T>, settings?: OperatorSettings): DataStream<T> {
     return this.then({ kind: 'reduce', fn: fn as ReduceFunction<unknown>, keySelector: this.selector() }, settings);
@@ -291,6 +315,11 @@ function describe(value: unknown): string {
 function checkConnectable(other: unknown): Transformation {
   if (!(other instanceof DataStream)) throw new StreamConnectionError('connect', `connect(...) takes a DataStream or a BroadcastStream, got ${describe(other)}`, callerLocation());
   return other.transformation;
+}
+
+function checkJoinable<B>(other: DataStream<B>, call: string): DataStream<B> {
+  if (!(other instanceof DataStream)) throw new StreamConnectionError(call, `${call}(...) takes a DataStream, got ${describe(other)}`, callerLocation());
+  return other;
 }
 
 function withName(settings: OperatorSettings | undefined, name: string): OperatorSettings {

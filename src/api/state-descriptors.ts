@@ -2,6 +2,8 @@ import { defaultSerializer, type TypeSerializer } from './serializer.ts';
 import { serializerFor } from '../serialization/serializer-for.ts';
 import type { Type, TypeInfo } from '../serialization/type-info.ts';
 import { Types } from '../serialization/types.ts';
+import type { StateTtlConfig } from './state-ttl-config.ts';
+import { StateTtlError } from './state-ttl-error.ts';
 
 /**
  * State is only reached through descriptors: a name that is unique within the operator and a
@@ -36,6 +38,8 @@ abstract class StateDescriptorBase<T> {
   /** The declared type of the whole stored value (a list's array, a map's map), if any. */
   readonly type: TypeInfo | undefined;
   readonly upgrade: StateUpgrade | undefined;
+  /** Set by enableTimeToLive: the state's entries expire (state/ttl/). */
+  ttlConfig: StateTtlConfig | undefined = undefined;
 
   constructor(name: string, options: DescriptorOptions<T>, type: TypeInfo | undefined) {
     if (!name) throw new TypeError('a state descriptor needs a non-empty name');
@@ -46,6 +50,24 @@ abstract class StateDescriptorBase<T> {
     this.type = type;
     this.serializer = type !== undefined ? (serializerFor(type) as TypeSerializer<T>) : (options.serializer ?? (defaultSerializer as TypeSerializer<T>));
     this.upgrade = options.upgrade;
+  }
+
+  /**
+   * Entries of this state expire (Flink's StateDescriptor.enableTimeToLive). Each value (each
+   * element of a list, each entry of a map) is stored with its last-access timestamp, so the
+   * state's serializer must carry one beside the value: a declared type or the default
+   * serializer do; a serializer of one's own does only for a single value (value, reducing and
+   * aggregating state), not for a list's elements or a map's entries.
+   */
+  enableTimeToLive(config: StateTtlConfig): this {
+    if (this.kind !== 'value' && this.kind !== 'reducing' && this.kind !== 'aggregating' && this.type === undefined && this.serializer !== (defaultSerializer as TypeSerializer<unknown>)) {
+      throw new StateTtlError(
+        this.name,
+        `state '${this.name}': time to live needs a timestamp per ${this.kind === 'list' ? 'element' : 'entry'}, which serializer '${this.serializer.id}' (one for the whole ${this.kind}) cannot carry; declare the ${this.kind === 'list' ? 'elementType' : 'keyType and valueType'} instead`,
+      );
+    }
+    this.ttlConfig = config;
+    return this;
   }
 }
 

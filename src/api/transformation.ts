@@ -20,6 +20,7 @@ import type { AsyncRetryStrategy } from './async-retry-strategy.ts';
 import type { CoProcessFunction, KeyedCoProcessFunction } from './co-process-function.ts';
 import type { BroadcastProcessFunction, KeyedBroadcastProcessFunction } from './broadcast-process-function.ts';
 import type { MapStateDescriptor } from './state-descriptors.ts';
+import type { ProcessJoinFunction } from './process-join-function.ts';
 
 /** A user function, or a factory that makes one per parallel instance. */
 type PerInstance<F> = F | (() => F);
@@ -70,6 +71,18 @@ export type OperatorSpec =
       readonly fn: PerInstance<KeyedCoProcessFunction<Key, unknown, unknown, unknown>>;
       readonly keySelectors: readonly [KeySelector<unknown>, KeySelector<unknown>];
       /** Where the user connected the streams, for errors found only at run time (mismatched keys). */
+      readonly definedAt: string | undefined;
+    }
+  /** a.keyBy(k1).intervalJoin(b.keyBy(k2)).between(lower, upper).process(fn): both sides buffered in keyed state until the watermark passes them. */
+  | {
+      readonly kind: 'interval-join';
+      readonly fn: PerInstance<ProcessJoinFunction<unknown, unknown, unknown>>;
+      readonly keySelectors: readonly [KeySelector<unknown>, KeySelector<unknown>];
+      /** Inclusive bounds in ms: a right record joins a left one when left.ts + lowerMs <= right.ts <= left.ts + upperMs. */
+      readonly lowerMs: number;
+      readonly upperMs: number;
+      /** Where late records of each side go (none: they are dropped and counted). */
+      readonly lateTags: readonly [OutputTag<unknown> | undefined, OutputTag<unknown> | undefined];
       readonly definedAt: string | undefined;
     }
   /** stream.connect(rules.broadcast(descriptors)).process(...): input 1 is broadcast, its state in every subtask. */

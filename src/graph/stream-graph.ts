@@ -182,7 +182,7 @@ export function edgeType(source: StreamNode, tag: OutputTag<unknown> | undefined
 
 /** Operators that run on a keyed stream: keyed state, timers. */
 export function isKeyedOperator(kind: OperatorSpec['kind']): boolean {
-  return kind === 'keyed-process' || kind === 'reduce' || kind === 'window' || kind === 'keyed-co-process' || kind === 'keyed-broadcast-process';
+  return kind === 'keyed-process' || kind === 'reduce' || kind === 'window' || kind === 'keyed-co-process' || kind === 'keyed-broadcast-process' || kind === 'interval-join';
 }
 
 /** How each input of an operator must be partitioned, by input index: keyed inputs by key, a broadcast state's input to every subtask. */
@@ -193,6 +193,7 @@ function requiredPartitioning(spec: OperatorSpec): ReadonlyArray<'hash' | 'broad
     case 'window':
       return ['hash'];
     case 'keyed-co-process':
+    case 'interval-join':
       return ['hash', 'hash'];
     case 'keyed-broadcast-process':
       return ['hash', 'broadcast'];
@@ -225,6 +226,7 @@ export function isStateful(spec: TransformationSpec): boolean {
     spec.kind === 'source' ||
     spec.kind === 'sink' ||
     spec.kind === 'keyed-co-process' ||
+    spec.kind === 'interval-join' ||
     spec.kind === 'broadcast-process' ||
     spec.kind === 'keyed-broadcast-process' ||
     spec.kind === 'async'
@@ -265,6 +267,8 @@ export function defaultOperatorName(spec: TransformationSpec): string {
       return 'CoProcess';
     case 'keyed-co-process':
       return 'KeyedCoProcess';
+    case 'interval-join':
+      return 'IntervalJoin';
     case 'broadcast-process':
       return 'BroadcastProcess';
     case 'keyed-broadcast-process':

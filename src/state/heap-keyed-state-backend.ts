@@ -24,6 +24,9 @@ import { passthroughSerializer } from './passthrough-serializer.ts';
 import type { CapturedKeyedState } from './captured-state.ts';
 import type { InPlaceAggregate } from './in-place-aggregate.ts';
 import type { KeyedStateBackend, RestoredEntrySink, StoredStateInfo } from './keyed-state-backend.ts';
+import { TtlStates } from './ttl/ttl-states.ts';
+import { withSnapshotCleanup } from './ttl/ttl-snapshot-cleanup.ts';
+import type { Entry } from './state-table.ts';
 
 export type { StoredStateInfo } from './keyed-state-backend.ts';
 
@@ -49,12 +52,18 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
   #currentIndex = -1;
   readonly uid: string;
   readonly #describe: () => string;
+  readonly #now: () => number;
+  readonly #ttl: TtlStates;
+  /** Where each state's incremental TTL cleanup goes on from: a key group and a place in its Map. */
+  readonly #sweeps = new Map<string, { keyGroup: number; at: Iterator<[Key, Entry<unknown>]> | undefined }>();
 
-  constructor(keyGroupRange: KeyGroupRange, maxParallelism: number, uid: string, describe: () => string) {
+  constructor(keyGroupRange: KeyGroupRange, maxParallelism: number, uid: string, describe: () => string, now: () => number = Date.now) {
     this.keyGroupRange = keyGroupRange;
     this.maxParallelism = maxParallelism;
     this.uid = uid;
     this.#describe = describe;
+    this.#now = now;
+    this.#ttl = new TtlStates(this, now);
   }
 
   /** Puts restored entries of one key group back; they stay in stored form until the state is registered. */
@@ -92,6 +101,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     this.#currentIndex = this.#indexOf(key, keyGroupFor(key, this.maxParallelism));
     this.#userKey = key;
     this.#currentKey = stateKey(key);
+    if (this.#ttl.cleansPerRecord) this.#ttl.onRecord();
   }
 
   /** The index of a key's key group in this subtask's range; a key of another subtask is an error. */
@@ -139,12 +149,44 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
       uid: this.uid,
       keyGroupRange: this.keyGroupRange,
       maxParallelism: this.maxParallelism,
-      tables: [...this.states.values()].map((s) => ({ descriptor: s.descriptor, snapshot: s.table.snapshot() })),
+      tables: withSnapshotCleanup(
+        [...this.states.values()].map((s) => ({ descriptor: s.descriptor, snapshot: s.table.snapshot() })),
+        this.#now(),
+      ),
     };
+  }
+
+  sweep(stateName: string, count: number, fn: (value: unknown) => unknown): void {
+    const table = this.states.get(stateName)?.table;
+    if (table === undefined) return;
+    let cursor = this.#sweeps.get(stateName);
+    if (cursor === undefined) this.#sweeps.set(stateName, (cursor = { keyGroup: 0, at: undefined }));
+    const groups = table.maps.length;
+    // A Map's iterator stays valid while entries are removed or changed; a table with fewer
+    // entries than `count` is gone round once, not again and again.
+    let visited = 0;
+    let emptyGroups = 0;
+    while (visited < count && emptyGroups <= groups) {
+      cursor.at ??= table.maps[cursor.keyGroup]!.entries();
+      const next = cursor.at.next();
+      if (next.done === true) {
+        cursor.at = undefined;
+        cursor.keyGroup = (cursor.keyGroup + 1) % groups;
+        emptyGroups++;
+        continue;
+      }
+      emptyGroups = 0;
+      visited++;
+      const [key, entry] = next.value;
+      const value = fn(entry.value);
+      if (value === undefined) table.remove(cursor.keyGroup, key);
+      else if (value !== entry.value) table.put(cursor.keyGroup, key, value);
+    }
   }
 
   close(): void {
     this.states.clear();
+    this.#sweeps.clear();
   }
 
   hasState(name: string): boolean {
@@ -199,6 +241,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
   }
 
   getValueState<T>(d: ValueStateDescriptor<T>): ValueState<T> {
+    if (d.ttlConfig !== undefined) return this.#ttl.value(d, d.ttlConfig);
     const table = this.#register(d) as StateTable<T>;
     return {
       value: () => {
@@ -216,6 +259,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
   }
 
   getListState<T>(d: ListStateDescriptor<T>): ListState<T> {
+    if (d.ttlConfig !== undefined) return this.#ttl.list(d, d.ttlConfig);
     const table = this.#register(d) as StateTable<T[]>;
     const current = (): T[] | undefined => table.get(this.#checkKey(d.name), this.#currentKey);
     return {
@@ -240,6 +284,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
   }
 
   getMapState<K, V>(d: MapStateDescriptor<K, V>): MapState<K, V> {
+    if (d.ttlConfig !== undefined) return this.#ttl.map(d, d.ttlConfig);
     const table = this.#register(d) as StateTable<Map<K, V>>;
     const current = (): Map<K, V> | undefined => table.get(this.#checkKey(d.name), this.#currentKey);
     const empty = new Map<K, V>();
@@ -266,6 +311,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
   }
 
   getReducingState<T>(d: ReducingStateDescriptor<T>): ReducingState<T> {
+    if (d.ttlConfig !== undefined) return this.#ttl.reducing(d, d.ttlConfig);
     const table = this.#register(d) as StateTable<T>;
     return {
       get: () => table.get(this.#checkKey(d.name), this.#currentKey),
@@ -279,6 +325,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
   }
 
   getAggregatingState<IN, ACC, OUT>(d: AggregatingStateDescriptor<IN, ACC, OUT>): AggregatingState<IN, OUT> {
+    if (d.ttlConfig !== undefined) return this.#ttl.aggregating(d, d.ttlConfig);
     const table = this.#register(d) as StateTable<ACC>;
     return {
       get: () => {

@@ -69,6 +69,12 @@ export interface KeyedStateBackend {
    * string there, state-key.ts).
    */
   entries<V>(descriptor: StateDescriptor): Iterable<[Key, V]>;
+  /**
+   * Visits the next `count` entries of the state named so, going round all of them over
+   * successive calls (state TTL's incremental cleanup): `fn` gives an entry's value back to keep
+   * it, another value to replace it, or undefined to remove it. It does not change the current key.
+   */
+  sweep(stateName: string, count: number, fn: (value: unknown) => unknown): void;
   /** The synchronous part of a snapshot: views of every state that the asynchronous part writes. */
   snapshot(): CapturedKeyedState;
   /**

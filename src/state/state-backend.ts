@@ -15,6 +15,8 @@ export interface KeyedStateBackendParameters {
   readonly maxParallelism: number;
   /** Names the subtask and operator in errors ("subtask 2 of 'count'"). */
   readonly describe: () => string;
+  /** The processing time state TTL stamps and expires entries by (Date.now when not given; tests give a manual clock's). */
+  readonly now?: () => number;
 }
 
 /**

@@ -15,6 +15,7 @@ import { createWindowOperator } from './windowing/create-window-operator.ts';
 import type { StreamOperator } from './operators/stream-operator.ts';
 import { AsyncWaitOperator } from './async/async-wait-operator.ts';
 import { CoProcessOperator } from './operators/co-process-operator.ts';
+import { IntervalJoinOperator } from './operators/interval-join-operator.ts';
 import { KeyedCoProcessOperator } from './operators/keyed-co-process-operator.ts';
 import { BroadcastProcessOperator } from './operators/broadcast-process-operator.ts';
 import { KeyedBroadcastProcessOperator } from './operators/keyed-broadcast-process-operator.ts';
@@ -47,6 +48,8 @@ export function createOperator(spec: OperatorSpec): StreamOperator {
       return new CoProcessOperator(spec.fn);
     case 'keyed-co-process':
       return new KeyedCoProcessOperator(spec.fn, spec.keySelectors, spec.definedAt);
+    case 'interval-join':
+      return new IntervalJoinOperator(spec);
     case 'broadcast-process':
       return new BroadcastProcessOperator(spec.fn, spec.broadcast);
     case 'keyed-broadcast-process':

@@ -24,6 +24,9 @@ import { systemClock } from '../clock/clock.ts';
 import { MAX_WATERMARK } from '../api/watermark.ts';
 import { heapStateBackend } from '../state/heap-state-backend.ts';
 
+/** Longest a step goes on taking input once it has taken some (it always takes one buffer or event). */
+const STEP_MS = 4;
+
 /** A task's message before the task stamps it with its attempt, vertex and subtask. */
 type Unstamped<T> = T extends unknown ? Omit<T, 'attempt' | 'vertexId' | 'subtask'> : never;
 
@@ -180,6 +183,11 @@ export class Task {
 
   #processInput(): StepResult {
     const input = this.#input;
+    // Bounded in time as well as in items: an operator slow per record (a join that spins, an
+    // expensive map) would otherwise hold the thread for stepBudget buffers at once, and the
+    // event loop (storage I/O of checkpoints' asynchronous parts, the JobMaster's timers in this
+    // thread) and the priority barriers taken at the start of each step would wait that long.
+    const deadline = performance.now() + STEP_MS;
     for (let i = 0; i < input.stepBudget; i++) {
       const status = input.processInput();
       if (status === 'end-of-input') {
@@ -192,6 +200,7 @@ export class Task {
       }
       // An operator may have held the input back (an async operator at capacity) with the record just taken.
       if (!this.#mailbox.inputAvailable || !this.#outputs.writable()) return 'idle';
+      if (performance.now() >= deadline) break;
     }
     this.#outputs.maybeTimedFlush();
     return 'busy';

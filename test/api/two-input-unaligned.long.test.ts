@@ -40,6 +40,12 @@ function inputChannelState(metadata: CheckpointMetadata): Map<number, number> {
 // starves the JobMaster's timers in the same thread), and at those the channels were empty. It
 // is the test's set-up, not the barrier path: test/worker/two-input-task.test.ts shows a two-input
 // task persisting the records its priority barriers overtook on the backpressured input only.
+// Since a task's step is bounded in time (task.ts STEP_MS) as well as in buffers, the join no longer
+// holds the thread for 8 buffers of spinning orders (~200 ms) per step: checkpoints complete in
+// 1-3 s instead of 5 s (their asynchronous parts waited for event-loop turns), and some do persist
+// the queued orders (e.g. 449 records on the orders' edge). What is left: with count 4000 and
+// payments at 800/s the payments' edge holds as many in-flight records as the orders' (320 vs 449),
+// so the "input 1 only" shape of the assertions does not hold in this thread yet.
 test('unaligned, backpressure on input 1 only: in-flight orders are channel state of their edge, restored into input 1; output exact', { todo: 'priority barriers are not taken by a two-input task busy on one input' }, async () => {
   const count = 2000;
   const output = join(root, 'output');

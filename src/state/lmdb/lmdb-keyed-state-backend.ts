@@ -30,6 +30,8 @@ import { lmdbNative } from './lmdb-native.ts';
 import { lmdbTableSnapshot } from './lmdb-table-snapshot.ts';
 import { type CachedEntry, StateCache } from './state-cache.ts';
 import { decodeStateKey, encodeStateKey, statePrefix } from './state-key-bytes.ts';
+import { TtlStates } from '../ttl/ttl-states.ts';
+import { withSnapshotCleanup } from '../ttl/ttl-snapshot-cleanup.ts';
 import { descriptorValueBytes, inPlaceValueBytes, storedValueBytes, type StateValueBytes } from './state-value-bytes.ts';
 
 
@@ -50,6 +52,8 @@ export interface LmdbKeyedStateBackendOptions {
   readonly path: string;
   /** state.backend.lmdb.cache-entries: decoded entries kept per state. */
   readonly cacheEntries: number;
+  /** The processing time state TTL goes by (Date.now when not given). */
+  readonly now?: () => number;
 }
 
 /** LMDB's longest key (its compile-time default, which the npm binaries keep). */
@@ -84,6 +88,10 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
   #restoring: unknown[] = [];
   #openSnapshots = 0;
   #closed = false;
+  readonly #now: () => number;
+  readonly #ttl: TtlStates;
+  /** Where each state's incremental TTL cleanup goes on from: a key group and the last key visited in it. */
+  readonly #sweeps = new Map<string, { keyGroup: number; after: Buffer | undefined }>();
   #cacheHits = 0;
   #cacheMisses = 0;
 
@@ -93,6 +101,8 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     this.uid = uid;
     this.#describe = describe;
     this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#ttl = new TtlStates(this, this.#now);
     // Durability is the checkpoint's: the local store is thrown away on every restart, so it need not be synced.
     this.#db = this.#storage('open', () => lmdbNative().open<Buffer, Buffer>({ path: options.path, keyEncoding: 'binary', encoding: 'binary', noSync: true, noMetaSync: true, cache: false, compression: false }));
   }
@@ -115,6 +125,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     this.#currentKeyGroup = this.#keyGroupOf(key);
     this.#userKey = key;
     this.#currentKey = stateKey(key);
+    if (this.#ttl.cleansPerRecord) this.#ttl.onRecord();
   }
 
   #keyGroupOf(key: Key): number {
@@ -128,22 +139,27 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
   }
 
   getValueState<T>(d: ValueStateDescriptor<T>): ValueState<T> {
+    if (d.ttlConfig !== undefined) return this.#ttl.value(d, d.ttlConfig);
     return currentKeyHandles.value(d, this.#current<T>(d));
   }
 
   getListState<T>(d: ListStateDescriptor<T>): ListState<T> {
+    if (d.ttlConfig !== undefined) return this.#ttl.list(d, d.ttlConfig);
     return currentKeyHandles.list(this.#current<T[]>(d));
   }
 
   getMapState<K, V>(d: MapStateDescriptor<K, V>): MapState<K, V> {
+    if (d.ttlConfig !== undefined) return this.#ttl.map(d, d.ttlConfig);
     return currentKeyHandles.map(this.#current<Map<K, V>>(d));
   }
 
   getReducingState<T>(d: ReducingStateDescriptor<T>): ReducingState<T> {
+    if (d.ttlConfig !== undefined) return this.#ttl.reducing(d, d.ttlConfig);
     return currentKeyHandles.reducing(d, this.#current<T>(d));
   }
 
   getAggregatingState<IN, ACC, OUT>(d: AggregatingStateDescriptor<IN, ACC, OUT>): AggregatingState<IN, OUT> {
+    if (d.ttlConfig !== undefined) return this.#ttl.aggregating(d, d.ttlConfig);
     return currentKeyHandles.aggregating(d, this.#current<ACC>(d));
   }
 
@@ -391,8 +407,50 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     };
     return {
       ...base,
-      tables: states.map((s) => ({ descriptor: s.descriptor, snapshot: lmdbTableSnapshot(this.#db, transaction, this.keyGroupRange, s.id, s.bytes.decodeStored, release) })),
+      tables: withSnapshotCleanup(
+        states.map((s) => ({ descriptor: s.descriptor, snapshot: lmdbTableSnapshot(this.#db, transaction, this.keyGroupRange, s.id, s.bytes.decodeStored, release) })),
+        this.#now(),
+      ),
     };
+  }
+
+  sweep(stateName: string, count: number, fn: (value: unknown) => unknown): void {
+    const state = this.#states.get(stateName);
+    if (state === undefined) return;
+    this.#settleRestore();
+    let cursor = this.#sweeps.get(stateName);
+    if (cursor === undefined) this.#sweeps.set(stateName, (cursor = { keyGroup: this.keyGroupRange.start, after: undefined }));
+    const groups = this.keyGroupRange.end - this.keyGroupRange.start + 1;
+    // Keys come from the store, values through the cache (which has the newest); entries only
+    // cached so far are written at the start of each round, so a round reaches every entry.
+    if (cursor.keyGroup === this.keyGroupRange.start && cursor.after === undefined) this.#flush([state]);
+    let visited = 0;
+    let emptyGroups = 0;
+    while (visited < count && emptyGroups <= groups) {
+      const kg = cursor.keyGroup;
+      const keys = this.#storage('read', () => [...this.#db.getKeys({ start: cursor.after ?? statePrefix(kg, state.id), end: statePrefix(kg, state.id + 1), exclusiveStart: cursor.after !== undefined, limit: count - visited })] as Buffer[]);
+      if (keys.length === 0) {
+        cursor.after = undefined;
+        emptyGroups++;
+        if (kg < this.keyGroupRange.end) cursor.keyGroup = kg + 1;
+        else {
+          cursor.keyGroup = this.keyGroupRange.start;
+          this.#flush([state]);
+        }
+        continue;
+      }
+      emptyGroups = 0;
+      for (const bytes of keys) {
+        cursor.after = Buffer.from(bytes);
+        visited++;
+        const e = this.#entry(state, kg, decodeStateKey(cursor.after));
+        if (e.value === undefined) continue;
+        const value = fn(e.value);
+        if (value === e.value) continue;
+        e.value = value;
+        e.dirty = true;
+      }
+    }
   }
 
   /** States restored but never asked for by the operator still belong in the next snapshot. */
@@ -412,6 +470,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
       s.leaving.clear();
     }
     this.#restoring = [];
+    this.#sweeps.clear();
     if (this.#openSnapshots === 0) this.#closeStore();
   }
 

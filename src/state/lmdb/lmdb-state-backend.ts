@@ -40,7 +40,7 @@ export class LmdbStateBackend implements StateBackend {
   createKeyedStateBackend(p: KeyedStateBackendParameters): KeyedStateBackend {
     const name = `${p.jobId}-${p.uid.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64)}-${p.subtask}-${p.attempt}-${randomBytes(4).toString('hex')}`;
     const path = join(this.#processDir(), name);
-    return new LmdbKeyedStateBackend(p.keyGroupRange, p.maxParallelism, p.uid, p.describe, { path, cacheEntries: this.#options.cacheEntries });
+    return new LmdbKeyedStateBackend(p.keyGroupRange, p.maxParallelism, p.uid, p.describe, { path, cacheEntries: this.#options.cacheEntries, ...(p.now !== undefined ? { now: p.now } : {}) });
   }
 
   createOperatorStateBackend(restored: Parameters<StateBackend['createOperatorStateBackend']>[0], uid: string): OperatorStateBackend {

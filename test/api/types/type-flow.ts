@@ -8,6 +8,8 @@ import {
   type AsyncFunction,
   type AsyncRetryStrategy,
   type AsyncWaitOptions,
+  type Collector,
+  type ProcessJoinFunction,
   type DataStream,
   type KeyedStream,
   type TimeWindow,
@@ -78,3 +80,35 @@ void AsyncDataStream.orderedWait(events, asyncFn, options);
 declare const keyed: KeyedStream<Event, string>;
 const narrowedKeyed = keyed.filter((e): e is Event & { at: 1 } => e.at === 1);
 expectType<Equal<typeof narrowedKeyed, DataStream<Event & { at: 1 }>>>(true);
+
+// Joins: the result type comes from the join function; the key types of both sides must agree.
+interface Click {
+  user: string;
+  page: string;
+}
+declare const clicks: DataStream<Click>;
+const windowJoined = events
+  .join(clicks)
+  .where((e) => e.user)
+  .equalTo((c) => c.user)
+  .window(TumblingEventTimeWindows.of('1 min'))
+  .apply((e, c) => ({ user: e.user, page: c.page, at: e.at }));
+expectType<Equal<typeof windowJoined, DataStream<{ user: string; page: string; at: number }>>>(true);
+const coGrouped = events
+  .coGroup(clicks)
+  .where((e) => e.user)
+  .equalTo((c) => c.user)
+  .window(TumblingEventTimeWindows.of('1 min'))
+  .apply((es, cs) => [es.length + cs.length]);
+expectType<Equal<typeof coGrouped, DataStream<number>>>(true);
+// @ts-expect-error the second key must be of the first key's type
+events.join(clicks).where((e) => e.user).equalTo((c) => c.page.length);
+const intervalJoined = keyed
+  .intervalJoin(clicks.keyBy((c) => c.user))
+  .between('-5 s', '5 s')
+  .process({ processElement: (e, c, ctx, out: Collector<string>) => out.collect(`${e.user} ${c.page} ${ctx.timestamp()}`) });
+expectType<Equal<typeof intervalJoined, DataStream<string>>>(true);
+// @ts-expect-error an interval join needs the other side keyed by the same key type
+keyed.intervalJoin(clicks.keyBy((c) => c.page.length));
+const joinFn: ProcessJoinFunction<Event, Click, number> = { processElement: (e, _c, _ctx, out) => out.collect(e.at) };
+void joinFn;

@@ -1,0 +1,52 @@
+import type { CapturedKeyedState } from '../captured-state.ts';
+import type { Key } from '../key-group.ts';
+import type { TableSnapshot } from '../state-table.ts';
+import { isTtlStored } from './ttl-stored-descriptor.ts';
+
+/**
+ * Flink's cleanupFullSnapshot: the tables of TTL states that ask for it write what is left of
+ * each value at `now` (the time of the snapshot's synchronous part), so expired entries are not
+ * in the checkpoint or savepoint. The live state is not touched.
+ */
+export function withSnapshotCleanup(tables: CapturedKeyedState['tables'], now: number): CapturedKeyedState['tables'] {
+  return tables.map((t) => {
+    const d = t.descriptor;
+    if (!isTtlStored(d) || !d.ttl.config.cleanup.fullSnapshot) return t;
+    return { descriptor: d, snapshot: filtered(t.snapshot, d.ttl.expire(now)) };
+  });
+}
+
+function filtered(inner: TableSnapshot<unknown>, keep: (value: unknown) => unknown): TableSnapshot<unknown> {
+  function* keyGroupEntries(keyGroupIndex: number, slice: number, keys: Key[], values: unknown[]): Generator<number> {
+    for (const n of inner.keyGroupEntries(keyGroupIndex, slice, keys, values)) {
+      let m = 0;
+      for (let i = 0; i < n; i++) {
+        const v = keep(values[i]);
+        if (v === undefined) continue;
+        keys[m] = keys[i]!;
+        values[m] = v;
+        m++;
+      }
+      if (m > 0) yield m;
+    }
+  }
+  function* keyGroupFrames(keyGroupIndex: number, slice: number, prefix: readonly unknown[]): Generator<unknown[]> {
+    const keys: Key[] = new Array(slice);
+    const values: unknown[] = new Array(slice);
+    for (const n of keyGroupEntries(keyGroupIndex, slice, keys, values)) {
+      const frame = prefix.slice();
+      for (let i = 0; i < n; i++) frame.push(keys[i], values[i]);
+      yield frame;
+    }
+  }
+  function* keyGroupSlices(keyGroupIndex: number, slice: number): Generator<Array<[Key, unknown]>> {
+    const keys: Key[] = new Array(slice);
+    const values: unknown[] = new Array(slice);
+    for (const n of keyGroupEntries(keyGroupIndex, slice, keys, values)) {
+      const pairs: Array<[Key, unknown]> = [];
+      for (let i = 0; i < n; i++) pairs.push([keys[i], values[i]]);
+      yield pairs;
+    }
+  }
+  return { keyGroupEntries, keyGroupFrames, keyGroupSlices, release: () => inner.release() };
+}
