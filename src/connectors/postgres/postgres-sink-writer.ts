@@ -9,6 +9,11 @@ import type { PostgresCommittable } from './postgres-committable.ts';
 import { identifyRefusal } from './refusal-diagnosis.ts';
 import { statementsFor, type Statement } from './postgres-statements.ts';
 import { fieldFits, type PostgresTable } from './postgres-table.ts';
+import { CopyInsertStream } from './copy-insert-stream.ts';
+import type { CopyIn } from './copy-in.ts';
+
+/** Encoded rows waiting for the socket beyond which the writer is not ready. */
+const COPY_HIGH_WATER = 1024 * 1024;
 
 export interface PostgresWriterSetup {
   readonly connection: PgConnection;
@@ -27,10 +32,13 @@ export interface PostgresWriterSetup {
 
 /**
  * One transaction per checkpoint on one connection: rows are sent in batches as they come
- * (BEGIN before the first), and the pre-commit sends the rest and PREPARE TRANSACTION. pg runs a
- * connection's statements in order, so records after the cut go into the next transaction while
- * this one prepares. The writer pushes back (ready()) while `maxInFlight` statements wait for the
- * server. The first failure is kept: a refused row becomes a RecordRefusedError naming it.
+ * (BEGIN before the first), and the pre-commit sends the rest and PREPARE TRANSACTION. In insert
+ * mode the batches stream into a COPY kept open across them (CopyInsertStream), ended by the
+ * pre-commit; the other modes send a statement per batch. pg runs a connection's statements in
+ * order, so records after the cut go into the next transaction while this one prepares. The
+ * writer pushes back (ready()) while `maxInFlight` statements wait for the server or a COPY's
+ * data waits for the socket. The first failure is kept: a refused row becomes a
+ * RecordRefusedError naming it.
  */
 export class PostgresSinkWriter<T> implements PrecommittingSinkWriter<T, PostgresCommittable> {
   readonly #s: PostgresWriterSetup;
@@ -41,20 +49,28 @@ export class PostgresSinkWriter<T> implements PrecommittingSinkWriter<T, Postgre
   readonly #builder: RowOpBuilder;
   /** The last statement sent, settled: the next waits for it, abort() too. */
   #last: Promise<void> = Promise.resolve();
+  /** Insert mode's rows; undefined in the other modes. */
+  readonly #inserts: CopyInsertStream | undefined;
 
   constructor(setup: PostgresWriterSetup) {
     this.#s = setup;
     this.#inFlight = new StatementsInFlight(setup.maxInFlight);
     this.#builder = new RowOpBuilder({ table: setup.table, mode: setup.mode, target: setup.target, fits: fieldFits });
+    if (setup.mode === 'insert') this.#inserts = new CopyInsertStream(setup.table, this.#builder, (copy, statement) => this.#startCopy(copy, statement));
   }
 
   write(record: T): void {
+    if (this.#inserts) {
+      this.#inserts.add(record);
+      if (this.#inserts.batched >= this.#s.batchSize) this.#sendBatch();
+      return;
+    }
     this.#builder.opsOf(record, this.#ops);
     if (this.#ops.length >= this.#s.batchSize) this.#sendBatch();
   }
 
   ready(): Promise<void> | undefined {
-    return this.#inFlight.ready();
+    return this.#inFlight.ready() ?? this.#inserts?.drained(COPY_HIGH_WATER);
   }
 
   flush(): void {
@@ -63,6 +79,7 @@ export class PostgresSinkWriter<T> implements PrecommittingSinkWriter<T, Postgre
 
   prepareCommit(checkpointId: number): Promise<PostgresCommittable[]> {
     this.#sendBatch();
+    this.#inserts?.end();
     if (!this.#inTransaction) return this.#inFlight.failure ? this.#inFlight.failure.then((e) => Promise.reject(e)) : Promise.resolve([]);
     this.#inTransaction = false;
     const gid = transactionId(this.#s.prefix, this.#s.subtask, checkpointId);
@@ -79,19 +96,34 @@ export class PostgresSinkWriter<T> implements PrecommittingSinkWriter<T, Postgre
 
   /** Waits for what was sent (a PREPARE in flight lands before the connection ends; the next attempt's recovery rolls it back). */
   async abort(): Promise<void> {
+    this.#inserts?.end();
     await this.#last.catch(() => {});
     await this.#s.connection.end();
   }
 
   #sendBatch(): void {
+    if (this.#inserts) {
+      this.#inserts.flush();
+      return;
+    }
     if (this.#ops.length === 0) return;
     const ops = this.#ops;
     this.#ops = [];
-    if (!this.#inTransaction) {
-      this.#inTransaction = true;
-      void this.#send({ text: 'BEGIN', values: [], ops: [] });
-    }
+    this.#begin();
     for (const statement of statementsFor(this.#s.table, ops)) void this.#send(statement);
+  }
+
+  #begin(): void {
+    if (this.#inTransaction) return;
+    this.#inTransaction = true;
+    void this.#send({ text: 'BEGIN', values: [], ops: [] });
+  }
+
+  /** A COPY of the insert stream, queued like a statement: it settles once the stream has ended it and the server answered. */
+  #startCopy(copy: CopyIn, statement: () => Statement): void {
+    this.#begin();
+    const send = () => this.#s.connection.copyIn(copy);
+    this.#last = this.#inFlight.queue(this.#last, send, (e) => this.#diagnose(e, statement()));
   }
 
   /**
@@ -100,8 +132,7 @@ export class PostgresSinkWriter<T> implements PrecommittingSinkWriter<T, Postgre
    */
   #send(statement: Statement): Promise<void> {
     const send = async () => {
-      if (statement.copy !== undefined) await this.#s.connection.copyFrom(statement.text, statement.copy);
-      else await this.#s.connection.sql(statement.text, statement.values);
+      await this.#s.connection.sql(statement.text, statement.values);
     };
     return (this.#last = this.#inFlight.queue(this.#last, send, (e) => this.#diagnose(e, statement)));
   }

@@ -1,28 +1,25 @@
 import type { MappedColumn, PostgresTable } from './postgres-table.ts';
 import { quoteIdent } from './postgres-table.ts';
-import { copyText } from './copy-text.ts';
 import type { RowDelete, RowOp, RowWrite } from '../database-sink/row-op.ts';
 
 export interface Statement {
   readonly text: string;
   readonly values: unknown[];
-  /** COPY's input (text format), for a COPY … FROM STDIN. */
-  readonly copy?: string;
   /** The row changes it applies, in order. */
   readonly ops: readonly RowOp[];
 }
 
 /**
  * The statements for a batch of row changes, in order: runs of the same kind (and, for upserts,
- * the same unchanged columns) become one statement: inserts a COPY, the others over arrays (`unnest`), one parameter per
- * column whatever the number of rows; inserts go by COPY. An upsert run keeps the last change of each key, since one
- * statement may not update a row twice.
+ * the same unchanged columns) become one statement over arrays (`unnest`), one parameter per
+ * column whatever the number of rows. An upsert run keeps the last change of each key, since one
+ * statement may not update a row twice. (An insert-mode writer COPYs instead: CopyInsertStream.)
  */
-export function statementsFor(table: PostgresTable, ops: readonly RowOp[], useCopy = true): Statement[] {
+export function statementsFor(table: PostgresTable, ops: readonly RowOp[]): Statement[] {
   const out: Statement[] = [];
   let run: RowOp[] = [];
   const flush = () => {
-    if (run.length > 0) out.push(useCopy && run[0]!.kind === 'insert' ? copyStatement(table, run as RowWrite[]) : statementOf(table, run));
+    if (run.length > 0) out.push(statementOf(table, run));
     run = [];
   };
   for (const op of ops) {
@@ -52,11 +49,6 @@ function statementOf(table: PostgresTable, run: RowOp[]): Statement {
   const conflict = `ON CONFLICT (${table.key.map((k) => quoteIdent(k.column)).join(', ')})`;
   const action = updated.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${updated.map((c) => `${quoteIdent(c.column)} = EXCLUDED.${quoteIdent(c.column)}`).join(', ')}`;
   return { text: `${insert} ${conflict} ${action}`, values, ops: run };
-}
-
-/** Inserts are COPY'd: the fastest way into PostgreSQL, and as transactional as an INSERT. */
-function copyStatement(table: PostgresTable, run: RowWrite[]): Statement {
-  return { text: `COPY ${table.sqlName} (${table.columns.map((c) => quoteIdent(c.column)).join(', ')}) FROM STDIN`, values: [], copy: copyText(run.map((r) => r.values)), ops: run };
 }
 
 function deleteStatement(table: PostgresTable, run: RowDelete[]): Statement {
