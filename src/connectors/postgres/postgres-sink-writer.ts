@@ -1,5 +1,6 @@
 import { StatementsInFlight } from '../database-sink/statements-in-flight.ts';
 import type { PrecommittingSinkWriter } from '../../api/two-phase-committing-sink.ts';
+import type { DeadLetter } from '../../api/dead-letter.ts';
 import { RowOpBuilder } from '../database-sink/row-op-builder.ts';
 import type { RowOp } from '../database-sink/row-op.ts';
 import type { DatabaseSinkMode } from '../database-sink/sink-mode.ts';
@@ -7,6 +8,7 @@ import { transactionId, type TransactionIdPrefix } from '../database-sink/transa
 import { gidLiteral, isRefusal, type PgConnection } from './pg-connection.ts';
 import type { PostgresCommittable } from './postgres-committable.ts';
 import { identifyRefusal } from './refusal-diagnosis.ts';
+import { runIsolatingRefusals } from './refused-row-isolation.ts';
 import { statementsFor, type Statement } from './postgres-statements.ts';
 import { fieldFits, type PostgresTable } from './postgres-table.ts';
 
@@ -23,6 +25,8 @@ export interface PostgresWriterSetup {
   readonly target: string;
   readonly batchSize: number;
   readonly maxInFlight: number;
+  /** Refused records go to the sink's dead-letter output instead of failing the writer. */
+  readonly deadLetters: boolean;
 }
 
 /**
@@ -41,6 +45,9 @@ export class PostgresSinkWriter<T> implements PrecommittingSinkWriter<T, Postgre
   readonly #builder: RowOpBuilder;
   /** The last statement sent, settled: the next waits for it, abort() too. */
   #last: Promise<void> = Promise.resolve();
+  /** Records refused in the transaction the connection is running (statements run in order: PREPARE ends it). */
+  #refusedInTransaction: Array<DeadLetter<T>> = [];
+  readonly #refusedByCheckpoint = new Map<number, Array<DeadLetter<T>>>();
 
   constructor(setup: PostgresWriterSetup) {
     this.#s = setup;
@@ -67,10 +74,22 @@ export class PostgresSinkWriter<T> implements PrecommittingSinkWriter<T, Postgre
     this.#inTransaction = false;
     const gid = transactionId(this.#s.prefix, this.#s.subtask, checkpointId);
     const committable: PostgresCommittable = { server: this.#s.server, database: this.#s.database, gid };
-    return this.#send({ text: `PREPARE TRANSACTION ${gidLiteral(gid)}`, values: [], ops: [] }).then(async () => {
+    const prepare = { text: `PREPARE TRANSACTION ${gidLiteral(gid)}`, values: [], ops: [] };
+    return this.#send(prepare, () => this.#endOfTransaction(checkpointId)).then(async () => {
       if (this.#inFlight.failure) throw await this.#inFlight.failure;
       return [committable];
     });
+  }
+
+  deadLetters(checkpointId: number): ReadonlyArray<DeadLetter<T>> {
+    const letters = this.#refusedByCheckpoint.get(checkpointId) ?? [];
+    this.#refusedByCheckpoint.delete(checkpointId);
+    return letters;
+  }
+
+  #endOfTransaction(checkpointId: number): void {
+    if (this.#refusedInTransaction.length > 0) this.#refusedByCheckpoint.set(checkpointId, this.#refusedInTransaction);
+    this.#refusedInTransaction = [];
   }
 
   async close(): Promise<void> {
@@ -91,17 +110,28 @@ export class PostgresSinkWriter<T> implements PrecommittingSinkWriter<T, Postgre
       this.#inTransaction = true;
       void this.#send({ text: 'BEGIN', values: [], ops: [] });
     }
-    for (const statement of statementsFor(this.#s.table, ops)) void this.#send(statement);
+    const statements = statementsFor(this.#s.table, ops);
+    // With a dead-letter output the batch is one unit: a refusal isolates the records of all its statements.
+    if (this.#s.deadLetters) void this.#send(statements[0]!, undefined, statements);
+    else for (const statement of statements) void this.#send(statement);
   }
 
   /**
-   * Queues one statement behind the ones sent before (pg runs one at a time anyway, and warns
-   * when queries are queued on it); its failure becomes the writer's, and later ones are skipped.
+   * Queues one statement (or, with a dead-letter output, a batch's statements) behind the ones
+   * sent before (pg runs one at a time anyway, and warns when queries are queued on it); its
+   * failure becomes the writer's, and later ones are skipped.
    */
-  #send(statement: Statement): Promise<void> {
+  #send(statement: Statement, before?: () => void, unit: readonly Statement[] = [statement]): Promise<void> {
+    const run = async (s: Statement) => {
+      if (s.copy !== undefined) await this.#s.connection.copyFrom(s.text, s.copy);
+      else await this.#s.connection.sql(s.text, s.values);
+    };
+    const { connection, table, target } = this.#s;
+    const refused = (letter: DeadLetter) => this.#refusedInTransaction.push(letter as DeadLetter<T>);
     const send = async () => {
-      if (statement.copy !== undefined) await this.#s.connection.copyFrom(statement.text, statement.copy);
-      else await this.#s.connection.sql(statement.text, statement.values);
+      before?.();
+      if (this.#s.deadLetters) await runIsolatingRefusals(connection, run, { table, target, statements: unit, refused });
+      else await run(statement);
     };
     return (this.#last = this.#inFlight.queue(this.#last, send, (e) => this.#diagnose(e, statement)));
   }
