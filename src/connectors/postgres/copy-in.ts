@@ -30,6 +30,14 @@ export class CopyIn {
   #watchingDrain = false;
   #wire: CopyWire | undefined;
 
+  /** A COPY whose data is all there: written and ended at once. */
+  static of(text: string, data: Buffer): CopyIn {
+    const copy = new CopyIn(text);
+    copy.write(data);
+    copy.end();
+    return copy;
+  }
+
   constructor(text: string) {
     this.text = text;
     this.finished = new Promise((resolve, reject) => (this.#settle = { resolve, reject }));

@@ -2,6 +2,7 @@ import type { RowOpBuilder } from '../database-sink/row-op-builder.ts';
 import type { RowOp } from '../database-sink/row-op.ts';
 import { CopyIn } from './copy-in.ts';
 import { copyField } from './copy-text.ts';
+import { pgArrayText } from './pg-array-text.ts';
 import type { Statement } from './postgres-statements.ts';
 import { quoteIdent, type PostgresTable } from './postgres-table.ts';
 
@@ -30,6 +31,8 @@ export class CopyInsertStream {
   readonly #builder: RowOpBuilder;
   readonly #start: (copy: CopyIn, statement: () => Statement) => void;
   readonly #text: string;
+  /** Per column: whether it is an array column (its values go as PostgreSQL's array text). */
+  readonly #arrays: boolean[];
   #batch = '';
   #batchRecords: unknown[] = [];
   #segment: Segment | undefined;
@@ -38,6 +41,7 @@ export class CopyInsertStream {
     this.#table = table;
     this.#builder = builder;
     this.#start = start;
+    this.#arrays = table.columns.map((c) => c.type.endsWith('[]'));
     this.#text = `COPY ${table.sqlName} (${table.columns.map((c) => quoteIdent(c.column)).join(', ')}) FROM STDIN`;
   }
 
@@ -49,10 +53,15 @@ export class CopyInsertStream {
   add(record: unknown): void {
     const row = record as Record<string, unknown>;
     const n = this.#table.columns.length;
-    let line = copyField(this.#builder.valueOf(row, 0));
-    for (let i = 1; i < n; i++) line += '\t' + copyField(this.#builder.valueOf(row, i));
+    let line = this.#field(row, 0);
+    for (let i = 1; i < n; i++) line += '\t' + this.#field(row, i);
     this.#batch += line + '\n';
     this.#batchRecords.push(record);
+  }
+
+  #field(row: Record<string, unknown>, i: number): string {
+    const v = this.#builder.valueOf(row, i);
+    return copyField(this.#arrays[i] && Array.isArray(v) ? pgArrayText(v) : v);
   }
 
   /** Hands the batch to the open COPY, opening one when there is none or it is full. */

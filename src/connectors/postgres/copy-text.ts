@@ -1,3 +1,16 @@
+/** Rows in COPY's text format: values tab-separated (see copyField), each row ending in a newline. */
+export function copyText(rows: ReadonlyArray<readonly unknown[]>): string {
+  let out = '';
+  for (const row of rows) {
+    for (let i = 0; i < row.length; i++) {
+      if (i > 0) out += '\t';
+      out += copyField(row[i]);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
 /**
  * One value in COPY's text format (a row is its values tab-separated, ending in a newline): `\N`
  * for NULL, backslash escapes for backslash, tab, newline and carriage return; dates as ISO

@@ -25,7 +25,7 @@ export async function identifyRefusal(o: { table: PostgresTable; target: string;
     for (const op of o.statement.ops) {
       await connection.sql('SAVEPOINT weir_row');
       try {
-        for (const s of statementsFor(o.table, [op])) await connection.sql(s.text, s.values);
+        for (const s of statementsFor(o.table, [op], false)) await connection.sql(s.text, s.values);
         await connection.sql('RELEASE SAVEPOINT weir_row');
       } catch (e) {
         if (isRefusal(e)) return refused(op.record, e);
