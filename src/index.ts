@@ -141,6 +141,7 @@ export type {
 } from './api/source.ts';
 export type { Sink, SinkWriter, SinkContext } from './api/sink.ts';
 export type { TwoPhaseCommittingSink, PrecommittingSinkWriter, PrecommitCheckpoint, Committer } from './api/two-phase-committing-sink.ts';
+export type { DeadLetter } from './api/dead-letter.ts';
 export type { OperatorSettings } from './api/transformation.ts';
 export type { WeirConfig, ConfigKey, ConsistencyMode, ConfigLayer } from './config/configuration.ts';
 export type { ConfigSource } from './config/config-source.ts';

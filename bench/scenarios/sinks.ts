@@ -3,13 +3,15 @@
 // mariadb-server.ts).
 //
 //   pg-copy      COPY t FROM STDIN (text format, 64 KiB CopyData chunks) in one transaction
-//   pg-sink      PostgresSink's writer (insert mode, batches of 1000 rows as one INSERT … SELECT
-//                FROM unnest(...) each) + PREPARE TRANSACTION + its committer's COMMIT PREPARED
+//   pg-sink      PostgresSink's writer (insert mode: batches of 1000 rows encoded from the records
+//                and streamed into a COPY kept open across batches, a new one every 4 MiB)
+//                + PREPARE TRANSACTION + its committer's COMMIT PREPARED
 //   my-insert    multi-row INSERT … VALUES ? of 1000 rows each through mysql2, in one transaction
 //   my-sink      MySqlSink's writer (insert mode, the same batches in an XA transaction) + XA
 //                END/PREPARE + its committer's XA COMMIT
 //
 // Rows: (id int primary key, name text/varchar(40), amount float8/double, at timestamptz/datetime).
+// pg-copy's rows are encoded to COPY text before its clock starts; pg-sink encodes them on the clock.
 // rows/s = N / wall time from the first row until the commit returned (connections are opened
 // before the clock starts; the table is truncated before each run). The sinks are driven directly
 // (writer, pre-commit, commit), without a job around them: the figure is the sink's, not the

@@ -9,7 +9,7 @@ import type {
 } from './functions.ts';
 import { fieldAggregator } from './field-aggregator.ts';
 import type { Sink } from './sink.ts';
-import type { TwoPhaseCommittingSink } from './two-phase-committing-sink.ts';
+import { isTwoPhaseCommittingSink, type TwoPhaseCommittingSink } from './two-phase-committing-sink.ts';
 import type { StreamExecutionEnvironment } from './stream-execution-environment.ts';
 import type { OperatorSettings, Transformation, TransformationSpec } from './transformation.ts';
 import { checkTypeInfo } from '../serialization/check-type-info.ts';
@@ -90,12 +90,16 @@ export class DataStream<T> {
 
   /**
    * The records this operator emitted to a side output (`ctx.output(tag, value)` in a process
-   * function, or a window's `sideOutputLateData(tag)`). Flink's SingleOutputStreamOperator.getSideOutput.
+   * function, or a window's `sideOutputLateData(tag)`; after `sinkTo`, the sink's dead letters).
+   * Flink's SingleOutputStreamOperator.getSideOutput.
    */
   getSideOutput<X>(tag: OutputTag<X>): DataStream<X> {
     if (!(tag instanceof OutputTag)) throw new TypeError('getSideOutput needs an OutputTag');
     const t = this.transformation;
-    if (t.spec.kind === 'partition' || t.spec.kind === 'union' || t.spec.kind === 'sink' || t.spec.kind === 'side-output') {
+    if (t.spec.kind === 'sink' && (!isTwoPhaseCommittingSink(t.spec.sink) || t.spec.sink.deadLetterOutput?.id !== tag.id)) {
+      throw new TypeError(`getSideOutput(${tag.id}) after sinkTo takes the sink's dead letters: pass the same tag as the sink's deadLetterOutput`);
+    }
+    if (t.spec.kind === 'partition' || t.spec.kind === 'union' || t.spec.kind === 'side-output') {
       throw new TypeError(`getSideOutput(${tag.id}) takes the side output of an operator: call it on the stream a process function or window returned, not after ${t.spec.kind}`);
     }
     return new DataStream<X>(this.environment, this.environment.addTransformation({ kind: 'side-output', tag: tag as OutputTag<unknown> }, [t], {}));

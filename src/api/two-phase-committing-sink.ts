@@ -1,3 +1,5 @@
+import type { DeadLetter } from './dead-letter.ts';
+import type { OutputTag } from './output-tag.ts';
 import type { SinkContext } from './sink.ts';
 
 /**
@@ -24,6 +26,14 @@ export interface TwoPhaseCommittingSink<T, Committable> {
   readonly idempotentCommits?: boolean;
   /** How a failing commit is retried before it fails the job. Unset: DEFAULT_COMMIT_RETRY. */
   readonly commitRetry?: CommitRetryPolicy;
+  /**
+   * Where records the target refuses go instead of failing the job (Flink's side outputs): the
+   * stream `sinkTo(...).getSideOutput(tag)`. The writer reports them with `deadLetters`; each
+   * reaches the side output once the checkpoint of the transaction that left it out completes
+   * (or the input ends), and a restore from a checkpoint taken before that emits it then.
+   * Unset: a refused record fails the job.
+   */
+  readonly deadLetterOutput?: OutputTag<DeadLetter<T>>;
   createWriter(ctx: SinkContext): PrecommittingSinkWriter<T, Committable> | Promise<PrecommittingSinkWriter<T, Committable>>;
   createCommitter(ctx: SinkContext): Committer<Committable> | Promise<Committer<Committable>>;
 }
@@ -47,6 +57,11 @@ export interface PrecommittingSinkWriter<T, Committable> {
    * included.
    */
   prepareCommit(checkpointId: number, checkpoint?: PrecommitCheckpoint): Committable[] | Promise<Committable[]>;
+  /**
+   * With a dead-letter output: the records the target refused in the work of this pre-commit,
+   * taken once after its promise has settled (the transaction holds every other record).
+   */
+  deadLetters?(checkpointId: number): readonly DeadLetter<T>[];
   /** The job finished: release what is held (everything is committed by now). */
   close?(): void | Promise<void>;
   /** The attempt was cancelled or failed: release what is held, commit nothing. */

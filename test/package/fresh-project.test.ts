@@ -72,11 +72,11 @@ describe('a fresh project without @types/node', { timeout: 600_000 }, () => {
     run(process.execPath, [TSC, '--strict', '--noEmit', '-p', 'tsconfig.json'], project);
   });
 
-  test('the package holds the examples and the MariaDB script the README names, and says where they are', () => {
+  test('the package holds the examples and the MariaDB and PostgreSQL scripts the README names, and says where they are', () => {
     const installed = join(project, 'node_modules', 'weir-stream');
     const readme = readFileSync(join(installed, 'README.md'), 'utf8');
-    const named = [...new Set(readme.match(/\b(?:examples\/[\w-]+\.ts|scripts\/mariadb-for-examples\.sh)\b/g))];
-    assert.ok(named.includes('examples/wordcount.ts') && named.includes('examples/cdc-orders.ts') && named.includes('scripts/mariadb-for-examples.sh'), `the README names ${named.join(', ')}`);
+    const named = [...new Set(readme.match(/\b(?:examples\/[\w-]+\.ts|scripts\/(?:mariadb|postgres)-for-examples\.sh)\b/g))];
+    assert.ok(named.includes('examples/wordcount.ts') && named.includes('examples/cdc-orders.ts') && named.includes('scripts/mariadb-for-examples.sh') && named.includes('examples/orders-to-postgres.ts') && named.includes('scripts/postgres-for-examples.sh'), `the README names ${named.join(', ')}`);
     for (const file of named) assert.ok(existsSync(join(installed, file)), `${file}, named in the README, is in the package`);
     assert.match(readme, /node_modules\/weir-stream\/examples/, 'the README says where an installed package keeps them');
   });

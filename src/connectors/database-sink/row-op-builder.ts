@@ -26,7 +26,8 @@ export interface RowOpBuilderSetup {
 export class RowOpBuilder {
   readonly #s: RowOpBuilderSetup;
   readonly #keyIndex: number[];
-  readonly #checked = new Set<number>();
+  /** Per column: whether its field's first value was checked. */
+  readonly #checked: boolean[] = [];
 
   constructor(setup: RowOpBuilderSetup) {
     this.#s = setup;
@@ -36,7 +37,7 @@ export class RowOpBuilder {
   opsOf(record: unknown, out: RowOp[]): void {
     const { mode, table } = this.#s;
     if (mode !== 'changelog') {
-      out.push({ kind: mode, values: this.#values(record as Record<string, unknown>), unchanged: [], record });
+      out.push({ kind: mode, values: this.#values(record as Record<string, unknown>), unchanged: NONE, record });
       return;
     }
     const change = record as ChangeRecordLike;
@@ -52,14 +53,18 @@ export class RowOpBuilder {
     out.push({ kind: 'upsert', values: after, unchanged, record });
   }
 
+  /** The value of column `i` in a record's row, null when absent; a field's first value is checked against its column. */
+  valueOf(row: Record<string, unknown>, i: number): unknown {
+    const v = row[this.#s.table.columns[i]!.field];
+    if (v === null || v === undefined) return null;
+    if (!this.#checked[i]) this.#check(i, v);
+    return v;
+  }
+
   #values(row: Record<string, unknown>): unknown[] {
-    const columns = this.#s.table.columns;
-    const out = new Array<unknown>(columns.length);
-    for (let i = 0; i < columns.length; i++) {
-      const v = row[columns[i]!.field];
-      if (!this.#checked.has(i) && v !== null && v !== undefined) this.#check(i, v);
-      out[i] = v ?? null;
-    }
+    const n = this.#s.table.columns.length;
+    const out = new Array<unknown>(n);
+    for (let i = 0; i < n; i++) out[i] = this.valueOf(row, i);
     return out;
   }
 
@@ -69,9 +74,11 @@ export class RowOpBuilder {
       const facts = { table: this.#s.table.name, column: c.column, field: c.field, columnType: c.type, fieldType: jsTypeOf(value) };
       throw new ColumnMismatchError(this.#s.target, facts, `column ${c.column} (${c.type}) cannot hold record field ${c.field} (${jsTypeOf(value)}): change the column's type or the sink's columns mapping`);
     }
-    this.#checked.add(i);
+    this.#checked[i] = true;
   }
 }
+
+const NONE: readonly string[] = Object.freeze([]);
 
 export function jsTypeOf(value: unknown): string {
   if (value instanceof Date) return 'Date';

@@ -5,3 +5,4 @@ export type { DatabaseSinkMode } from '../database-sink/sink-mode.ts';
 export type { ChangeRecordLike } from '../database-sink/change-record-like.ts';
 export { RecordRefusedError } from '../database-sink/record-refused-error.ts';
 export { ColumnMismatchError } from '../database-sink/column-mismatch-error.ts';
+export type { DeadLetter } from '../../api/dead-letter.ts';

@@ -1,12 +1,13 @@
 import pg from 'pg';
 import type { PostgresConnectionOptions } from './postgres-sink-options.ts';
 import type { SqlRunner } from './sql-runner.ts';
+import type { CopyIn } from './copy-in.ts';
 
 /** A connected pg client (kept inside the connector: no pg type crosses its public surface). */
 export interface PgConnection {
   readonly sql: SqlRunner;
-  /** Runs `text` (a COPY … FROM STDIN) with `data` as its input. */
-  copyFrom(text: string, data: string): Promise<void>;
+  /** Starts `copy` (a COPY … FROM STDIN fed as its data comes); settles when the server has answered it. */
+  copyIn(copy: CopyIn): Promise<void>;
   /** The first error the connection reported outside a query (the server went away). */
   readonly broken: () => Error | undefined;
   end(): Promise<void>;
@@ -24,7 +25,10 @@ export async function connectPg(o: PostgresConnectionOptions, applicationName: s
   return {
     sql: async <R>(text: string, values?: readonly unknown[]) => (await client.query(text, values as unknown[] | undefined)).rows as R[],
     broken: () => broken,
-    copyFrom: (text, data) => copyFrom(client, text, data),
+    copyIn: (copy) => {
+      client.query(copy.submittable() as unknown as pg.QueryConfig);
+      return copy.finished;
+    },
     end: () => client.end().catch(() => {}),
   };
 }
@@ -44,29 +48,4 @@ export function isRefusal(e: unknown): boolean {
 /** Literal for a gid: the prefix is plain (transaction-id.ts), so quoting is all it needs. */
 export function gidLiteral(gid: string): string {
   return `'${gid.replace(/'/g, "''")}'`;
-}
-
-interface CopyProtocol {
-  query(text: string): void;
-  sendCopyFromChunk(chunk: Buffer): void;
-  endCopyFrom(): void;
-}
-
-/** COPY FROM STDIN without pg-copy-streams: pg hands a submittable its connection, which sends the data as CopyData. */
-function copyFrom(client: pg.Client, text: string, data: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const submittable = {
-      submit: (connection: CopyProtocol) => connection.query(text),
-      handleCopyInResponse(connection: CopyProtocol) {
-        const bytes = Buffer.from(data);
-        for (let at = 0; at < bytes.length; at += 65_536) connection.sendCopyFromChunk(bytes.subarray(at, at + 65_536));
-        connection.endCopyFrom();
-      },
-      handleCommandComplete() {},
-      // pg forgets the active query when the server reports an error (no ReadyForQuery follows for it).
-      handleError: (e: Error) => reject(e),
-      handleReadyForQuery: () => resolve(),
-    };
-    client.query(submittable as unknown as pg.QueryConfig);
-  });
 }

@@ -1,5 +1,7 @@
 import type { DatabaseSinkMode } from '../database-sink/sink-mode.ts';
 import type { CommitRetryPolicy } from '../../api/two-phase-committing-sink.ts';
+import type { DeadLetter } from '../../api/dead-letter.ts';
+import type { OutputTag } from '../../api/output-tag.ts';
 
 /** Where a PostgreSQL connector connects (no pg types: a user's project compiles without @types/pg). */
 export interface PostgresConnectionOptions {
@@ -10,7 +12,7 @@ export interface PostgresConnectionOptions {
   readonly database: string;
 }
 
-export interface PostgresSinkOptions {
+export interface PostgresSinkOptions<T = any> {
   readonly connection: PostgresConnectionOptions;
   /** The table, `name` or `schema.name` (unquoted: as stored in the catalog). Default schema: public. */
   readonly table: string;
@@ -30,4 +32,11 @@ export interface PostgresSinkOptions {
   /** Statements sent but not yet answered before the writer pushes back. Unset: 4. */
   readonly maxInFlightBatches?: number;
   readonly commitRetry?: CommitRetryPolicy;
+  /**
+   * Records the database refuses (a constraint, a type, a length) go to this side output,
+   * `sinkTo(sink).getSideOutput(tag)`, with table, constraint and reason, instead of failing the
+   * job; the other records of their checkpoint commit. Each batch then runs in a savepoint.
+   * Unset: a refused record fails the job at once (RecordRefusedError).
+   */
+  readonly deadLetterOutput?: OutputTag<DeadLetter<T>>;
 }

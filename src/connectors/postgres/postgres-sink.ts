@@ -1,4 +1,6 @@
 import type { SinkContext } from '../../api/sink.ts';
+import type { DeadLetter } from '../../api/dead-letter.ts';
+import type { OutputTag } from '../../api/output-tag.ts';
 import { SinkError } from '../../api/sink-error.ts';
 import type { CommitRetryPolicy, Committer, PrecommittingSinkWriter, TwoPhaseCommittingSink } from '../../api/two-phase-committing-sink.ts';
 import { defaultTransactionIdPrefix, transactionIdPrefix, type TransactionIdPrefix } from '../database-sink/transaction-id.ts';
@@ -20,15 +22,17 @@ import { describeTable } from './postgres-table.ts';
 export class PostgresSink<T = Record<string, unknown>> implements TwoPhaseCommittingSink<T, PostgresCommittable> {
   readonly idempotentCommits: boolean;
   readonly commitRetry: CommitRetryPolicy | undefined;
-  readonly #o: PostgresSinkOptions;
+  readonly deadLetterOutput: OutputTag<DeadLetter<T>> | undefined;
+  readonly #o: PostgresSinkOptions<T>;
 
-  constructor(options: PostgresSinkOptions) {
+  constructor(options: PostgresSinkOptions<T>) {
     const mode = options.mode ?? 'insert';
     if (!['insert', 'upsert', 'changelog'].includes(mode)) throw new TypeError(`PostgresSink: mode must be 'insert', 'upsert' or 'changelog', got ${JSON.stringify(mode)}`);
     if (mode !== 'insert' && (options.key ?? []).length === 0) throw new TypeError(`PostgresSink for ${options.table}: mode '${mode}' needs the key columns (options.key)`);
     this.#o = options;
     this.idempotentCommits = mode !== 'insert';
     this.commitRetry = options.commitRetry;
+    this.deadLetterOutput = options.deadLetterOutput;
   }
 
   async createWriter(ctx: SinkContext): Promise<PrecommittingSinkWriter<T, PostgresCommittable>> {
@@ -51,6 +55,7 @@ export class PostgresSink<T = Record<string, unknown>> implements TwoPhaseCommit
         target,
         batchSize: o.batchSize ?? 1000,
         maxInFlight: o.maxInFlightBatches ?? 4,
+        deadLetters: o.deadLetterOutput !== undefined,
       });
     } catch (e) {
       await connection.end();

@@ -1,6 +1,7 @@
 import type { MappedColumn, PostgresTable } from './postgres-table.ts';
 import { quoteIdent } from './postgres-table.ts';
 import { copyText } from './copy-text.ts';
+import { pgArrayText } from './pg-array-text.ts';
 import type { RowDelete, RowOp, RowWrite } from '../database-sink/row-op.ts';
 
 export interface Statement {
@@ -44,8 +45,8 @@ function statementOf(table: PostgresTable, run: RowOp[]): Statement {
   if (first.kind === 'delete') return deleteStatement(table, run as RowDelete[]);
   const rows = first.kind === 'upsert' ? lastPerKey(table, run as RowWrite[]) : (run as RowWrite[]);
   const columns = table.columns;
-  const values = columns.map((_, i) => rows.map((r) => r.values[i] ?? null));
-  const insert = `INSERT INTO ${table.sqlName} (${columns.map((c) => quoteIdent(c.column)).join(', ')}) SELECT * FROM unnest(${columns.map((c, i) => `$${i + 1}::${arrayType(c)}`).join(', ')})`;
+  const values = columns.map((c, i) => rows.map((r) => param(c, r.values[i])));
+  const insert = `INSERT INTO ${table.sqlName} (${columns.map((c) => quoteIdent(c.column)).join(', ')}) ${unnestSelect(columns)}`;
   if (first.kind === 'insert') return { text: insert, values, ops: run };
   const keys = new Set(table.key.map((k) => k.column));
   const updated = columns.filter((c) => !keys.has(c.column) && !first.unchanged.includes(c.column));
@@ -56,13 +57,15 @@ function statementOf(table: PostgresTable, run: RowOp[]): Statement {
 
 /** Inserts are COPY'd: the fastest way into PostgreSQL, and as transactional as an INSERT. */
 function copyStatement(table: PostgresTable, run: RowWrite[]): Statement {
-  return { text: `COPY ${table.sqlName} (${table.columns.map((c) => quoteIdent(c.column)).join(', ')}) FROM STDIN`, values: [], copy: copyText(run.map((r) => r.values)), ops: run };
+  const arrays = table.columns.flatMap((c, i) => (isArrayColumn(c) ? [i] : []));
+  const rows = arrays.length === 0 ? run.map((r) => r.values) : run.map((r) => withArrayText(r.values, arrays));
+  return { text: `COPY ${table.sqlName} (${table.columns.map((c) => quoteIdent(c.column)).join(', ')}) FROM STDIN`, values: [], copy: copyText(rows), ops: run };
 }
 
 function deleteStatement(table: PostgresTable, run: RowDelete[]): Statement {
   const key = table.key;
-  const values = key.map((_, i) => run.map((r) => r.key[i] ?? null));
-  const text = `DELETE FROM ${table.sqlName} WHERE (${key.map((k) => quoteIdent(k.column)).join(', ')}) IN (SELECT * FROM unnest(${key.map((k, i) => `$${i + 1}::${arrayType(k)}`).join(', ')}))`;
+  const values = key.map((k, i) => run.map((r) => param(k, r.key[i])));
+  const text = `DELETE FROM ${table.sqlName} WHERE (${key.map((k) => quoteIdent(k.column)).join(', ')}) IN (${unnestSelect(key)})`;
   return { text, values, ops: run };
 }
 
@@ -82,6 +85,28 @@ function keyText(v: unknown): unknown {
   return typeof v === 'bigint' ? `${v}n` : v instanceof Date ? v.toISOString() : v;
 }
 
-function arrayType(c: MappedColumn): string {
-  return `${quoteIdent(c.type)}[]`;
+/**
+ * The rows of one parameter per column, each an array of the column's values. Array columns go
+ * as text (their array input) and are cast back: unnest would flatten an array of arrays.
+ */
+function unnestSelect(columns: readonly MappedColumn[]): string {
+  const params = columns.map((c, i) => `$${i + 1}::${isArrayColumn(c) ? 'text' : quoteIdent(c.type)}[]`).join(', ');
+  if (!columns.some(isArrayColumn)) return `SELECT * FROM unnest(${params})`;
+  const casts = columns.map((c, i) => (isArrayColumn(c) ? `u.c${i}::${quoteIdent(c.type.slice(0, -2))}[]` : `u.c${i}`));
+  return `SELECT ${casts.join(', ')} FROM unnest(${params}) AS u(${columns.map((_, i) => `c${i}`).join(', ')})`;
+}
+
+function isArrayColumn(c: MappedColumn): boolean {
+  return c.type.endsWith('[]');
+}
+
+function param(c: MappedColumn, v: unknown): unknown {
+  if (v === undefined || v === null) return null;
+  return isArrayColumn(c) && Array.isArray(v) ? pgArrayText(v) : v;
+}
+
+function withArrayText(values: readonly unknown[], arrays: readonly number[]): unknown[] {
+  const out = [...values];
+  for (const i of arrays) if (Array.isArray(out[i])) out[i] = pgArrayText(out[i] as unknown[]);
+  return out;
 }

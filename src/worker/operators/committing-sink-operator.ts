@@ -39,6 +39,10 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
   #ended = false;
   /** finish() closed the writer: close() has nothing to abort. */
   #finished = false;
+  /** Per checkpoint, the pre-commits whose dead letters were not emitted at its cut. */
+  readonly #unemitted = new Map<number, ReadonlySet<number>>();
+  /** The final pre-commit ran at the end of input (a dead-letter output needs its letters before the end of data). */
+  #finalPrecommit: Promise<unknown> | undefined;
 
   constructor(sink: TwoPhaseCommittingSink<unknown, unknown>) {
     super();
@@ -68,10 +72,11 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
     const entries = ctx.operatorState.restoredValues<PendingCommit>(STATE_NAME);
     const legacy = ctx.operatorState.restoredValues<LegacyFileSinkState>(LEGACY_STATE_NAME).flatMap((s) => s.pending);
     const retained = distinct([...entries.flatMap((p) => p.committables), ...legacy]);
+    const mine = (subtask: number) => subtask % ctx.parallelism === ctx.subtaskIndex;
     await this.#committer.recover?.(retained);
+    if (this.#sink.deadLetterOutput) for (const p of entries) if (p.deadLetters && p.subtask !== undefined && mine(p.subtask)) this.#collector.addRestoredDeadLetters(p.checkpointId, p.deadLetters);
     // Entries that say which subtask wrote them are committed by that subtask's successor; older
     // ones are shared out by position, as they were before the subtask was recorded.
-    const mine = (subtask: number) => subtask % ctx.parallelism === ctx.subtaskIndex;
     const unattributed = distinct([...entries.filter((p) => p.subtask === undefined).flatMap((p) => p.committables), ...legacy]);
     const share = [...distinct(entries.filter((p) => p.subtask !== undefined && mine(p.subtask)).flatMap((p) => p.committables)), ...unattributed.filter((_, i) => mine(i))];
     if (share.length > 0) await this.#retrier.commit('restored', share);
@@ -88,18 +93,47 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
   override async endInput(): Promise<void> {
     this.#ended = true;
     await this.#writer.flush?.();
+    if (this.#sink.deadLetterOutput) {
+      // The end of data goes downstream after this: the last dead letters must go before it.
+      this.#finalPrecommit = this.#precommit(AFTER_EVERY_CHECKPOINT);
+      await this.#finalPrecommit;
+      this.#emitDeadLetters(AFTER_EVERY_CHECKPOINT);
+    }
   }
 
   /** The cut: records after it belong to the next checkpoint; the pre-commit's work goes on in the asynchronous part. */
   override prepareSnapshot(checkpointId: number, type: CheckpointType): void {
-    this.#collector.add(checkpointId, this.#writer.prepareCommit(checkpointId, { savepoint: type === 'savepoint' })).catch(() => {});
+    this.#precommit(checkpointId, { savepoint: type === 'savepoint' }).catch(() => {});
+    if (this.#sink.deadLetterOutput) this.#unemitted.set(checkpointId, this.#collector.unemittedAtCut());
+  }
+
+  #precommit(checkpointId: number, checkpoint?: { savepoint: boolean }): Promise<readonly unknown[]> {
+    const writer = this.#writer;
+    const deadLetters = writer.deadLetters ? () => writer.deadLetters!(checkpointId) : undefined;
+    return this.#collector.add(checkpointId, writer.prepareCommit(checkpointId, checkpoint), deadLetters);
+  }
+
+  /** Dead letters of pre-commits up to a completed checkpoint go to the side output (on the task's thread, between records). */
+  #emitDeadLetters(checkpointId: number): void {
+    const tag = this.#sink.deadLetterOutput;
+    if (!tag) return;
+    const letters = this.#collector.takeDeadLetters(checkpointId);
+    if (letters.length === 0) return;
+    const output = this.#ctx.sideOutput(tag.id);
+    if (!output) {
+      this.#ctx.log.warn(`${letters.length} refused record(s) dropped: nothing consumes the dead-letter output ${tag.id} (add sinkTo(...).getSideOutput(tag) to the job)`);
+      return;
+    }
+    for (const letter of letters) output.collect(letter);
   }
 
   /** The checkpoint's state once its pre-commit has settled: every committable not yet committed, up to it. */
   override async snapshotAsync(checkpointId: number): Promise<ReadonlyMap<string, OperatorStateEntry>> {
     let state: PendingCommit[];
     try {
-      state = await this.#collector.stateUpTo(checkpointId);
+      const unemitted = this.#unemitted.get(checkpointId);
+      this.#unemitted.delete(checkpointId);
+      state = await this.#collector.stateUpTo(checkpointId, unemitted);
     } catch (e) {
       if (e instanceof SinkError) throw e;
       throw new SinkError('PRE_COMMIT_FAILED', this.#retrier.target, `the pre-commit of checkpoint ${checkpointId} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
@@ -109,6 +143,8 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
 
   /** Commits every checkpoint up to this one (notifications can be skipped or come late), beside the task. */
   override notifyCheckpointComplete(checkpointId: number): void {
+    for (const id of this.#unemitted.keys()) if (id <= checkpointId) this.#unemitted.delete(id);
+    this.#emitDeadLetters(checkpointId);
     const due = this.#collector.takeDue(checkpointId);
     if (due.length === 0) return;
     const next = this.#committing.then(() => this.#commitAll(due));
@@ -139,7 +175,7 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
 
   /** What no checkpoint committed, and a last pre-commit after every checkpoint: with the input ended nothing can fail them any more. */
   async #commitFinalInput(): Promise<void> {
-    await this.#collector.add(AFTER_EVERY_CHECKPOINT, this.#writer.prepareCommit(AFTER_EVERY_CHECKPOINT));
+    await (this.#finalPrecommit ?? this.#precommit(AFTER_EVERY_CHECKPOINT));
     await this.#commitAll(this.#collector.takeDue(AFTER_EVERY_CHECKPOINT));
   }
 

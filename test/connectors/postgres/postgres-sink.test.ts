@@ -159,6 +159,39 @@ describe('PostgresSink', () => {
     await tooLong.abort!();
   });
 
+  test('insert mode streams a transaction through COPYs spanning many batches: every row lands once, and a duplicate of an earlier batch is named exactly', async () => {
+    await query('CREATE TABLE stream (id int PRIMARY KEY, name text, at timestamptz, note text)');
+    const sink = new PostgresSink(options({ table: 'stream', batchSize: 100 }));
+    const writer = await sink.createWriter(sinkContext());
+    const committer = await sink.createCommitter(sinkContext());
+    const base = Date.UTC(2026, 0, 1, 23, 59, 0);
+    // ~6 MiB of rows: more than one COPY of the stream, escapes and NULLs included.
+    const n = 60_000;
+    const record = (i: number) => ({ id: i, name: `n${i}\t\\${'x'.repeat(80)}`, at: new Date(base + i * 7), note: i % 3 === 0 ? null : `line\n${i}` });
+    for (let i = 0; i < n; i++) {
+      writer.write(record(i));
+      const ready = writer.ready?.();
+      if (ready) await ready;
+    }
+    await committer.commit(await writer.prepareCommit(1));
+    const [summary] = await query<{ n: number; ids: number; last: Date; nulls: number }>("SELECT count(*)::int AS n, count(DISTINCT id)::int AS ids, max(at) AS last, count(*) FILTER (WHERE note IS NULL)::int AS nulls FROM stream");
+    assert.deepEqual({ ...summary, last: summary!.last.toISOString() }, { n, ids: n, last: new Date(base + (n - 1) * 7).toISOString(), nulls: n / 3 });
+    assert.deepEqual(await query('SELECT id, name, at, note FROM stream WHERE id IN (1, 59999) ORDER BY id'), [record(1), record(59_999)]);
+
+    const dup = await sink.createWriter(sinkContext());
+    for (let i = 0; i < 250; i++) dup.write({ id: n + i, name: 'again', at: null, note: null });
+    dup.write({ id: n + 17, name: 'the duplicate', at: null, note: null });
+    const e = await Promise.resolve(dup.prepareCommit(2)).then(() => undefined, (x: unknown) => x);
+    assert.ok(e instanceof RecordRefusedError, String(e));
+    assert.equal(e.constraint, 'stream_pkey');
+    assert.deepEqual(e.record, { id: n + 17, name: 'the duplicate', at: null, note: null });
+    await dup.abort!();
+    await writer.close!();
+    await committer.close!();
+    assert.equal((await query('SELECT count(*)::int AS n FROM stream'))[0]!.n, n);
+    assert.deepEqual(await prepared(), []);
+  });
+
   test('the mapping is checked against the table: a missing column, a missing table, a field of the wrong type, a key without a unique index', async () => {
     await query('CREATE TABLE typed (id int PRIMARY KEY, name text, flag bool)');
     const missing = new PostgresSink(options({ table: 'typed', columns: { id: 'id', label: 'name' } }));
