@@ -15,6 +15,8 @@ export interface DeadLetter<T = unknown> {
   readonly constraint?: string;
   /** The database's error code (SQLSTATE), when it gave one. */
   readonly code?: string;
+  /** MySQL's and MariaDB's error number (their SQLSTATEs are coarse: 23000 is any key or check). */
+  readonly errno?: number;
   /** The database's message, with its detail. */
   readonly reason: string;
 }

@@ -18,3 +18,4 @@ export { mysql2Runner, type QueryRunner } from './query-runner.ts';
 export { MySqlSink } from './mysql-sink.ts';
 export type { MySqlSinkOptions } from './mysql-sink-options.ts';
 export type { MySqlCommittable } from './mysql-committable.ts';
+export type { DeadLetter } from '../../api/dead-letter.ts';

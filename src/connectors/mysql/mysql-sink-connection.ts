@@ -1,4 +1,5 @@
 import mysql from 'mysql2/promise';
+import type { DeadLetter } from '../../api/dead-letter.ts';
 import type { MySqlConnectionOptions } from './mysql-connection-options.ts';
 
 /** One statement's rows (none for statements without a result set); `values` fill `?` placeholders, nested arrays as lists. */
@@ -47,6 +48,15 @@ export function isMySqlRefusal(e: unknown): boolean {
 export function refusedConstraint(e: unknown): string | undefined {
   const message = e instanceof Error ? e.message : String(e);
   return /for key '([^']+)'/.exec(message)?.[1] ?? /CONSTRAINT `([^`]+)`/.exec(message)?.[1];
+}
+
+/** A record the server refused, as the dead-letter output carries it: constraint (if named), SQLSTATE, errno and message. */
+export function mysqlDeadLetter(target: string, table: string, record: unknown, e: unknown): DeadLetter {
+  const constraint = refusedConstraint(e);
+  const state = (e as { sqlState?: unknown } | null)?.sqlState;
+  const errno = mysqlErrno(e);
+  const reason = e instanceof Error ? e.message : String(e);
+  return { record, target, table, ...(constraint ? { constraint } : {}), ...(typeof state === 'string' ? { code: state } : {}), ...(errno !== undefined ? { errno } : {}), reason };
 }
 
 /** An xid as XA statements take it: 'gtrid','bqual' (the prefix is plain, see transaction-id.ts). */

@@ -1,13 +1,15 @@
 import { StatementsInFlight } from '../database-sink/statements-in-flight.ts';
 import { randomBytes } from 'node:crypto';
 import type { PrecommittingSinkWriter } from '../../api/two-phase-committing-sink.ts';
+import type { DeadLetter } from '../../api/dead-letter.ts';
 import { RecordRefusedError } from '../database-sink/record-refused-error.ts';
 import { RowOpBuilder } from '../database-sink/row-op-builder.ts';
 import type { RowOp } from '../database-sink/row-op.ts';
 import type { DatabaseSinkMode } from '../database-sink/sink-mode.ts';
 import { transactionId, type TransactionIdPrefix } from '../database-sink/transaction-id.ts';
 import type { MySqlCommittable } from './mysql-committable.ts';
-import { isMySqlRefusal, refusedConstraint, xidLiteral, type MySqlSinkConnection } from './mysql-sink-connection.ts';
+import { runIsolatingRefusals } from '../database-sink/refused-row-isolation.ts';
+import { isMySqlRefusal, mysqlDeadLetter, refusedConstraint, xidLiteral, type MySqlSinkConnection } from './mysql-sink-connection.ts';
 import { mysqlStatementsFor, type MySqlStatement } from './mysql-statements.ts';
 import { mysqlFieldFits, type MySqlTable } from './mysql-sink-table.ts';
 
@@ -24,6 +26,8 @@ export interface MySqlWriterSetup {
   readonly target: string;
   readonly batchSize: number;
   readonly maxInFlight: number;
+  /** Refused records go to the sink's dead-letter output instead of failing the writer. */
+  readonly deadLetters: boolean;
 }
 
 /** One XA transaction's connection and xid. */
@@ -35,6 +39,8 @@ interface OpenTransaction {
   last: Promise<void>;
   /** The session's id (CONNECTION_ID()), once known. */
   session: number | undefined;
+  /** Records left out of it, refused (with a dead-letter output). */
+  readonly refused: DeadLetter[];
 }
 
 /**
@@ -52,6 +58,7 @@ export class MySqlSinkWriter<T> implements PrecommittingSinkWriter<T, MySqlCommi
   #lastCut = 0;
   readonly #inFlight: StatementsInFlight;
   readonly #open = new Set<Promise<MySqlSinkConnection>>();
+  readonly #refusedByCheckpoint = new Map<number, ReadonlyArray<DeadLetter<T>>>();
 
   constructor(setup: MySqlWriterSetup) {
     this.#s = setup;
@@ -88,8 +95,15 @@ export class MySqlSinkWriter<T> implements PrecommittingSinkWriter<T, MySqlCommi
       // Another session can commit it only once this one is gone (until then the server says it
       // does not know the xid, which a commit takes for committed): the acknowledgement waits.
       if (txn.session !== undefined) await sessionGone(this.#s.control, txn.session);
+      if (txn.refused.length > 0) this.#refusedByCheckpoint.set(checkpointId, txn.refused as Array<DeadLetter<T>>);
       return [committable];
     });
+  }
+
+  deadLetters(checkpointId: number): ReadonlyArray<DeadLetter<T>> {
+    const letters = this.#refusedByCheckpoint.get(checkpointId) ?? [];
+    this.#refusedByCheckpoint.delete(checkpointId);
+    return letters;
   }
 
   async close(): Promise<void> {
@@ -108,14 +122,17 @@ export class MySqlSinkWriter<T> implements PrecommittingSinkWriter<T, MySqlCommi
     const ops = this.#ops;
     this.#ops = [];
     const txn = (this.#txn ??= this.#begin());
-    for (const statement of mysqlStatementsFor(this.#s.table, ops)) this.#send(txn, statement);
+    const statements = mysqlStatementsFor(this.#s.table, ops);
+    // With a dead-letter output the batch is one unit: a refusal isolates the records of all its statements.
+    if (this.#s.deadLetters) this.#sendIsolating(txn, statements);
+    else for (const statement of statements) this.#send(txn, statement);
   }
 
   #begin(): OpenTransaction {
     const connection = this.#s.connect();
     this.#open.add(connection);
     connection.catch(() => {});
-    const txn: OpenTransaction = { connection, gtrid: transactionId(this.#s.prefix, this.#s.subtask, this.#lastCut), bqual: randomBytes(8).toString('hex'), last: Promise.resolve(), session: undefined };
+    const txn: OpenTransaction = { connection, gtrid: transactionId(this.#s.prefix, this.#s.subtask, this.#lastCut), bqual: randomBytes(8).toString('hex'), last: Promise.resolve(), session: undefined, refused: [] };
     txn.last = connection.then(async (c) => {
       const [row] = await c.sql<{ id: number }>('SELECT CONNECTION_ID() AS id');
       txn.session = Number(row?.id);
@@ -131,6 +148,30 @@ export class MySqlSinkWriter<T> implements PrecommittingSinkWriter<T, MySqlCommi
       await (await txn.connection).sql(statement.text, statement.values);
     };
     txn.last = this.#inFlight.queue(txn.last, send, (e) => this.#diagnose(e, statement));
+  }
+
+  /**
+   * SAVEPOINT and ROLLBACK TO SAVEPOINT work inside an XA transaction (between XA START and XA
+   * END) in MariaDB 10.11 and MySQL: checked on the private MariaDB server. The savepoint of the
+   * batch is still needed although a refused statement in MySQL/MariaDB rolls back only itself,
+   * not the transaction: a batch is several statements (runs of inserts, upserts and deletes), and
+   * the changes of one record (a changelog update that moves its key) can span two of them.
+   */
+  #sendIsolating(txn: OpenTransaction, statements: readonly MySqlStatement[]): void {
+    const { table, target } = this.#s;
+    const send = async () => {
+      const connection = await txn.connection;
+      const run = async (s: MySqlStatement) => void (await connection.sql(s.text, s.values));
+      await runIsolatingRefusals(statements, {
+        control: async (text) => void (await connection.sql(text)),
+        run,
+        statementsOf: (ops) => mysqlStatementsFor(table, ops),
+        isRefusal: isMySqlRefusal,
+        letterOf: (record, e) => mysqlDeadLetter(target, table.name, record, e),
+        refused: (letter) => txn.refused.push(letter),
+      });
+    };
+    txn.last = this.#inFlight.queue(txn.last, send, (e) => this.#diagnose(e, statements[0]!));
   }
 
   async #release(connection: Promise<MySqlSinkConnection>): Promise<void> {

@@ -1,4 +1,6 @@
 import type { SinkContext } from '../../api/sink.ts';
+import type { DeadLetter } from '../../api/dead-letter.ts';
+import type { OutputTag } from '../../api/output-tag.ts';
 import type { CommitRetryPolicy, Committer, PrecommittingSinkWriter, TwoPhaseCommittingSink } from '../../api/two-phase-committing-sink.ts';
 import { defaultTransactionIdPrefix, transactionIdPrefix, type TransactionIdPrefix } from '../database-sink/transaction-id.ts';
 import type { MySqlCommittable } from './mysql-committable.ts';
@@ -17,15 +19,17 @@ import { MySqlSinkWriter } from './mysql-sink-writer.ts';
 export class MySqlSink<T = Record<string, unknown>> implements TwoPhaseCommittingSink<T, MySqlCommittable> {
   readonly idempotentCommits: boolean;
   readonly commitRetry: CommitRetryPolicy | undefined;
-  readonly #o: MySqlSinkOptions;
+  readonly deadLetterOutput: OutputTag<DeadLetter<T>> | undefined;
+  readonly #o: MySqlSinkOptions<T>;
 
-  constructor(options: MySqlSinkOptions) {
+  constructor(options: MySqlSinkOptions<T>) {
     const mode = options.mode ?? 'insert';
     if (!['insert', 'upsert', 'changelog'].includes(mode)) throw new TypeError(`MySqlSink: mode must be 'insert', 'upsert' or 'changelog', got ${JSON.stringify(mode)}`);
     if (mode !== 'insert' && (options.key ?? []).length === 0) throw new TypeError(`MySqlSink for ${options.table}: mode '${mode}' needs the key columns (options.key)`);
     this.#o = options;
     this.idempotentCommits = mode !== 'insert';
     this.commitRetry = options.commitRetry;
+    this.deadLetterOutput = options.deadLetterOutput;
   }
 
   async createWriter(ctx: SinkContext): Promise<PrecommittingSinkWriter<T, MySqlCommittable>> {
@@ -47,6 +51,7 @@ export class MySqlSink<T = Record<string, unknown>> implements TwoPhaseCommittin
         target,
         batchSize: o.batchSize ?? 1000,
         maxInFlight: o.maxInFlightBatches ?? 4,
+        deadLetters: o.deadLetterOutput !== undefined,
       });
     } catch (e) {
       await probe.end();

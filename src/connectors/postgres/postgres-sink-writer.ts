@@ -8,7 +8,8 @@ import { transactionId, type TransactionIdPrefix } from '../database-sink/transa
 import { gidLiteral, isRefusal, type PgConnection } from './pg-connection.ts';
 import type { PostgresCommittable } from './postgres-committable.ts';
 import { identifyRefusal } from './refusal-diagnosis.ts';
-import { runIsolatingRefusals } from './refused-row-isolation.ts';
+import { runIsolatingRefusals } from '../database-sink/refused-row-isolation.ts';
+import { pgDeadLetter } from './pg-dead-letter.ts';
 import { statementsFor, type Statement } from './postgres-statements.ts';
 import { fieldFits, type PostgresTable } from './postgres-table.ts';
 import { CopyInsertStream } from './copy-insert-stream.ts';
@@ -162,8 +163,16 @@ export class PostgresSinkWriter<T> implements PrecommittingSinkWriter<T, Postgre
     const refused = (letter: DeadLetter) => this.#refusedInTransaction.push(letter as DeadLetter<T>);
     const send = async () => {
       before?.();
-      if (this.#s.deadLetters) await runIsolatingRefusals(connection, run, { table, target, statements: unit, refused });
-      else await run(statement);
+      if (this.#s.deadLetters) {
+        await runIsolatingRefusals(unit, {
+          control: async (text) => void (await connection.sql(text)),
+          run,
+          statementsOf: (ops) => statementsFor(table, ops, false),
+          isRefusal,
+          letterOf: (record, e) => pgDeadLetter(target, table.name, record, e),
+          refused,
+        });
+      } else await run(statement);
     };
     return (this.#last = this.#inFlight.queue(this.#last, send, (e) => this.#diagnose(e, statement)));
   }
