@@ -5,12 +5,9 @@ import { quoteTable } from './pg-quote.ts';
 import { PgSqlClient } from './pg-sql-client.ts';
 import { PgTypeCatalog } from './pg-type-catalog.ts';
 import { loadTableTypes } from './pg-table-rows.ts';
-import type { PostgresCdcOptions } from './postgres-cdc-options.ts';
+import { DEFAULT_PUBLICATION, DEFAULT_SLOT, type PostgresCdcOptions } from './postgres-cdc-options.ts';
 import { approxRows, keyExpr, listCapturedTables } from './postgres-table-catalog.ts';
 import { prepareReplication } from './replication-setup.ts';
-
-export const DEFAULT_SLOT = 'weir';
-export const DEFAULT_PUBLICATION = 'weir_publication';
 
 /** The enumerator's view of a PostgreSQL database: checks, tables, key ranges and startup position. */
 export class PostgresCatalog implements CdcCatalog<Lsn> {
