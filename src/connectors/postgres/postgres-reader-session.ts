@@ -1,6 +1,6 @@
 import type { CdcReaderSession } from '../cdc/cdc-dialect.ts';
 import type { SnapshotSplit } from '../cdc/cdc-split.ts';
-import { formatLsn, parseLsn, type Lsn } from './lsn.ts';
+import { formatLsn, parseLsn, watermarkFromInsertLsn, type Lsn } from './lsn.ts';
 import type { PgChangeSource, RowImage } from './pg-change-record.ts';
 import { PgCdcLogReader } from './pg-cdc-log-reader.ts';
 import { PgLogReader } from './pg-log-reader.ts';
@@ -32,6 +32,7 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
   readonly #sql: PgSqlClient;
   readonly #types = new PgTypeCatalog();
   #backfillSlotName: string | undefined;
+  #walLayout: { readonly blockSize: number; readonly segmentSize: number } | undefined;
 
   private constructor(o: PostgresCdcOptions, subtask: number, sql: PgSqlClient) {
     this.#o = o;
@@ -48,7 +49,8 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
     // The insert position, not pg_current_wal_lsn() (written): with synchronous_commit off, a
     // commit the SELECT saw may not be written yet, and would fall after a written-position HIGH.
     const [r] = await this.#sql.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn');
-    return parseLsn(r!.lsn);
+    const wal = (this.#walLayout ??= await walLayout(this.#sql));
+    return watermarkFromInsertLsn(parseLsn(r!.lsn), wal.blockSize, wal.segmentSize);
   }
 
   rowIdentity(db: string, table: string): Promise<readonly string[]> {
@@ -110,4 +112,11 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
     }
     return this.#backfillSlotName;
   }
+}
+
+/** The server's WAL page and segment sizes in bytes (fixed when its cluster was made). */
+async function walLayout(sql: PgSqlClient): Promise<{ blockSize: number; segmentSize: number }> {
+  const rows = await sql.query<{ name: string; setting: string }>(`SELECT name, setting FROM pg_settings WHERE name IN ('wal_block_size', 'wal_segment_size')`);
+  const get = (name: string) => Number(rows.find((r) => r.name === name)?.setting);
+  return { blockSize: get('wal_block_size'), segmentSize: get('wal_segment_size') };
 }
