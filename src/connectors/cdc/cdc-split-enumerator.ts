@@ -56,7 +56,7 @@ export class CdcSplitEnumerator<P, S extends CdcRecordSource> implements SplitEn
   }
 
   async start(): Promise<void> {
-    const catalog = await this.#dialect.connectCatalog();
+    const catalog = await this.#dialect.connectCatalog(this.#ctx.parallelism);
     this.#catalog = catalog;
     await catalog.check((message) => this.#ctx.log.warn(message));
     // Restored after the snapshot finished, before the gate opened: the checkpoint may have been

@@ -126,3 +126,24 @@ export async function explainSlotFailure(sql: PgSqlClient, site: PostgresSite, s
   }
   return undefined;
 }
+
+/**
+ * Drops the backfill slots (`<slot>_b<subtask>`, see postgres-reader-session.ts) of subtasks at or
+ * beyond `readers` that no process streams: a run with more readers, killed or rescaled down, left
+ * them, and each would keep its WAL forever. Those of current subtasks are theirs to drop or reuse.
+ */
+export async function dropBackfillSlotsBeyond(sql: PgSqlClient, slot: string, readers: number): Promise<string[]> {
+  const rows = await sql.query<{ slot_name: string }>(
+    `SELECT slot_name FROM pg_replication_slots WHERE NOT active AND database = current_database() AND starts_with(slot_name, $1)`,
+    [`${slot}_b`],
+  );
+  const dropped: string[] = [];
+  for (const { slot_name } of rows) {
+    const m = /^(\d+)$/.exec(slot_name.slice(slot.length + 2));
+    if (!m || Number(m[1]) < readers) continue;
+    // Inactive a moment ago; one that a late reader took meanwhile is left to it.
+    await sql.query('SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1 AND NOT active', [slot_name]);
+    dropped.push(slot_name);
+  }
+  return dropped;
+}

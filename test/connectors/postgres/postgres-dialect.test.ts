@@ -227,3 +227,25 @@ test('a transaction that commits right after the HIGH query is after HIGH: not m
     await server.stop();
   }
 });
+
+test("the enumerator's check drops backfill slots of readers beyond the job's parallelism (left by a run with more readers), and keeps the others", async () => {
+  const server = await startPostgres();
+  const admin = new pg.Client(server.connectionOptions());
+  await admin.connect();
+  const dialect = new PostgresDialect({ ...server.connectionOptions(), tables: ['public.t'], slotName: 'weir', publicationName: 'weir_pub', warn: () => {} });
+  try {
+    await admin.query('CREATE TABLE t (id int PRIMARY KEY)');
+    for (const s of ['weir_b0', 'weir_b1', 'weir_b2', 'weir_bx', 'other_b3']) await admin.query(`SELECT pg_create_logical_replication_slot($1, 'pgoutput')`, [s]);
+    const catalog = await dialect.connectCatalog(1);
+    const warnings: string[] = [];
+    await catalog.check((m) => warnings.push(m));
+    await catalog.close();
+    const slots = (await admin.query('SELECT slot_name FROM pg_replication_slots ORDER BY 1')).rows.map((r) => r.slot_name);
+    assert.deepEqual(slots, ['other_b3', 'weir', 'weir_b0', 'weir_bx']);
+    assert.equal(warnings.length, 2);
+    assert.match(warnings[0]!, /dropped replication slot 'weir_b1', a backfill slot left by a run of this source with more parallel readers/);
+  } finally {
+    await admin.end();
+    await server.stop();
+  }
+});
