@@ -96,6 +96,9 @@ export class LogFollower<P, S extends CdcRecordSource> {
       let b = before;
       let a = after;
       if (op === 'u' && beforeSeen !== afterSeen) {
+        // An update whose after image lacks unchanged columns stays listed as such (the record's
+        // unchangedColumns): no snapshot row holds them for the new key. A dialect fills them from
+        // a full before image where the log has one (PostgreSQL's REPLICA IDENTITY FULL).
         if (beforeSeen) [op, b] = ['c', null];
         else [op, a] = ['d', null];
       } else if ((op === 'c' && afterSeen) || (op === 'd' && beforeSeen) || (op === 'u' && beforeSeen && afterSeen)) {
