@@ -9,10 +9,10 @@ import { PgSqlClient } from './pg-sql-client.ts';
 import { selectRows } from './pg-table-rows.ts';
 import { PgTypeCatalog } from './pg-type-catalog.ts';
 import { DEFAULT_PUBLICATION, DEFAULT_SLOT, type PostgresCdcOptions } from './postgres-cdc-options.ts';
-import { ReplicationStreamError } from './postgres-cdc-error.ts';
+import { ReplicationStreamError, SlotInUseError } from './postgres-cdc-error.ts';
 import { primaryKey } from './postgres-table-catalog.ts';
 import { ReplicationConnection } from './replication-connection.ts';
-import { explainSlotFailure } from './replication-setup.ts';
+import { explainSlotFailure, slotReleased } from './replication-setup.ts';
 
 const DEFAULT_CONFIRM_DELAY = 3;
 
@@ -72,17 +72,22 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
     const backfill = backfillOf !== undefined;
     const include = backfillOf ? (schema: string, table: string) => schema === backfillOf.db && table === backfillOf.table : () => true;
     const slot = backfill ? await this.#backfillSlot() : (this.#o.slotName ?? DEFAULT_SLOT);
-    const conn = await ReplicationConnection.connect(this.#o);
-    try {
-      const stream = await conn.stream({ slot, publication, start: from });
-      const log = new PgLogReader({ database: this.#o.database, stream, sql: this.#sql, catalog: this.#types, warn, onClose: () => conn.close() }, from);
-      if (backfill) return new PgCdcLogReader(log, { include, confirmDelay: null, confirmOnClose: from, warn });
-      return new PgCdcLogReader(log, { include, confirmDelay: this.#o.lsnCommitCheckpointsDelay ?? DEFAULT_CONFIRM_DELAY, warn });
-    } catch (e) {
-      await conn.close();
-      // "in use" and "invalidated" come back as bare SQLSTATEs: the slot's row names the cause.
-      if (e instanceof ReplicationStreamError) throw (await explainSlotFailure(this.#sql, { host: this.#o.host, port: this.#o.port }, slot).catch(() => undefined)) ?? e;
-      throw e;
+    for (let attempt = 1; ; attempt++) {
+      const conn = await ReplicationConnection.connect(this.#o);
+      try {
+        const stream = await conn.stream({ slot, publication, start: from });
+        const log = new PgLogReader({ database: this.#o.database, stream, sql: this.#sql, catalog: this.#types, warn, onClose: () => conn.close() }, from);
+        if (backfill) return new PgCdcLogReader(log, { include, confirmDelay: null, confirmOnClose: from, warn });
+        return new PgCdcLogReader(log, { include, confirmDelay: this.#o.lsnCommitCheckpointsDelay ?? DEFAULT_CONFIRM_DELAY, warn });
+      } catch (e) {
+        await conn.close();
+        if (!(e instanceof ReplicationStreamError)) throw e;
+        // "in use" and "invalidated" come back as bare SQLSTATEs: the slot's row names the cause.
+        const cause = (await explainSlotFailure(this.#sql, { host: this.#o.host, port: this.#o.port }, slot).catch(() => undefined)) ?? e;
+        // In use right after a failover: the run before may still be closing its stream.
+        if (cause instanceof SlotInUseError && attempt === 1 && (await slotReleased(this.#sql, slot))?.active_pid === null) continue;
+        throw cause;
+      }
     }
   }
 

@@ -101,9 +101,28 @@ async function ensureSlot(sql: PgSqlClient, site: PostgresSite, o: ReplicationSe
       throw new MissingObjectError(site, 'replication slot', o.slot, `${(e as Error).message}. Check max_replication_slots and that the user has REPLICATION`, e);
     }
   }
-  verifySlot(site, o.slot, slot);
-  return { created: false, confirmedFlush: parseLsn(slot.confirmed_flush!) };
+  const settled = slot.active_pid !== null ? ((await slotReleased(sql, o.slot)) ?? slot) : slot;
+  verifySlot(site, o.slot, settled);
+  return { created: false, confirmedFlush: parseLsn(settled.confirmed_flush!) };
 }
+
+/** How long a slot in use may take to be released: a failed-over job's previous run closes its stream. */
+export const SLOT_RELEASE_WAIT_MS = 10_000;
+
+/**
+ * The slot's row once no process streams it, or as it is after `waitMs`: right after a failover,
+ * the walsender of the run before may not have ended yet; another job's reader stays.
+ */
+export async function slotReleased(sql: PgSqlClient, slotName: string, waitMs = SLOT_RELEASE_WAIT_MS): Promise<SlotRow | undefined> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const [slot] = await sql.query<SlotRow>(SLOT_QUERY, [slotName]);
+    if (!slot || slot.active_pid === null || Date.now() >= deadline) return slot;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const SLOT_QUERY = 'SELECT plugin, database, active_pid, wal_status, confirmed_flush_lsn::text AS confirmed_flush FROM pg_replication_slots WHERE slot_name = $1';
 
 /** A slot that cannot be streamed: another plugin or database, WAL lost, or in use. */
 function verifySlot(site: PostgresSite, name: string, slot: SlotRow): void {
@@ -114,10 +133,7 @@ function verifySlot(site: PostgresSite, name: string, slot: SlotRow): void {
 
 /** Reads a slot's state again to name the cause of a failed START_REPLICATION (in use, invalidated). */
 export async function explainSlotFailure(sql: PgSqlClient, site: PostgresSite, slotName: string): Promise<Error | undefined> {
-  const [slot] = await sql.query<SlotRow>(
-    'SELECT plugin, database, active_pid, wal_status, confirmed_flush_lsn::text AS confirmed_flush FROM pg_replication_slots WHERE slot_name = $1',
-    [slotName],
-  );
+  const [slot] = await sql.query<SlotRow>(SLOT_QUERY, [slotName]);
   if (!slot) return new MissingObjectError(site, 'replication slot', slotName, 'it was dropped while the source ran; start the job again to create it and take a fresh snapshot');
   try {
     verifySlot(site, slotName, slot);
