@@ -1,7 +1,7 @@
 // PostgresCdcSource through failures, record for record: the snapshot and the WAL with injected
-// failures while the table changes (the committed change stream materialized equals SELECT *), a
-// fixed WAL history read by a run with failures and a failure-free run (the same lines), and the
-// database restarted under the running job (it fails over; the output stays exact).
+// failures while the table changes (the committed change stream materialized equals SELECT *), and
+// a fixed WAL history read by a run with failures and a failure-free run (the same lines). The
+// database restarted under a running job, and SIGKILL + resume, are in postgres-cdc-failover.long.test.ts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -74,15 +74,15 @@ describe('PostgresCdcSource, exactly once', () => {
     removeDir(root);
   });
 
-  test('snapshot and WAL at p2 with 4 injected failures while the table changes: the change stream materializes into SELECT *', { timeout: 120_000 }, async (t) => {
-    await createPgOrders(sql, 'orders', 6000);
+  test('snapshot and WAL at p2 with 3 injected failures while the table changes: the change stream materializes into SELECT *', { timeout: 120_000 }, async (t) => {
+    await createPgOrders(sql, 'orders', 4000);
     let writing = true;
     const workload = runPgWorkload(sql, 'orders', { seed: 7, operations: 100_000, maxKey: 12_500, until: () => !writing });
-    const s = await startJob({ tables: 'public.orders,public.markers', slot: 'snap', startup: 'initial', faults: { failures: 4, seed: 5, minRecords: 200, maxRecords: 3000, vertexNameContains: 'Encode' } });
+    const s = await startJob({ tables: 'public.orders,public.markers', slot: 'snap', startup: 'initial', faults: { failures: 3, seed: 5, minRecords: 200, maxRecords: 2500, vertexNameContains: 'Encode' } });
     // The workload runs through the snapshot and the failures, then the marker ends the input.
     await new Promise<void>((resolve, reject) => {
       s.events.onRestart = () => {
-        if (s.job.restarts >= 4) resolve();
+        if (s.job.restarts >= 3) resolve();
       };
       void s.job.result().then((r) => reject(new Error(`job ended: ${r.status} ${r.error?.message}`)));
     });
@@ -90,7 +90,7 @@ describe('PostgresCdcSource, exactly once', () => {
     const operations = await workload;
     await sql.query('INSERT INTO markers VALUES (1)');
     const { lines, restarts } = await finish(s, 1);
-    assert.equal(restarts, 4);
+    assert.equal(restarts, 3);
     const changes = parsePgChangeLines(lines);
     assert.ok(changes.some((c) => c.source.snapshot) && changes.some((c) => !c.source.snapshot && c.source.table === 'orders'), 'snapshot rows and WAL changes');
     assert.ok(changes.some((c) => c.unchangedColumns?.includes('note')), 'updates that left the TOASTed note out');
@@ -107,31 +107,16 @@ describe('PostgresCdcSource, exactly once', () => {
       await sql.query(`CREATE PUBLICATION pub_${slot} FOR TABLE history, markers WITH (publish_via_partition_root = true)`);
       await sql.query(`SELECT pg_create_logical_replication_slot($1, 'pgoutput')`, [slot]);
     }
-    await runPgWorkload(sql, 'history', { seed: 99, operations: 2500, maxKey: 3000 });
+    await runPgWorkload(sql, 'history', { seed: 99, operations: 1500, maxKey: 3000 });
     await sql.query('INSERT INTO markers VALUES (2)');
     const tables = 'public.history,public.markers';
     const clean = await finish(await startJob({ tables, slot: 'hist_clean', startup: 'committed-offset' }), 2);
     const failing = await finish(await startJob({ tables, slot: 'hist_failing', startup: 'committed-offset', faults: { failures: 3, seed: 3, minRecords: 100, maxRecords: 1500, vertexNameContains: 'Encode' } }), 2);
     assert.equal(failing.restarts, 3);
     const changes = parsePgChangeLines(clean.lines);
-    assert.ok(changes.length > 1500, `only ${changes.length} changes`);
+    assert.ok(changes.length > 1000, `only ${changes.length} changes`);
     assert.deepEqual(new Set(changes.map((c) => c.op)), new Set(['c', 'u', 'd']), 'inserts, updates and deletes, no snapshot');
     assert.equal(failing.lines.length, clean.lines.length, 'as many records');
     assert.deepEqual(failing.lines, clean.lines, 'the same records');
-  });
-
-  test('the database restarts under the running job: the job fails over and the change stream stays exact', { timeout: 120_000 }, async () => {
-    await createPgOrders(sql, 'restarted', 2000);
-    const s = await startJob({ tables: 'public.restarted,public.markers', slot: 'restarts', startup: 'initial' });
-    await committedPgMarker(s.job, s.events, s.output, 1); // the WAL phase has begun (marker 1 is in the table already)
-    await runPgWorkload(sql, 'restarted', { seed: 11, operations: 400, maxKey: 4500 });
-    await sql.end();
-    await server.restart();
-    sql = await connectPg(server);
-    await runPgWorkload(sql, 'restarted', { seed: 12, operations: 400, maxKey: 4500 });
-    await sql.query('INSERT INTO markers VALUES (3)');
-    const { lines, restarts } = await finish(s, 3);
-    assert.ok(restarts >= 1, `the restart failed the job over: ${s.events.describe()}`);
-    await assertPgChangeStreamMatchesTable(server, parsePgChangeLines(lines), 'restarted');
   });
 });
