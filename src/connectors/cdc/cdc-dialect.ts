@@ -125,6 +125,8 @@ export interface CdcLogReader<P, S extends CdcRecordSource = CdcRecordSource> {
    * forget the log before it (PostgreSQL: confirm the slot's LSN, a few checkpoints late).
    */
   checkpointComplete?(position: P): void;
+  /** The dialect's own figures of the log phase, beside the reader's (e.g. PostgreSQL's `wal_slot_lag_bytes`). */
+  metrics?(): Record<string, number>;
   close(): Promise<void>;
 }
 

@@ -30,7 +30,7 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
   #logSplit: LogSplit<P> | undefined;
   #log: LogFollower<P, S> | undefined;
   /** The dialect's reader under #log: told when checkpoints complete. */
-  #logReader: { checkpointComplete?(position: P): void } | undefined;
+  #logReader: { checkpointComplete?(position: P): void; metrics?(): Record<string, number> } | undefined;
   #logOpening: Promise<void> | undefined;
   #logError: unknown;
   /** The log position each checkpoint resumes from, until the checkpoint completes. */
@@ -204,6 +204,7 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
       [`${prefix}_changes`]: b?.changes ?? 0,
       // From the commit time of the last change read: grows while the source falls behind (second resolution).
       [`${prefix}_lag_seconds`]: b && b.lastEventTs > 0 && !b.caughtUp ? Math.max(0, (Date.now() - b.lastEventTs) / 1000) : 0,
+      ...this.#logReader?.metrics?.(),
     };
   }
 

@@ -13,6 +13,7 @@ import { ReplicationStreamError, SlotInUseError } from './postgres-cdc-error.ts'
 import { primaryKey } from './postgres-table-catalog.ts';
 import { ReplicationConnection } from './replication-connection.ts';
 import { explainSlotFailure, slotReleased } from './replication-setup.ts';
+import { slotLagBytes } from './slot-lag.ts';
 
 const DEFAULT_CONFIRM_DELAY = 3;
 
@@ -78,7 +79,8 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
         const stream = await conn.stream({ slot, publication, start: from });
         const log = new PgLogReader({ database: this.#o.database, stream, sql: this.#sql, catalog: this.#types, warn, onClose: () => conn.close() }, from);
         if (backfill) return new PgCdcLogReader(log, { include, confirmDelay: null, confirmOnClose: from, warn });
-        return new PgCdcLogReader(log, { include, confirmDelay: this.#o.lsnCommitCheckpointsDelay ?? DEFAULT_CONFIRM_DELAY, warn });
+        const sql = this.#sql;
+        return new PgCdcLogReader(log, { include, confirmDelay: this.#o.lsnCommitCheckpointsDelay ?? DEFAULT_CONFIRM_DELAY, warn, slotLag: () => slotLagBytes(sql, slot) });
       } catch (e) {
         await conn.close();
         if (!(e instanceof ReplicationStreamError)) throw e;

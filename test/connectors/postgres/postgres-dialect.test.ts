@@ -167,6 +167,9 @@ test('WAL retention: while a captured table is idle and another takes writes, th
     assert.ok(BigInt(now.r) > BigInt(first.r) + 2_000_000n, `restart_lsn moved past 2 MB of other tables' WAL: ${first.r} -> ${now.r}`);
     const lag = await slotLagBytes(sql, 'weir');
     assert.ok(lag !== null && lag < 2_000_000, `the slot's lag stays small: ${lag} bytes`);
+    // The WAL phase's reader reports it among its metrics (asked at open and every 5 s).
+    const reported = log.metrics?.()['wal_slot_lag_bytes'];
+    assert.ok(typeof reported === 'number' && reported >= 0, `wal_slot_lag_bytes: ${reported}`);
   } finally {
     await log?.close();
     await sql.close();
