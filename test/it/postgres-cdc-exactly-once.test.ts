@@ -111,7 +111,7 @@ describe('PostgresCdcSource, exactly once', () => {
     await sql.query('INSERT INTO markers VALUES (2)');
     const tables = 'public.history,public.markers';
     const clean = await finish(await startJob({ tables, slot: 'hist_clean', startup: 'committed-offset' }), 2);
-    const failing = await finish(await startJob({ tables, slot: 'hist_failing', startup: 'committed-offset', faults: { failures: 3, seed: 3, minRecords: 100, maxRecords: 1500, vertexNameContains: 'Encode' } }), 2);
+    const failing = await finish(await startJob({ tables, slot: 'hist_failing', startup: 'committed-offset', faults: { failures: 3, seed: 3, minRecords: 50, maxRecords: 300, vertexNameContains: 'Encode' } }), 2);
     assert.equal(failing.restarts, 3);
     const changes = parsePgChangeLines(clean.lines);
     assert.ok(changes.length > 1000, `only ${changes.length} changes`);
