@@ -119,4 +119,15 @@ describe('PostgresCdcSource, exactly once', () => {
     assert.equal(failing.lines.length, clean.lines.length, 'as many records');
     assert.deepEqual(failing.lines, clean.lines, 'the same records');
   });
+  test('snapshot-only: the job reads the table in chunks and ends FINISHED by itself; the source makes no slot of its own', { timeout: 120_000 }, async () => {
+    await createPgOrders(sql, 'static_orders', 3000);
+    const s = await startJob({ tables: 'public.static_orders', slot: 'snaponly', startup: 'snapshot-only' });
+    const result = await s.job.result();
+    await s.running;
+    assert.equal(result.status, 'FINISHED', result.error?.message);
+    const changes = parsePgChangeLines(readCommittedLines(s.output));
+    assert.ok(changes.length > 0 && changes.every((c) => c.op === 'r' && c.source.snapshot), 'snapshot rows only');
+    await assertPgChangeStreamMatchesTable(server, changes, 'static_orders');
+    assert.deepEqual((await slotsLeft()).filter((n) => n.startsWith('snaponly')), [], 'no slot left: the source has none, the backfill slots are dropped');
+  });
 });

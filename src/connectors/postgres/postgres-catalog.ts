@@ -31,9 +31,10 @@ export class PostgresCatalog implements CdcCatalog<Lsn> {
   async check(warn: (message: string) => void = () => {}): Promise<void> {
     const tables = await this.listTables();
     const slot = this.#o.slotName ?? DEFAULT_SLOT;
+    const snapshotOnly = this.#o.startup?.mode === 'snapshot-only';
     const setup = await prepareReplication(this.#sql, { host: this.#o.host, port: this.#o.port }, {
       publication: this.#o.publicationName ?? DEFAULT_PUBLICATION,
-      slot,
+      ...(snapshotOnly ? {} : { slot }),
       tables: tables.map((t) => ({ schema: t.db, table: t.table })),
       createMissing: this.#o.createMissing ?? true,
     });

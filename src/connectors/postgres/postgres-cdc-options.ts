@@ -107,9 +107,7 @@ export function resolvePostgresCdcOptions(o: PostgresCdcOptions): ResolvedPostgr
 }
 
 function checkStartup(startup: PostgresStartupMode): void {
-  const modes = ['initial', 'latest', 'committed-offset', 'specific'];
-  // The CDC core cannot yet end its readers after the snapshot: refused rather than followed by the WAL unasked.
-  if (startup?.mode === 'snapshot-only') throw new PostgresCdcOptionError('startup', "mode 'snapshot-only' is not supported yet; use 'initial' (snapshot, then the WAL)");
+  const modes = ['initial', 'snapshot-only', 'latest', 'committed-offset', 'specific'];
   if (!modes.includes(startup?.mode)) throw new PostgresCdcOptionError('startup', `mode must be one of ${modes.join(', ')}; got ${JSON.stringify(startup)}`);
   if (startup.mode === 'specific' && !/^[0-9A-Fa-f]{1,8}\/[0-9A-Fa-f]{1,8}$/.test(startup.lsn ?? '')) {
     throw new PostgresCdcOptionError('startup', `an LSN is written as two hexadecimal numbers, e.g. '16/B374D848'; got ${JSON.stringify(startup.lsn)}`);

@@ -19,6 +19,7 @@ export type PostgresEnumeratorState = CdcEnumeratorState<Lsn>;
  * slot, as one stream of change records with no change lost or doubled across failures (DESIGN
  * §8). The slot's confirmed LSN moves only after checkpoints that hold it complete, a few
  * checkpoints late. The CDC core (../cdc/) does the rest; PostgresDialect speaks to the server.
+ * With startup 'snapshot-only' the readers end after the snapshot (no slot of the source's own).
  */
 export class PostgresCdcSource implements Source<PostgresChangeRecord, PostgresCdcSplit, PostgresEnumeratorState | undefined> {
   readonly boundedness = 'unbounded' as const;
@@ -35,7 +36,8 @@ export class PostgresCdcSource implements Source<PostgresChangeRecord, PostgresC
   }
 
   createEnumerator(ctx: EnumeratorContext<PostgresCdcSplit>, restored: PostgresEnumeratorState | undefined): SplitEnumerator<PostgresCdcSplit, PostgresEnumeratorState | undefined> {
-    return new CdcSplitEnumerator(ctx, this.#dialect, this.options, restored, this.options.startup.mode === 'initial');
+    const mode = this.options.startup.mode;
+    return new CdcSplitEnumerator(ctx, this.#dialect, this.options, restored, mode === 'initial' || mode === 'snapshot-only', mode === 'snapshot-only' ? 'end' : 'log');
   }
 
   createReader(ctx: SourceReaderContext): SourceReader<PostgresChangeRecord, PostgresCdcSplit> {

@@ -19,7 +19,8 @@ export interface CapturedTable {
 
 export interface ReplicationSetupOptions {
   readonly publication: string;
-  readonly slot: string;
+  /** Absent: no slot is needed (a snapshot-only source reads the WAL through its readers' backfill slots only). */
+  readonly slot?: string;
   readonly tables: readonly CapturedTable[];
   /** Create the publication and the slot when missing (the user needs the rights to). */
   readonly createMissing: boolean;
@@ -50,7 +51,8 @@ export async function checkServer(sql: PgSqlClient, site: PostgresSite): Promise
 export async function prepareReplication(sql: PgSqlClient, site: PostgresSite, o: ReplicationSetupOptions): Promise<ReplicationSetup> {
   await checkServer(sql, site);
   const publicationCreated = await ensurePublication(sql, site, o);
-  const slot = await ensureSlot(sql, site, o);
+  if (o.slot === undefined) return { publicationCreated, slotCreated: false, confirmedFlush: 0n };
+  const slot = await ensureSlot(sql, site, { ...o, slot: o.slot });
   return { publicationCreated, slotCreated: slot.created, confirmedFlush: slot.confirmedFlush };
 }
 
@@ -87,7 +89,7 @@ interface SlotRow {
   confirmed_flush: string | null;
 }
 
-async function ensureSlot(sql: PgSqlClient, site: PostgresSite, o: ReplicationSetupOptions): Promise<{ created: boolean; confirmedFlush: Lsn }> {
+async function ensureSlot(sql: PgSqlClient, site: PostgresSite, o: ReplicationSetupOptions & { readonly slot: string }): Promise<{ created: boolean; confirmedFlush: Lsn }> {
   const [slot] = await sql.query<SlotRow>(
     'SELECT plugin, database, active_pid, wal_status, confirmed_flush_lsn::text AS confirmed_flush FROM pg_replication_slots WHERE slot_name = $1',
     [o.slot],

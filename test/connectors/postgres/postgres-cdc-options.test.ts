@@ -25,7 +25,7 @@ test('a bad option is refused at construction, naming the option', () => {
     [{ chunkSize: 0 }, 'chunkSize', /positive integer/],
     [{ lsnCommitCheckpointsDelay: -1 }, 'lsnCommitCheckpointsDelay', />= 0/],
     [{ startup: { mode: 'specific', lsn: 'nope' } }, 'startup', /16\/B374D848/],
-    [{ startup: { mode: 'snapshot-only' } }, 'startup', /not supported yet/],
+    [{ startup: { mode: 'earliest' } as never }, 'startup', /one of initial, snapshot-only/],
   ];
   for (const [change, option, message] of bad) {
     const e = (() => {
