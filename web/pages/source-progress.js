@@ -35,6 +35,11 @@ const READER_COLUMNS = {
     { name: 'binlog_changes', label: 'Changes read', title: 'row changes read from the binlog', format: count },
     { name: 'binlog_events', label: 'Binlog events', title: 'binlog events read (changes, transactions, rotations…)', format: count },
     { name: 'binlog_lag_seconds', label: 'Lag', title: 'how far behind the commit time of the last change read this subtask is', format: (v) => seconds(v) },
+    // PostgreSQL: the same figures of the WAL, and how much WAL the server keeps for the source's slot.
+    { name: 'wal_changes', label: 'Changes read', title: 'row changes read from the WAL', format: count },
+    { name: 'wal_events', label: 'WAL events', title: 'row changes of the WAL read (transactions aside)', format: count },
+    { name: 'wal_lag_seconds', label: 'Lag', title: 'how far behind the commit time of the last change read this subtask is', format: (v) => seconds(v) },
+    { name: 'wal_slot_lag_bytes', label: 'Slot lag', title: "WAL the server keeps for the replication slot beyond its confirmed LSN (confirmed a few checkpoints late)", format: bytes },
   ],
 };
 const KNOWN_READER_FIGURES = new Set([...READER_COLUMNS.snapshot, ...READER_COLUMNS.done].map((c) => c.name));
@@ -43,6 +48,17 @@ const KNOWN_READER_FIGURES = new Set([...READER_COLUMNS.snapshot, ...READER_COLU
 function plain(v) {
   if (typeof v !== 'number') return String(v);
   return Number.isInteger(v) ? count(v) : v.toLocaleString('en-US', { maximumFractionDigits: 2 });
+}
+
+/** Bytes, `512 B`, `3.4 MB`. @param {number} n */
+function bytes(n) {
+  if (!Number.isFinite(n) || n < 0) return '–';
+  if (n < 1024) return `${n} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let v = n / 1024;
+  let u = 0;
+  for (; v >= 1024 && u < units.length - 1; u++) v /= 1024;
+  return `${v.toFixed(1)} ${units[u]}`;
 }
 
 /** Seconds, `0.4 s`, `12 s`, `3m 05s`. @param {number} s */
@@ -134,8 +150,11 @@ function snapshotRunning(v, p) {
 /** @param {VertexView} v @param {Readonly<Record<string, number>>} p */
 function snapshotDone(v, p) {
   const readers = v.subtasks.flatMap((t) => (t.source ? [t.source] : []));
-  const changes = readers.reduce((n, r) => n + (r['binlog_changes'] ?? 0), 0);
-  const lags = readers.map((r) => r['binlog_lag_seconds']).filter((x) => typeof x === 'number');
+  const wal = readers.some((r) => r['wal_changes'] !== undefined);
+  const prefix = wal ? 'wal' : 'binlog';
+  const changes = readers.reduce((n, r) => n + (r[`${prefix}_changes`] ?? 0), 0);
+  const lags = readers.map((r) => r[`${prefix}_lag_seconds`]).filter((x) => typeof x === 'number');
+  const slotLags = readers.map((r) => r['wal_slot_lag_bytes']).filter((x) => typeof x === 'number');
   const rate = p['snapshot_rows_per_second'];
   return h(
     'div',
@@ -148,7 +167,13 @@ function snapshotDone(v, p) {
       rate !== undefined ? h('span', { class: 'muted' }, ` (${count(rate)} rows/s on average)`) : null,
     ),
     readers.length
-      ? h('p', { class: 'binlog-summary' }, `Binlog: ${count(changes)} ${changes === 1 ? 'change' : 'changes'} read`, lags.length ? `, lag ${seconds(Math.max(...lags))}` : '')
+      ? h(
+          'p',
+          { class: 'binlog-summary' },
+          `${wal ? 'WAL' : 'Binlog'}: ${count(changes)} ${changes === 1 ? 'change' : 'changes'} read`,
+          lags.length ? `, lag ${seconds(Math.max(...lags))}` : '',
+          slotLags.length ? `, slot lag ${bytes(Math.max(...slotLags))}` : '',
+        )
       : null,
   );
 }

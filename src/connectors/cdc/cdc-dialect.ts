@@ -33,8 +33,12 @@ export interface CdcDialect<P, S extends CdcRecordSource> {
   /** A position for messages and logs. */
   formatPosition(p: P): string;
 
-  /** The enumerator's connection (one, on the JobMaster): opened at start, closed when the log split is out. */
-  connectCatalog(): Promise<CdcCatalog<P>>;
+  /**
+   * The enumerator's connection (one, on the JobMaster): opened at start, closed when the log split
+   * is out. `readers`: the job's parallelism now (a dialect may clean up what readers of a run with
+   * more of them left behind, e.g. PostgreSQL's backfill slots).
+   */
+  connectCatalog(readers: number): Promise<CdcCatalog<P>>;
   /**
    * One parallel reader's connection, for its whole life: chunk reads, watermarks and the log.
    * `subtask`/`parallelism` let a dialect give each reader its own replication identity.
@@ -121,6 +125,8 @@ export interface CdcLogReader<P, S extends CdcRecordSource = CdcRecordSource> {
    * forget the log before it (PostgreSQL: confirm the slot's LSN, a few checkpoints late).
    */
   checkpointComplete?(position: P): void;
+  /** The dialect's own figures of the log phase, beside the reader's (e.g. PostgreSQL's `wal_slot_lag_bytes`). */
+  metrics?(): Record<string, number>;
   close(): Promise<void>;
 }
 

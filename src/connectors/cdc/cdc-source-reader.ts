@@ -30,7 +30,7 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
   #logSplit: LogSplit<P> | undefined;
   #log: LogFollower<P, S> | undefined;
   /** The dialect's reader under #log: told when checkpoints complete. */
-  #logReader: { checkpointComplete?(position: P): void } | undefined;
+  #logReader: { checkpointComplete?(position: P): void; metrics?(): Record<string, number> } | undefined;
   #logOpening: Promise<void> | undefined;
   #logError: unknown;
   /** The log position each checkpoint resumes from, until the checkpoint completes. */
@@ -41,6 +41,7 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
   #chunks = 0;
   #merged = 0;
   #closed = false;
+  #noMoreSplits = false;
 
   constructor(ctx: SourceReaderContext, dialect: CdcDialect<P, S>) {
     this.#ctx = ctx;
@@ -67,7 +68,11 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
     this.#signal();
   }
 
-  notifyNoMoreSplits(): void {}
+  /** A snapshot-only source: the reader ends once its chunks are emitted. */
+  notifyNoMoreSplits(): void {
+    this.#noMoreSplits = true;
+    this.#signal();
+  }
 
   handleSourceEvent(event: unknown): void {
     const e = event as CdcSourceEvent<P>;
@@ -87,7 +92,10 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
     this.#startNextRead();
     if (this.#log) return this.#log.poll(output);
     if (this.#logSplit && !this.#logOpening && this.#reads.length === 0) this.#openLog();
-    if (this.#reads.length === 0 && this.#queue.length === 0 && !this.#logSplit) this.#request();
+    if (this.#reads.length === 0 && this.#queue.length === 0 && !this.#logSplit) {
+      if (this.#noMoreSplits) return 'end';
+      this.#request();
+    }
     return 'nothing';
   }
 
@@ -204,6 +212,7 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
       [`${prefix}_changes`]: b?.changes ?? 0,
       // From the commit time of the last change read: grows while the source falls behind (second resolution).
       [`${prefix}_lag_seconds`]: b && b.lastEventTs > 0 && !b.caughtUp ? Math.max(0, (Date.now() - b.lastEventTs) / 1000) : 0,
+      ...this.#logReader?.metrics?.(),
     };
   }
 

@@ -45,18 +45,22 @@ export class CdcSplitEnumerator<P, S extends CdcRecordSource> implements SplitEn
   /** Readers that asked while every chunk was out: one of them gets the log split. */
   readonly #waiting = new Set<number>();
 
+  /** 'end': a snapshot-only source; its readers are told there are no more splits once the snapshot is read. */
+  readonly #afterSnapshot: 'log' | 'end';
+
   /** `snapshotsAtStart`: whether a fresh start snapshots the tables (the startup mode), known before start(). */
-  constructor(ctx: EnumeratorContext<CdcSplit<P>>, dialect: CdcDialect<P, S>, options: ChunkingOptions, restored: CdcEnumeratorState<P> | undefined, snapshotsAtStart: boolean) {
+  constructor(ctx: EnumeratorContext<CdcSplit<P>>, dialect: CdcDialect<P, S>, options: ChunkingOptions, restored: CdcEnumeratorState<P> | undefined, snapshotsAtStart: boolean, afterSnapshot: 'log' | 'end' = 'log') {
     this.#ctx = ctx;
     this.#dialect = dialect;
     this.#o = options;
     this.#state = restored;
+    this.#afterSnapshot = afterSnapshot;
     // The snapshot is a backlog from the first checkpoint on, before start() has looked at anything.
     if (restored ? restored.phase === 'snapshot' : snapshotsAtStart) ctx.setProcessingBacklog(true);
   }
 
   async start(): Promise<void> {
-    const catalog = await this.#dialect.connectCatalog();
+    const catalog = await this.#dialect.connectCatalog(this.#ctx.parallelism);
     this.#catalog = catalog;
     await catalog.check((message) => this.#ctx.log.warn(message));
     // Restored after the snapshot finished, before the gate opened: the checkpoint may have been
@@ -78,7 +82,8 @@ export class CdcSplitEnumerator<P, S extends CdcRecordSource> implements SplitEn
   async handleSplitRequest(subtask: number): Promise<void> {
     const state = this.#state!;
     if (state.phase === 'binlog') {
-      this.#assignLog(subtask);
+      if (this.#afterSnapshot === 'end') this.#ctx.signalNoMoreSplits(subtask);
+      else this.#assignLog(subtask);
       return;
     }
     if (state.phase === 'snapshot-finished') {
@@ -134,6 +139,15 @@ export class CdcSplitEnumerator<P, S extends CdcRecordSource> implements SplitEn
   #maybeFinishSnapshot(): void {
     const s = this.#state!;
     if (s.phase !== 'snapshot' || s.tables.some((t) => !t.done) || Object.keys(s.assigned).length > 0) return;
+    if (this.#afterSnapshot === 'end') {
+      // No log follows, so no snapshot row can be overtaken: the readers end once they are done.
+      this.#state = { ...s, phase: 'binlog', binlogAssigned: true, snapshotFinishedAt: Date.now() };
+      this.#ctx.setProcessingBacklog(false);
+      for (let subtask = 0; subtask < this.#ctx.parallelism; subtask++) this.#ctx.signalNoMoreSplits(subtask);
+      this.#waiting.clear();
+      this.#releaseCatalog();
+      return;
+    }
     this.#state = { ...s, phase: this.#ctx.checkpointing ? 'snapshot-finished' : 'binlog', snapshotFinishedAt: Date.now() };
     this.#ctx.setProcessingBacklog(false);
     if (!this.#ctx.checkpointing) this.#assignLog(this.#readerForLog());

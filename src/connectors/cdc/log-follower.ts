@@ -91,11 +91,16 @@ export class LogFollower<P, S extends CdcRecordSource> {
       const after = r.after ?? null;
       let op = ev.op;
       // Halves of the change that the snapshot already holds are dropped.
-      const beforeSeen = before !== null && table !== undefined && this.#seen(table, before, ev.at);
       const afterSeen = after !== null && table !== undefined && this.#seen(table, after, ev.at);
+      // An update without a before image (PostgreSQL without REPLICA IDENTITY FULL, key unchanged)
+      // is of the after image's row: seen or not with it.
+      const beforeSeen = before === null ? op === 'u' && afterSeen : table !== undefined && this.#seen(table, before, ev.at);
       let b = before;
       let a = after;
       if (op === 'u' && beforeSeen !== afterSeen) {
+        // An update whose after image lacks unchanged columns stays listed as such (the record's
+        // unchangedColumns): no snapshot row holds them for the new key. A dialect fills them from
+        // a full before image where the log has one (PostgreSQL's REPLICA IDENTITY FULL).
         if (beforeSeen) [op, b] = ['c', null];
         else [op, a] = ['d', null];
       } else if ((op === 'c' && afterSeen) || (op === 'd' && beforeSeen) || (op === 'u' && beforeSeen && afterSeen)) {

@@ -12,14 +12,22 @@ export interface ChunkReadDeps<P> {
   readonly low?: P;
 }
 
-/** A chunk of a table without a primary key kept changing while it was read. */
+/**
+ * A chunk kept changing while it was read, each time so that its changes could not be merged:
+ * a table without a primary key ('no-key'), or updates that left columns out (unchanged TOASTed
+ * values) of rows the chunk did not hold ('incomplete').
+ */
 export class ChunkNotStableError extends Error {
   readonly table: string;
   readonly chunk: string;
-  constructor(split: SnapshotSplit, attempts: number, logName: string) {
+  constructor(split: SnapshotSplit, attempts: number, logName: string, why: 'no-key' | 'incomplete' = 'no-key') {
+    const range = `chunk ${split.index + 1} (${split.keyColumn} in [${String(split.start ?? '-inf')}, ${String(split.end ?? '+inf')}))`;
     super(
-      `table ${split.db}.${split.table} has no primary key, and chunk ${split.index + 1} (${split.keyColumn} in [${String(split.start ?? '-inf')}, ${String(split.end ?? '+inf')})) ` +
-        `changed during each of ${attempts} reads: without a key its rows cannot be matched with ${logName}'s changes. Give the table a primary key, or use a smaller chunk size.`,
+      why === 'no-key'
+        ? `table ${split.db}.${split.table} has no primary key, and ${range} ` +
+            `changed during each of ${attempts} reads: without a key its rows cannot be matched with ${logName}'s changes. Give the table a primary key, or use a smaller chunk size.`
+        : `table ${split.db}.${split.table}: during each of ${attempts} reads of ${range}, ${logName} had an update that left unchanged columns out of a row the chunk did not hold ` +
+            `(a key moved into the chunk), so the row could not be completed. Give the table REPLICA IDENTITY FULL (its updates then carry every column), or use a smaller chunk size.`,
     );
     this.name = 'ChunkNotStableError';
     this.table = `${split.db}.${split.table}`;
@@ -52,28 +60,55 @@ export async function readChunk<P>(deps: ChunkReadDeps<P>, split: SnapshotSplit)
     const high = await s.currentPosition();
     const readAt = Date.now();
     if (deps.comparePositions(low, high) === 0) return { rows, high, merged: 0, readAt };
-    if (identity.length > 0) return { ...(await merge(deps, split, identity, rows, low, high)), high, readAt };
-    // Without a key, a change cannot be matched with the row it changed; a read during which the
-    // range did not change is exact as it is.
-    const changes = await replay(deps, split, low, high, () => {});
-    if (changes === 0) return { rows, high, merged: 0, readAt };
-    if (attempt >= UNSTABLE_RETRIES) throw new ChunkNotStableError(split, attempt, deps.logName);
+    if (identity.length > 0) {
+      const m = await merge(deps, split, identity, rows, low, high);
+      if (m) return { ...m, high, readAt };
+      if (attempt >= UNSTABLE_RETRIES) throw new ChunkNotStableError(split, attempt, deps.logName, 'incomplete');
+    } else {
+      // Without a key, a change cannot be matched with the row it changed; a read during which the
+      // range did not change is exact as it is.
+      const changes = await replay(deps, split, low, high, () => {});
+      if (changes === 0) return { rows, high, merged: 0, readAt };
+      if (attempt >= UNSTABLE_RETRIES) throw new ChunkNotStableError(split, attempt, deps.logName, 'no-key');
+    }
     low = high;
   }
 }
 
-async function merge<P>(deps: ChunkReadDeps<P>, split: SnapshotSplit, identity: readonly string[], rows: RowImage[], low: P, high: P): Promise<{ rows: RowImage[]; merged: number }> {
+/**
+ * The rows with the changes in (low, high] applied; null when an update left a column out of its
+ * after image (PostgreSQL's unchanged TOASTed values) and the row it replaces is not at hand to
+ * take the value from: the chunk is then read again.
+ */
+async function merge<P>(deps: ChunkReadDeps<P>, split: SnapshotSplit, identity: readonly string[], rows: RowImage[], low: P, high: P): Promise<{ rows: RowImage[]; merged: number } | null> {
   const byId = new Map<string, RowImage>();
   for (const r of rows) byId.set(rowId(r, identity), r);
-  const merged = await replay(deps, split, low, high, (before, after) => {
+  let incomplete = false;
+  const merged = await replay(deps, split, low, high, (before, after, unchanged) => {
+    const replaced = before ? byId.get(rowId(before, identity)) : undefined;
     if (before && inChunk(split.keyKind, before[split.keyColumn], split.start, split.end)) byId.delete(rowId(before, identity));
-    if (after && inChunk(split.keyKind, after[split.keyColumn], split.start, split.end)) byId.set(rowId(after, identity), after);
+    if (!after || !inChunk(split.keyKind, after[split.keyColumn], split.start, split.end)) return;
+    const id = rowId(after, identity);
+    if (unchanged && unchanged.length > 0) {
+      // The values the update did not change are those of the row it replaces: as the SELECT saw
+      // it (then any later change of them is replayed after this one), or as replayed so far.
+      const from = replaced ?? byId.get(id);
+      if (!from || unchanged.some((c) => !(c in from))) incomplete = true;
+      else after = { ...after, ...Object.fromEntries(unchanged.map((c) => [c, from[c]])) };
+    }
+    byId.set(id, after);
   });
-  return { rows: [...byId.values()], merged };
+  return incomplete ? null : { rows: [...byId.values()], merged };
 }
 
 /** Applies the table's row changes in (low, high] and returns how many there were. */
-async function replay<P>(deps: ChunkReadDeps<P>, split: SnapshotSplit, low: P, high: P, apply: (before: RowImage | null, after: RowImage | null) => void): Promise<number> {
+async function replay<P>(
+  deps: ChunkReadDeps<P>,
+  split: SnapshotSplit,
+  low: P,
+  high: P,
+  apply: (before: RowImage | null, after: RowImage | null, unchanged: readonly string[] | undefined) => void,
+): Promise<number> {
   const log = await deps.session.openLog(low, { db: split.db, table: split.table });
   let changes = 0;
   try {
@@ -88,7 +123,7 @@ async function replay<P>(deps: ChunkReadDeps<P>, split: SnapshotSplit, low: P, h
         for (const r of ev.rows) {
           const inRange = (image: RowImage | null) => image !== null && inChunk(split.keyKind, image[split.keyColumn], split.start, split.end);
           if (!inRange(r.before) && !inRange(r.after)) continue;
-          apply(r.before, r.after);
+          apply(r.before, r.after, r.unchangedColumns);
           changes++;
         }
       }

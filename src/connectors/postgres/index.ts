@@ -1,3 +1,25 @@
+// The CDC source.
+export { PostgresCdcSource, type PostgresCdcSplit, type PostgresEnumeratorState } from './postgres-cdc-source.ts';
+export { PostgresCdcOptionError, type PostgresCdcOptions, type PostgresStartupMode } from './postgres-cdc-options.ts';
+export type { PostgresChangeRecord, PgChangeSource as PostgresChangeSource, RowImage } from './pg-change-record.ts';
+export {
+  PostgresCdcError,
+  WalLevelError,
+  ReplicationPrivilegeError,
+  SlotInUseError,
+  SlotInvalidatedError,
+  SlotPluginError,
+  MissingObjectError,
+  TableNotPublishedError,
+  ReplicationStreamError,
+  POSTGRES_CDC_FAILURES,
+  type PostgresCdcFailure,
+  type PostgresSite,
+} from './postgres-cdc-error.ts';
+export { PgTableSelectionError } from './postgres-table-catalog.ts';
+export { PgUnsupportedChunkKeyError } from './pg-chunk-key.ts';
+
+// The exactly-once sink.
 export { PostgresSink } from './postgres-sink.ts';
 export type { PostgresSinkOptions, PostgresConnectionOptions } from './postgres-sink-options.ts';
 export type { PostgresCommittable } from './postgres-committable.ts';

@@ -35,3 +35,27 @@ export function compareLsn(a: Lsn, b: Lsn): number {
 export function maxLsn(a: Lsn, b: Lsn): Lsn {
   return a > b ? a : b;
 }
+
+/** WAL page headers (MAXALIGNed): the long one opens each segment, the short one every other page. */
+const SHORT_PAGE_HEADER = 24n;
+const LONG_PAGE_HEADER = 40n;
+
+/**
+ * A chunk's watermark from pg_current_wal_insert_lsn(): the position that every transaction whose
+ * commit record starts before the insert position is at or before, and every later one after.
+ *
+ * The core counts a change at or before HIGH as in the chunk; a backfill reads while its position
+ * (a transaction's commit LSN at its Begin, the server's WAL end between transactions) is below
+ * HIGH. The insert position itself would let a commit record that starts exactly there (a
+ * transaction committing just after the HIGH query) fall between the two: not read by the
+ * backfill, yet dropped by the log phase as held by the chunk. One byte less puts it after HIGH
+ * for both (record starts are 8-byte aligned). And the insert position right after a page header
+ * is where the last record ended plus the header, which the server's WAL end (the end of the last
+ * record sent) reaches only with the next record: the header is taken off first.
+ */
+export function watermarkFromInsertLsn(insert: Lsn, walBlockSize: number, walSegmentSize: number): Lsn {
+  let end = insert;
+  if (end % BigInt(walSegmentSize) === LONG_PAGE_HEADER) end -= LONG_PAGE_HEADER;
+  else if (end % BigInt(walBlockSize) === SHORT_PAGE_HEADER) end -= SHORT_PAGE_HEADER;
+  return end - 1n;
+}

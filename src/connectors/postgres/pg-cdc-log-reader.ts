@@ -27,6 +27,9 @@ export interface PgCdcLogReaderOptions {
   /** Confirmed on close (a backfill's LOW, which every later LOW of its slot is at or after). */
   readonly confirmOnClose?: Lsn;
   readonly warn: (message: string) => void;
+  /** The slot's lag in bytes (slot-lag.ts), asked at open and every `slotLagIntervalMs` (the WAL phase's reader only). */
+  readonly slotLag?: () => Promise<number | null>;
+  readonly slotLagIntervalMs?: number;
 }
 
 /**
@@ -58,6 +61,8 @@ export class PgCdcLogReader implements CdcLogReader<Lsn, PgChangeSource> {
   #confirmed: Lsn = 0n;
   #truncateWarned = false;
   #positionMoved = false;
+  #slotLagBytes: number | undefined;
+  #lagTimer: NodeJS.Timeout | undefined;
 
   constructor(log: PgLogSource, o: PgCdcLogReaderOptions) {
     this.#log = log;
@@ -65,6 +70,17 @@ export class PgCdcLogReader implements CdcLogReader<Lsn, PgChangeSource> {
     this.#maxBuffered = o.maxBuffered ?? 10_000;
     this.#position = log.position;
     void this.#pump();
+    if (o.slotLag) {
+      const ask = () => void o.slotLag!().then((lag) => (this.#slotLagBytes = lag ?? undefined), () => {});
+      ask();
+      this.#lagTimer = setInterval(ask, o.slotLagIntervalMs ?? 5000);
+      this.#lagTimer.unref();
+    }
+  }
+
+  /** `wal_slot_lag_bytes`: WAL the server keeps for the slot beyond its confirmed LSN (the dashboard's CDC card shows it). */
+  metrics(): Record<string, number> {
+    return this.#slotLagBytes === undefined ? {} : { wal_slot_lag_bytes: this.#slotLagBytes };
   }
 
   /** Events taken from the source but not yet by next(), and positions not yet reached. */
@@ -121,6 +137,7 @@ export class PgCdcLogReader implements CdcLogReader<Lsn, PgChangeSource> {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearInterval(this.#lagTimer);
     if (this.#o.confirmOnClose !== undefined) this.#log.acknowledge(this.#o.confirmOnClose);
     this.#room?.();
     await this.#log.close();

@@ -77,7 +77,10 @@ export class PgChangeAssembler {
         const after = this.#image(rel, m.newTuple);
         if (m.oldKind !== 'O') this.#warnNoBefore(rel);
         const before = m.oldTuple ? this.#image(rel, m.oldTuple, m.oldKind === 'K').row : null;
-        return this.#change(rel, walStart, 'u', before, after.row, after.unchanged);
+        // A full old tuple (REPLICA IDENTITY FULL) is logged detoasted: it has the values the new one leaves out.
+        const unchanged = m.oldKind === 'O' && before ? after.unchanged.filter((c) => !(c in before)) : after.unchanged;
+        for (const c of after.unchanged) if (!unchanged.includes(c)) after.row[c] = before![c];
+        return this.#change(rel, walStart, 'u', before, after.row, unchanged);
       }
       case 'delete': {
         const rel = this.#rel(m.relationId);

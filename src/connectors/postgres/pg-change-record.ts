@@ -1,3 +1,5 @@
+import type { CdcChangeRecord } from '../cdc/change-record.ts';
+
 /** A row as column name -> value; how each type maps to a JS value is in pg-value-codec.ts. */
 export type RowImage = Record<string, unknown>;
 
@@ -31,3 +33,6 @@ export interface PgChangeSource {
   readonly ts: number;
   readonly snapshot: boolean;
 }
+
+/** What PostgresCdcSource emits: the CDC core's record with PostgreSQL's `source`. */
+export type PostgresChangeRecord = CdcChangeRecord<PgChangeSource>;

@@ -13,6 +13,7 @@ export class PgSqlClient {
   readonly host: string;
   readonly port: number;
   readonly #client: pg.Client;
+  #tail: Promise<unknown> = Promise.resolve();
 
   private constructor(o: PostgresConnectionOptions, client: pg.Client) {
     this.host = o.host;
@@ -36,11 +37,16 @@ export class PgSqlClient {
     return new PgSqlClient(o, client);
   }
 
-  /** Rows as objects; with `parsers`, every text column of a type they know goes through them. */
-  async query<R = Record<string, unknown>>(text: string, params: readonly unknown[] = [], parsers?: ResultParsers): Promise<R[]> {
+  /**
+   * Rows as objects; with `parsers`, every text column of a type they know goes through them.
+   * Queries run one after another: pg deprecates queueing a query while one runs, and a reader's
+   * session is shared by its type look-ups and its slot-lag figure.
+   */
+  query<R = Record<string, unknown>>(text: string, params: readonly unknown[] = [], parsers?: ResultParsers): Promise<R[]> {
     const types = parsers ? { getTypeParser: typeParser(parsers) } : undefined;
-    const result = await this.#client.query({ text, values: params as unknown[], ...(types ? { types } : {}) });
-    return result.rows as R[];
+    const run = this.#tail.then(() => this.#client.query({ text, values: params as unknown[], ...(types ? { types } : {}) }));
+    this.#tail = run.catch(() => {});
+    return run.then((result) => result.rows as R[]);
   }
 
   async close(): Promise<void> {

@@ -5,39 +5,45 @@ import { quoteTable } from './pg-quote.ts';
 import { PgSqlClient } from './pg-sql-client.ts';
 import { PgTypeCatalog } from './pg-type-catalog.ts';
 import { loadTableTypes } from './pg-table-rows.ts';
-import type { PostgresCdcOptions } from './postgres-cdc-options.ts';
+import { DEFAULT_PUBLICATION, DEFAULT_SLOT, type PostgresCdcOptions } from './postgres-cdc-options.ts';
 import { approxRows, keyExpr, listCapturedTables } from './postgres-table-catalog.ts';
-import { prepareReplication } from './replication-setup.ts';
-
-export const DEFAULT_SLOT = 'weir';
-export const DEFAULT_PUBLICATION = 'weir_publication';
+import { dropBackfillSlotsBeyond, prepareReplication } from './replication-setup.ts';
 
 /** The enumerator's view of a PostgreSQL database: checks, tables, key ranges and startup position. */
 export class PostgresCatalog implements CdcCatalog<Lsn> {
   readonly #o: PostgresCdcOptions;
   readonly #sql: PgSqlClient;
   readonly #types = new PgTypeCatalog();
+  readonly #readers: number | undefined;
   #tables: CdcTable[] | undefined;
   #slotFlush: Lsn | undefined;
 
-  private constructor(o: PostgresCdcOptions, sql: PgSqlClient) {
+  private constructor(o: PostgresCdcOptions, sql: PgSqlClient, readers: number | undefined) {
     this.#o = o;
     this.#sql = sql;
+    this.#readers = readers;
   }
 
-  static async connect(o: PostgresCdcOptions): Promise<PostgresCatalog> {
-    return new PostgresCatalog(o, await PgSqlClient.connect(o));
+  static async connect(o: PostgresCdcOptions, readers?: number): Promise<PostgresCatalog> {
+    return new PostgresCatalog(o, await PgSqlClient.connect(o), readers);
   }
 
-  async check(_warn?: (message: string) => void): Promise<void> {
+  async check(warn: (message: string) => void = () => {}): Promise<void> {
     const tables = await this.listTables();
+    const slot = this.#o.slotName ?? DEFAULT_SLOT;
+    const snapshotOnly = this.#o.startup?.mode === 'snapshot-only';
     const setup = await prepareReplication(this.#sql, { host: this.#o.host, port: this.#o.port }, {
       publication: this.#o.publicationName ?? DEFAULT_PUBLICATION,
-      slot: this.#o.slotName ?? DEFAULT_SLOT,
+      ...(snapshotOnly ? {} : { slot }),
       tables: tables.map((t) => ({ schema: t.db, table: t.table })),
       createMissing: this.#o.createMissing ?? true,
     });
     this.#slotFlush = setup.confirmedFlush;
+    if (this.#readers !== undefined) {
+      for (const dropped of await dropBackfillSlotsBeyond(this.#sql, slot, this.#readers)) {
+        warn(`dropped replication slot '${dropped}', a backfill slot left by a run of this source with more parallel readers (it held WAL back)`);
+      }
+    }
   }
 
   async startup(): Promise<CdcStartup<Lsn>> {

@@ -31,8 +31,87 @@ export interface PostgresCdcOptions extends PostgresConnectionOptions {
    * checkpoints stay restorable (Flink CDC's scan.lsn-commit.checkpoints-num-delay). Default 3.
    */
   readonly lsnCommitCheckpointsDelay?: number;
+  /** Rows per snapshot chunk (Flink CDC scan.incremental.snapshot.chunk.size). Default 8096. */
+  readonly chunkSize?: number;
+  /**
+   * Keys spread evenly enough ((max - min + 1) / rows within these bounds) are split by arithmetic,
+   * not queries (Flink CDC chunk-key.even-distribution.factor.upper-bound / lower-bound).
+   */
+  readonly distributionFactorUpper?: number;
+  readonly distributionFactorLower?: number;
   /** Where warnings go (a table without REPLICA IDENTITY FULL, a truncate). Default console.warn. */
   readonly warn?: (message: string) => void;
+}
+
+/** Every option with its default applied. */
+export interface ResolvedPostgresCdcOptions extends PostgresCdcOptions {
+  readonly slotName: string;
+  readonly publicationName: string;
+  readonly createMissing: boolean;
+  readonly startup: PostgresStartupMode;
+  readonly chunkKeyColumn: Readonly<Record<string, string>>;
+  readonly lsnCommitCheckpointsDelay: number;
+  readonly chunkSize: number;
+  readonly distributionFactorUpper: number;
+  readonly distributionFactorLower: number;
+  readonly connectTimeoutMs: number;
+}
+
+export const DEFAULT_SLOT = 'weir';
+export const DEFAULT_PUBLICATION = 'weir_publication';
+/** Each reader's backfill slot is `<slotName>_b<subtask>`: the slot name leaves room for that within PostgreSQL's 63 characters. */
+const MAX_SLOT_NAME = 56;
+
+/** A bad option, named. */
+export class PostgresCdcOptionError extends Error {
+  readonly option: string;
+  /** The job's code must change: restarting cannot help. */
+  readonly unrecoverable = true;
+  constructor(option: string, message: string) {
+    super(`PostgresCdcSource option '${option}': ${message}`);
+    this.name = 'PostgresCdcOptionError';
+    this.option = option;
+  }
+}
+
+/** Checks every option and applies the defaults; a bad one is named. */
+export function resolvePostgresCdcOptions(o: PostgresCdcOptions): ResolvedPostgresCdcOptions {
+  for (const key of ['host', 'user', 'database'] as const) if (!o[key]) throw new PostgresCdcOptionError(key, 'required');
+  if (!Number.isInteger(o.port) || o.port < 1 || o.port > 65535) throw new PostgresCdcOptionError('port', `must be a TCP port, got ${o.port}`);
+  if (!Array.isArray(o.tables) || o.tables.length === 0) throw new PostgresCdcOptionError('tables', "required: 'schema.table' names or patterns, e.g. ['public.orders', 'sales.order_*']");
+  const slotName = o.slotName ?? DEFAULT_SLOT;
+  if (!/^[a-z0-9_]+$/.test(slotName) || slotName.length > MAX_SLOT_NAME) {
+    throw new PostgresCdcOptionError('slotName', `'${slotName}' is not a replication slot name: lower-case letters, digits and underscores, at most ${MAX_SLOT_NAME} characters (readers add '_b<subtask>' for their backfill slots)`);
+  }
+  const publicationName = o.publicationName ?? DEFAULT_PUBLICATION;
+  if (publicationName.length === 0 || publicationName.length > 63) throw new PostgresCdcOptionError('publicationName', `'${publicationName}' must have 1 to 63 characters`);
+  const chunkSize = o.chunkSize ?? 8096;
+  if (!Number.isInteger(chunkSize) || chunkSize < 1) throw new PostgresCdcOptionError('chunkSize', `must be a positive integer, got ${o.chunkSize}`);
+  const delay = o.lsnCommitCheckpointsDelay ?? 3;
+  if (!Number.isInteger(delay) || delay < 0) throw new PostgresCdcOptionError('lsnCommitCheckpointsDelay', `must be an integer >= 0, got ${o.lsnCommitCheckpointsDelay}`);
+  const startup = o.startup ?? { mode: 'initial' };
+  checkStartup(startup);
+  return {
+    ...o,
+    slotName,
+    publicationName,
+    createMissing: o.createMissing ?? true,
+    startup,
+    chunkKeyColumn: o.chunkKeyColumn ?? {},
+    lsnCommitCheckpointsDelay: delay,
+    chunkSize,
+    distributionFactorUpper: o.distributionFactorUpper ?? 1000,
+    distributionFactorLower: o.distributionFactorLower ?? 0.05,
+    connectTimeoutMs: o.connectTimeoutMs ?? 10_000,
+  };
+}
+
+function checkStartup(startup: PostgresStartupMode): void {
+  const modes = ['initial', 'snapshot-only', 'latest', 'committed-offset', 'specific'];
+  if (!modes.includes(startup?.mode)) throw new PostgresCdcOptionError('startup', `mode must be one of ${modes.join(', ')}; got ${JSON.stringify(startup)}`);
+  if (startup.mode === 'specific' && !/^[0-9A-Fa-f]{1,8}\/[0-9A-Fa-f]{1,8}$/.test(startup.lsn ?? '')) {
+    throw new PostgresCdcOptionError('startup', `an LSN is written as two hexadecimal numbers, e.g. '16/B374D848'; got ${JSON.stringify(startup.lsn)}`);
+  }
 }
 
 /** Whether 'schema.table' matches the configured names and patterns. */

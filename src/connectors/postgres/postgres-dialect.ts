@@ -23,8 +23,9 @@ export class PostgresDialect implements CdcDialect<Lsn, PgChangeSource> {
     return formatLsn(p);
   }
 
-  connectCatalog(): Promise<PostgresCatalog> {
-    return PostgresCatalog.connect(this.#o);
+  /** With `readers`, the catalog's check drops backfill slots of readers beyond them (a run with more readers left them). */
+  connectCatalog(readers?: number): Promise<PostgresCatalog> {
+    return PostgresCatalog.connect(this.#o, readers);
   }
 
   /** Every reader has its own temporary backfill slot, so parallelism needs nothing more. */

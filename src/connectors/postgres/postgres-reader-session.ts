@@ -1,6 +1,6 @@
 import type { CdcReaderSession } from '../cdc/cdc-dialect.ts';
 import type { SnapshotSplit } from '../cdc/cdc-split.ts';
-import { formatLsn, parseLsn, type Lsn } from './lsn.ts';
+import { formatLsn, parseLsn, watermarkFromInsertLsn, type Lsn } from './lsn.ts';
 import type { PgChangeSource, RowImage } from './pg-change-record.ts';
 import { PgCdcLogReader } from './pg-cdc-log-reader.ts';
 import { PgLogReader } from './pg-log-reader.ts';
@@ -8,12 +8,12 @@ import { quoteIdent } from './pg-quote.ts';
 import { PgSqlClient } from './pg-sql-client.ts';
 import { selectRows } from './pg-table-rows.ts';
 import { PgTypeCatalog } from './pg-type-catalog.ts';
-import { DEFAULT_PUBLICATION, DEFAULT_SLOT } from './postgres-catalog.ts';
-import type { PostgresCdcOptions } from './postgres-cdc-options.ts';
-import { ReplicationStreamError } from './postgres-cdc-error.ts';
+import { DEFAULT_PUBLICATION, DEFAULT_SLOT, type PostgresCdcOptions } from './postgres-cdc-options.ts';
+import { ReplicationStreamError, SlotInUseError } from './postgres-cdc-error.ts';
 import { primaryKey } from './postgres-table-catalog.ts';
 import { ReplicationConnection } from './replication-connection.ts';
-import { explainSlotFailure } from './replication-setup.ts';
+import { explainSlotFailure, slotReleased } from './replication-setup.ts';
+import { slotLagBytes } from './slot-lag.ts';
 
 const DEFAULT_CONFIRM_DELAY = 3;
 
@@ -33,6 +33,7 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
   readonly #sql: PgSqlClient;
   readonly #types = new PgTypeCatalog();
   #backfillSlotName: string | undefined;
+  #walLayout: { readonly blockSize: number; readonly segmentSize: number } | undefined;
 
   private constructor(o: PostgresCdcOptions, subtask: number, sql: PgSqlClient) {
     this.#o = o;
@@ -49,7 +50,8 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
     // The insert position, not pg_current_wal_lsn() (written): with synchronous_commit off, a
     // commit the SELECT saw may not be written yet, and would fall after a written-position HIGH.
     const [r] = await this.#sql.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn');
-    return parseLsn(r!.lsn);
+    const wal = (this.#walLayout ??= await walLayout(this.#sql));
+    return watermarkFromInsertLsn(parseLsn(r!.lsn), wal.blockSize, wal.segmentSize);
   }
 
   rowIdentity(db: string, table: string): Promise<readonly string[]> {
@@ -71,17 +73,23 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
     const backfill = backfillOf !== undefined;
     const include = backfillOf ? (schema: string, table: string) => schema === backfillOf.db && table === backfillOf.table : () => true;
     const slot = backfill ? await this.#backfillSlot() : (this.#o.slotName ?? DEFAULT_SLOT);
-    const conn = await ReplicationConnection.connect(this.#o);
-    try {
-      const stream = await conn.stream({ slot, publication, start: from });
-      const log = new PgLogReader({ database: this.#o.database, stream, sql: this.#sql, catalog: this.#types, warn, onClose: () => conn.close() }, from);
-      if (backfill) return new PgCdcLogReader(log, { include, confirmDelay: null, confirmOnClose: from, warn });
-      return new PgCdcLogReader(log, { include, confirmDelay: this.#o.lsnCommitCheckpointsDelay ?? DEFAULT_CONFIRM_DELAY, warn });
-    } catch (e) {
-      await conn.close();
-      // "in use" and "invalidated" come back as bare SQLSTATEs: the slot's row names the cause.
-      if (e instanceof ReplicationStreamError) throw (await explainSlotFailure(this.#sql, { host: this.#o.host, port: this.#o.port }, slot).catch(() => undefined)) ?? e;
-      throw e;
+    for (let attempt = 1; ; attempt++) {
+      const conn = await ReplicationConnection.connect(this.#o);
+      try {
+        const stream = await conn.stream({ slot, publication, start: from });
+        const log = new PgLogReader({ database: this.#o.database, stream, sql: this.#sql, catalog: this.#types, warn, onClose: () => conn.close() }, from);
+        if (backfill) return new PgCdcLogReader(log, { include, confirmDelay: null, confirmOnClose: from, warn });
+        const sql = this.#sql;
+        return new PgCdcLogReader(log, { include, confirmDelay: this.#o.lsnCommitCheckpointsDelay ?? DEFAULT_CONFIRM_DELAY, warn, slotLag: () => slotLagBytes(sql, slot) });
+      } catch (e) {
+        await conn.close();
+        if (!(e instanceof ReplicationStreamError)) throw e;
+        // "in use" and "invalidated" come back as bare SQLSTATEs: the slot's row names the cause.
+        const cause = (await explainSlotFailure(this.#sql, { host: this.#o.host, port: this.#o.port }, slot).catch(() => undefined)) ?? e;
+        // In use right after a failover: the run before may still be closing its stream.
+        if (cause instanceof SlotInUseError && attempt === 1 && (await slotReleased(this.#sql, slot))?.active_pid === null) continue;
+        throw cause;
+      }
     }
   }
 
@@ -111,4 +119,11 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
     }
     return this.#backfillSlotName;
   }
+}
+
+/** The server's WAL page and segment sizes in bytes (fixed when its cluster was made). */
+async function walLayout(sql: PgSqlClient): Promise<{ blockSize: number; segmentSize: number }> {
+  const rows = await sql.query<{ name: string; setting: string }>(`SELECT name, setting FROM pg_settings WHERE name IN ('wal_block_size', 'wal_segment_size')`);
+  const get = (name: string) => Number(rows.find((r) => r.name === name)?.setting);
+  return { blockSize: get('wal_block_size'), segmentSize: get('wal_segment_size') };
 }

@@ -19,7 +19,8 @@ export interface CapturedTable {
 
 export interface ReplicationSetupOptions {
   readonly publication: string;
-  readonly slot: string;
+  /** Absent: no slot is needed (a snapshot-only source reads the WAL through its readers' backfill slots only). */
+  readonly slot?: string;
   readonly tables: readonly CapturedTable[];
   /** Create the publication and the slot when missing (the user needs the rights to). */
   readonly createMissing: boolean;
@@ -50,7 +51,8 @@ export async function checkServer(sql: PgSqlClient, site: PostgresSite): Promise
 export async function prepareReplication(sql: PgSqlClient, site: PostgresSite, o: ReplicationSetupOptions): Promise<ReplicationSetup> {
   await checkServer(sql, site);
   const publicationCreated = await ensurePublication(sql, site, o);
-  const slot = await ensureSlot(sql, site, o);
+  if (o.slot === undefined) return { publicationCreated, slotCreated: false, confirmedFlush: 0n };
+  const slot = await ensureSlot(sql, site, { ...o, slot: o.slot });
   return { publicationCreated, slotCreated: slot.created, confirmedFlush: slot.confirmedFlush };
 }
 
@@ -87,7 +89,7 @@ interface SlotRow {
   confirmed_flush: string | null;
 }
 
-async function ensureSlot(sql: PgSqlClient, site: PostgresSite, o: ReplicationSetupOptions): Promise<{ created: boolean; confirmedFlush: Lsn }> {
+async function ensureSlot(sql: PgSqlClient, site: PostgresSite, o: ReplicationSetupOptions & { readonly slot: string }): Promise<{ created: boolean; confirmedFlush: Lsn }> {
   const [slot] = await sql.query<SlotRow>(
     'SELECT plugin, database, active_pid, wal_status, confirmed_flush_lsn::text AS confirmed_flush FROM pg_replication_slots WHERE slot_name = $1',
     [o.slot],
@@ -101,9 +103,28 @@ async function ensureSlot(sql: PgSqlClient, site: PostgresSite, o: ReplicationSe
       throw new MissingObjectError(site, 'replication slot', o.slot, `${(e as Error).message}. Check max_replication_slots and that the user has REPLICATION`, e);
     }
   }
-  verifySlot(site, o.slot, slot);
-  return { created: false, confirmedFlush: parseLsn(slot.confirmed_flush!) };
+  const settled = slot.active_pid !== null ? ((await slotReleased(sql, o.slot)) ?? slot) : slot;
+  verifySlot(site, o.slot, settled);
+  return { created: false, confirmedFlush: parseLsn(settled.confirmed_flush!) };
 }
+
+/** How long a slot in use may take to be released: a failed-over job's previous run closes its stream. */
+export const SLOT_RELEASE_WAIT_MS = 10_000;
+
+/**
+ * The slot's row once no process streams it, or as it is after `waitMs`: right after a failover,
+ * the walsender of the run before may not have ended yet; another job's reader stays.
+ */
+export async function slotReleased(sql: PgSqlClient, slotName: string, waitMs = SLOT_RELEASE_WAIT_MS): Promise<SlotRow | undefined> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const [slot] = await sql.query<SlotRow>(SLOT_QUERY, [slotName]);
+    if (!slot || slot.active_pid === null || Date.now() >= deadline) return slot;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const SLOT_QUERY = 'SELECT plugin, database, active_pid, wal_status, confirmed_flush_lsn::text AS confirmed_flush FROM pg_replication_slots WHERE slot_name = $1';
 
 /** A slot that cannot be streamed: another plugin or database, WAL lost, or in use. */
 function verifySlot(site: PostgresSite, name: string, slot: SlotRow): void {
@@ -114,10 +135,7 @@ function verifySlot(site: PostgresSite, name: string, slot: SlotRow): void {
 
 /** Reads a slot's state again to name the cause of a failed START_REPLICATION (in use, invalidated). */
 export async function explainSlotFailure(sql: PgSqlClient, site: PostgresSite, slotName: string): Promise<Error | undefined> {
-  const [slot] = await sql.query<SlotRow>(
-    'SELECT plugin, database, active_pid, wal_status, confirmed_flush_lsn::text AS confirmed_flush FROM pg_replication_slots WHERE slot_name = $1',
-    [slotName],
-  );
+  const [slot] = await sql.query<SlotRow>(SLOT_QUERY, [slotName]);
   if (!slot) return new MissingObjectError(site, 'replication slot', slotName, 'it was dropped while the source ran; start the job again to create it and take a fresh snapshot');
   try {
     verifySlot(site, slotName, slot);
@@ -125,4 +143,25 @@ export async function explainSlotFailure(sql: PgSqlClient, site: PostgresSite, s
     return e as Error;
   }
   return undefined;
+}
+
+/**
+ * Drops the backfill slots (`<slot>_b<subtask>`, see postgres-reader-session.ts) of subtasks at or
+ * beyond `readers` that no process streams: a run with more readers, killed or rescaled down, left
+ * them, and each would keep its WAL forever. Those of current subtasks are theirs to drop or reuse.
+ */
+export async function dropBackfillSlotsBeyond(sql: PgSqlClient, slot: string, readers: number): Promise<string[]> {
+  const rows = await sql.query<{ slot_name: string }>(
+    `SELECT slot_name FROM pg_replication_slots WHERE NOT active AND database = current_database() AND starts_with(slot_name, $1)`,
+    [`${slot}_b`],
+  );
+  const dropped: string[] = [];
+  for (const { slot_name } of rows) {
+    const m = /^(\d+)$/.exec(slot_name.slice(slot.length + 2));
+    if (!m || Number(m[1]) < readers) continue;
+    // Inactive a moment ago; one that a late reader took meanwhile is left to it.
+    await sql.query('SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1 AND NOT active', [slot_name]);
+    dropped.push(slot_name);
+  }
+  return dropped;
 }

@@ -36,8 +36,13 @@ export interface PgConnectionInternals {
  * One START_REPLICATION of pgoutput (protocol 1, text values). Messages are decoded into a
  * bounded buffer that next() takes from; while it is full the socket is paused. The server learns
  * what it may release only from acknowledge(): the caller decides when a position is safe.
- * Keepalives that ask for a reply get the last acknowledged position again, which keeps the
- * connection alive without moving the slot.
+ *
+ * Keepalives that ask for a reply are answered with `write` = everything received and no flush
+ * position (InvalidXLogRecPtr): that keeps the connection alive without moving the slot (a
+ * logical walsender confirms only a valid flush position), and lets a walsender that is shutting
+ * down go: at a fast shutdown it waits until the client's flush position, or its write position
+ * when flush is invalid, equals everything it sent, which a flush held back for checkpoints never
+ * does (the server's shutdown would hang until the client went away).
  */
 export class ReplicationStream {
   readonly slot: string;
@@ -53,6 +58,8 @@ export class ReplicationStream {
   #waiter: (() => void) | undefined;
   #acknowledged: StandbyStatus = { write: 0n, flush: 0n, apply: 0n };
   #serverWalEnd: Lsn = 0n;
+  /** The furthest WAL position the server has sent (its keepalives' and messages' WAL ends). */
+  #received: Lsn = 0n;
 
   constructor(site: PostgresSite, slot: string, connection: PgConnectionInternals, maxBuffered = DEFAULT_MAX_BUFFERED) {
     this.#site = site;
@@ -127,7 +134,7 @@ export class ReplicationStream {
   /** Tells the server what is written and flushed downstream; `flush` becomes the slot's confirmed_flush_lsn. */
   acknowledge(status: StandbyStatus): void {
     this.#acknowledged = status;
-    this.#sendStatus();
+    this.#sendStatus(status.flush);
   }
 
   /** Ends the stream (CopyDone) and waits for the server to return the connection to commands. */
@@ -150,9 +157,11 @@ export class ReplicationStream {
       const m = parseReplicationMessage(chunk);
       if (m.kind === 'keepalive') {
         if (m.walEnd > this.#serverWalEnd) this.#serverWalEnd = m.walEnd;
-        if (m.replyRequested) this.#sendStatus();
+        if (m.walEnd > this.#received) this.#received = m.walEnd;
+        if (m.replyRequested) this.#sendStatus(0n);
         this.#push({ kind: 'keepalive', walEnd: m.walEnd });
       } else {
+        if (m.walEnd > this.#received) this.#received = m.walEnd;
         this.#push({ kind: 'message', walStart: m.walStart, message: decodePgOutput(Buffer.from(m.data)) });
       }
     } catch (e) {
@@ -183,9 +192,11 @@ export class ReplicationStream {
     w?.();
   }
 
-  #sendStatus(): void {
+  /** `flush` 0 (invalid): the slot stays where it is; see the class comment. */
+  #sendStatus(flush: Lsn): void {
     if (this.#ended || this.#stopped) return;
-    this.#connection.sendCopyFromChunk(standbyStatusUpdate(this.#acknowledged, Date.now()));
+    const write = this.#received > this.#acknowledged.write ? this.#received : this.#acknowledged.write;
+    this.#connection.sendCopyFromChunk(standbyStatusUpdate({ write, flush, apply: flush === 0n ? 0n : this.#acknowledged.apply }, Date.now()));
   }
 }
 

@@ -166,6 +166,40 @@ test('an update leaving a TOASTed text column unchanged lists it in unchangedCol
   }
 });
 
+test('with REPLICA IDENTITY FULL, an update leaving a TOASTed column unchanged has it in after, taken from the full before image', async () => {
+  const server = await startPostgres();
+  const admin = new pg.Client(server.connectionOptions());
+  await admin.connect();
+  try {
+    await admin.query(`CREATE TABLE docs (id int PRIMARY KEY, title text, body text)`);
+    await admin.query(`ALTER TABLE docs ALTER COLUMN body SET STORAGE EXTERNAL`);
+    await admin.query(`ALTER TABLE docs REPLICA IDENTITY FULL`);
+    await admin.query(`CREATE PUBLICATION p FOR TABLE docs`);
+    const slot = await admin.query(`SELECT lsn::text FROM pg_create_logical_replication_slot('s', 'pgoutput')`);
+    const body = 'lorem ipsum '.repeat(400);
+    await admin.query(`INSERT INTO docs VALUES (1, 'first', $1)`, [body]);
+    await admin.query(`UPDATE docs SET title = 'second' WHERE id = 1`);
+    const warnings: string[] = [];
+    const reader = await PgLogReader.open({ ...server.connectionOptions(), slot: 's', publication: 'p', start: parseLsn(slot.rows[0].lsn), warn: (m) => warnings.push(m) });
+    const records: PgChangeRecord[] = [];
+    try {
+      while (records.length < 2) {
+        const e = await reader.read();
+        if (e.kind === 'change') records.push(e.record);
+      }
+    } finally {
+      await reader.close();
+    }
+    assert.deepEqual(records[1]!.before, { id: 1, title: 'first', body });
+    assert.deepEqual(records[1]!.after, { id: 1, title: 'second', body });
+    assert.equal(records[1]!.unchangedColumns, undefined);
+    assert.deepEqual(warnings, []);
+  } finally {
+    await admin.end();
+    await server.stop();
+  }
+});
+
 function sortById(rows: RowImage[]): RowImage[] {
   return [...rows].map((r) => ({ ...r, id: Number(r.id) % 100 })).sort((a, b) => Number(a.id) - Number(b.id));
 }
