@@ -1,7 +1,8 @@
 // examples/orders-to-postgres.ts as its README runs it (`weir run`, parallelism 2 on two
 // TaskManagers), against a private MariaDB and PostgreSQL while the orders table keeps changing:
-// a first run with 5 injected failures is SIGKILLed (its prepared transactions are left behind),
-// a second run resumes from its newest checkpoint and ends with a stop-with-savepoint. The
+// a first run is SIGKILLed after a few checkpoints (its prepared transactions are left behind), a
+// second run resumes from its newest checkpoint and ends with a stop-with-savepoint. (The same
+// pipeline with 5 injected failures, in one process: orders-to-postgres.test.ts.) The
 // PostgreSQL table must then equal the GROUP BY MariaDB computes over the source, row for row, and
 // no prepared transaction may be left, the killed run's included.
 import { after, before, describe, test } from 'node:test';
@@ -17,7 +18,6 @@ import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
 import { completedCheckpoints, spawnWeir, weir, weirEnv, type WeirProcess } from '../fixtures/weir-process.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/orders-to-postgres.ts', import.meta.url));
-const FAILURES = 5;
 
 describe('examples/orders-to-postgres.ts under weir run', { timeout: 400_000 }, () => {
   let maria: MariaDbServer;
@@ -72,9 +72,7 @@ describe('examples/orders-to-postgres.ts under weir run', { timeout: 400_000 }, 
       weirEnv(root),
     );
   }
-  const restartsOf = (p: WeirProcess) => p.lines.filter((l) => l.includes('restarting (attempt ')).length;
-
-  test(`${FAILURES} injected failures, a SIGKILL and a resume while orders change; stop with a savepoint: the table equals the GROUP BY, nothing left prepared`, async (t) => {
+  test('a SIGKILL and a resume while orders change, then a stop with a savepoint: the table equals the GROUP BY, nothing left prepared', async (t) => {
     await my.query('CREATE DATABASE shop');
     await my.query('CREATE TABLE shop.orders (id INT AUTO_INCREMENT PRIMARY KEY, customer VARCHAR(40) NOT NULL, amount DECIMAL(10,2) NOT NULL)');
     const values = Array.from({ length: 3000 }, (_, i) => `('customer-${i % 25}', ${((i * 7919) % 100000) / 100})`);
@@ -90,23 +88,21 @@ describe('examples/orders-to-postgres.ts under weir run', { timeout: 400_000 }, 
 
     const checkpointDir = join(root, 'checkpoints');
     let leftByKill: string[] = [];
-    let restartsBeforeKill = 0;
+    let roundsAtKill = 0;
     const latest = await killAndResume({
-      start: () => start(checkpointDir, ['--inject-failures', String(FAILURES), '--seed', '3']),
+      start: () => start(checkpointDir, []),
       checkpointDir,
       kills: 1,
       beforeKill: async (run) => {
-        await run.waitFor(`${FAILURES} restarts`, (r) => restartsOf(r) >= FAILURES, 180_000);
-        const after = completedCheckpoints(run).length;
-        await run.waitFor('two checkpoints after the last failure', (r) => completedCheckpoints(r).length >= after + 2, 60_000);
-        restartsBeforeKill = restartsOf(run);
+        await run.waitFor('five completed checkpoints', (r) => completedCheckpoints(r).length >= 5, 120_000);
+        roundsAtKill = rounds;
       },
       afterKill: async () => {
         leftByKill = await prepared();
       },
     });
-    t.diagnostic(`first run: ${restartsBeforeKill} restarts, then SIGKILL; ${leftByKill.length} prepared transactions left by it; ${rounds} change rounds so far`);
-    assert.equal(restartsBeforeKill, FAILURES, 'each injected failure restarted the job once, and nothing else did');
+    t.diagnostic(`first run SIGKILLed after ${roundsAtKill} change rounds; ${leftByKill.length} prepared transactions left by it`);
+    assert.ok(roundsAtKill > 0, 'the orders changed while the first run ran');
 
     const last = start(checkpointDir, ['--from-savepoint', latest.dir]);
     try {
