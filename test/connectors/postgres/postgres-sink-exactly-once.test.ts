@@ -83,6 +83,28 @@ describe('PostgresSink exactly-once', () => {
     assert.deepEqual(await prepared(), []);
   });
 
+  test('the server down when the job starts: the job restarts by its strategy, each failure names the server; once it is up the table is exact', async (t) => {
+    await client.query('CREATE TABLE counts_down (word text, n int, PRIMARY KEY (word, n))');
+    await client.end().catch(() => {});
+    await server.shutdown();
+    const events = new JobEvents();
+    const result = run('counts_down', events);
+    try {
+      await events.waitFor('two restarts while the server is down', () => events.restarts.length >= 2, 60_000);
+    } finally {
+      await server.start();
+    }
+    const causes = events.restarts.map((r) => r.cause);
+    t.diagnostic(`first failure: ${causes[0]}`);
+    for (const cause of causes.slice(0, 2)) assert.match(cause, new RegExp(`127\\.0\\.0\\.1:${server.port}`), `the failure names the server: ${cause}`);
+    client = connected();
+    await client.connect();
+    const r = await result;
+    assert.equal(r.status, 'FINISHED', `job did not finish: ${r.error?.message}\n${events.describe()}`);
+    assert.deepEqual(await table('counts_down'), expected);
+    assert.deepEqual(await prepared(), []);
+  });
+
   test('the server restarted mid-run: the job fails over or waits, and the table is exact', async () => {
     await client.query('CREATE TABLE counts_restart (word text, n int, PRIMARY KEY (word, n))');
     const events = new JobEvents();
