@@ -24,6 +24,11 @@ export function transactionIdPrefix(setting: string): TransactionIdPrefix {
   return setting.length <= MAX_PREFIX_BYTES && PLAIN.test(setting) ? setting : `weir${hash(setting)}`;
 }
 
+/** A sink's prefix: its `transactionIdPrefix` setting, or the default for its job and uid. */
+export function sinkTransactionIdPrefix(setting: string | undefined, sink: { readonly jobName: string; readonly operatorUid: string }): TransactionIdPrefix {
+  return setting !== undefined ? transactionIdPrefix(setting) : defaultTransactionIdPrefix(sink.jobName, sink.operatorUid);
+}
+
 /** The id of one subtask's transaction of one checkpoint. */
 export function transactionId(prefix: TransactionIdPrefix, subtask: number, checkpointId: number): string {
   return `${prefix}-${subtask}-${checkpointId}`;

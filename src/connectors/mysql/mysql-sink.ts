@@ -2,7 +2,7 @@ import type { SinkContext } from '../../api/sink.ts';
 import type { DeadLetter } from '../../api/dead-letter.ts';
 import type { OutputTag } from '../../api/output-tag.ts';
 import type { CommitRetryPolicy, Committer, PrecommittingSinkWriter, TwoPhaseCommittingSink } from '../../api/two-phase-committing-sink.ts';
-import { defaultTransactionIdPrefix, transactionIdPrefix, type TransactionIdPrefix } from '../database-sink/transaction-id.ts';
+import { sinkTransactionIdPrefix, type TransactionIdPrefix } from '../database-sink/transaction-id.ts';
 import type { MySqlCommittable } from './mysql-committable.ts';
 import { MySqlCommitter } from './mysql-committer.ts';
 import { connectMySql, mysqlServerOf } from './mysql-sink-connection.ts';
@@ -64,7 +64,7 @@ export class MySqlSink<T = Record<string, unknown>> implements TwoPhaseCommittin
   }
 
   #prefix(ctx: SinkContext): TransactionIdPrefix {
-    return this.#o.transactionIdPrefix !== undefined ? transactionIdPrefix(this.#o.transactionIdPrefix) : defaultTransactionIdPrefix(ctx.jobName, ctx.operatorUid);
+    return sinkTransactionIdPrefix(this.#o.transactionIdPrefix, ctx);
   }
 
   #target(): string {

@@ -3,7 +3,7 @@ import type { DeadLetter } from '../../api/dead-letter.ts';
 import type { OutputTag } from '../../api/output-tag.ts';
 import { SinkError } from '../../api/sink-error.ts';
 import type { CommitRetryPolicy, Committer, PrecommittingSinkWriter, TwoPhaseCommittingSink } from '../../api/two-phase-committing-sink.ts';
-import { defaultTransactionIdPrefix, transactionIdPrefix, type TransactionIdPrefix } from '../database-sink/transaction-id.ts';
+import { sinkTransactionIdPrefix, type TransactionIdPrefix } from '../database-sink/transaction-id.ts';
 import { connectPg, serverOf, type PgConnection } from './pg-connection.ts';
 import type { PostgresCommittable } from './postgres-committable.ts';
 import { PostgresCommitter } from './postgres-committer.ts';
@@ -68,7 +68,7 @@ export class PostgresSink<T = Record<string, unknown>> implements TwoPhaseCommit
   }
 
   #prefix(ctx: SinkContext): TransactionIdPrefix {
-    return this.#o.transactionIdPrefix !== undefined ? transactionIdPrefix(this.#o.transactionIdPrefix) : defaultTransactionIdPrefix(ctx.jobName, ctx.operatorUid);
+    return sinkTransactionIdPrefix(this.#o.transactionIdPrefix, ctx);
   }
 
   #target(): string {
