@@ -40,7 +40,12 @@ export interface TwoPhaseCommittingSink<T, Committable> {
 
 export interface PrecommittingSinkWriter<T, Committable> {
   write(value: T): void;
-  /** A promise while the writer cannot take more (the task waits for it: backpressure). */
+  /**
+   * A promise while the writer cannot take more (the task takes no input until it settles:
+   * backpressure). The task's mails go on meanwhile, so a writer may wait for a commit: the
+   * completion of the last checkpoint, whose prepared transaction holds the rows it writes, is
+   * such a mail.
+   */
   ready?(): Promise<void> | undefined;
   /** All input is consumed: write out what is buffered (a last pre-commit follows). */
   flush?(): void | Promise<void>;

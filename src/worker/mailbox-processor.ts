@@ -7,18 +7,17 @@ import type { TaskActivityTracker } from './task-activity-tracker.ts';
  * its source has nothing (until the reader says it has), it is stopped for a savepoint, its
  * input has ended, its outputs are full (backpressure), its source runs ahead of the others
  * of its watermark alignment group, or an operator of its chain has as much waiting as it may
- * (an async operator at capacity).
+ * (an async operator at capacity), or its sink's writer has as much in flight as it may.
  */
-export type Suspension = 'source-idle' | 'source-stopped' | 'input-ended' | 'backpressure' | 'watermark-alignment' | 'operator-backlog';
+export type Suspension = 'source-idle' | 'source-stopped' | 'input-ended' | 'backpressure' | 'watermark-alignment' | 'operator-backlog' | 'sink-not-ready';
 
-const BIT: Record<Suspension, number> = { 'source-idle': 1, 'source-stopped': 2, 'input-ended': 4, backpressure: 8, 'watermark-alignment': 16, 'operator-backlog': 32 };
+const BIT: Record<Suspension, number> = { 'source-idle': 1, 'source-stopped': 2, 'input-ended': 4, backpressure: 8, 'watermark-alignment': 16, 'operator-backlog': 32, 'sink-not-ready': 64 };
 
 /**
  * A task's mailbox loop (Flink's MailboxProcessor): mails (checkpoint triggers, notifications)
  * run between input steps; input, the default action, runs only while nothing suspends it. Work
  * that must finish before anything else happens (the synchronous part of a snapshot, a mail that
- * returns a promise, a sink that is not ready) runs exclusively: no mail and no input until it
- * settles.
+ * returns a promise) runs exclusively: no mail and no input until it settles.
  */
 export class MailboxProcessor {
   readonly mailbox = new Mailbox();
@@ -76,6 +75,28 @@ export class MailboxProcessor {
       },
     );
     this.#exclusive = done;
+  }
+
+  /**
+   * Takes no input until `work` settles, showing `activity` meanwhile, while mails go on running;
+   * a failure fails the task. Why not exclusively: a sink that is not ready may be waiting for
+   * what only a mail does. A database sink's statements of checkpoint N wait for row locks that
+   * checkpoint N-1's prepared transaction holds until its commit, and that commit is the mail
+   * notifying N-1's completion.
+   */
+  suspendUntil(work: Promise<unknown>, reason: Suspension, activity: TaskActivity): void {
+    if (this.isSuspended(reason)) return;
+    this.suspend(reason);
+    const previous = this.#activity.current;
+    this.#activity.set(activity);
+    const shown = this.#activity.current;
+    work.then(
+      () => {
+        this.#activity.restoreIfStill(shown, previous);
+        this.resume(reason);
+      },
+      (e: unknown) => this.#fail(e),
+    );
   }
 
   /**

@@ -166,12 +166,13 @@ export class Task {
       if (this.#status === 'initializing') return 'idle';
       this.#input.takePriorityBarriers(() => this.#mailbox.blocked);
       if (this.#mailbox.blocked || !this.#outputs.writable()) return 'idle';
-      const ready = this.#chain.ready();
+      const ready = this.#mailbox.isSuspended('sink-not-ready') ? undefined : this.#chain.ready();
       if (ready !== undefined) {
-        this.#mailbox.runExclusively(ready, { kind: 'waiting-for-sink' });
+        this.#mailbox.suspendUntil(ready, 'sink-not-ready', { kind: 'waiting-for-sink' });
         return 'idle';
       }
-      if (!this.#mailbox.inputAvailable) return this.#activity.idleStarted();
+      // Waiting for the sink's writer is its work (Flink counts a blocked writer busy), not idleness.
+      if (!this.#mailbox.inputAvailable) return this.#mailbox.isSuspended('sink-not-ready') ? 'idle' : this.#activity.idleStarted();
       const result = this.#processInput();
       this.#checkInjectedFailure();
       return result;
