@@ -38,21 +38,21 @@ import { MySqlCdcSource, type ChangeRecord, type RowImage } from 'weir-stream/co
 import { PostgresSink } from 'weir-stream/connectors/postgres';
 
 /** A change to one customer's figures. */
-interface CustomerDelta {
+export interface CustomerDelta {
   customer: string;
   orders: number;
   cents: bigint;
 }
 
 /** A row of the target table. */
-interface CustomerTotal {
+export interface CustomerTotal {
   customer: string;
   orders: number;
   total: string;
 }
 
 /** What the sink applies in changelog mode: Debezium's shape, as the CDC sources emit it. */
-interface TotalChange {
+export interface TotalChange {
   op: 'c' | 'u' | 'd';
   before: CustomerTotal | null;
   after: CustomerTotal | null;
@@ -78,7 +78,7 @@ function customerOf(row: RowImage): string {
 }
 
 /** What one change does to the per-customer figures: the before image out, the after image in. */
-function deltas(change: ChangeRecord): CustomerDelta[] {
+export function deltas(change: ChangeRecord): CustomerDelta[] {
   const { before, after } = change;
   if (before && after && customerOf(before) === customerOf(after)) {
     const cents = toCents(String(after['amount'])) - toCents(String(before['amount']));
@@ -91,7 +91,7 @@ function deltas(change: ChangeRecord): CustomerDelta[] {
 }
 
 /** A customer's figures in keyed state; each change of them becomes a change record of its row. */
-class CustomerTotals implements KeyedProcessFunction<string, CustomerDelta, TotalChange> {
+export class CustomerTotals implements KeyedProcessFunction<string, CustomerDelta, TotalChange> {
   #figures!: ValueState<{ orders: number; cents: bigint }>;
 
   open(ctx: RuntimeContext): void {
