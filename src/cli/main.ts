@@ -68,6 +68,7 @@ program
   .option('--allow-duplicating-fallback', 'a restart may fall back past a damaged checkpoint whose output a two-phase-commit sink committed, committing it twice (execution.checkpointing.fallback-past-committed: allow)')
   .option('--inject-failures <n>', 'make N task failures at seeded random points (testing exactly-once)')
   .option('--seed <n>', 'seed for --inject-failures', '1')
+  .option('--inject-failures-in <name>', 'only into operators whose vertex name contains this text (e.g. a keyed operator; a CDC source\'s idle reader never reaches its planned failure)')
   .option('--verbose', 'debug logging')
   .action(async (job: string, jobArgs: string[], options) => {
     if (options.jobmanager) process.exitCode = await submitCommand(job, jobArgs, options);

@@ -22,6 +22,7 @@ export interface RunOptions {
   readonly allowDuplicatingFallback?: boolean;
   readonly injectFailures?: string;
   readonly seed?: string;
+  readonly injectFailuresIn?: string;
   readonly verbose?: boolean;
   readonly unaligned?: boolean;
   readonly alignedTimeout?: string;
@@ -74,7 +75,11 @@ export async function runCommand(job: string, jobArgs: readonly string[], o: Run
   };
   const faults =
     o.injectFailures !== undefined
-      ? { failures: wholeNumber(o.injectFailures, '--inject-failures', 0), seed: wholeNumber(o.seed, '--seed', 1) }
+      ? {
+          failures: wholeNumber(o.injectFailures, '--inject-failures', 0),
+          seed: wholeNumber(o.seed, '--seed', 1),
+          ...(o.injectFailuresIn !== undefined ? { vertexNameContains: o.injectFailuresIn } : {}),
+        }
       : undefined;
   const master = await createJobMaster({
     job,

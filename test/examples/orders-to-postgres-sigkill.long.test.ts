@@ -2,7 +2,7 @@
 // resumed from its newest retained checkpoint: the PostgreSQL table becomes equal, row for row,
 // to the GROUP BY computed by MariaDB over the source, and no prepared transaction is left (the
 // killed run's included: the resumed run commits what the checkpoint holds and rolls back the
-// rest of its prefix). The same pipeline with MySqlSink into MariaDB: the same equality, and
+// rest of its prefix). The killed run has restarted after 5 injected failures before the kill. The same pipeline with MySqlSink into MariaDB: the same equality, and
 // XA RECOVER empty.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,9 +30,11 @@ describe('the orders pipeline under weir run, SIGKILLed and resumed', () => {
       await servers.createOrders();
       await target.create();
       const checkpointDir = join(root, String(index), 'checkpoints');
+      // The first run also fails 5 times inside (restarting from its own checkpoints), the resumed one not.
+      const faults = ['--inject-failures', '5', '--seed', '11', '--inject-failures-in', 'Per customer'];
       const start = (from: string | undefined): WeirProcess =>
         spawnWeir(
-          ['run', target.job, '-p', '2', '--checkpoint-dir', checkpointDir, '-D', 'rest.port=0', ...(from ? ['--from-savepoint', from] : []), '--', ...servers.sourceArgs(), ...target.args(), '--checkpoint-interval', '200'],
+          ['run', target.job, '-p', '2', '--checkpoint-dir', checkpointDir, '-D', 'rest.port=0', ...(from ? ['--from-savepoint', from] : faults), '--', ...servers.sourceArgs(), ...target.args(), '--checkpoint-interval', '200'],
           weirEnv(root),
         );
 
@@ -46,9 +48,18 @@ describe('the orders pipeline under weir run, SIGKILLed and resumed', () => {
           start,
           checkpointDir,
           kills: 1,
-          // Past the snapshot, with checkpoints completing (their transactions committed) while
-          // orders change: the kill leaves the transactions of the checkpoint in flight behind.
-          beforeKill: (run) => run.waitFor('5 checkpoints completed', (r) => completedCheckpoints(r).length >= 5, 90_000),
+          // After the 5 injected failures and their restarts, with checkpoints completing (their
+          // transactions committed) while orders change: the kill leaves the transactions of the
+          // checkpoint in flight behind.
+          beforeKill: (run) =>
+            run.waitFor(
+              '5 restarts, then 3 completed checkpoints',
+              (r) => {
+                const fifth = r.lines.filter((l) => l.includes('restarting (attempt'))[4];
+                return fifth !== undefined && r.lines.slice(r.lines.indexOf(fifth)).filter((l) => l.includes('"msg":"completed checkpoint ')).length >= 3;
+              },
+              120_000,
+            ),
         });
         const last = start(latest.dir);
         try {

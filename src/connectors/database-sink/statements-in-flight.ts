@@ -14,6 +14,11 @@ export class StatementsInFlight {
     this.#max = max;
   }
 
+  /** Whether statements were sent that have not settled. */
+  get busy(): boolean {
+    return this.#count > 0;
+  }
+
   /** The writer's failure, once there is one. */
   get failure(): Promise<Error> | undefined {
     return this.#failure;

@@ -58,6 +58,8 @@ export class MySqlSinkWriter<T> implements PrecommittingSinkWriter<T, MySqlCommi
   #lastCut = 0;
   readonly #inFlight: StatementsInFlight;
   readonly #open = new Set<Promise<MySqlSinkConnection>>();
+  /** Transactions whose sessions have not ended: the open one, and those being prepared. */
+  readonly #live = new Set<OpenTransaction>();
   readonly #refusedByCheckpoint = new Map<number, ReadonlyArray<DeadLetter<T>>>();
 
   constructor(setup: MySqlWriterSetup) {
@@ -91,6 +93,7 @@ export class MySqlSinkWriter<T> implements PrecommittingSinkWriter<T, MySqlCommi
     const committable: MySqlCommittable = { server: this.#s.server, database: this.#s.database, gtrid: txn.gtrid, bqual: txn.bqual };
     return txn.last.then(async () => {
       await this.#release(txn.connection);
+      this.#live.delete(txn);
       if (this.#inFlight.failure) throw await this.#inFlight.failure;
       // Another session can commit it only once this one is gone (until then the server says it
       // does not know the xid, which a commit takes for committed): the acknowledgement waits.
@@ -111,9 +114,18 @@ export class MySqlSinkWriter<T> implements PrecommittingSinkWriter<T, MySqlCommi
     await this.#s.control.end();
   }
 
-  /** Open transactions end with their sessions (rolled back); prepared ones are the next attempt's recovery's. */
+  /**
+   * Open transactions end with their sessions (rolled back); prepared ones are the next attempt's
+   * recovery's. Sessions with statements in flight are killed, and their ends awaited: a statement
+   * may wait for a row lock of the last checkpoint's prepared transaction, which only that
+   * recovery ends (the wait would last innodb_lock_wait_timeout, 50 s by default).
+   */
   async abort(): Promise<void> {
-    await this.#txn?.last;
+    const live = [...this.#live];
+    if (this.#inFlight.busy) {
+      for (const txn of live) if (txn.session !== undefined) await this.#s.control.sql(`KILL ${Number(txn.session)}`).catch(() => {});
+    }
+    await Promise.all(live.map((t) => t.last));
     await this.close();
   }
 
@@ -140,6 +152,7 @@ export class MySqlSinkWriter<T> implements PrecommittingSinkWriter<T, MySqlCommi
       this.#inFlight.fail(Promise.resolve(e instanceof Error ? e : new Error(String(e))));
     });
     this.#send(txn, { text: `XA START ${xidLiteral(txn.gtrid, txn.bqual)}`, values: [], ops: [] });
+    this.#live.add(txn);
     return txn;
   }
 

@@ -10,6 +10,12 @@ export interface PgConnection {
   copyIn(copy: CopyIn): Promise<void>;
   /** The first error the connection reported outside a query (the server went away). */
   readonly broken: () => Error | undefined;
+  /**
+   * Ends the session from the server's side (pg_terminate_backend from a connection of its own):
+   * a statement waiting for a row lock that a prepared transaction holds, which only a later
+   * attempt's recovery ends, would otherwise never return, and `end()` waits for it.
+   */
+  terminate(): Promise<void>;
   end(): Promise<void>;
 }
 
@@ -18,7 +24,8 @@ export function serverOf(o: PostgresConnectionOptions): string {
 }
 
 export async function connectPg(o: PostgresConnectionOptions, applicationName: string): Promise<PgConnection> {
-  const client = new pg.Client({ host: o.host, port: o.port ?? 5432, user: o.user, password: o.password, database: o.database, application_name: applicationName, connectionTimeoutMillis: 10_000 });
+  const settings = { host: o.host, port: o.port ?? 5432, user: o.user, password: o.password, database: o.database, connectionTimeoutMillis: 10_000 };
+  const client = new pg.Client({ ...settings, application_name: applicationName });
   let broken: Error | undefined;
   client.on('error', (e: Error) => (broken ??= e));
   await client.connect();
@@ -28,6 +35,20 @@ export async function connectPg(o: PostgresConnectionOptions, applicationName: s
     copyIn: (copy) => {
       client.query(copy.submittable() as unknown as pg.QueryConfig);
       return copy.finished;
+    },
+    terminate: async () => {
+      const pid = (client as unknown as { processID: number | null }).processID;
+      if (pid === null) return;
+      const side = new pg.Client({ ...settings, application_name: `${applicationName} (ending its session)` });
+      side.on('error', () => {});
+      try {
+        await side.connect();
+        await side.query('SELECT pg_terminate_backend($1)', [pid]);
+      } catch {
+        // The server is away: the session's statements fail by themselves.
+      } finally {
+        await side.end().catch(() => {});
+      }
     },
     end: () => client.end().catch(() => {}),
   };

@@ -114,9 +114,15 @@ export class PostgresSinkWriter<T> implements PrecommittingSinkWriter<T, Postgre
     await this.#s.connection.end();
   }
 
-  /** Waits for what was sent (a PREPARE in flight lands before the connection ends; the next attempt's recovery rolls it back). */
+  /**
+   * Ends the session, and waits for it to end: a PREPARE in flight has landed or not by then, and
+   * the next attempt's recovery rolls it back. Statements still in flight are cut short by ending
+   * the session from the server's side: one may wait for a row lock of the last checkpoint's
+   * prepared transaction, which only that recovery ends.
+   */
   async abort(): Promise<void> {
     this.#inserts?.end();
+    if (this.#inFlight.busy) await this.#s.connection.terminate();
     await this.#last.catch(() => {});
     await this.#s.connection.end();
   }

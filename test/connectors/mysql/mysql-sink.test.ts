@@ -89,4 +89,32 @@ describe('MySqlSink', () => {
     await w.close!();
     await committer.close!();
   });
+  test('abort while a statement waits for a row lock of the prepared XA transaction: the session is killed at once, the prepared one stays for recovery', { timeout: 60_000 }, async () => {
+    await conn.query('CREATE TABLE locked (id int PRIMARY KEY, v int)');
+    // Sessions would otherwise give up waiting after 50 s by themselves.
+    await conn.query('SET GLOBAL innodb_lock_wait_timeout = 3600');
+    try {
+      const sink = new MySqlSink(options({ table: 'locked', mode: 'upsert', key: ['id'], transactionIdPrefix: 'locked' }));
+      const ctx = sinkContext({ subtask: 0, parallelism: 1 });
+      const writer = await sink.createWriter(ctx);
+      const committer = await sink.createCommitter(ctx);
+      writer.write({ id: 1, v: 1 });
+      const c1 = await writer.prepareCommit(1);
+      writer.write({ id: 1, v: 2 });
+      writer.flush!();
+      // INNODB_TRX lists the waiting transaction late (seconds): the process list shows its statement at once.
+      const lockWaits = async () => ((await conn.query("SELECT ID FROM information_schema.PROCESSLIST WHERE INFO LIKE 'INSERT INTO `sinks`.`locked`%'"))[0] as unknown[]).length;
+      for (let i = 0; i < 500 && (await lockWaits()) === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(await lockWaits(), 1, 'the writer waits for the lock');
+      await writer.abort!();
+      assert.equal(await lockWaits(), 0, 'the waiting session is gone');
+      assert.equal((await prepared()).length, 1, 'the prepared XA transaction is the next attempt\'s recovery\'s');
+      await committer.recover!([...c1]);
+      await committer.commit(c1);
+      assert.deepEqual(await rows('locked'), [{ id: 1, v: 1 }]);
+      await committer.close!();
+    } finally {
+      await conn.query('SET GLOBAL innodb_lock_wait_timeout = 50');
+    }
+  });
 });

@@ -230,4 +230,30 @@ describe('PostgresSink', () => {
       await off.stop();
     }
   });
+  test('abort while a statement waits for a row lock of the prepared transaction: the session ends at once, the prepared one stays for recovery', { timeout: 60_000 }, async () => {
+    await query('CREATE TABLE locked (id int PRIMARY KEY, v int)');
+    const sink = new PostgresSink(options({ table: 'locked', mode: 'upsert', key: ['id'], transactionIdPrefix: 'locked' }));
+    const ctx = sinkContext({ subtask: 0, parallelism: 1 });
+    const writer = await sink.createWriter(ctx);
+    const committer = await sink.createCommitter(ctx);
+    writer.write({ id: 1, v: 1 });
+    const c1 = await writer.prepareCommit(1);
+    // The next checkpoint's transaction writes the row the prepared one holds: it waits.
+    writer.write({ id: 1, v: 2 });
+    writer.flush!();
+    for (let i = 0; i < 500; i++) {
+      const waiting = await query("SELECT pid FROM pg_stat_activity WHERE application_name LIKE 'weir %' AND wait_event_type = 'Lock'");
+      if (waiting.length > 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal((await query("SELECT pid FROM pg_stat_activity WHERE application_name LIKE 'weir %' AND wait_event_type = 'Lock'")).length, 1, 'the writer waits for the lock');
+    // A failed attempt's abort: without ending the session from the server's side this never returns (lock_timeout is 0).
+    await writer.abort!();
+    assert.deepEqual(await query("SELECT pid FROM pg_stat_activity WHERE application_name LIKE 'weir %' AND wait_event_type = 'Lock'"), [], 'the waiting session is gone');
+    assert.deepEqual(await prepared(), ['locked-0-1'], 'the prepared transaction is the next attempt\'s recovery\'s');
+    await committer.recover!([...c1]);
+    await committer.commit(c1);
+    assert.deepEqual(await rows('locked'), [{ id: 1, v: 1 }]);
+    await committer.close!();
+  });
 });
