@@ -23,12 +23,12 @@ import type { NexmarkSinkReport } from '../jobs/nexmark-bench.ts';
 
 const JOB = join(BENCH_DIR, 'jobs', 'nexmark-bench.ts');
 const THREAD = join(BENCH_DIR, 'jobs', 'nexmark-generator-thread.ts');
-const DEFAULT_QUERIES = 'q0,q1,q2,q5,q7,q11,q12,q14,q15,q16,q17,q18,q19,q21,q22';
+const DEFAULT_QUERIES = 'q0,q1,q2,q3,q4,q5,q7,q8,q9,q11,q12,q14,q15,q16,q17,q18,q19,q20,q21,q22';
 const DEFAULT_EVENTS = 1_000_000;
 const MIN_RUNNING_MS = 2000;
 const GOAL_VS_FLINK = 2;
 const GOAL_VS_CEILING = 0.9;
-const STATEFUL = new Set(['q5', 'q7', 'q11', 'q15', 'q16', 'q17', 'q18', 'q19']);
+const STATEFUL = new Set(['q3', 'q4', 'q5', 'q7', 'q8', 'q9', 'q11', 'q15', 'q16', 'q17', 'q18', 'q19', 'q20']);
 
 /** Flink 1.13, events/s per core (nexmark/nexmark README: 3 machines x 8 cores, RocksDB, checkpoints every 3 min). */
 const FLINK_PER_CORE: Readonly<Record<string, number>> = {

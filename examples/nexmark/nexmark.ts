@@ -2,7 +2,7 @@
 //
 //   weir run examples/nexmark/nexmark.ts -p 2 -- --queries q5,q7 --events 1000000
 //
-// --queries LIST        comma-separated: q0 q1 q2 q5 q7 q11 q12 q14 q15 q16 q17 q18 q19 q21 q22 (default q0)
+// --queries LIST        comma-separated: q0 q1 q2 q3 q4 q5 q7 q8 q9 q11 q12 q14 q15 q16 q17 q18 q19 q20 q21 q22 (default q0)
 // --events N            events in all (default 1,000,000; 0: unbounded)
 // --rate R              events per second of wall-clock time (default: as fast as possible)
 // --event-rate R        events per second of event time (Nexmark's firstEventRate, default 10,000)

@@ -1,6 +1,7 @@
 // Nexmark's queries (nexmark/nexmark's SQL) as DataStream jobs over weir's Nexmark source. Each
 // query turns the events into lines of tab-separated fields. The retracting queries (q18, q19)
-// emit a changelog: `+<TAB>row` when a row enters the result, `-<TAB>row` when it leaves.
+// emit a changelog: `+<TAB>row` when a row enters the result, `-<TAB>row` when it leaves. The
+// joins (q3, q4, q8, q9, q20) are in join-queries.ts; q4 and q9 are retracting too.
 //
 // Per-day GROUP BYs (q15, q16, q17) are day-long tumbling event-time windows: one final row per
 // group when the day's window closes (at the end of a bounded run), where Flink's SQL updates the
@@ -22,6 +23,7 @@ import {
   type WindowContext,
 } from 'weir-stream';
 import type { Bid, NexmarkEvent } from 'weir-stream/connectors/nexmark';
+import { JOIN_QUERIES } from './join-queries.ts';
 
 /** Settings of a query beyond Nexmark's fixed ones. */
 export interface QuerySettings {
@@ -235,6 +237,7 @@ const auctionDay = {
 };
 
 export const QUERIES: Readonly<Record<string, Query>> = {
+  ...JOIN_QUERIES,
   /** Pass-through: every bid. */
   q0: (events) => bids(events).map((b: Bid) => `${b.auction}\t${b.bidder}\t${b.price}\t${b.dateTime}\t${b.extra}`, { name: 'q0' }),
   /** Currency conversion: bids' prices in euros. */
