@@ -68,8 +68,10 @@ const CALIBRATION_RUNS = 2;
 const GOAL_DURATION_RATIO = 0.1;
 const GOAL_THROUGHPUT_RATIO = 0.9;
 
-type VariantId = 'aligned' | 'unaligned';
-const VARIANTS: readonly VariantId[] = ['aligned', 'unaligned'];
+type VariantId = 'aligned' | 'unaligned' | 'aligned-debloated';
+const VARIANTS: readonly VariantId[] = ['aligned', 'unaligned', 'aligned-debloated'];
+/** Buffer debloating's target (taskmanager.network.memory.buffer-debloat.target, its default). */
+const DEBLOAT_TARGET_MS = 1000;
 
 interface Settings {
   readonly parallelism: number;
@@ -204,7 +206,7 @@ interface JobRun {
 async function runJob<T>(
   s: Settings,
   sinkRate: number,
-  checkpointing: { unaligned: boolean; dir: string } | undefined,
+  checkpointing: { unaligned: boolean; debloat: boolean; dir: string } | undefined,
   seconds: number,
   warmupSeconds: number,
   inspect: (r: JobRun) => T,
@@ -216,6 +218,8 @@ async function runJob<T>(
       'execution.checkpointing.mode': 'exactly-once',
       'execution.checkpointing.dir': checkpointing.dir,
       'execution.checkpointing.unaligned.enabled': checkpointing.unaligned,
+      'taskmanager.network.memory.buffer-debloat.enabled': checkpointing.debloat,
+      'taskmanager.network.memory.buffer-debloat.target': DEBLOAT_TARGET_MS,
     });
   }
   if (s.bufferRecords !== undefined) config['taskmanager.network.buffer-records'] = s.bufferRecords;
@@ -266,7 +270,7 @@ async function measure(s: Settings, variant: VariantId, run: number, sinkRatePer
   await settle();
   const dir = mkdtempSync(join(s.checkpointParent, 'weir-bench-bp-'));
   try {
-    return await runJob(s, sinkRatePerSubtask, { unaligned: variant === 'unaligned', dir }, s.seconds, s.warmupSeconds, (r) => {
+    return await runJob(s, sinkRatePerSubtask, { unaligned: variant === 'unaligned', debloat: variant === 'aligned-debloated', dir }, s.seconds, s.warmupSeconds, (r) => {
       const history = r.master.checkpoints.stats.history();
       const inWindow = history.filter((c) => !c.isSavepoint && c.triggerTimestamp >= r.window.fromDate && c.triggerTimestamp <= r.window.toDate);
       const completed = inWindow.filter((c) => c.status === 'COMPLETED' && c.triggerTimestamp + c.endToEndDuration <= r.window.toDate);
@@ -307,7 +311,7 @@ export const backpressure: Scenario = {
     'buffer-records': 'taskmanager.network.buffer-records (default: the engine default, 512)',
     credits: 'taskmanager.network.credits-per-channel (default: the engine default, 16)',
     'checkpoint-dir': 'directory in which each run makes its checkpoint directory (default: the system temporary directory)',
-    only: 'aligned or unaligned: run one variant (to profile it)',
+    only: 'aligned, unaligned or aligned-debloated: run one variant (to profile it)',
   },
 
   async run(options): Promise<ScenarioResult> {
@@ -327,8 +331,9 @@ export const backpressure: Scenario = {
       checkpointParent: options.flags['checkpoint-dir'] ?? tmpdir(),
     };
     const only = options.flags.only;
-    if (only !== undefined && !VARIANTS.includes(only as VariantId)) throw new Error(`--only must be aligned or unaligned, got '${only}'`);
+    if (only !== undefined && !VARIANTS.includes(only as VariantId)) throw new Error(`--only must be one of ${VARIANTS.join(', ')}, got '${only}'`);
     const variants = only ? [only as VariantId] : VARIANTS;
+    const both = variants.includes('aligned') && variants.includes('unaligned');
     const share = numberFlag(options, 'sink-share', DEFAULT_SINK_SHARE);
     const where = settings.taskManagers > 0 ? `${settings.taskManagers} worker-thread TaskManagers` : 'one in-thread TaskManager';
 
@@ -390,7 +395,7 @@ export const backpressure: Scenario = {
 
     // Paired ratios: both sides from the same run, then the median over runs.
     const paired = (f: (s: RunSample) => number): Summary | undefined => {
-      if (variants.length < 2) return undefined;
+      if (!both) return undefined;
       const ratios: number[] = [];
       for (let run = 0; run < runs; run++) {
         const u = samples.find((s) => s.run === run && s.variant === 'unaligned')!;
@@ -401,8 +406,8 @@ export const backpressure: Scenario = {
     };
     const durationRatioRuns = paired((s) => median(s.checkpoints.map((c) => c.endToEndMs)));
     const throughputRatioRuns = paired((s) => s.recordsPerSecond);
-    const durationRatio = variants.length === 2 ? stats.get('unaligned')!.e2e.median / stats.get('aligned')!.e2e.median : NaN;
-    const throughputRatio = variants.length === 2 ? stats.get('unaligned')!.rate.median / stats.get('aligned')!.rate.median : NaN;
+    const durationRatio = both ? stats.get('unaligned')!.e2e.median / stats.get('aligned')!.e2e.median : NaN;
+    const throughputRatio = both ? stats.get('unaligned')!.rate.median / stats.get('aligned')!.rate.median : NaN;
 
     const table: Table = {
       columns: [
@@ -437,7 +442,7 @@ export const backpressure: Scenario = {
           `${fmtNumber(st.rate.min)}..${fmtNumber(st.rate.max)}`,
           `${(st.sourceBackpressure.median * 100).toFixed(0)}%`,
           st.load.median.toFixed(1),
-          v === 'unaligned' && variants.length === 2 ? `e2e ${fmtRatio(durationRatio)}, rec/s ${fmtRatio(throughputRatio)}` : '-',
+          v === 'unaligned' && both ? `e2e ${fmtRatio(durationRatio)}, rec/s ${fmtRatio(throughputRatio)}` : '-',
         ];
       }),
     };
@@ -473,7 +478,7 @@ export const backpressure: Scenario = {
       capacity !== null
         ? `sink throttled to ${fmtNumber(sinkRate)} records/s in all (${fmtNumber(perSubtask)} per subtask) = ${share} of the ${fmtNumber(capacity)} records/s the job moves with an unthrottled sink and no checkpoints (best of ${CALIBRATION_RUNS} calibration runs: ${calibration.map((r) => fmtNumber(r)).join(', ')})`
         : `sink throttled to ${fmtNumber(sinkRate)} records/s in all (${fmtNumber(perSubtask)} per subtask), set by --sink-rate`,
-      `${runs} runs, both variants per run in rotating order; per job run: ${settings.warmupSeconds} s warm-up after the sink's first record, ${settings.seconds} s measured, then cancel`,
+      `${runs} runs, every variant per run in rotating order; per job run: ${settings.warmupSeconds} s warm-up after the sink's first record, ${settings.seconds} s measured, then cancel`,
       `checkpoint figures: completed checkpoints triggered and completed inside the measured windows; start delay and alignment are the largest over the subtasks of a checkpoint; persisted = channel state (in-flight records) per checkpoint`,
       `an aligned checkpoint's duration is about the in-flight records / the sink's rate, an unaligned one's is not: compare invocations at the same --sink-rate`,
       `sources blocked = share of the window the source subtasks were blocked on full outputs (median over runs; near 100% means the sink sets the pace); load = the machine's 1-minute load average (median over runs, ${cpus().length} CPUs)`,
@@ -483,13 +488,20 @@ export const backpressure: Scenario = {
       if (st.failed > 0) notes.push(`warning: ${st.failed} ${v} checkpoint(s) failed inside the measured windows`);
       if (cps(v).length === 0) notes.push(`warning: no ${v} checkpoint completed inside the measured windows: raise --seconds`);
     }
-    if (variants.length === 2) {
+    if (both) {
       const u = stats.get('unaligned')!;
       if (!u.allUnaligned) notes.push('warning: some checkpoints of the unaligned variant did not run unaligned');
       const verdict = (ok: boolean, ratio: number) => (!Number.isFinite(ratio) ? 'no data' : ok ? 'met' : 'NOT met');
       notes.push(
         `goal end-to-end duration unaligned / aligned <= ${GOAL_DURATION_RATIO}x: ${fmtRatio(durationRatio)} (medians over all checkpoints: ${fmtMs(u.e2e.median)} / ${fmtMs(stats.get('aligned')!.e2e.median)}; median of per-run ratios ${fmtRatio(durationRatioRuns!.median)}, range ${fmtRatio(durationRatioRuns!.min)}..${fmtRatio(durationRatioRuns!.max)}): ${verdict(durationRatio <= GOAL_DURATION_RATIO, durationRatio)}`,
         `goal throughput unaligned / aligned >= ${GOAL_THROUGHPUT_RATIO}x: ${fmtRatio(throughputRatio)} (median of per-run ratios ${fmtRatio(throughputRatioRuns!.median)}, range ${fmtRatio(throughputRatioRuns!.min)}..${fmtRatio(throughputRatioRuns!.max)}): ${verdict(throughputRatio >= GOAL_THROUGHPUT_RATIO, throughputRatio)}`,
+      );
+    }
+    if (variants.includes('aligned-debloated')) {
+      const d = stats.get('aligned-debloated')!;
+      const bound = 2 * DEBLOAT_TARGET_MS;
+      notes.push(
+        `buffer debloating (target ${fmtMs(DEBLOAT_TARGET_MS)}): longest aligned checkpoint ${fmtMs(d.e2e.max)} (median ${fmtMs(d.e2e.median)}, alignment max ${fmtMs(d.alignment.max)})${stats.has('aligned') ? ` against ${fmtMs(stats.get('aligned')!.e2e.max)} without (median ${fmtMs(stats.get('aligned')!.e2e.median)})` : ''}; goal: none longer than twice the target plus its state write (this job's state is a few keyed sums: checked against ${fmtMs(bound)}): ${Number.isFinite(d.e2e.max) ? (d.e2e.max <= bound ? 'met' : 'NOT met') : 'no data'}`,
       );
     }
 

@@ -76,7 +76,11 @@ export class RingOutputChannel extends OutputChannel {
     if (!this.#frames.event(event)) {
       this.#publish();
       if (!this.#openSegment()) return false;
-      if (!this.#frames.event(event)) throw new RangeError(`an event does not fit an empty segment of ${this.#ring.segmentSize} bytes`);
+      if (!this.#frames.event(event)) {
+        // A debloated fill limit below the event's size: this segment takes its whole room.
+        this.#frames.begin(this.#ring.nextSegment());
+        if (!this.#frames.event(event)) throw new RangeError(`an event does not fit an empty segment of ${this.#ring.segmentSize} bytes`);
+      }
     }
     this.#publish();
     return true;
@@ -102,7 +106,7 @@ export class RingOutputChannel extends OutputChannel {
   }
 
   get usage(): number {
-    return 1 - this.#ring.freeSegments() / this.#ring.segments;
+    return 1 - this.#ring.credits() / this.#ring.budget().segments;
   }
 
   override get bytesOut(): number {
@@ -155,11 +159,11 @@ export class RingOutputChannel extends OutputChannel {
   }
 
   #openSegment(): boolean {
-    if (this.#ring.freeSegments() === 0) {
+    if (this.#ring.credits() <= 0) {
       this.#awaitCredit();
       return false;
     }
-    this.#frames.begin(this.#ring.nextSegment());
+    this.#frames.begin(this.#ring.nextWritableSegment());
     this.#open = true;
     return true;
   }
@@ -180,7 +184,7 @@ export class RingOutputChannel extends OutputChannel {
       // this thread forever. What waits is dropped with the attempt.
       if (this.#ring.closed) return;
       const seen = this.#ring.creditSignal();
-      if (this.#ring.freeSegments() > 0) {
+      if (this.#ring.credits() > 0) {
         // Credit came back in the meantime: what waits can go on the next turn.
         this.#waitingForCredit = true;
         queueMicrotask(() => this.#credited());

@@ -29,6 +29,10 @@ const WRITER_WAITING = 49;
 const PRIORITY_WRITTEN = 64;
 const PRIORITY_READ = 80;
 const CLOSED = 96;
+// Buffer debloating (FLIP-183), set by the reader: segments the writer may have in flight (0: the
+// whole ring), and the payload bytes at which it publishes a segment (0: the whole segment).
+const BUDGET = 112;
+const FILL_LIMIT = 113;
 const CONTROL_BYTES = 512;
 
 /** Where the counters are, for tests that start them near the int32 wrap. */
@@ -70,6 +74,8 @@ export class SegmentRing {
   readonly #mask: number;
   /** Free segments at which a waiting writer is woken. */
   readonly #wakeWriterAt: number;
+  /** Payload bytes of the segments this end has read (the reader's throughput, for debloating). */
+  #bytesRead = 0;
 
   private constructor(buffer: SharedArrayBuffer, shape: RingShape) {
     this.buffer = buffer;
@@ -106,10 +112,23 @@ export class SegmentRing {
 
   // ---- writer ----
 
-  /** Segments the writer may still fill: its credits. */
+  /** Segments not published or released: room in the ring (what a relay of another process's segments may fill). */
   freeSegments(): number {
     const c = this.#control;
     return this.segments - ((Atomics.load(c, PUBLISHED) - Atomics.load(c, RELEASED)) | 0);
+  }
+
+  /** Segments a writer may still fill: its credits, within the reader's debloated budget. */
+  credits(): number {
+    const c = this.#control;
+    return this.#limit() - ((Atomics.load(c, PUBLISHED) - Atomics.load(c, RELEASED)) | 0);
+  }
+
+  /** The next segment's payload as a writer fills it: cut to the reader's fill limit (publish when full). */
+  nextWritableSegment(): Uint8Array {
+    const segment = this.nextSegment();
+    const limit = Atomics.load(this.#control, FILL_LIMIT);
+    return limit > 0 && limit < segment.byteLength ? segment.subarray(0, limit) : segment;
   }
 
   /** The payload of the next segment to publish (after its length header); only valid while freeSegments() > 0. */
@@ -169,15 +188,21 @@ export class SegmentRing {
 
   // ---- reader ----
 
+  /** Payload bytes read at this end so far. */
+  get bytesRead(): number {
+    return this.#bytesRead;
+  }
+
   /** The number of published segments (a counter to compare with the reader's own). */
   published(): number {
     return Atomics.load(this.#control, PUBLISHED);
   }
 
-  /** The payload of the `n`-th segment ever published (n counts from 0, wrapping with the counters). */
+  /** The payload of the `n`-th segment ever published (n counts from 0, wrapping with the counters); read once per segment. */
   segment(n: number): Uint8Array {
     const start = this.#segmentStart(n & this.#mask);
     const used = this.#views.getUint32(start, true);
+    this.#bytesRead += used;
     return this.#bytes.subarray(start + SEGMENT_HEADER, start + SEGMENT_HEADER + used);
   }
 
@@ -188,10 +213,38 @@ export class SegmentRing {
     Atomics.add(c, CREDIT_SIGNAL, 1);
     if (Atomics.load(c, WRITER_WAITING) === 0) return;
     const unread = (Atomics.load(c, PUBLISHED) - released) | 0;
-    if (this.segments - unread >= this.#wakeWriterAt || unread === 0) {
-      Atomics.store(c, WRITER_WAITING, 0);
-      Atomics.notify(c, CREDIT_SIGNAL);
-    }
+    const limit = this.#limit();
+    if (limit - unread >= (limit === this.segments ? this.#wakeWriterAt : Math.max(1, limit >> 1)) || unread === 0) this.#wakeWriter();
+  }
+
+  /**
+   * The reader's debloated budget (Flink's buffer debloating): at most `segments` in flight
+   * (0: the whole ring), each published once it holds `fillBytes` (0: when full). A larger budget
+   * wakes a writer waiting for credit.
+   */
+  setBudget(segments: number, fillBytes: number): void {
+    const c = this.#control;
+    const before = this.#limit();
+    Atomics.store(c, BUDGET, segments >= this.segments ? 0 : Math.max(1, segments));
+    Atomics.store(c, FILL_LIMIT, fillBytes >= this.segmentSize - SEGMENT_HEADER ? 0 : Math.max(0, fillBytes));
+    if (this.#limit() > before && Atomics.load(c, WRITER_WAITING) !== 0) this.#wakeWriter();
+  }
+
+  /** The budget now: segments in flight, and payload bytes per segment. */
+  budget(): { readonly segments: number; readonly fillBytes: number } {
+    const fill = Atomics.load(this.#control, FILL_LIMIT);
+    return { segments: this.#limit(), fillBytes: fill > 0 ? fill : this.segmentSize - SEGMENT_HEADER };
+  }
+
+  #limit(): number {
+    const budget = Atomics.load(this.#control, BUDGET);
+    return budget > 0 ? Math.min(budget, this.segments) : this.segments;
+  }
+
+  #wakeWriter(): void {
+    const c = this.#control;
+    Atomics.store(c, WRITER_WAITING, 0);
+    Atomics.notify(c, CREDIT_SIGNAL);
   }
 
   /**

@@ -22,6 +22,7 @@ import { InputGate } from './input-gate.ts';
 import { createChannelSelector } from './partitioner.ts';
 import { consumersOf, producersOf } from '../graph/edge-connections.ts';
 import { RecordWriter } from './record-writer.ts';
+import { inputDebloatingOf } from './input-debloating.ts';
 import { Task } from './task.ts';
 import { systemClock } from '../clock/clock.ts';
 import { decodeWatermark, type WireWatermark } from '../network/wire-watermark.ts';
@@ -188,9 +189,14 @@ export class SlotExecutor implements TaskExecutorGateway {
     const { jobGraph, config, index } = this.#o;
     const local = { credits: config['taskmanager.network.credits-per-channel'], batchSize: config['taskmanager.network.buffer-records'], clock: systemClock };
     const bufferTimeoutMs = config['execution.buffer-timeout.interval'];
-    const remoteEnd = (role: RemoteChannelEndpoint['role'], k: ChannelKey) => remote.find((r) => r.role === role && channelKey(r.edgeId, r.producer, r.consumer) === k);
+    const ringOf = (role: RemoteChannelEndpoint['role'], k: ChannelKey): SegmentRing => {
+      const endpoint = remote.find((r) => r.role === role && channelKey(r.edgeId, r.producer, r.consumer) === k);
+      if (!endpoint?.ring) throw new Error(`no ring for ${role} channel ${k}`);
+      return SegmentRing.attach(endpoint.ring, endpoint.shape);
+    };
     const here = (vertexId: string, subtask: number) => placement[vertexId]?.[subtask] === index;
     const pointwise = (e: JobEdge) => e.partitioner.kind === 'forward';
+    const debloating = inputDebloatingOf(config);
 
     // Input channels first, so local output channels can be connected to them.
     const inputs = new Map<ChannelKey, InputChannel>();
@@ -206,17 +212,17 @@ export class SlotExecutor implements TaskExecutorGateway {
           if (here(edge.source.id, producer)) {
             inputs.set(k, ch);
           } else {
-            const endpoint = remoteEnd('input', k);
-            if (!endpoint?.ring) throw new Error(`no ring for input channel ${k}`);
-            const ring = SegmentRing.attach(endpoint.ring, endpoint.shape);
+            const ring = ringOf('input', k);
             const consumer = taskKey(d.vertexId, d.subtask);
             this.#channelOwners.set(k, consumer);
             this.#closers.push(connectRingInput(ring, ch, edgeCodec(edge), (e) => this.#failTask(consumer, e, ch.description)));
+            debloating?.add(consumer, ring);
           }
         }
       }
       if (channels.length > 0) gates.set(taskKey(d.vertexId, d.subtask), new InputGate(channels));
     }
+    if (debloating) this.#closers.push(debloating.start());
 
     const storage = this.#o.storage;
     const tasks: Task[] = [];
@@ -231,10 +237,8 @@ export class SlotExecutor implements TaskExecutorGateway {
             if (!input) throw new Error(`no local input channel for ${k}`);
             return connectLocal(input, { ...local, check: edgeCheck(edge) });
           }
-          const endpoint = remoteEnd('output', k);
-          if (!endpoint?.ring) throw new Error(`no ring for output channel ${k}`);
           this.#channelOwners.set(k, taskKey(d.vertexId, d.subtask));
-          const out = new RingOutputChannel(SegmentRing.attach(endpoint.ring, endpoint.shape), edgeCodec(edge), systemClock, edgeContext(edge));
+          const out = new RingOutputChannel(ringOf('output', k), edgeCodec(edge), systemClock, edgeContext(edge));
           this.#closers.push(() => out.close());
           return out;
         });
@@ -289,13 +293,8 @@ export class SlotExecutor implements TaskExecutorGateway {
   async #run(): Promise<void> {
     for (;;) {
       this.#runSlice();
-      if (this.#ready.size > 0) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      } else {
-        await new Promise<void>((resolve) => {
-          this.#wakeup = resolve;
-        });
-      }
+      if (this.#ready.size > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      else await new Promise<void>((resolve) => (this.#wakeup = resolve));
     }
   }
 

@@ -164,3 +164,40 @@ test('between threads: 20,000 segments from a worker arrive complete and in orde
   assert.equal(got.length, total);
   assert.ok(got.every((v, i) => v === i), 'every segment in order, none lost or repeated');
 });
+
+test('a debloated budget: the writer has only that many credits and fills segments up to the limit; the ring is unchanged for a relay', () => {
+  const writer = SegmentRing.create({ segments: 8, segmentSize: 1024 });
+  const reader = SegmentRing.attach(writer.buffer, { segments: 8, segmentSize: 1024 });
+  assert.equal(writer.credits(), 8, 'no budget: the whole ring');
+  reader.setBudget(2, 300);
+  assert.deepEqual(writer.budget(), { segments: 2, fillBytes: 300 });
+  assert.equal(writer.credits(), 2);
+  assert.equal(writer.nextWritableSegment().byteLength, 300, 'published once it holds the budget');
+  assert.equal(writer.nextSegment().byteLength, 1020, 'the whole segment stays there for what does not fit');
+  write(writer, [1]);
+  write(writer, [2]);
+  assert.equal(writer.credits(), 0, 'two in flight: no credit');
+  assert.equal(writer.freeSegments(), 6, 'the ring has room, for whoever relays without a budget');
+  assert.equal(reader.bytesRead, 0);
+  assert.deepEqual(read(reader, 0), [1]);
+  assert.equal(reader.bytesRead, 4, 'the reader counts what it read: its throughput');
+  reader.release();
+  assert.equal(writer.credits(), 1);
+  reader.setBudget(8, 5000);
+  assert.deepEqual(writer.budget(), { segments: 8, fillBytes: 1020 }, 'a budget of the whole ring is none');
+  assert.equal(writer.credits(), 7);
+});
+
+test('a larger budget wakes a writer waiting for credit', async () => {
+  const writer = SegmentRing.create(shape);
+  const reader = SegmentRing.attach(writer.buffer, shape);
+  reader.setBudget(1, 0);
+  write(writer, [1]);
+  assert.equal(writer.credits(), 0);
+  const wait = writer.waitForCredit(writer.creditSignal());
+  assert.ok(wait, 'the writer waits');
+  reader.setBudget(4, 0);
+  const woken = await Promise.race([wait.then(() => 'woken'), new Promise((r) => setTimeout(() => r('still waiting'), 2000))]);
+  assert.equal(woken, 'woken');
+  assert.equal(writer.credits(), 3);
+});

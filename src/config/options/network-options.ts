@@ -21,4 +21,14 @@ export const NETWORK_OPTIONS = [
   option('execution.buffer-timeout.interval').durationType().between(0, TIMER_MAX_MS).defaultValue(100)
     .withDescription('A partly filled network buffer leaves after this long (and whenever its task runs out of input); 0 sends every record at once.')
     .withDeprecatedKeys('execution.buffer-timeout'),
+  option('taskmanager.network.memory.buffer-debloat.enabled').booleanType().defaultValue(false)
+    .withDescription(
+      "Buffer debloating (FLIP-183) on the channels between TaskManagers: each receiving subtask measures how fast it consumes its input and lets each channel hold only what it consumes in buffer-debloat.target (fewer segments in flight, then smaller ones), so an aligned barrier waits about that long behind backpressured data and an unaligned checkpoint persists little.",
+    ),
+  option('taskmanager.network.memory.buffer-debloat.target').durationType().between(1, TIMER_MAX_MS).defaultValue(1000)
+    .withDescription('How long the data in flight on a debloated input should take to consume.'),
+  option('taskmanager.network.memory.buffer-debloat.period').durationType().between(10, TIMER_MAX_MS).defaultValue(200)
+    .withDescription('How often the throughput is measured and the channels are resized.'),
+  option('taskmanager.network.memory.buffer-debloat.samples').intType().between(1, 1000).defaultValue(20)
+    .withDescription('Throughput measurements averaged (exponentially) into the size: more samples react more slowly.'),
 ] as const;

@@ -1,0 +1,84 @@
+import { BufferDebloater, type ChannelBudget } from '../network/buffer-debloater.ts';
+import { SEGMENT_HEADER, type SegmentRing } from '../network/segment-ring.ts';
+import type { TaskKey } from '../ids/task-key.ts';
+import type { WeirConfig } from '../config/configuration.ts';
+
+export interface InputDebloatingSettings {
+  readonly targetMs: number;
+  readonly periodMs: number;
+  readonly samples: number;
+}
+
+/** Flink's smallest debloated buffer (taskmanager.memory.min-segment-size): a barrier or watermark still fits. */
+const MIN_FILL_BYTES = 256;
+
+interface DebloatedGate {
+  readonly rings: SegmentRing[];
+  debloater: BufferDebloater | undefined;
+  bytesSeen: number;
+  budget: ChannelBudget | undefined;
+}
+
+/**
+ * Buffer debloating of the subtasks of one slot deployment: every period, each receiving
+ * subtask's consumption of its channels from other threads is measured and each of those rings
+ * is given the budget its BufferDebloater computes (the reader sets it; the writer obeys it).
+ */
+export class InputDebloating {
+  readonly #s: InputDebloatingSettings;
+  readonly #gates = new Map<TaskKey, DebloatedGate>();
+  #timer: NodeJS.Timeout | undefined;
+  #lastAt = 0;
+
+  constructor(settings: InputDebloatingSettings) {
+    this.#s = settings;
+  }
+
+  add(consumer: TaskKey, ring: SegmentRing): void {
+    const gate = this.#gates.get(consumer) ?? this.#gates.set(consumer, { rings: [], debloater: undefined, bytesSeen: 0, budget: undefined }).get(consumer)!;
+    gate.rings.push(ring);
+    gate.debloater ??= new BufferDebloater({ targetMs: this.#s.targetMs, samples: this.#s.samples, segments: ring.segments, segmentPayload: ring.segmentSize - SEGMENT_HEADER, minFillBytes: MIN_FILL_BYTES });
+  }
+
+  /** Starts the periods; returns how to stop them. */
+  start(): () => void {
+    if (this.#gates.size > 0) {
+      this.#lastAt = performance.now();
+      this.#timer = setInterval(() => this.resize(), this.#s.periodMs);
+      this.#timer.unref();
+    }
+    return () => this.stop();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+
+  /** Each subtask's budget per channel now (undefined before the first period). */
+  budgetOf(consumer: TaskKey): ChannelBudget | undefined {
+    return this.#gates.get(consumer)?.budget;
+  }
+
+  /** One period: measure, size, apply. */
+  resize(now = performance.now()): void {
+    const elapsed = now - this.#lastAt;
+    this.#lastAt = now;
+    for (const gate of this.#gates.values()) {
+      const bytes = gate.rings.reduce((n, r) => n + r.bytesRead, 0);
+      const budget = gate.debloater!.update(bytes - gate.bytesSeen, elapsed, gate.rings.length);
+      gate.bytesSeen = bytes;
+      gate.budget = budget;
+      for (const ring of gate.rings) ring.setBudget(budget.segments, budget.fillBytes);
+    }
+  }
+}
+
+/** The slot's debloating when the job has it on (taskmanager.network.memory.buffer-debloat.enabled). */
+export function inputDebloatingOf(config: WeirConfig): InputDebloating | undefined {
+  if (!config['taskmanager.network.memory.buffer-debloat.enabled']) return undefined;
+  return new InputDebloating({
+    targetMs: config['taskmanager.network.memory.buffer-debloat.target'],
+    periodMs: config['taskmanager.network.memory.buffer-debloat.period'],
+    samples: config['taskmanager.network.memory.buffer-debloat.samples'],
+  });
+}

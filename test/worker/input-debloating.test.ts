@@ -1,0 +1,47 @@
+// A slot's buffer debloating: each period, a receiving subtask's consumption of its rings is
+// measured and every one of its rings gets the budget (set by the reader, obeyed by the writer).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { SegmentRing } from '../../src/network/segment-ring.ts';
+import { InputDebloating } from '../../src/worker/input-debloating.ts';
+import { taskKey } from '../../src/ids/task-key.ts';
+
+const shape = { segments: 8, segmentSize: 1024 };
+
+/** The writer publishes `bytes` into the ring and the reader reads and releases it. */
+function flow(ring: SegmentRing, bytes: number): void {
+  const reader = ring;
+  ring.nextSegment();
+  ring.publish(bytes);
+  reader.segment((reader.published() - 1) | 0);
+  reader.release();
+}
+
+test('each period every ring of a subtask gets the budget of its consumption over the target', () => {
+  const debloating = new InputDebloating({ targetMs: 1000, periodMs: 200, samples: 1 });
+  const consumer = taskKey('sum', 0);
+  const [a, b] = [SegmentRing.create(shape), SegmentRing.create(shape)];
+  debloating.add(consumer, a);
+  debloating.add(consumer, b);
+  const stop = debloating.start();
+  try {
+    const t0 = performance.now();
+    debloating.resize(t0);
+    for (let i = 0; i < 3; i++) flow(a, 1000);
+    flow(b, 1000);
+    // 4,000 B in 1 s over 2 channels: 2,000 B each, under two whole segments: two of 1,000 B.
+    debloating.resize(t0 + 1000);
+    assert.deepEqual(debloating.budgetOf(consumer), { segments: 2, fillBytes: 1000 });
+    assert.deepEqual(a.budget(), { segments: 2, fillBytes: 1000 });
+    assert.deepEqual(b.budget(), { segments: 2, fillBytes: 1000 });
+    for (let i = 0; i < 12; i++) flow(a, 1000);
+    // 12,000 B in 1 s: 6,000 B per channel, six whole segments.
+    debloating.resize(t0 + 2000);
+    assert.deepEqual(a.budget(), { segments: 6, fillBytes: 1020 });
+    // Nothing consumed for a second (the sink stalls): the smallest budget.
+    debloating.resize(t0 + 3000);
+    assert.deepEqual(a.budget(), { segments: 2, fillBytes: 256 });
+  } finally {
+    stop();
+  }
+});
