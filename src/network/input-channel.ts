@@ -19,6 +19,10 @@ export class InputChannel {
   #buffered = 0;
   /** Buffers the sender may have in flight to this channel (its credits); set by the transport. */
   capacity = 0;
+  /** Records taken from this channel so far (its consumer's throughput, for debloating). */
+  recordsTaken = 0;
+  /** A channel within one TaskManager: sets its sender's debloated budget (buffers in flight, records per buffer). */
+  debloat: ((buffers: number, batchSize: number) => void) | undefined;
   /** A transport that holds buffers of its own (a shared-memory ring) says how full it is. */
   measureUsage: (() => number) | undefined;
   /** A transport that delivers on demand (a shared-memory ring) brings in more when the queue has run dry. */
@@ -177,6 +181,7 @@ export class InputChannel {
     }
     if (item.kind === 'records') {
       this.#buffered--;
+      this.recordsTaken += item.records.length;
       this.#returnCredit(1);
     }
     return item;

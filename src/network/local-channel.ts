@@ -26,9 +26,11 @@ export interface LocalChannelOptions {
  */
 class LocalOutputChannel extends OutputChannel {
   readonly #input: InputChannel;
-  readonly #batchSize: number;
+  #batchSize: number;
   readonly #capacity: number;
   #credits: number;
+  /** Buffers it may have in flight: the credits, or fewer when debloated. */
+  #limit: number;
   #batch: unknown[] = [];
   /** The batch's timestamps, from its first timestamped record on (earlier ones are NO_TIMESTAMP). */
   #timestamps: number[] | undefined;
@@ -40,6 +42,7 @@ class LocalOutputChannel extends OutputChannel {
     this.#input = input;
     this.#credits = o.credits;
     this.#capacity = o.credits;
+    this.#limit = o.credits;
     this.#batchSize = o.batchSize;
   }
 
@@ -67,6 +70,14 @@ class LocalOutputChannel extends OutputChannel {
     if (this.backlog.length > 0 || !this.transmitQueued(buffer)) this.backlog.push(buffer);
   }
 
+  /** Buffer debloating: at most `buffers` in flight (within the credits), of `batchSize` records. */
+  setBudget(buffers: number, batchSize: number): void {
+    this.#limit = Math.max(1, Math.min(this.#capacity, buffers));
+    this.#batchSize = Math.max(1, batchSize);
+    if (this.#batch.length >= this.#batchSize) this.flush();
+    this.drainBacklog();
+  }
+
   addCredit(n: number): void {
     this.#credits += n;
     this.drainBacklog();
@@ -86,7 +97,7 @@ class LocalOutputChannel extends OutputChannel {
   }
 
   protected transmitQueued(buffer: RecordBuffer): boolean {
-    if (this.#credits === 0) return false;
+    if (this.#credits === 0 || this.#capacity - this.#credits >= this.#limit) return false;
     this.#credits--;
     this.#input.deliver(buffer);
     return true;
@@ -110,5 +121,6 @@ export function connectLocal(input: InputChannel, options: LocalChannelOptions):
   const output = new LocalOutputChannel(input, options);
   input.creditReturn = (n) => output.addCredit(n);
   input.capacity = options.credits;
+  input.debloat = (buffers, batchSize) => output.setBudget(buffers, batchSize);
   return output;
 }

@@ -1,5 +1,6 @@
 import { BufferDebloater, type ChannelBudget } from '../network/buffer-debloater.ts';
 import { SEGMENT_HEADER, type SegmentRing } from '../network/segment-ring.ts';
+import type { InputChannel } from '../network/input-channel.ts';
 import type { TaskKey } from '../ids/task-key.ts';
 import type { WeirConfig } from '../config/configuration.ts';
 
@@ -17,6 +18,10 @@ interface DebloatedGate {
   debloater: BufferDebloater | undefined;
   bytesSeen: number;
   budget: ChannelBudget | undefined;
+  /** Channels within the TaskManager: their budget is in buffers of records (the same arithmetic). */
+  readonly locals: InputChannel[];
+  localDebloater: BufferDebloater | undefined;
+  recordsSeen: number;
 }
 
 /**
@@ -35,9 +40,21 @@ export class InputDebloating {
   }
 
   add(consumer: TaskKey, ring: SegmentRing): void {
-    const gate = this.#gates.get(consumer) ?? this.#gates.set(consumer, { rings: [], debloater: undefined, bytesSeen: 0, budget: undefined }).get(consumer)!;
+    const gate = this.#gate(consumer);
     gate.rings.push(ring);
     gate.debloater ??= new BufferDebloater({ targetMs: this.#s.targetMs, samples: this.#s.samples, segments: ring.segments, segmentPayload: ring.segmentSize - SEGMENT_HEADER, minFillBytes: MIN_FILL_BYTES });
+  }
+
+  /** A channel within the TaskManager, `credits` buffers of `batchSize` records. */
+  addLocal(consumer: TaskKey, input: InputChannel, credits: number, batchSize: number): void {
+    const gate = this.#gate(consumer);
+    gate.locals.push(input);
+    gate.localDebloater ??= new BufferDebloater({ targetMs: this.#s.targetMs, samples: this.#s.samples, segments: credits, segmentPayload: batchSize, minFillBytes: 1 });
+  }
+
+  #gate(consumer: TaskKey): DebloatedGate {
+    const fresh: DebloatedGate = { rings: [], debloater: undefined, bytesSeen: 0, budget: undefined, locals: [], localDebloater: undefined, recordsSeen: 0 };
+    return this.#gates.get(consumer) ?? this.#gates.set(consumer, fresh).get(consumer)!;
   }
 
   /** Starts the periods; returns how to stop them. */
@@ -64,11 +81,19 @@ export class InputDebloating {
     const elapsed = now - this.#lastAt;
     this.#lastAt = now;
     for (const gate of this.#gates.values()) {
-      const bytes = gate.rings.reduce((n, r) => n + r.bytesRead, 0);
-      const budget = gate.debloater!.update(bytes - gate.bytesSeen, elapsed, gate.rings.length);
-      gate.bytesSeen = bytes;
-      gate.budget = budget;
-      for (const ring of gate.rings) ring.setBudget(budget.segments, budget.fillBytes);
+      if (gate.debloater) {
+        const bytes = gate.rings.reduce((n, r) => n + r.bytesRead, 0);
+        const budget = gate.debloater.update(bytes - gate.bytesSeen, elapsed, gate.rings.length);
+        gate.bytesSeen = bytes;
+        gate.budget = budget;
+        for (const ring of gate.rings) ring.setBudget(budget.segments, budget.fillBytes);
+      }
+      if (gate.localDebloater) {
+        const records = gate.locals.reduce((n, c) => n + c.recordsTaken, 0);
+        const budget = gate.localDebloater.update(records - gate.recordsSeen, elapsed, gate.locals.length);
+        gate.recordsSeen = records;
+        for (const input of gate.locals) input.debloat?.(budget.segments, budget.fillBytes);
+      }
     }
   }
 }

@@ -222,7 +222,6 @@ export class SlotExecutor implements TaskExecutorGateway {
       }
       if (channels.length > 0) gates.set(taskKey(d.vertexId, d.subtask), new InputGate(channels));
     }
-    if (debloating) this.#closers.push(debloating.start());
 
     const storage = this.#o.storage;
     const tasks: Task[] = [];
@@ -235,6 +234,7 @@ export class SlotExecutor implements TaskExecutorGateway {
           if (here(edge.target.id, consumer)) {
             const input = inputs.get(k);
             if (!input) throw new Error(`no local input channel for ${k}`);
+            debloating?.addLocal(taskKey(edge.target.id, consumer), input, local.credits, local.batchSize);
             return connectLocal(input, { ...local, check: edgeCheck(edge) });
           }
           this.#channelOwners.set(k, taskKey(d.vertexId, d.subtask));
@@ -267,6 +267,7 @@ export class SlotExecutor implements TaskExecutorGateway {
       });
       tasks.push(task);
     }
+    if (debloating) this.#closers.push(debloating.start());
     return tasks;
   }
 

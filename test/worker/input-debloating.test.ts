@@ -45,3 +45,33 @@ test('each period every ring of a subtask gets the budget of its consumption ove
     stop();
   }
 });
+
+test('a channel within the TaskManager gets a budget in buffers of records, from the records its consumer took', async () => {
+  const { InputChannel } = await import('../../src/network/input-channel.ts');
+  const { connectLocal } = await import('../../src/network/local-channel.ts');
+  const { systemClock } = await import('../../src/clock/clock.ts');
+  const debloating = new InputDebloating({ targetMs: 1000, periodMs: 200, samples: 1 });
+  const consumer = taskKey('sink', 0);
+  const input = new InputChannel(0, 'local');
+  const output = connectLocal(input, { credits: 16, batchSize: 100, clock: systemClock });
+  debloating.add(consumer, SegmentRing.create(shape));
+  debloating.addLocal(consumer, input, 16, 100);
+  const stop = debloating.start();
+  try {
+    const t0 = performance.now();
+    debloating.resize(t0);
+    // The consumer takes 300 records in a second: a budget of two buffers of 150 records.
+    for (let i = 0; i < 300; i++) output.emit(i);
+    output.flush();
+    while (input.poll() !== undefined);
+    debloating.resize(t0 + 1000);
+    // Now the sender keeps at most two buffers of 150 in flight; a third waits in its backlog.
+    for (let i = 0; i < 450; i++) output.emit(i);
+    let queued = 0;
+    for (const item of input.queued()) if (item.kind === 'records') queued += item.records.length;
+    assert.equal(queued, 300, 'two buffers of 150 records in flight, the rest held back');
+    assert.equal(output.writable, true, 'one buffer waiting: still within the backlog the writer may hold');
+  } finally {
+    stop();
+  }
+});
