@@ -92,6 +92,7 @@ export function jobDetails(m: JobMaster): JobDetailsView {
           ...timeShares(m.taskRates(v.id, i)),
           inPoolUsage: t?.inPoolUsage ?? 0,
           outPoolUsage: t?.outPoolUsage ?? 0,
+          ...(t?.debloated ? { debloated: t.debloated } : {}),
           // A finished subtask reports no more: its last report (mid-processing) is not what it does now.
           activity: vertexStates[i] === 'FINISHED' ? 'finished' : t ? describeActivity(t, now) : '',
           ...(t?.source ? { source: t.source } : {}),

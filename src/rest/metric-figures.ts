@@ -156,6 +156,8 @@ export const TASK_FIGURES: ReadonlyArray<Figure<TaskRow>> = [
   // Flink serves the buffer usages under both scopes: the current Shuffle.Netty one and the older buffers one.
   { value: task((t) => t.inPoolUsage), flink: { name: 'Shuffle_Netty_Input_Buffers_inPoolUsage', alias: 'buffers_inPoolUsage', help: "share of the input channels' buffers in use (0..1)." } },
   { value: task((t) => t.outPoolUsage), flink: { name: 'Shuffle_Netty_Output_Buffers_outPoolUsage', alias: 'buffers_outPoolUsage', help: "share of the output channels' buffers in use (0..1)." } },
+  { value: task((t) => t.debloated?.bytes ?? 0), flink: { name: 'Shuffle_Netty_Input_debloatedBufferSize', help: 'buffer debloating: bytes each input channel from another TaskManager may hold in flight (0: debloating off).' } },
+  { value: task((t) => t.debloated?.records ?? 0), flink: { name: 'Shuffle_Netty_Input_debloatedBufferRecords', help: 'buffer debloating: records each input channel within the TaskManager may hold in flight (0: debloating off; weir only).' } },
   {
     value: (r) => decodeWatermark(r.t?.currentInputWatermark),
     flink: { name: 'currentInputWatermark', help: "the subtask's event time: the minimum watermark over its input channels that are not idle (a source's: its own), ms.", write: watermarkLong },

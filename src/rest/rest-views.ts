@@ -165,6 +165,8 @@ export interface SubtaskView extends RecordCountsView {
   /** The share of its input / output channels' buffers in use, 0..1. */
   readonly inPoolUsage: number;
   readonly outPoolUsage: number;
+  /** With buffer debloating on: what each input channel may hold in flight (bytes between TaskManagers, records within one). */
+  readonly debloated?: { readonly bytes?: number; readonly records?: number };
   readonly activity: string;
   /** Source subtasks: their reader's own figures (e.g. CDC rows emitted, binlog lag). */
   readonly source?: Readonly<Record<string, number>>;

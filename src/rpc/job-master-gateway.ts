@@ -101,6 +101,11 @@ export interface TaskMetrics extends ActivityReport {
   readonly inPoolUsage: number;
   /** The share of the output channels' buffers in use, 0..1 (Flink's outPoolUsage). */
   readonly outPoolUsage: number;
+  /**
+   * With buffer debloating on: what each input channel may hold in flight (Flink's
+   * debloatedBufferSize): bytes on channels between TaskManagers, records on those within one.
+   */
+  readonly debloated?: { readonly bytes?: number; readonly records?: number };
   /** When the figures were taken (ms since the epoch): rates are taken between two reports. */
   readonly reportedAt: number;
   /** Source subtasks: their reader's own figures (e.g. CDC snapshot rows read, binlog lag). */

@@ -15,6 +15,8 @@ const MIN_FILL_BYTES = 256;
 
 interface DebloatedGate {
   readonly rings: SegmentRing[];
+  /** The input channels the rings feed, which show the budget as their figure. */
+  readonly ringChannels: InputChannel[];
   debloater: BufferDebloater | undefined;
   bytesSeen: number;
   budget: ChannelBudget | undefined;
@@ -39,9 +41,10 @@ export class InputDebloating {
     this.#s = settings;
   }
 
-  add(consumer: TaskKey, ring: SegmentRing): void {
+  add(consumer: TaskKey, ring: SegmentRing, channel: InputChannel): void {
     const gate = this.#gate(consumer);
     gate.rings.push(ring);
+    gate.ringChannels.push(channel);
     gate.debloater ??= new BufferDebloater({ targetMs: this.#s.targetMs, samples: this.#s.samples, segments: ring.segments, segmentPayload: ring.segmentSize - SEGMENT_HEADER, minFillBytes: MIN_FILL_BYTES });
   }
 
@@ -53,7 +56,7 @@ export class InputDebloating {
   }
 
   #gate(consumer: TaskKey): DebloatedGate {
-    const fresh: DebloatedGate = { rings: [], debloater: undefined, bytesSeen: 0, budget: undefined, locals: [], localDebloater: undefined, recordsSeen: 0 };
+    const fresh: DebloatedGate = { rings: [], ringChannels: [], debloater: undefined, bytesSeen: 0, budget: undefined, locals: [], localDebloater: undefined, recordsSeen: 0 };
     return this.#gates.get(consumer) ?? this.#gates.set(consumer, fresh).get(consumer)!;
   }
 
@@ -87,12 +90,16 @@ export class InputDebloating {
         gate.bytesSeen = bytes;
         gate.budget = budget;
         for (const ring of gate.rings) ring.setBudget(budget.segments, budget.fillBytes);
+        for (const channel of gate.ringChannels) channel.debloatedBufferSize = budget.segments * budget.fillBytes;
       }
       if (gate.localDebloater) {
         const records = gate.locals.reduce((n, c) => n + c.recordsTaken, 0);
         const budget = gate.localDebloater.update(records - gate.recordsSeen, elapsed, gate.locals.length);
         gate.recordsSeen = records;
-        for (const input of gate.locals) input.debloat?.(budget.segments, budget.fillBytes);
+        for (const input of gate.locals) {
+          input.debloat?.(budget.segments, budget.fillBytes);
+          input.debloatedBufferRecords = budget.segments * budget.fillBytes;
+        }
       }
     }
   }

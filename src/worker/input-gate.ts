@@ -69,6 +69,18 @@ export class InputGate {
     return this.channels.length === 0 ? 0 : u / this.channels.length;
   }
 
+  /** Buffer debloating's budget per channel (Flink's debloatedBufferSize, per gate): bytes between TaskManagers, records within one. */
+  get debloated(): { readonly bytes?: number; readonly records?: number } | undefined {
+    let bytes: number | undefined;
+    let records: number | undefined;
+    for (const c of this.channels) {
+      if (c.debloatedBufferSize !== undefined) bytes = Math.max(bytes ?? 0, c.debloatedBufferSize);
+      if (c.debloatedBufferRecords !== undefined) records = Math.max(records ?? 0, c.debloatedBufferRecords);
+    }
+    if (bytes === undefined && records === undefined) return undefined;
+    return { ...(bytes !== undefined ? { bytes } : {}), ...(records !== undefined ? { records } : {}) };
+  }
+
   queuedItems(): number {
     let n = 0;
     for (const c of this.channels) n += c.size;

@@ -74,6 +74,10 @@ export class NetworkInput implements TaskInput {
     return this.gate.usage;
   }
 
+  get debloated(): { readonly bytes?: number; readonly records?: number } | undefined {
+    return this.gate.debloated;
+  }
+
   get inputWatermark(): number {
     return this.valve.watermark;
   }

@@ -216,7 +216,7 @@ export class SlotExecutor implements TaskExecutorGateway {
             const consumer = taskKey(d.vertexId, d.subtask);
             this.#channelOwners.set(k, consumer);
             this.#closers.push(connectRingInput(ring, ch, edgeCodec(edge), (e) => this.#failTask(consumer, e, ch.description)));
-            debloating?.add(consumer, ring);
+            debloating?.add(consumer, ring, ch);
           }
         }
       }

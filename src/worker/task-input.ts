@@ -17,6 +17,8 @@ export interface TaskInput {
   readonly bytesIn: number;
   /** Flink's inPoolUsage: the share of the input buffers in use (0 for a source). */
   readonly inPoolUsage: number;
+  /** Buffer debloating's budget per input channel, when it is on (a source has none). */
+  readonly debloated?: { readonly bytes?: number; readonly records?: number } | undefined;
   /** The task's input watermark; undefined when the head operator makes its own (a source). */
   readonly inputWatermark: number | undefined;
   /** What the task does while it runs normally: reading a source or processing input. */

@@ -28,6 +28,7 @@ export function taskMetrics(p: TaskMetricsParts): TaskMetrics {
     bytesOut: p.outputs.bytesOut,
     inPoolUsage: input.inPoolUsage,
     outPoolUsage: p.outputs.usage,
+    ...(input.debloated ? { debloated: input.debloated } : {}),
     // A source's own watermark stands for its input's (Flink's source tasks show theirs too).
     currentInputWatermark: encodeWatermark(input.inputWatermark ?? p.chain.members[0]!.metrics.currentOutputWatermark),
     operators: p.chain.members.map((m) => ({

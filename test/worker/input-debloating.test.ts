@@ -6,6 +6,8 @@ import { test } from 'node:test';
 import { SegmentRing } from '../../src/network/segment-ring.ts';
 import { InputDebloating } from '../../src/worker/input-debloating.ts';
 import { taskKey } from '../../src/ids/task-key.ts';
+import { InputChannel } from '../../src/network/input-channel.ts';
+import { InputGate } from '../../src/worker/input-gate.ts';
 
 const shape = { segments: 8, segmentSize: 1024 };
 
@@ -22,8 +24,11 @@ test('each period every ring of a subtask gets the budget of its consumption ove
   const debloating = new InputDebloating({ targetMs: 1000, periodMs: 3_600_000, samples: 1 });
   const consumer = taskKey('sum', 0);
   const [a, b] = [SegmentRing.create(shape), SegmentRing.create(shape)];
-  debloating.add(consumer, a);
-  debloating.add(consumer, b);
+  const channels = [new InputChannel(0, 'from a'), new InputChannel(1, 'from b')];
+  const gate = new InputGate(channels);
+  debloating.add(consumer, a, channels[0]!);
+  debloating.add(consumer, b, channels[1]!);
+  assert.equal(gate.debloated, undefined, 'no figure before the first period');
   const stop = debloating.start();
   try {
     const t0 = performance.now();
@@ -35,6 +40,7 @@ test('each period every ring of a subtask gets the budget of its consumption ove
     assert.deepEqual(debloating.budgetOf(consumer), { segments: 2, fillBytes: 1000 });
     assert.deepEqual(a.budget(), { segments: 2, fillBytes: 1000 });
     assert.deepEqual(b.budget(), { segments: 2, fillBytes: 1000 });
+    assert.deepEqual(gate.debloated, { bytes: 2000 }, 'the figure: bytes each channel may hold');
     for (let i = 0; i < 12; i++) flow(a, 1000);
     // 12,000 B in 1 s: 6,000 B per channel, six whole segments.
     debloating.resize(t0 + 2000);
@@ -48,14 +54,13 @@ test('each period every ring of a subtask gets the budget of its consumption ove
 });
 
 test('a channel within the TaskManager gets a budget in buffers of records, from the records its consumer took', async () => {
-  const { InputChannel } = await import('../../src/network/input-channel.ts');
   const { connectLocal } = await import('../../src/network/local-channel.ts');
   const { systemClock } = await import('../../src/clock/clock.ts');
   const debloating = new InputDebloating({ targetMs: 1000, periodMs: 3_600_000, samples: 1 });
   const consumer = taskKey('sink', 0);
   const input = new InputChannel(0, 'local');
   const output = connectLocal(input, { credits: 16, batchSize: 100, clock: systemClock });
-  debloating.add(consumer, SegmentRing.create(shape));
+  debloating.add(consumer, SegmentRing.create(shape), new InputChannel(1, 'from another thread'));
   debloating.addLocal(consumer, input, 16, 100);
   const stop = debloating.start();
   try {
@@ -71,6 +76,7 @@ test('a channel within the TaskManager gets a budget in buffers of records, from
     let queued = 0;
     for (const item of input.queued()) if (item.kind === 'records') queued += item.records.length;
     assert.equal(queued, 300, 'two buffers of 150 records in flight, the rest held back');
+    assert.equal(input.debloatedBufferRecords, 300);
     assert.equal(output.writable, true, 'one buffer waiting: still within the backlog the writer may hold');
   } finally {
     stop();

@@ -150,6 +150,14 @@ function verticesTable(job, rates, selected) {
   );
 }
 
+/**
+ * What buffer debloating lets each input channel hold: bytes between TaskManagers, records within one.
+ * @param {{ bytes?: number, records?: number }} d
+ */
+function debloatedText(d) {
+  return [d.bytes !== undefined ? bytes(d.bytes) : null, d.records !== undefined ? `${count(d.records)} records` : null].filter((x) => x !== null).join(' / ');
+}
+
 /** @param {VertexView} v */
 function subtasksTable(v) {
   const heads = ['Subtask', 'Status', 'Records received', 'Records sent', 'Bytes received', 'Bytes sent', 'Busy', 'Idle', 'Backpressure', 'In buffers', 'Out buffers', 'Watermark', 'Activity'];
@@ -174,7 +182,7 @@ function subtasksTable(v) {
           h('td', { class: 'num' }, busy(load)),
           h('td', { class: 'num' }, load.kind === 'unknown' ? '–' : percent(load.idle)),
           h('td', { class: 'num' }, backpressureChip(load)),
-          h('td', { class: 'num', title: 'share of its input channels\' buffers in use (inPoolUsage)' }, percent(t.inPoolUsage)),
+          h('td', { class: 'num', title: t.debloated ? `buffer debloating: each input channel may hold ${debloatedText(t.debloated)} in flight` : 'share of its input channels\' buffers in use (inPoolUsage)' }, percent(t.inPoolUsage), t.debloated ? h('div', { class: 'debloated' }, debloatedText(t.debloated)) : null),
           h('td', { class: 'num', title: 'share of its output channels\' buffers in use (outPoolUsage)' }, percent(t.outPoolUsage)),
           h('td', null, watermarkText(t.watermark)),
           h('td', { class: 'activity' }, t.activity),
