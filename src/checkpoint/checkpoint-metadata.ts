@@ -26,8 +26,10 @@ export const METADATA_FILE = '_metadata';
  * descriptors against; operator list state with a declared type holds its values as the bytes of
  * its codec, with its snapshot. Handles of older versions have no `format` (format 1, MessagePack
  * frames) and no snapshots (read as what their serializer id and version say: storedStateInfo).
+ * 5: incremental checkpoints: a keyed state handle may name a shared file (`../shared/<name>`,
+ * with `writtenBy`) and carry `deltas`, the files of changes applied after it in order.
  */
-export const METADATA_VERSION = 4;
+export const METADATA_VERSION = 5;
 const MAGIC = Buffer.from('WEIRMETA', 'ascii');
 
 export interface SubtaskStateMetadata {
