@@ -12,6 +12,7 @@ import { createLogger, executeJob } from '../../../src/index.ts';
 import { readMetadata } from '../../../src/checkpoint/checkpoint-metadata.ts';
 import { sharedFileBaseName, sharedStateFiles } from '../../../src/checkpoint/incremental/shared-state-files.ts';
 import { verifyCheckpointFiles } from '../../../src/checkpoint/verify-checkpoint-files.ts';
+import type { CompletedCheckpoint } from '../../../src/coordinator/completed-checkpoint.ts';
 import { diffSortedLines, expectedRunningCounts, JobEvents, makeTempDir, readCommittedLines, removeDir, writeWordsFile } from '../../fixtures/recovery-helpers.ts';
 import { stateBackendConfig } from '../../fixtures/state-backends.ts';
 
@@ -93,7 +94,7 @@ describe('incremental checkpoints on the lmdb backend', () => {
     });
   }
 
-  test('retention: after 50 and more checkpoints with num-retained 3, shared/ holds exactly the files the 3 retained checkpoints name', async () => {
+  test('retention in a running job: with num-retained 3, shared/ holds exactly the files the 3 retained checkpoints name', async () => {
     const dir = join(root, 'retention');
     const output = join(dir, 'output');
     const events = new JobEvents();
@@ -112,7 +113,8 @@ describe('incremental checkpoints on the lmdb backend', () => {
       retainCheckpointsOnFinish: true,
     });
     assert.equal(result.status, 'FINISHED', `job did not finish: ${result.error?.message}`);
-    assert.ok(events.completed.length >= 50, `only ${events.completed.length} checkpoints completed`);
+    // How many complete depends on the machine's load; incremental-retention.test.ts takes exactly 50, step by step.
+    assert.ok(events.completed.length >= 10, `only ${events.completed.length} checkpoints completed`);
     assertExact(output);
     const jobDir = join(dir, 'checkpoints', 'retention');
     const kept = await retained(jobDir);
@@ -135,15 +137,21 @@ describe('incremental checkpoints on the lmdb backend', () => {
     const failNow = join(dir, 'fail-now');
     const checkpoints = join(dir, 'checkpoints');
     const first = new JobEvents();
-    first.onCompleted = () => {
-      if (first.completed.length === 8) writeFileSync(failNow, '');
+    // Fail right after a checkpoint with deltas completed (the next one is 200 ms away): the restore reads a chain.
+    const listener = {
+      ...first.listener,
+      onCheckpointCompleted: (c: CompletedCheckpoint) => {
+        first.listener.onCheckpointCompleted?.(c);
+        const chained = c.metadata.operators.find((o) => o.uid === 'counts')?.subtasks.some((s) => (s.keyed?.deltas?.length ?? 0) > 0);
+        if (first.completed.length >= 4 && chained && !existsSync(failNow)) writeFileSync(failNow, '');
+      },
     };
     const failed = await executeJob({
       job: JOB,
       jobId: 'first',
-      args: ['--input', input, '--output', output, '--checkpoint-interval', '60', '--lines-per-second', '3000', '--fail-when', failNow],
+      args: ['--input', input, '--output', output, '--checkpoint-interval', '200', '--lines-per-second', '2000', '--fail-when', failNow],
       config: { 'parallelism.default': 2, 'execution.checkpointing.dir': checkpoints, 'execution.checkpointing.num-retained': 2, 'restart-strategy.type': 'none', ...INCREMENTAL },
-      listener: first.listener,
+      listener,
       log: createLogger({ level: 'error' }),
     });
     assert.equal(failed.status, 'FAILED');
