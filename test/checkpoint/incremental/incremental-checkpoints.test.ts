@@ -8,7 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createLogger, executeJob } from '../../../src/index.ts';
+import { createJobMaster, createLogger, executeJob } from '../../../src/index.ts';
+import { checkpointDetails, checkpointsOverview } from '../../../src/rest/checkpoint-views.ts';
 import { readMetadata } from '../../../src/checkpoint/checkpoint-metadata.ts';
 import { sharedFileBaseName, sharedStateFiles } from '../../../src/checkpoint/incremental/shared-state-files.ts';
 import { verifyCheckpointFiles } from '../../../src/checkpoint/verify-checkpoint-files.ts';
@@ -98,7 +99,7 @@ describe('incremental checkpoints on the lmdb backend', () => {
     const dir = join(root, 'retention');
     const output = join(dir, 'output');
     const events = new JobEvents();
-    const result = await executeJob({
+    const master = await createJobMaster({
       job: JOB,
       jobId: 'retention',
       args: ['--input', input, '--output', output, '--checkpoint-interval', '20', '--lines-per-second', '1500'],
@@ -112,7 +113,17 @@ describe('incremental checkpoints on the lmdb backend', () => {
       log: createLogger({ level: 'error' }),
       retainCheckpointsOnFinish: true,
     });
+    const result = await master.run();
     assert.equal(result.status, 'FINISHED', `job did not finish: ${result.error?.message}`);
+    // REST (Flink's fields): checkpointed_size is what each checkpoint wrote, state_size the full
+    // size; a delta checkpoint wrote less than its full size, a full base as much.
+    const overview = checkpointsOverview(master);
+    const done = overview.history.filter((h) => h.status === 'COMPLETED' && !h.is_savepoint);
+    assert.ok(done.some((h) => h.checkpointed_size < h.state_size), `no checkpoint wrote less than its state: ${JSON.stringify(done.map((h) => [h.checkpointed_size, h.state_size]))}`);
+    assert.ok(done.every((h) => h.checkpointed_size <= h.state_size));
+    const details = checkpointDetails(master, done.at(-1)!.id);
+    const sum = Object.values(details.tasks).reduce((n, t) => n + t.checkpointed_size, 0);
+    assert.equal(sum, done.at(-1)!.checkpointed_size, 'the vertices\' checkpointed sizes add up to the checkpoint\'s');
     // How many complete depends on the machine's load; incremental-retention.test.ts takes exactly 50, step by step.
     assert.ok(events.completed.length >= 10, `only ${events.completed.length} checkpoints completed`);
     assertExact(output);
