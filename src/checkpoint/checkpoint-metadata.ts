@@ -26,8 +26,16 @@ export const METADATA_FILE = '_metadata';
  * descriptors against; operator list state with a declared type holds its values as the bytes of
  * its codec, with its snapshot. Handles of older versions have no `format` (format 1, MessagePack
  * frames) and no snapshots (read as what their serializer id and version say: storedStateInfo).
+ * 5: incremental checkpoints: a keyed state handle may name a shared file (`../shared/<name>`,
+ * with `writtenBy`) and carry `deltas`, the files of changes applied after it in order.
  */
 export const METADATA_VERSION = 4;
+/**
+ * The format of `_metadata` that names shared files (incremental checkpoints); every other
+ * checkpoint and every savepoint is still written as METADATA_VERSION, so a weir that predates
+ * incremental checkpoints reads them. Readers accept up to this one.
+ */
+export const INCREMENTAL_METADATA_VERSION = 5;
 const MAGIC = Buffer.from('WEIRMETA', 'ascii');
 
 export interface SubtaskStateMetadata {
@@ -76,7 +84,7 @@ export function metadataBytes(value: unknown): number {
  * renamed into place, the directory fsynced, and the file read back and verified. Only then may
  * the checkpoint count as complete and older ones be deleted.
  */
-export async function writeMetadata(dir: string, metadata: CheckpointMetadata, version = METADATA_VERSION): Promise<string> {
+export async function writeMetadata(dir: string, metadata: CheckpointMetadata, version = metadata.formatVersion >= INCREMENTAL_METADATA_VERSION ? INCREMENTAL_METADATA_VERSION : METADATA_VERSION): Promise<string> {
   await makeDirectories(dir);
   const body = packr.pack(metadata);
   const header = Buffer.alloc(20);
@@ -117,8 +125,8 @@ export async function readMetadata(pathOrDir: string): Promise<{ metadata: Check
   }
   if (bytes.length < 20 || !bytes.subarray(0, 8).equals(MAGIC)) throw new CheckpointCorruptedError(path, 'not a weir _metadata file');
   const version = bytes.readUInt32BE(8);
-  if (version > METADATA_VERSION) {
-    throw new CheckpointCorruptedError(path, `written by a newer weir (metadata format ${version}; this weir reads up to ${METADATA_VERSION})`);
+  if (version > INCREMENTAL_METADATA_VERSION) {
+    throw new CheckpointCorruptedError(path, `written by a newer weir (metadata format ${version}; this weir reads up to ${INCREMENTAL_METADATA_VERSION})`);
   }
   const length = bytes.readUInt32BE(16);
   const body = bytes.subarray(20);

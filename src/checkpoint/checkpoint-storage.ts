@@ -28,6 +28,12 @@ export interface CheckpointStorage {
   readForRestore(pointer: string): Promise<{ metadata: CheckpointMetadata; location: string }>;
   /** Removes a checkpoint that did not complete, or one no longer retained (Flink: discardState). */
   discard(location: string): Promise<void>;
+  /**
+   * Deletes shared files of incremental checkpoints that no retained checkpoint references any
+   * more (shared-state-registry.ts), named as handles name them (`../shared/<name>`), always in
+   * this job's own location: another job's files are never ours to delete (NO_CLAIM).
+   */
+  discardShared(files: readonly string[]): Promise<void>;
   /** The job ended: removes what only it could find (a temporary location of its own). */
   discardJob(): Promise<void>;
   /** The job ended and retention is done: lets go of connections (an object store's). */
@@ -38,6 +44,8 @@ export interface CheckpointStorage {
 export interface CheckpointTarget {
   readonly checkpointId: number;
   readonly location: string;
+  /** Where the job's shared files go (incremental checkpoints); absent: `shared/` beside the checkpoint's location. */
+  readonly sharedLocation?: string;
 }
 
 export interface SubtaskInfo {

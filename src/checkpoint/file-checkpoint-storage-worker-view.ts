@@ -1,7 +1,10 @@
 import { isAbsolute, join } from 'node:path';
 import type { ChannelStateHandle, OperatorStateMap, OperatorSubtaskState } from './state-handles.ts';
 import type { CheckpointStorageWorkerView } from './checkpoint-storage.ts';
-import { readKeyedStateFile, writeKeyedStateFile } from './keyed-state-file.ts';
+import { writeKeyedStateFile } from './keyed-state-file.ts';
+import { readKeyedState } from './incremental/incremental-keyed-state-reader.ts';
+import { SHARED_DIRECTORY } from './incremental/shared-state-files.ts';
+import { writeIncrementalKeyedState } from './incremental/write-incremental-keyed-state.ts';
 import { readChannelState, writeChannelStateFile } from './channel-state-file.ts';
 import { stateFileName } from './state-file-name.ts';
 import { makeDirectories } from '../fs/make-directories.ts';
@@ -18,7 +21,13 @@ export const fileCheckpointStorageWorkerView: CheckpointStorageWorkerView = {
     const operators: OperatorSubtaskState[] = [];
     for (const op of captured) {
       let keyed = null;
-      if (op.keyed && op.keyed.tables.length > 0) {
+      const incremental = op.keyed?.incremental;
+      if (op.keyed && incremental && op.keyed.tables.length > 0) {
+        const sharedDir = target.sharedLocation ?? join(dir, '..', SHARED_DIRECTORY);
+        await makeDirectories(sharedDir);
+        keyed = await writeIncrementalKeyedState(sharedDir, op.keyed, incremental, op.uid, task.subtask, signal);
+        incremental.written(keyed);
+      } else if (op.keyed && op.keyed.tables.length > 0) {
         const name = stateFileName(op.uid, task.subtask, 0);
         const handle = await writeKeyedStateFile(join(dir, name), op.keyed, signal);
         keyed = { ...handle, file: name };
@@ -59,7 +68,7 @@ export const fileCheckpointStorageWorkerView: CheckpointStorageWorkerView = {
     const resolve = (file: string) => (isAbsolute(file) ? file : join(directory, file));
     let since = performance.now();
     for (const handle of state.keyed) {
-      const file = readKeyedStateFile(handle, resolve, backend.keyGroupRange);
+      const file = readKeyedState(handle, resolve, backend.keyGroupRange);
       const target = (info: StoredStateInfo, kg: number) => backend.restoreTarget(info, kg);
       for (const kg of file.keyGroups) {
         file.readKeyGroup(kg, target);

@@ -7,6 +7,7 @@ import type { CheckpointMetadata } from './checkpoint-metadata.ts';
 import { readMetadata, writeMetadata } from './checkpoint-metadata.ts';
 import type { CheckpointStorage } from './checkpoint-storage.ts';
 import { verifyCheckpointFiles } from './verify-checkpoint-files.ts';
+import { SHARED_DIRECTORY, sharedFileBaseName } from './incremental/shared-state-files.ts';
 
 /**
  * Checkpoints as directories (DESIGN §7): `<dir>/<job-id>/chk-<n>/` with `_metadata` and the
@@ -67,6 +68,11 @@ export class FileSystemCheckpointStorage implements CheckpointStorage {
 
   async discard(location: string): Promise<void> {
     await rm(location, { recursive: true, force: true });
+  }
+
+  async discardShared(files: readonly string[]): Promise<void> {
+    if (!this.#jobLocation) return;
+    for (const f of files) await rm(join(this.#jobLocation, SHARED_DIRECTORY, sharedFileBaseName(f)), { force: true });
   }
 
   async discardJob(): Promise<void> {

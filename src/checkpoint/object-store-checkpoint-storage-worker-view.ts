@@ -1,13 +1,20 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, posix } from 'node:path';
 import type { WeirConfig } from '../config/configuration.ts';
 import type { CheckpointStorageWorkerView, StagedRestore } from './checkpoint-storage.ts';
-import { parseNatsObjectLocation } from './checkpoint-location.ts';
+import { natsObjectLocation, parseNatsObjectLocation } from './checkpoint-location.ts';
 import { fileCheckpointStorageWorkerView } from './file-checkpoint-storage-worker-view.ts';
 import { NatsObjectFiles } from './nats/nats-object-files.ts';
 import { objectName, withStaging } from './object-store-checkpoint-storage.ts';
 import type { ChannelStateHandle, TaskRestoreState } from './state-handles.ts';
+import { keyedHandleFiles, resolveStateFile, SHARED_DIRECTORY } from './incremental/shared-state-files.ts';
+
+/**
+ * Staging directories mirror the storage's layout: a checkpoint's own files in `chk/`, the job's
+ * shared files in `shared/` beside it, so that a handle's `../shared/<name>` finds them.
+ */
+const STAGED_CHECKPOINT = 'chk';
 
 /**
  * A subtask's state on the JetStream object store. The files are the file system's, written by
@@ -25,8 +32,12 @@ export class ObjectStoreCheckpointStorageWorkerView implements CheckpointStorage
 
   async writeSnapshot(...[target, captured, task, signal]: Parameters<CheckpointStorageWorkerView['writeSnapshot']>): ReturnType<CheckpointStorageWorkerView['writeSnapshot']> {
     return withStaging(async (dir) => {
-      const snapshot = await fileCheckpointStorageWorkerView.writeSnapshot({ ...target, location: dir }, captured, task, signal);
-      await this.#uploadAll(dir, target.location, signal);
+      const own = join(dir, STAGED_CHECKPOINT);
+      const shared = join(dir, SHARED_DIRECTORY);
+      const snapshot = await fileCheckpointStorageWorkerView.writeSnapshot({ ...target, location: own, sharedLocation: shared }, captured, task, signal);
+      await this.#uploadAll(own, target.location, signal);
+      const { bucket, path } = parseNatsObjectLocation(target.location);
+      await this.#uploadAll(shared, natsObjectLocation({ bucket, path: posix.join(posix.dirname(path), SHARED_DIRECTORY) }), signal);
       return snapshot;
     });
   }
@@ -46,24 +57,26 @@ export class ObjectStoreCheckpointStorageWorkerView implements CheckpointStorage
 
   async restoreKeyed(...[backend, state, location]: Parameters<CheckpointStorageWorkerView['restoreKeyed']>): Promise<void> {
     await withStaging(async (dir) => {
-      await this.#download(location, state.keyed.map((h) => h.file), dir);
-      await fileCheckpointStorageWorkerView.restoreKeyed(backend, state, dir);
+      const own = join(dir, STAGED_CHECKPOINT);
+      await this.#download(location, state.keyed.flatMap((h) => keyedHandleFiles(h).map((f) => f.file)), own);
+      await fileCheckpointStorageWorkerView.restoreKeyed(backend, state, own);
     });
   }
 
   async stageRestore(restore: TaskRestoreState): Promise<StagedRestore> {
-    const dir = await mkdtemp(join(tmpdir(), 'weir-nats-restore-'));
+    const root = await mkdtemp(join(tmpdir(), 'weir-nats-restore-'));
+    const dir = join(root, STAGED_CHECKPOINT);
     try {
       const files = [
-        ...Object.values(restore.operators).flatMap((o) => o.keyed.map((h) => h.file)),
+        ...Object.values(restore.operators).flatMap((o) => o.keyed.flatMap((h) => keyedHandleFiles(h).map((f) => f.file))),
         ...(restore.channels ? [...restore.channels.inputs, ...restore.channels.outputs].map((c) => c.handle.file) : []),
       ];
       await this.#download(restore.directory, files, dir);
     } catch (e) {
-      await rm(dir, { recursive: true, force: true });
+      await rm(root, { recursive: true, force: true });
       throw e;
     }
-    return { location: dir, discard: () => rm(dir, { recursive: true, force: true }) };
+    return { location: dir, discard: () => rm(root, { recursive: true, force: true }) };
   }
 
   async close(): Promise<void> {
@@ -73,7 +86,8 @@ export class ObjectStoreCheckpointStorageWorkerView implements CheckpointStorage
   async #uploadAll(dir: string, location: string, signal?: AbortSignal): Promise<void> {
     const { bucket, path } = parseNatsObjectLocation(location);
     const uploaded: string[] = [];
-    for (const name of await readdir(dir)) {
+    const names = await readdir(dir).catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? [] : Promise.reject(e)));
+    for (const name of names) {
       if (signal?.aborted) break;
       await this.#files.upload(bucket, objectName(path, name), join(dir, name));
       uploaded.push(objectName(path, name));
@@ -89,7 +103,7 @@ export class ObjectStoreCheckpointStorageWorkerView implements CheckpointStorage
     const { bucket, path } = parseNatsObjectLocation(location);
     for (const file of new Set(files)) {
       if (isAbsolute(file)) continue; // a file system path kept by an old snapshot: read where it is
-      if (!(await this.#files.download(bucket, objectName(path, file), join(dir, file)))) {
+      if (!(await this.#files.download(bucket, resolveStateFile(path, file), join(dir, file)))) {
         throw new Error(`state file ${location}/${file} is missing from the object store`);
       }
     }

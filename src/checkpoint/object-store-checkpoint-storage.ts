@@ -6,9 +6,11 @@ import type { WeirConfig } from '../config/configuration.ts';
 import { METADATA_FILE, readMetadata, writeMetadata, type CheckpointMetadata } from './checkpoint-metadata.ts';
 import type { CheckpointStorage } from './checkpoint-storage.ts';
 import { CheckpointCorruptedError } from './checkpoint-storage-error.ts';
+import { MissingSharedStateFileError } from './incremental/missing-shared-state-file-error.ts';
 import { childLocation, natsObjectLocation, parseNatsObjectLocation } from './checkpoint-location.ts';
 import { NatsObjectFiles } from './nats/nats-object-files.ts';
 import { keyedStateFiles, verifyCheckpointFiles } from './verify-checkpoint-files.ts';
+import { resolveStateFile, SHARED_DIRECTORY, sharedFileBaseName } from './incremental/shared-state-files.ts';
 
 /**
  * Checkpoints in a JetStream object store (`execution.checkpointing.dir: nats-obj://<bucket>/<prefix>`),
@@ -80,13 +82,16 @@ export class ObjectStoreCheckpointStorage implements CheckpointStorage {
       }
       try {
         const { metadata } = await readMetadata(dir);
-        for (const file of keyedStateFiles(metadata).keys()) if (!isAbsolute(file)) await this.#files.download(bucket, objectName(path, file), join(dir, file));
-        await verifyCheckpointFiles(metadata, dir);
+        // Shared files are named `../shared/<name>`: staged beside the checkpoint's own as they are stored.
+        const staged = join(dir, 'chk');
+        for (const file of keyedStateFiles(metadata).keys()) if (!isAbsolute(file)) await this.#files.download(bucket, resolveStateFile(path, file), join(staged, file));
+        await verifyCheckpointFiles(metadata, staged);
         return { metadata, location };
       } catch (e) {
         if (!(e instanceof CheckpointCorruptedError)) throw e;
         // Name the object, not the staging copy.
-        const file = childLocation(location, relative(dir, e.file));
+        const file = childLocation(location, relative(join(dir, 'chk'), e.file));
+        if (e instanceof MissingSharedStateFileError) throw new MissingSharedStateFileError(file, e.checkpointId, e.sharedFile);
         throw new CheckpointCorruptedError(file, e.message.slice(e.file.length + 2));
       }
     });
@@ -95,6 +100,12 @@ export class ObjectStoreCheckpointStorage implements CheckpointStorage {
   async discard(location: string): Promise<void> {
     const { bucket, path } = parseNatsObjectLocation(location);
     await this.#files.deleteBelow(bucket, path);
+  }
+
+  async discardShared(files: readonly string[]): Promise<void> {
+    if (!this.#jobLocation) return;
+    const { bucket, path } = parseNatsObjectLocation(this.#jobLocation);
+    for (const f of files) await this.#files.delete(bucket, objectName(path, `${SHARED_DIRECTORY}/${sharedFileBaseName(f)}`));
   }
 
   async discardJob(): Promise<void> {

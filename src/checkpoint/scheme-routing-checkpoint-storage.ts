@@ -57,6 +57,10 @@ export class SchemeRoutingCheckpointStorage implements CheckpointStorage {
     return this.#for(location).discard(location);
   }
 
+  discardShared(files: readonly string[]): Promise<void> {
+    return this.#primary.discardShared(files);
+  }
+
   discardJob(): Promise<void> {
     return this.#primary.discardJob();
   }

@@ -2,7 +2,7 @@ import { isAbsolute, join } from 'node:path';
 import type { Key } from '../state/key-group.ts';
 import type { SerializerSnapshot } from '../serialization/serializer-snapshot.ts';
 import { readMetadata, type CheckpointMetadata } from './checkpoint-metadata.ts';
-import { readKeyedStateFile } from './keyed-state-file.ts';
+import { readKeyedState } from './incremental/incremental-keyed-state-reader.ts';
 import { restoreSerializer } from '../serialization/serializer-for.ts';
 
 export interface ReadKeyedState {
@@ -43,7 +43,7 @@ export async function readSnapshot(path: string, only?: { uid?: string }): Promi
     const operator: Record<string, { mode: string; values: unknown[]; serializer?: SerializerSnapshot }> = {};
     for (const sub of op.subtasks) {
       if (sub.keyed) {
-        const file = readKeyedStateFile(sub.keyed, resolve, { start: 0, end: op.maxParallelism - 1 });
+        const file = readKeyedState(sub.keyed, resolve, { start: 0, end: op.maxParallelism - 1 });
         for (const kg of file.keyGroups) {
           file.readKeyGroup(kg, (info, g) => {
             let s = keyed.get(info.name);

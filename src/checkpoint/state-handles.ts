@@ -30,6 +30,18 @@ export interface KeyedStateHandle {
   readonly entries: number;
   readonly bytes: number;
   readonly crc32: number;
+  /**
+   * Incremental checkpoints: the file is a shared one (`../shared/<name>`, shared-state-files.ts)
+   * and this is the checkpoint that wrote it; a file is written for one checkpoint only.
+   */
+  readonly writtenBy?: number;
+  /**
+   * Incremental checkpoints: this handle's file is a full base, and these are the files of the
+   * changes since, oldest first (keyed-state-file.ts's format; a state listed with kind
+   * `removed` holds keys removed since the file before). A restore reads the base and applies
+   * each delta, key group by key group (incremental-keyed-state-reader.ts).
+   */
+  readonly deltas?: readonly KeyedStateHandle[];
 }
 
 /** In-flight data of one channel captured by an unaligned checkpoint. */

@@ -3,6 +3,8 @@ import { isAbsolute, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { CheckpointMetadata } from './checkpoint-metadata.ts';
 import { CheckpointCorruptedError } from './checkpoint-storage-error.ts';
+import { MissingSharedStateFileError } from './incremental/missing-shared-state-file-error.ts';
+import { isSharedFile, keyedHandleFiles } from './incremental/shared-state-files.ts';
 
 /**
  * Reads every state file a checkpoint refers to and checks size and checksum, before any
@@ -15,6 +17,7 @@ export async function verifyCheckpointFiles(metadata: CheckpointMetadata, direct
     try {
       fh = await open(path, 'r');
     } catch (e) {
+      if (isSharedFile(file)) throw new MissingSharedStateFileError(path, metadata.checkpointId, file, { cause: e });
       throw new CheckpointCorruptedError(path, `state file is missing: ${(e as Error).message}`);
     }
     try {
@@ -35,9 +38,12 @@ export async function verifyCheckpointFiles(metadata: CheckpointMetadata, direct
   }
 }
 
-/** The keyed state files a checkpoint's metadata names (relative to it, or absolute for an old snapshot), with their recorded size and checksum. */
+/**
+ * The keyed state files a checkpoint's metadata names (relative to it, or absolute for an old
+ * snapshot), with their recorded size and checksum: an incremental handle's base and deltas too.
+ */
 export function keyedStateFiles(metadata: CheckpointMetadata): Map<string, { bytes: number; crc32: number }> {
   const files = new Map<string, { bytes: number; crc32: number }>();
-  for (const op of metadata.operators) for (const s of op.subtasks) if (s.keyed) files.set(s.keyed.file, { bytes: s.keyed.bytes, crc32: s.keyed.crc32 });
+  for (const op of metadata.operators) for (const s of op.subtasks) if (s.keyed) for (const h of keyedHandleFiles(s.keyed)) files.set(h.file, { bytes: h.bytes, crc32: h.crc32 });
   return files;
 }

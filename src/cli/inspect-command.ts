@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { keyedBytes } from '../checkpoint/incremental/keyed-state-size.ts';
 import { resolve } from 'node:path';
 import { readSnapshot } from '../checkpoint/snapshot-reader.ts';
 import { describeSnapshot } from '../serialization/incompatible-serializer-error.ts';
@@ -75,9 +76,11 @@ export async function inspectCommand(path: string, o: InspectOptions): Promise<n
         subtasks: meta.subtasks.map((s) => ({
           subtask: s.subtask,
           keyGroups: s.keyed && s.keyed.keyGroups.length > 0 ? `${s.keyed.keyGroups[0]!.keyGroup}..${s.keyed.keyGroups.at(-1)!.keyGroup}` : null,
+          // An incremental handle: its base's entries; the bytes of every file a restore reads.
           entries: s.keyed?.entries ?? 0,
-          bytes: s.keyed?.bytes ?? 0,
+          bytes: keyedBytes(s.keyed),
           ...(s.keyed ? { stateFileFormat: s.keyed.format ?? 1 } : {}),
+          ...(s.keyed?.deltas ? { incremental: { base: s.keyed.file, deltas: s.keyed.deltas.map((d) => d.file) } } : {}),
         })),
         keyedStates: op.keyed.map((s) => ({
           name: s.name,

@@ -115,12 +115,13 @@ export async function checkpointsCommand(jobId: string, o: RemoteOptions & { lim
   }
   const c = r.counts;
   const lines = [`checkpoints of job ${jobId}: ${c.completed} completed, ${c.failed} failed, ${c.in_progress} in progress, ${c.restored} restored`, ''];
-  lines.push('  ID  STATUS       TYPE        TRIGGERED     DURATION       SIZE  PERSISTED  ACKED');
+  // SIZE is the full state (Flink's state_size), CHECKPOINTED what the checkpoint wrote (checkpointed_size): less with incremental checkpoints.
+  lines.push('  ID  STATUS       TYPE        TRIGGERED     DURATION       SIZE  CHECKPOINTED  PERSISTED  ACKED');
   for (const h of r.history.slice(0, Number(o.limit ?? 20))) {
     const type = h.is_savepoint ? 'savepoint' : h.unaligned ? 'unaligned' : 'checkpoint';
     const time = new Date(h.trigger_timestamp).toISOString().slice(11, 23);
     lines.push(
-      `${String(h.id).padStart(4)}  ${h.status.padEnd(11)}  ${type.padEnd(10)}  ${time}  ${`${h.end_to_end_duration} ms`.padStart(9)}  ${size(h.state_size).padStart(9)}  ${size(h.persisted_data).padStart(9)}  ${h.num_acknowledged_subtasks}/${h.num_subtasks}`,
+      `${String(h.id).padStart(4)}  ${h.status.padEnd(11)}  ${type.padEnd(10)}  ${time}  ${`${h.end_to_end_duration} ms`.padStart(9)}  ${size(h.state_size).padStart(9)}  ${size(h.checkpointed_size).padStart(12)}  ${size(h.persisted_data).padStart(9)}  ${h.num_acknowledged_subtasks}/${h.num_subtasks}`,
     );
     if (h.failure_message) lines.push(`        reason: ${h.failure_message}`);
     if (h.failure_hint) lines.push(`        hint: ${h.failure_hint}`);

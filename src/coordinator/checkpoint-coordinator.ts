@@ -17,6 +17,8 @@ import type { CompletedCheckpoint } from './completed-checkpoint.ts';
 import { CompletedCheckpointStore } from './completed-checkpoint-store.ts';
 import { expiredCheckpointReport } from './expired-checkpoint-report.ts';
 import { PendingCheckpoint } from './pending-checkpoint.ts';
+import { filesWrittenFor, sharedStateFiles } from '../checkpoint/incremental/shared-state-files.ts';
+import type { TaskStateSnapshot } from '../checkpoint/state-handles.ts';
 
 /**
  * The JobMaster's checkpoint coordinator (DESIGN §4): triggers checkpoints at the sources,
@@ -207,11 +209,13 @@ export class CheckpointCoordinator implements Stoppable {
     const c = this.#d.config;
     const timestamp = this.#d.clock.now();
     const unaligned = request.type === 'checkpoint' && c['execution.checkpointing.unaligned.enabled'];
+    const incrementalBase = this.#incrementalBase(request, id);
     const options: CheckpointOptions = {
       type: request.type,
       unaligned: unaligned && c['execution.checkpointing.aligned-checkpoint-timeout'] === 0,
       alignedTimeout: unaligned ? c['execution.checkpointing.aligned-checkpoint-timeout'] : 0,
       targetDir: request.targetDir ?? this.#d.storage.checkpointLocation(id),
+      ...(incrementalBase !== undefined ? { incrementalBase } : {}),
     };
     const stats = this.stats.triggered(id, request.type === 'savepoint', timestamp, this.#expected.length);
     const pending = new PendingCheckpoint(id, timestamp, options, this.#expected, stats);
@@ -226,6 +230,27 @@ export class CheckpointCoordinator implements Stoppable {
     return pending.done.then(() => this.#completedById(id));
   }
 
+  /**
+   * Incremental checkpoints build on the latest completed one: its shared files are pinned for
+   * checkpoint `id` until it is done (registered under its id, replaced by its own files when it
+   * completes, released when it does not), so that no checkpoint completing meanwhile can subsume
+   * them away. Savepoints are always full and canonical.
+   */
+  #incrementalBase(request: TriggerRequest, id: number): number | null | undefined {
+    if (request.type !== 'checkpoint' || !this.#d.config['execution.checkpointing.incremental']) return undefined;
+    const base = this.store.latest();
+    if (base === undefined) return null;
+    this.store.shared.register(id, this.store.shared.filesOf(base.id));
+    return base.id;
+  }
+
+  /** A checkpoint that will not complete lets go of its pin, and of the shared files written for it alone. */
+  async #discardShared(id: number, states: Iterable<TaskStateSnapshot>): Promise<void> {
+    const freed = this.store.shared.release(id);
+    const written = [...states].flatMap((s) => filesWrittenFor(s.operators.map((o) => o.keyed), id).map((f) => f.file));
+    await this.store.discardShared([...new Set([...freed, ...written.filter((f) => this.store.shared.references(f) === 0)])], id);
+  }
+
   #completedById(id: number): CompletedCheckpoint {
     const cp = this.#completed.get(id)!;
     this.#completed.delete(id);
@@ -234,7 +259,11 @@ export class CheckpointCoordinator implements Stoppable {
 
   receiveAck(m: CheckpointAcknowledgement): void {
     const p = this.#pending.get(m.checkpointId);
-    if (!p) return;
+    if (!p) {
+      // Too late (the checkpoint was aborted): shared files written for it alone are nobody's.
+      if (!this.store.all().some((c) => c.id === m.checkpointId)) void this.#discardShared(m.checkpointId, [m.state]);
+      return;
+    }
     if (p.acknowledge(taskKey(m.vertexId, m.subtask), m.state, m.figures) !== 'SUCCESS') return;
     this.stats.acknowledged(p.stats, { ...m.figures, vertexId: m.vertexId, subtask: m.subtask, ackTimestamp: this.#d.clock.now() });
     if (p.isFullyAcknowledged) {
@@ -264,6 +293,11 @@ export class CheckpointCoordinator implements Stoppable {
       return;
     }
     const metadata = buildCheckpointMetadata(this.#d.jobId, this.#d.jobGraph, p, this.#d.clock.now());
+    const gone = this.#discardedSharedFiles(p, metadata);
+    if (gone.length > 0) {
+      await this.#discardIncomplete(p, { code: 'FINALIZE_CHECKPOINT_FAILURE', message: `shared state file ${gone[0]} it builds on was discarded before it completed${gone.length > 1 ? ` (and ${gone.length - 1} more)` : ''}` });
+      return;
+    }
     try {
       await this.#d.storage.writeMetadata(p.options.targetDir, metadata);
     } catch (e) {
@@ -298,7 +332,10 @@ export class CheckpointCoordinator implements Stoppable {
     this.stats.completed(p.stats, p.options.targetDir, completedAt);
     this.#failures.succeeded();
     this.#lastCompletion = completedAt;
-    if (p.options.type === 'checkpoint' && (await this.store.add(checkpoint))) this.#d.notifyComplete(p.id, { unaligned: p.stats.unaligned });
+    if (p.options.type === 'checkpoint') {
+      if (await this.store.add(checkpoint)) this.#d.notifyComplete(p.id, { unaligned: p.stats.unaligned });
+      else await this.#discardShared(p.id, [...p.acks.values()].map((a) => a.state));
+    }
     // Older pending checkpoints can never be the latest now: drop them (not a failure).
     for (const older of [...this.#pending.values()]) {
       if (older.id < p.id && older.options.type === 'checkpoint') this.#abort(older, { code: 'CHECKPOINT_SUBSUMED', message: `subsumed by checkpoint ${p.id}` });
@@ -308,6 +345,18 @@ export class CheckpointCoordinator implements Stoppable {
     this.#d.onCompleted?.(checkpoint);
     p.resolve();
     this.#schedule();
+  }
+
+  /**
+   * Shared files the checkpoint names that are neither held by a checkpoint (its own pin among
+   * them) nor written for it: deleted already, so it could never be restored. Only concurrent
+   * checkpoints could bring that about (with one at a time, a checkpoint's base is retained until it is done).
+   */
+  #discardedSharedFiles(p: PendingCheckpoint, metadata: ReturnType<typeof buildCheckpointMetadata>): string[] {
+    const names = sharedStateFiles(metadata);
+    if (names.length === 0) return [];
+    const written = new Set([...p.acks.values()].flatMap((a) => filesWrittenFor(a.state.operators.map((o) => o.keyed), p.id).map((f) => f.file)));
+    return names.filter((f) => !written.has(f) && this.store.shared.references(f) === 0);
   }
 
   async #expire(p: PendingCheckpoint, timeout: number): Promise<void> {
@@ -332,6 +381,7 @@ export class CheckpointCoordinator implements Stoppable {
     this.#d.notifyAborted(p.id, failure.message);
     // A savepoint's directory is always one of its own (sp-<job>-<random>), so it goes too.
     await this.#d.storage.discard(p.options.targetDir).catch(() => {});
+    await this.#discardShared(p.id, [...p.acks.values()].map((a) => a.state));
   }
 
   #failed(p: PendingCheckpoint, failure: CheckpointFailureReport): void {

@@ -1,4 +1,4 @@
-import { METADATA_VERSION, type CheckpointMetadata, type OperatorStateMetadata } from '../checkpoint/checkpoint-metadata.ts';
+import { INCREMENTAL_METADATA_VERSION, METADATA_VERSION, type CheckpointMetadata, type OperatorStateMetadata } from '../checkpoint/checkpoint-metadata.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
 import { taskKey } from '../ids/task-key.ts';
 import type { PendingCheckpoint } from './pending-checkpoint.ts';
@@ -27,8 +27,10 @@ export function buildCheckpointMetadata(jobId: string, graph: JobGraph, p: Pendi
       operators.push({ uid: op.uid, operatorId: op.operatorId, name: op.name, vertexId: vertex.id, parallelism: vertex.parallelism, maxParallelism: vertex.maxParallelism, subtasks });
     }
   }
+  // Format 5 only where shared files are named: full checkpoints and savepoints stay readable by a weir of format 4.
+  const incremental = operators.some((o) => o.subtasks.some((s) => s.keyed?.writtenBy !== undefined));
   return {
-    formatVersion: METADATA_VERSION,
+    formatVersion: incremental ? INCREMENTAL_METADATA_VERSION : METADATA_VERSION,
     jobId,
     checkpointId: p.id,
     type: p.options.type,

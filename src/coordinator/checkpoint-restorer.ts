@@ -2,6 +2,8 @@ import { isTwoPhaseCommittingSink } from '../api/two-phase-committing-sink.ts';
 import type { CheckpointStorage } from '../checkpoint/checkpoint-storage.ts';
 import { CheckpointCorruptedError } from '../checkpoint/checkpoint-storage-error.ts';
 import type { TaskRestoreState } from '../checkpoint/state-handles.ts';
+import type { CheckpointMetadata } from '../checkpoint/checkpoint-metadata.ts';
+import { sharedStateFiles } from '../checkpoint/incremental/shared-state-files.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
 import { taskKey, type TaskKey } from '../ids/task-key.ts';
 import type { Logger } from '../log/logger.ts';
@@ -30,6 +32,8 @@ export interface CheckpointRestorerDeps {
   /** execution.checkpointing.fallback-past-committed: whether a fallback may commit output twice. */
   readonly fallbackPastCommitted: 'fail' | 'allow';
   readonly onRestored: (restore: Restore) => void;
+  /** The job's id: a checkpoint of its own given as a path (a JobManager that started again) is retained as its own. */
+  readonly jobId?: string;
 }
 
 /**
@@ -49,6 +53,7 @@ export class CheckpointRestorer {
   /** A savepoint or retained checkpoint (directory or `_metadata`): every state must find its operator unless `allowNonRestored`. */
   async fromPath(path: string, allowNonRestored: boolean): Promise<Restore> {
     const { metadata, location } = await this.#d.storage.readForRestore(path);
+    await this.#adoptOwn(metadata, location);
     const restore = { checkpointId: metadata.checkpointId, location, isSavepoint: metadata.type === 'savepoint', assigned: assignState(metadata, location, this.#d.graph, allowNonRestored), coordinators: metadata.coordinators ?? {} };
     this.#announce(restore);
     return restore;
@@ -103,6 +108,21 @@ export class CheckpointRestorer {
         `(--allow-duplicating-fallback) says: the output ${describeSinks(sinkUids)} committed for checkpoint ${committed.join(', ')} will be committed twice`,
       { ...fields, committedCheckpointIds: committed, sinkUids },
     );
+  }
+
+  /**
+   * A JobManager that starts again restores its job from the latest retained checkpoint, by path:
+   * that checkpoint is the job's own (same job id, in the job's location), so it is retained as if
+   * it had completed here, and the shared files it names are counted again from its `_metadata`
+   * (Flink rebuilds its SharedStateRegistry so): they go once newer checkpoints subsume it and no
+   * longer use them. Another job's checkpoint (NO_CLAIM) is never adopted: its files stay its own.
+   */
+  async #adoptOwn(metadata: CheckpointMetadata, location: string): Promise<void> {
+    const jobLocation = this.#d.storage.jobLocation;
+    // Only checkpoints with shared files: a full one's directory is left where it is, as before.
+    if (sharedStateFiles(metadata).length === 0) return;
+    if (metadata.type !== 'checkpoint' || this.#d.jobId === undefined || metadata.jobId !== this.#d.jobId || !jobLocation || !location.startsWith(`${jobLocation}/`)) return;
+    await this.#d.store.adopt({ id: metadata.checkpointId, type: 'checkpoint', directory: location, triggeredAt: metadata.triggeredAt, completedAt: metadata.completedAt, stateBytes: 0, metadata });
   }
 
   #announce(restore: Restore): void {

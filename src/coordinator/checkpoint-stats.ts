@@ -18,6 +18,8 @@ export interface CheckpointStats {
   numSubtasks: number;
   numAcknowledged: number;
   stateSize: number;
+  /** Bytes written by this checkpoint (incremental checkpoints: only what changed); stateSize is the full size. */
+  checkpointedSize: number;
   processedData: number;
   persistedData: number;
   endToEndDuration: number;
@@ -60,6 +62,7 @@ export class CheckpointStatsTracker {
       numSubtasks,
       numAcknowledged: 0,
       stateSize: 0,
+      checkpointedSize: 0,
       processedData: 0,
       persistedData: 0,
       endToEndDuration: 0,
@@ -82,6 +85,7 @@ export class CheckpointStatsTracker {
     s.numAcknowledged++;
     s.latestAckTimestamp = sub.ackTimestamp;
     s.stateSize += sub.stateBytes;
+    s.checkpointedSize += sub.checkpointedBytes ?? sub.stateBytes;
     s.processedData += sub.processedBytes;
     s.persistedData += sub.persistedBytes;
     s.unaligned ||= sub.unaligned;

@@ -110,6 +110,7 @@ export function createJobServices(o: JobServicesOptions): JobServices {
     ...(o.checkpointIdCounter ? { idCounter: o.checkpointIdCounter } : {}),
   });
   const restorer = new CheckpointRestorer({
+    jobId,
     graph,
     storage,
     store: checkpoints.store,

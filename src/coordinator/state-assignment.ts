@@ -6,6 +6,7 @@ import { taskKey, type TaskKey } from '../ids/task-key.ts';
 import type { ChannelStateHandle, KeyedStateHandle, OperatorRestoreState, OperatorStateMap, RestoredChannelState, TaskRestoreState } from '../checkpoint/state-handles.ts';
 import { keyGroupRangeForSubtask } from '../state/key-group.ts';
 import { RestoreError } from './restore-error.ts';
+import { keyedHandleFiles } from '../checkpoint/incremental/shared-state-files.ts';
 
 /**
  * Hands a snapshot's state to the subtasks of a (possibly rescaled, possibly changed) job:
@@ -126,13 +127,13 @@ function hasChannels(entries: Record<string, ChannelStateHandle> | undefined): b
 }
 
 function hasState(op: OperatorStateMetadata): boolean {
-  return op.subtasks.some((s) => (s.keyed && s.keyed.entries > 0) || Object.values(s.operator).some((e) => e.values.length > 0));
+  return op.subtasks.some((s) => (s.keyed && keyedHandleFiles(s.keyed).some((h) => h.entries > 0)) || Object.values(s.operator).some((e) => e.values.length > 0));
 }
 
 function stateNames(op: OperatorStateMetadata): string[] {
   const names = new Set<string>();
   for (const s of op.subtasks) {
-    for (const st of s.keyed?.states ?? []) names.add(st.name);
+    for (const h of s.keyed ? keyedHandleFiles(s.keyed) : []) for (const st of h.states) if (st.kind !== 'removed') names.add(st.name);
     for (const name of Object.keys(s.operator)) names.add(name);
   }
   return [...names];
@@ -142,7 +143,8 @@ function keyedHandlesFor(stored: OperatorStateMetadata, subtask: number, paralle
   const range = keyGroupRangeForSubtask(subtask, parallelism, maxParallelism);
   return stored.subtasks
     .map((s) => s.keyed)
-    .filter((h): h is KeyedStateHandle => h !== null && h.keyGroups.some((g) => g.keyGroup >= range.start && g.keyGroup <= range.end));
+    // An incremental handle's deltas may hold key groups its base has none of.
+    .filter((h): h is KeyedStateHandle => h !== null && keyedHandleFiles(h).some((f) => f.keyGroups.some((g) => g.keyGroup >= range.start && g.keyGroup <= range.end)));
 }
 
 function operatorStateFor(stored: OperatorStateMetadata, subtask: number, parallelism: number): OperatorStateMap {

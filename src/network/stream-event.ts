@@ -12,6 +12,12 @@ export interface CheckpointOptions {
   readonly alignedTimeout: number;
   /** Absolute directory the subtasks write their state files to (chk-N or the savepoint's). */
   readonly targetDir: string;
+  /**
+   * Incremental checkpoints (execution.checkpointing.incremental): the latest completed checkpoint
+   * when this one was triggered, which keyed state may build on (null: none yet, write a full
+   * base); absent: a full canonical snapshot (a savepoint, or incremental checkpoints off).
+   */
+  readonly incrementalBase?: number | null;
 }
 
 export interface Barrier {

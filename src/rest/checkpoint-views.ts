@@ -38,7 +38,7 @@ function checkpointView(s: CheckpointStats): CheckpointView {
     checkpoint_type: s.isSavepoint ? 'SAVEPOINT' : s.unaligned ? 'UNALIGNED_CHECKPOINT' : 'CHECKPOINT',
     trigger_timestamp: s.triggerTimestamp,
     latest_ack_timestamp: s.latestAckTimestamp,
-    checkpointed_size: s.stateSize,
+    checkpointed_size: s.checkpointedSize,
     state_size: s.stateSize,
     end_to_end_duration: Math.round(s.endToEndDuration),
     alignment_buffered: 0,
@@ -65,7 +65,7 @@ export function checkpointsOverview(m: JobMaster): CheckpointsOverviewView {
   return {
     counts: { restored: stats.counts.restored, total: stats.counts.total, in_progress: stats.counts.inProgress, completed: stats.counts.completed, failed: stats.counts.failed },
     summary: {
-      checkpointed_size: statistics(completed.map((s) => s.stateSize)),
+      checkpointed_size: statistics(completed.map((s) => s.checkpointedSize)),
       state_size: statistics(completed.map((s) => s.stateSize)),
       end_to_end_duration: statistics(completed.map((s) => Math.round(s.endToEndDuration))),
       processed_data: statistics(completed.map((s) => s.processedData)),
@@ -134,7 +134,7 @@ export function checkpointDetails(m: JobMaster, id: number): CheckpointDetailsVi
       vertex_id: v.id,
       name: v.name,
       latest_ack_timestamp: subs.length ? Math.max(...subs.map((x) => x.ackTimestamp)) : -1,
-      checkpointed_size: subs.reduce((n, x) => n + x.stateBytes, 0),
+      checkpointed_size: subs.reduce((n, x) => n + (x.checkpointedBytes ?? x.stateBytes), 0),
       alignment_buffered: 0,
       status: subs.length === v.parallelism ? 'COMPLETED' : s.status === 'FAILED' ? 'FAILED' : 'IN_PROGRESS',
       num_subtasks: v.parallelism,
@@ -163,6 +163,7 @@ export function checkpointSubtasks(m: JobMaster, id: number, vertexId: string): 
       alignment: { processed: pick((x) => x.processedBytes), persisted: pick((x) => x.persistedBytes), duration: pick((x) => Math.round(x.alignmentMs)) },
       start_delay: pick((x) => Math.round(x.startDelayMs)),
       state_size: pick((x) => x.stateBytes),
+      checkpointed_size: pick((x) => x.checkpointedBytes ?? x.stateBytes),
     },
     subtasks: Array.from({ length: v.parallelism }, (_, i): SubtaskCheckpointView => {
       const x = subs.find((y) => y.subtask === i);
@@ -171,7 +172,7 @@ export function checkpointSubtasks(m: JobMaster, id: number, vertexId: string): 
         className: 'completed',
         index: i,
         status: 'completed',
-        checkpointed_size: x.stateBytes,
+        checkpointed_size: x.checkpointedBytes ?? x.stateBytes,
         aborted: false,
         ack_timestamp: x.ackTimestamp,
         end_to_end_duration: x.ackTimestamp - s.triggerTimestamp,

@@ -101,8 +101,8 @@ export const JOB_FIGURES: ReadonlyArray<Figure<JobRow>> = [
     weir: { name: 'weir_last_checkpoint_duration_seconds', type: 'gauge', help: 'End-to-end duration of the latest completed checkpoint.', write: seconds },
   },
   // weir's checkpoints are full ones: the checkpointed size is the full size.
-  { value: latest((s) => s.stateSize), flink: { name: 'lastCheckpointSize', help: 'bytes of state of the latest completed checkpoint (-1: none).', write: orNone }, rest: {}, weir: { name: 'weir_last_checkpoint_size_bytes', type: 'gauge', help: 'State size of the latest completed checkpoint.', write: orZero } },
-  { value: latest((s) => s.stateSize), flink: { name: 'lastCheckpointFullSize', help: 'bytes of state of the latest completed checkpoint (-1: none).', write: orNone } },
+  { value: latest((s) => s.checkpointedSize), flink: { name: 'lastCheckpointSize', help: 'bytes the latest completed checkpoint wrote (incremental: only what changed; -1: none).', write: orNone }, rest: {} },
+  { value: latest((s) => s.stateSize), flink: { name: 'lastCheckpointFullSize', help: 'bytes of state of the latest completed checkpoint (-1: none).', write: orNone }, weir: { name: 'weir_last_checkpoint_size_bytes', type: 'gauge', help: 'State size of the latest completed checkpoint.', write: orZero } },
   { value: latest((s) => s.processedData), flink: { name: 'lastCheckpointProcessedData', help: 'bytes processed during the alignment of the latest completed checkpoint (-1: none).', write: orNone } },
   {
     value: latest((s) => s.persistedData),

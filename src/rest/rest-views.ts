@@ -329,6 +329,7 @@ export interface CheckpointSubtasksView {
     readonly alignment: { readonly processed: StatisticsView; readonly persisted: StatisticsView; readonly duration: StatisticsView };
     readonly start_delay: StatisticsView;
     readonly state_size: StatisticsView;
+    readonly checkpointed_size: StatisticsView;
   };
   /** One per subtask, by index. */
   readonly subtasks: readonly SubtaskCheckpointView[];

@@ -82,6 +82,12 @@ export interface TaskFigures {
   readonly processedBytes: number;
   readonly persistedBytes: number;
   readonly stateBytes: number;
+  /**
+   * Bytes this checkpoint wrote (Flink's checkpointed size): with incremental checkpoints only the
+   * new shared files, which stateBytes (the full size, every file it references) exceeds; absent
+   * (an older TaskManager): stateBytes.
+   */
+  readonly checkpointedBytes?: number;
   readonly unaligned: boolean;
 }
 

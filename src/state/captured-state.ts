@@ -2,6 +2,26 @@ import type { StateDescriptor } from '../api/state-descriptors.ts';
 import type { KeyGroupRange } from './key-group.ts';
 import type { OperatorStateEntry } from './operator-state-backend.ts';
 import type { TableSnapshot } from './state-table.ts';
+import type { KeyedStateHandle } from '../checkpoint/state-handles.ts';
+import type { IncrementalPlan } from './incremental/incremental-snapshots.ts';
+
+/** One state's view in a captured snapshot. */
+export interface CapturedTable {
+  readonly descriptor: StateDescriptor;
+  readonly snapshot: TableSnapshot<unknown>;
+}
+
+/** An incremental checkpoint's part of a captured snapshot (incremental-snapshots.ts). */
+export interface CapturedIncrementalState {
+  readonly plan: IncrementalPlan;
+  /**
+   * With a base: the entries changed since it and, under removedKeysDescriptor, the keys removed
+   * since it. Released with the rest of the snapshot.
+   */
+  readonly tables: readonly CapturedTable[];
+  /** The asynchronous part wrote the checkpoint as `handle` (a later one may build on it once it completes). */
+  written(handle: KeyedStateHandle): void;
+}
 
 /**
  * The result of a snapshot's synchronous part for one operator: cheap views (copy-on-write
@@ -12,7 +32,9 @@ export interface CapturedKeyedState {
   readonly uid: string;
   readonly keyGroupRange: KeyGroupRange;
   readonly maxParallelism: number;
-  readonly tables: ReadonlyArray<{ readonly descriptor: StateDescriptor; readonly snapshot: TableSnapshot<unknown> }>;
+  readonly tables: readonly CapturedTable[];
+  /** Incremental checkpoints: what to write instead of `tables` into the shared files (absent: a full canonical snapshot). */
+  readonly incremental?: CapturedIncrementalState;
 }
 
 export interface CapturedOperatorState {

@@ -3,7 +3,8 @@ import { heapStateBackend } from './heap-state-backend.ts';
 import { LmdbStateBackend } from './lmdb/lmdb-state-backend.ts';
 import type { StateBackend } from './state-backend.ts';
 
-type StateBackendConfig = Pick<WeirConfig, 'state.backend.type' | 'state.backend.lmdb.localdir' | 'state.backend.lmdb.cache-entries'>;
+type StateBackendConfig = Pick<WeirConfig, 'state.backend.type' | 'state.backend.lmdb.localdir' | 'state.backend.lmdb.cache-entries'> &
+  Partial<Pick<WeirConfig, 'execution.checkpointing.incremental' | 'execution.checkpointing.incremental.max-deltas'>>;
 
 /** The state backend `state.backend.type` names, with its settings. */
 export function createStateBackend(config: StateBackendConfig): StateBackend {
@@ -11,6 +12,10 @@ export function createStateBackend(config: StateBackendConfig): StateBackend {
     case 'heap':
       return heapStateBackend;
     case 'lmdb':
-      return new LmdbStateBackend({ localDir: config['state.backend.lmdb.localdir'], cacheEntries: config['state.backend.lmdb.cache-entries'] });
+      return new LmdbStateBackend({
+        localDir: config['state.backend.lmdb.localdir'],
+        cacheEntries: config['state.backend.lmdb.cache-entries'],
+        incremental: config['execution.checkpointing.incremental'] === true ? { maxDeltas: config['execution.checkpointing.incremental.max-deltas'] ?? 10 } : null,
+      });
   }
 }

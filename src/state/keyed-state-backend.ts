@@ -12,6 +12,7 @@ import type { CapturedKeyedState } from './captured-state.ts';
 import type { InPlaceAggregate } from './in-place-aggregate.ts';
 import type { Key, KeyGroupRange } from './key-group.ts';
 import type { StoredStateInfo } from './stored-state-info.ts';
+import type { SnapshotRequest } from './incremental/incremental-snapshots.ts';
 
 export type { StoredStateInfo } from './stored-state-info.ts';
 
@@ -75,8 +76,12 @@ export interface KeyedStateBackend {
    * it, another value to replace it, or undefined to remove it. It does not change the current key.
    */
   sweep(stateName: string, count: number, fn: (value: unknown) => unknown): void;
-  /** The synchronous part of a snapshot: views of every state that the asynchronous part writes. */
-  snapshot(): CapturedKeyedState;
+  /**
+   * The synchronous part of a snapshot: views of every state that the asynchronous part writes.
+   * `request` says which checkpoint it is for; a backend with incremental checkpoints adds what
+   * changed since the checkpoint it builds on (CapturedKeyedState.incremental).
+   */
+  snapshot(request?: SnapshotRequest): CapturedKeyedState;
   /**
    * The attempt is over: let go of the state (a handle of one attempt, closed). A snapshot whose
    * asynchronous part is still being written stays readable until it is released.

@@ -15,6 +15,7 @@ import { CheckpointAbortedError } from './checkpointing/checkpoint-aborted-error
 import type { OperatorChain } from './operator-chain.ts';
 import type { RecordWriter } from './record-writer.ts';
 import { operatorStateBytes } from '../checkpoint/operator-state-size.ts';
+import { keyedBytes, keyedBytesWritten } from '../checkpoint/incremental/keyed-state-size.ts';
 
 /** The channel state of an unaligned (or converted) checkpoint, once it is all known. */
 interface ChannelStateToWrite {
@@ -82,7 +83,8 @@ export class SubtaskCheckpointCoordinator {
     const { chain, writers } = this.#s;
     await chain.prepareSnapshot(barrier.checkpointId, barrier.options.type);
     const parts = chain.snapshotAsync(barrier.checkpointId);
-    const captured = chain.members.map((m) => ({ uid: m.uid, operatorId: m.operatorId, operator: m.operatorState.snapshot(), keyed: m.keyedState?.snapshot() ?? null }));
+    const request = { checkpointId: barrier.checkpointId, type: barrier.options.type, ...(barrier.options.incrementalBase !== undefined ? { incrementalBase: barrier.options.incrementalBase } : {}) };
+    const captured = chain.members.map((m) => ({ uid: m.uid, operatorId: m.operatorId, operator: m.operatorState.snapshot(), keyed: m.keyedState?.snapshot(request) ?? null }));
     let channels: ChannelStateToWrite | undefined;
     if (barrier.options.unaligned) {
       const outputs: Array<[ChannelStateKey, unknown[]]> = [];
@@ -133,7 +135,7 @@ export class SubtaskCheckpointCoordinator {
     const { captured, complete } = completing;
     const releaseSnapshots = () => {
       this.#writing.delete(checkpointId);
-      for (const c of captured) for (const t of c.keyed?.tables ?? []) t.snapshot.release();
+      for (const c of captured) for (const t of [...(c.keyed?.tables ?? []), ...(c.keyed?.incremental?.tables ?? [])]) t.snapshot.release();
     };
     // An expired or aborted checkpoint must not hold its snapshot (and every later snapshot's
     // copy-on-write) for as long as a slow or hung write takes: it is released at once.
@@ -161,7 +163,8 @@ export class SubtaskCheckpointCoordinator {
           startDelayMs: alignment.startDelayMs,
           processedBytes: alignment.processedBytes,
           persistedBytes: persisted,
-          stateBytes: operators.operators.reduce((n, o) => n + (o.keyed?.bytes ?? 0) + operatorStateBytes(o.operator), 0) + persisted,
+          stateBytes: operators.operators.reduce((n, o) => n + keyedBytes(o.keyed) + operatorStateBytes(o.operator), 0) + persisted,
+          checkpointedBytes: operators.operators.reduce((n, o) => n + keyedBytesWritten(o.keyed, checkpointId) + operatorStateBytes(o.operator), 0) + persisted,
           unaligned,
         };
         this.#s.log.debug(`acknowledged checkpoint ${checkpointId}`, { checkpointId, syncMs: Math.round(syncMs), asyncMs: Math.round(figures.asyncMs), alignmentMs: Math.round(alignmentMs), stateBytes: figures.stateBytes });

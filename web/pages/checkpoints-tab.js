@@ -191,7 +191,7 @@ function chartCard(all, now) {
 
 /** @param {readonly CheckpointView[]} history newest first @param {number | null} selected */
 function historyCard(history, selected) {
-  const heads = ['ID', 'Status', 'Type', 'Triggered', 'Duration', 'Checkpointed size', 'Processed in-flight', 'Persisted in-flight', 'Acknowledged', 'Failure reason'];
+  const heads = ['ID', 'Status', 'Type', 'Triggered', 'Duration', 'Checkpointed size', 'Full size', 'Processed in-flight', 'Persisted in-flight', 'Acknowledged', 'Failure reason'];
   return h(
     'section',
     { class: 'card' },
@@ -202,7 +202,7 @@ function historyCard(history, selected) {
       h(
         'table',
         { class: 'table history' },
-        h('thead', null, h('tr', null, ...heads.map((t, i) => h('th', { class: i === 0 || (i >= 4 && i <= 8) ? 'num' : null }, t)))),
+        h('thead', null, h('tr', null, ...heads.map((t, i) => h('th', { class: i === 0 || (i >= 4 && i <= 9) ? 'num' : null }, t)))),
         h(
           'tbody',
           null,
@@ -226,6 +226,7 @@ function historyCard(history, selected) {
                   h('td', null, time(c.trigger_timestamp)),
                   h('td', { class: 'num' }, duration(took(c))),
                   h('td', { class: 'num' }, bytes(c.checkpointed_size)),
+                  h('td', { class: 'num' }, bytes(c.state_size)),
                   h('td', { class: 'num' }, bytes(c.processed_data)),
                   h('td', { class: 'num' }, bytes(c.persisted_data)),
                   h('td', { class: 'num' }, `${c.num_acknowledged_subtasks}/${c.num_subtasks}`),

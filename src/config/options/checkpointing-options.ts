@@ -16,6 +16,18 @@ export const CHECKPOINTING_OPTIONS = [
   option('execution.checkpointing.max-concurrent-checkpoints').intType().atLeast(1).defaultValue(1).withDescription('Checkpoints in flight at once.'),
   option('execution.checkpointing.tolerable-failed-checkpoints').intType().atLeast(0).defaultValue(0)
     .withDescription('Consecutive failed (expired or declined) checkpoints tolerated before the job fails over.'),
+  option('execution.checkpointing.incremental').booleanType().defaultValue(false)
+    .withDescription(
+      'Incremental checkpoints: each keyed operator subtask writes only the entries changed since the checkpoint it builds on, into files under the job\'s shared/ ' +
+        'that later checkpoints reference too (reference-counted, deleted once no retained checkpoint needs them). Savepoints stay full and self-contained. ' +
+        'The lmdb backend writes deltas; the heap backend writes full checkpoints.',
+    )
+    .withDeprecatedKeys('state.backend.incremental'),
+  option('execution.checkpointing.incremental.max-deltas').intType().between(1, 10_000).defaultValue(10)
+    .withDescription(
+      'Incremental checkpoints: how many deltas follow a full base before a checkpoint writes a full base again (also when the deltas grow larger than their base), ' +
+        'which bounds what a restore reads.',
+    ),
   option('execution.checkpointing.num-retained').intType().atLeast(1).defaultValue(1).withDescription('Completed checkpoints kept on storage.')
     .withDeprecatedKeys('state.checkpoints.num-retained'),
   option('execution.checkpointing.fallback-past-committed').enumType(['fail', 'allow']).defaultValue('fail')

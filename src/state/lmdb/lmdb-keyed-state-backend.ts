@@ -28,6 +28,8 @@ import { currentKeyHandles, type CurrentValue } from './current-key-handles.ts';
 import { LocalStateStorageError, type LocalStateStorageOperation } from './local-state-storage-error.ts';
 import { lmdbNative } from './lmdb-native.ts';
 import { lmdbTableSnapshot } from './lmdb-table-snapshot.ts';
+import { lmdbDeltaTables } from './lmdb-delta-tables.ts';
+import { IncrementalSnapshots, type MaterializationPolicy, type SnapshotRequest } from '../incremental/incremental-snapshots.ts';
 import { type CachedEntry, StateCache } from './state-cache.ts';
 import { decodeStateKey, encodeStateKey, statePrefix } from './state-key-bytes.ts';
 import { TtlStates } from '../ttl/ttl-states.ts';
@@ -54,6 +56,8 @@ export interface LmdbKeyedStateBackendOptions {
   readonly cacheEntries: number;
   /** The processing time state TTL goes by (Date.now when not given). */
   readonly now?: () => number;
+  /** Incremental checkpoints (null or absent: off): changed keys are tracked for deltas. */
+  readonly incremental?: MaterializationPolicy | null;
 }
 
 /** LMDB's longest key (its compile-time default, which the npm binaries keep). */
@@ -94,6 +98,8 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
   readonly #sweeps = new Map<string, { keyGroup: number; after: Buffer | undefined }>();
   #cacheHits = 0;
   #cacheMisses = 0;
+  /** Incremental checkpoints: the keys changed between snapshots and the handles written (undefined: off). */
+  readonly #incremental: IncrementalSnapshots | undefined;
 
   constructor(keyGroupRange: KeyGroupRange, maxParallelism: number, uid: string, describe: () => string, options: LmdbKeyedStateBackendOptions) {
     this.keyGroupRange = keyGroupRange;
@@ -103,6 +109,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#ttl = new TtlStates(this, this.#now);
+    this.#incremental = options.incremental ? new IncrementalSnapshots(options.incremental) : undefined;
     // Durability is the checkpoint's: the local store is thrown away on every restart, so it need not be synced.
     this.#db = this.#storage('open', () => lmdbNative().open<Buffer, Buffer>({ path: options.path, keyEncoding: 'binary', encoding: 'binary', noSync: true, noMetaSync: true, cache: false, compression: false }));
   }
@@ -258,11 +265,14 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     for (const item of entries) if (item[1].dirty) changed.push(item);
     if (changed.length === 0) return;
     const db = this.#db;
+    const incremental = this.#incremental;
+    const name = state.descriptor.name;
     let key: Key;
     try {
       this.#storage('write', () => db.transactionSync(() => {
         for (const [k, e] of changed) {
           key = k;
+          incremental?.markDirty(name, e.keyGroup, k);
           const bytes = this.#keyBytes(e.keyGroup, state, k);
           if (e.value === undefined) db.removeSync(bytes);
           else db.putSync(bytes, state.bytes.encode(e.value) as Buffer);
@@ -337,6 +347,8 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
       );
     }
     if (stored !== undefined) {
+      // The state's serializer (so its info in the files) may change: a delta cannot follow files written with the other.
+      this.#incremental?.requireFull();
       this.#claim(existing, stored, descriptor);
       existing.descriptor = descriptor;
       existing.restoredAs = undefined;
@@ -391,27 +403,40 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     }
   }
 
-  snapshot(): CapturedKeyedState {
+  snapshot(request?: SnapshotRequest): CapturedKeyedState {
     const states = [...this.#states.values()];
     this.#flush(states);
     const base = { uid: this.uid, keyGroupRange: this.keyGroupRange, maxParallelism: this.maxParallelism };
+    const plan = this.#incremental?.plan(request);
     if (states.length === 0) return { ...base, tables: [] };
     const transaction = this.#db.useReadTransaction();
     this.#openSnapshots++;
-    let open = states.length;
+    const delta = plan !== undefined && plan.changed !== null;
+    let open = delta ? states.length * 3 : states.length;
     const release = () => {
       if (--open > 0) return;
       transaction.done();
       this.#openSnapshots--;
       if (this.#closed) this.#closeStore();
     };
-    return {
-      ...base,
-      tables: withSnapshotCleanup(
-        states.map((s) => ({ descriptor: s.descriptor, snapshot: lmdbTableSnapshot(this.#db, transaction, this.keyGroupRange, s.id, s.bytes.decodeStored, release) })),
-        this.#now(),
-      ),
-    };
+    const tables = withSnapshotCleanup(
+      states.map((s) => ({ descriptor: s.descriptor, snapshot: lmdbTableSnapshot(this.#db, transaction, this.keyGroupRange, s.id, s.bytes.decodeStored, release) })),
+      this.#now(),
+    );
+    if (plan === undefined) return { ...base, tables };
+    const incremental = this.#incremental!;
+    const deltaTables =
+      plan.changed === null
+        ? []
+        : lmdbDeltaTables(
+            this.#db,
+            transaction,
+            this.keyGroupRange,
+            states.map((s) => ({ descriptor: s.descriptor, keyBytes: (kg: number, key: Key) => this.#keyBytes(kg, s, key), decodeStored: s.bytes.decodeStored })),
+            plan.changed,
+            release,
+          );
+    return { ...base, tables, incremental: { plan, tables: deltaTables, written: (handle) => incremental.written(plan.checkpointId, handle) } };
   }
 
   sweep(stateName: string, count: number, fn: (value: unknown) => unknown): void {

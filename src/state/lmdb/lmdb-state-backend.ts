@@ -7,12 +7,15 @@ import { OperatorStateBackend } from '../operator-state-backend.ts';
 import type { KeyedStateBackendParameters, StateBackend } from '../state-backend.ts';
 import { LmdbKeyedStateBackend } from './lmdb-keyed-state-backend.ts';
 import { loadLmdb } from './lmdb-native.ts';
+import type { MaterializationPolicy } from '../incremental/incremental-snapshots.ts';
 
 export interface LmdbStateBackendOptions {
   /** state.backend.lmdb.localdir (null: the system's temporary directory). */
   readonly localDir: string | null;
   /** state.backend.lmdb.cache-entries. */
   readonly cacheEntries: number;
+  /** execution.checkpointing.incremental (null: off): when a delta chain gets a new full base. */
+  readonly incremental?: MaterializationPolicy | null;
 }
 
 const PROCESS_DIR = /^weir-tm-(\d+)$/;
@@ -40,7 +43,7 @@ export class LmdbStateBackend implements StateBackend {
   createKeyedStateBackend(p: KeyedStateBackendParameters): KeyedStateBackend {
     const name = `${p.jobId}-${p.uid.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64)}-${p.subtask}-${p.attempt}-${randomBytes(4).toString('hex')}`;
     const path = join(this.#processDir(), name);
-    return new LmdbKeyedStateBackend(p.keyGroupRange, p.maxParallelism, p.uid, p.describe, { path, cacheEntries: this.#options.cacheEntries, ...(p.now !== undefined ? { now: p.now } : {}) });
+    return new LmdbKeyedStateBackend(p.keyGroupRange, p.maxParallelism, p.uid, p.describe, { path, cacheEntries: this.#options.cacheEntries, incremental: this.#options.incremental, ...(p.now !== undefined ? { now: p.now } : {}) });
   }
 
   createOperatorStateBackend(restored: Parameters<StateBackend['createOperatorStateBackend']>[0], uid: string): OperatorStateBackend {

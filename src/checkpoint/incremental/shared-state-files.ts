@@ -1,0 +1,58 @@
+import { posix } from 'node:path';
+import type { CheckpointMetadata } from '../checkpoint-metadata.ts';
+import type { KeyedStateHandle } from '../state-handles.ts';
+
+/**
+ * Incremental checkpoints keep keyed state in files shared by several checkpoints, under the job
+ * location's `shared/` (DESIGN §7). A handle names such a file relative to the checkpoint's own
+ * directory (`../shared/<name>`), as it names every other file: a retained checkpoint restored by
+ * another job still finds them beside it, and the same text names the file on a file system and
+ * in an object store.
+ */
+export const SHARED_DIRECTORY = 'shared';
+const SHARED_PREFIX = `../${SHARED_DIRECTORY}/`;
+
+/** The handle's name of a shared file called `name`. */
+export function sharedFileName(name: string): string {
+  return `${SHARED_PREFIX}${name}`;
+}
+
+export function isSharedFile(file: string): boolean {
+  return file.startsWith(SHARED_PREFIX);
+}
+
+/** The shared file's own name (what the `shared/` directory lists), from a handle's name of it. */
+export function sharedFileBaseName(file: string): string {
+  return file.slice(SHARED_PREFIX.length);
+}
+
+/** A file a handle names, resolved against the checkpoint's location (posix: object names and paths alike). */
+export function resolveStateFile(location: string, file: string): string {
+  if (file.startsWith('/')) return file;
+  return posix.normalize(posix.join(location, file));
+}
+
+/** Every file of one keyed state handle, base first, then its deltas in order. */
+export function keyedHandleFiles(handle: KeyedStateHandle): KeyedStateHandle[] {
+  const { deltas, ...base } = handle;
+  return [base, ...(deltas ?? [])];
+}
+
+/** The shared files a checkpoint references (as its handles name them), each once. */
+export function sharedStateFiles(metadata: CheckpointMetadata): string[] {
+  const files = new Set<string>();
+  for (const op of metadata.operators) {
+    for (const s of op.subtasks) {
+      if (!s.keyed) continue;
+      for (const h of keyedHandleFiles(s.keyed)) if (isSharedFile(h.file)) files.add(h.file);
+    }
+  }
+  return [...files];
+}
+
+/** The shared files written for checkpoint `checkpointId` among a subtask's handles (its new files, the incremental part). */
+export function filesWrittenFor(handles: ReadonlyArray<KeyedStateHandle | null>, checkpointId: number): KeyedStateHandle[] {
+  const out: KeyedStateHandle[] = [];
+  for (const h of handles) if (h) for (const f of keyedHandleFiles(h)) if (isSharedFile(f.file) && f.writtenBy === checkpointId) out.push(f);
+  return out;
+}

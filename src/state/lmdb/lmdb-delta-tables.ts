@@ -1,0 +1,106 @@
+import type { Database, Transaction } from 'lmdb';
+import { removedKeysDescriptor } from '../../checkpoint/incremental/removed-keys.ts';
+import type { StateDescriptor } from '../../api/state-descriptors.ts';
+import type { CapturedTable } from '../captured-state.ts';
+import type { DirtyKeys } from '../incremental/dirty-keys.ts';
+import type { Key, KeyGroupRange } from '../key-group.ts';
+import type { TableSnapshot } from '../state-table.ts';
+
+/** What a delta needs of one state of the store. */
+export interface DeltaState {
+  readonly descriptor: StateDescriptor;
+  readonly keyBytes: (keyGroup: number, key: Key) => Buffer;
+  readonly decodeStored: (bytes: Uint8Array) => unknown;
+}
+
+/**
+ * The tables of an incremental checkpoint's delta on the lmdb backend: for each state, its
+ * changed keys as they are in the snapshot's read transaction, and the keys among them that are
+ * gone (under removedKeysDescriptor). Both come from one lookup per changed key: the state file
+ * writer reads a key group's changed entries just before its removed keys, and the lookups of the
+ * first remember the second's.
+ */
+export function lmdbDeltaTables(
+  db: Database<Buffer, Buffer>,
+  transaction: Transaction,
+  range: KeyGroupRange,
+  states: readonly DeltaState[],
+  changed: DirtyKeys,
+  release: () => void,
+): CapturedTable[] {
+  const tables: CapturedTable[] = [];
+  for (const state of states) {
+    const removedByGroup = new Map<number, Key[]>();
+    const lookUp = (kg: number, onValue: (key: Key, value: unknown) => void): Key[] => {
+      const removed: Key[] = [];
+      for (const key of changed.keysOf(state.descriptor.name, kg) ?? []) {
+        const bytes = db.get(state.keyBytes(kg, key), { transaction });
+        if (bytes === undefined) removed.push(key);
+        else onValue(key, state.decodeStored(Buffer.from(bytes)));
+      }
+      return removed;
+    };
+    const changedTable = entriesTable(function* (keyGroupIndex, slice, keys, values) {
+      const kg = range.start + keyGroupIndex;
+      let n = 0;
+      const pending: Array<[Key, unknown]> = [];
+      removedByGroup.set(kg, lookUp(kg, (k, v) => void pending.push([k, v])));
+      for (const [k, v] of pending) {
+        keys[n] = k;
+        values[n] = v;
+        if (++n === slice) {
+          yield n;
+          n = 0;
+        }
+      }
+      if (n > 0) yield n;
+    }, once(release));
+    const removedTable = entriesTable(function* (keyGroupIndex, slice, keys, values) {
+      const kg = range.start + keyGroupIndex;
+      const removed = removedByGroup.get(kg) ?? lookUp(kg, () => {});
+      removedByGroup.delete(kg);
+      let n = 0;
+      for (const k of removed) {
+        keys[n] = k;
+        values[n] = true;
+        if (++n === slice) {
+          yield n;
+          n = 0;
+        }
+      }
+      if (n > 0) yield n;
+    }, once(release));
+    tables.push({ descriptor: state.descriptor, snapshot: changedTable }, { descriptor: removedKeysDescriptor(state.descriptor.name), snapshot: removedTable });
+  }
+  return tables;
+}
+
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
+}
+
+/** A TableSnapshot from its keyGroupEntries alone (the other two views are built on it). */
+function entriesTable(keyGroupEntries: TableSnapshot<unknown>['keyGroupEntries'], release: () => void): TableSnapshot<unknown> {
+  function* keyGroupFrames(keyGroupIndex: number, slice: number, prefix: readonly unknown[]): Generator<unknown[]> {
+    const keys: Key[] = new Array(slice);
+    const values: unknown[] = new Array(slice);
+    for (const n of keyGroupEntries(keyGroupIndex, slice, keys, values)) {
+      const frame = prefix.slice();
+      for (let i = 0; i < n; i++) frame.push(keys[i], values[i]);
+      yield frame;
+    }
+  }
+  function* keyGroupSlices(keyGroupIndex: number, slice: number): Generator<Array<[Key, unknown]>> {
+    for (const frame of keyGroupFrames(keyGroupIndex, slice, [])) {
+      const pairs: Array<[Key, unknown]> = [];
+      for (let i = 0; i < frame.length; i += 2) pairs.push([frame[i] as Key, frame[i + 1]]);
+      yield pairs;
+    }
+  }
+  return { keyGroupEntries, keyGroupFrames, keyGroupSlices, release };
+}
