@@ -87,8 +87,11 @@ export async function startRestServer(o: RestServerOptions): Promise<RestServer>
     url,
     port,
     app,
-    // A stop-with-savepoint ends the job; its client still polls for the savepoint's path.
-    stop: async (reason, graceMs = 3000) => {
+    // A stop-with-savepoint ends the job; its client still polls for the savepoint's path. The
+    // wait ends as soon as it has read it; 15 s covers a client whose polls (1 s apart at most)
+    // are slowed by a busy machine (3 s was seen to be too short there: `weir stop --drain` then
+    // found the JobManager gone and exited 2 although the savepoint had completed).
+    stop: async (reason, graceMs = 15_000) => {
       const deadline = Date.now() + graceMs;
       while (Date.now() < deadline && operations.anyUnread) await new Promise((r) => setTimeout(r, 25));
       await app.close();

@@ -139,7 +139,7 @@ async function checkInspect(path: string, output: string, parallelism: number): 
   }
 }
 
-describe('savepoints through the CLI', { timeout: 90_000 }, () => {
+describe('savepoints through the CLI', { timeout: 180_000 }, () => {
   let midRun: string;
   let firstStop: string;
   let out: string;
