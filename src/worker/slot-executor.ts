@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import type { WeirConfig } from '../config/configuration.ts';
 import { jobNameOf } from '../graph/job-name.ts';
 import { forwardingLogger, type Logger, type LogLevel } from '../log/logger.ts';
@@ -56,10 +57,12 @@ export class SlotExecutor implements TaskExecutorGateway {
   readonly #jobMaster: JobMasterGateway;
   #tasks: Task[] = [];
   #attempt = -1;
-  #wakeup: (() => void) | undefined;
+  /** One slice of rounds, bound to the scheduler's async context; set once the first tasks are deployed. */
+  #slice: (() => void) | undefined;
+  /** A slice is queued (a microtask or an immediate): wake-ups need not queue another. */
+  #scheduled = false;
   #ready = new Set<Task>();
   #closers: Array<() => void> = [];
-  #loop: Promise<void> | undefined;
   #metricsTimer: NodeJS.Timeout | undefined;
   #channelOwners = new Map<ChannelKey, TaskKey>(); // the subtask at this end of each channel to another slot
   #stopped: Promise<void> | undefined;
@@ -177,7 +180,7 @@ export class SlotExecutor implements TaskExecutorGateway {
       for (const t of tasks) this.#ready.add(t);
       // Report once before the first step: a task whose first step blocks its thread is still described.
       this.#jobMaster.reportMetrics({ attempt, tasks: tasks.map((t) => t.metrics()) });
-      this.#loop ??= this.#run();
+      this.#startScheduler();
       this.#wake();
     } catch (e) {
       this.#jobMaster.deployFailed({ tm: this.#o.index, attempt, error: serializeError(e) });
@@ -278,25 +281,30 @@ export class SlotExecutor implements TaskExecutorGateway {
   }
 
   #wake(): void {
-    const w = this.#wakeup;
-    if (w) {
-      this.#wakeup = undefined;
-      w();
-    }
+    if (this.#scheduled || this.#slice === undefined) return;
+    this.#scheduled = true;
+    queueMicrotask(this.#slice);
   }
 
-  /** The scheduler: run ready tasks in rounds; yield to the event loop every few milliseconds. */
-  async #run(): Promise<void> {
-    for (;;) {
-      this.#runSlice();
-      if (this.#ready.size > 0) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      } else {
-        await new Promise<void>((resolve) => {
-          this.#wakeup = resolve;
-        });
+  /**
+   * The scheduler: runs ready tasks in rounds, a slice at a time; while tasks stay ready the next
+   * slice comes after the event loop has had a turn (setImmediate), and a wake-up of an idle slot
+   * runs one at once (a microtask). Callbacks rather than an async loop: a loop that awaited a
+   * new promise per wake-up cost a promise, a closure and an await per completion of an async
+   * request (hundreds of bytes each, tens of thousands a second), and their garbage collections
+   * delayed the timers the requests waited on. The slice runs in the async context the scheduler
+   * was started in (the slot's owner for in-thread TaskManagers), whoever wakes it.
+   */
+  #startScheduler(): void {
+    if (this.#slice !== undefined) return;
+    this.#slice = AsyncResource.bind(() => {
+      try {
+        this.#runSlice();
+      } finally {
+        if (this.#ready.size > 0) setImmediate(this.#slice!);
+        else this.#scheduled = false;
       }
-    }
+    });
   }
 
   /**
