@@ -149,3 +149,29 @@ export type { ExecuteJobOptions } from './coordinator/execute-job.ts';
 export type { JobResult, JobListener } from './coordinator/job-master.ts';
 export type { JobStatus } from './coordinator/job-status.ts';
 export type { Key } from './state/key-group.ts';
+
+// Types that exported functions and classes take or return, so that users can name them
+// (test/api/exported-types.test.ts checks every entry point).
+export type { JobBuilder, PlanOptions } from './api/define-job.ts';
+export type { NumericField } from './api/data-stream.ts';
+export type { DescriptorOptions, StateUpgrade } from './api/state-descriptors.ts';
+export type { JsonValue, StructField, Type } from './serialization/type-info.ts';
+export type { TupleValue } from './serialization/types.ts';
+export type { SerializationFacts } from './serialization/serialization-error.ts';
+export type { SerializerSnapshot } from './serialization/serializer-snapshot.ts';
+export type { ExceptionRecord } from './coordinator/job-result.ts';
+export type { CompletedCheckpoint } from './coordinator/completed-checkpoint.ts';
+export type { TaskStatus } from './network/task-status.ts';
+export type { LoadedJobModule } from './coordinator/job-module.ts';
+export type { SerializedError } from './rpc/serialized-error.ts';
+export type { DuplicatingFallbackFacts } from './coordinator/duplicating-fallback-error.ts';
+export type { KeyGroupRange } from './state/key-group.ts';
+export type { LogFields, Logger, LoggerOptions, LogLevel } from './log/logger.ts';
+export type { PlainWindowFunction } from './api/windowing/windowed-stream.ts';
+export type { CommitRetryPolicy } from './api/two-phase-committing-sink.ts';
+export type { FaultInjectionOptions } from './coordinator/fault-injector.ts';
+export type { CheckpointFailureReport, PendingSubtask } from './checkpoint/checkpoint-failure-reason.ts';
+export type { CheckpointMetadata, OperatorStateMetadata, SubtaskStateMetadata } from './checkpoint/checkpoint-metadata.ts';
+export type { ActivityReport, TaskActivity } from './network/task-activity.ts';
+export type { ChannelStateHandle, KeyedStateHandle, OperatorStateMap } from './checkpoint/state-handles.ts';
+export type { KeyedStateInfo } from './state/stored-state-info.ts';

@@ -15,6 +15,7 @@
 // too: it includes the event loop's delays the engine's own work causes, so calls/s always comes
 // near C / (that latency) while the queue is full. Variants run interleaved in rotating order; the
 // machine is shared and noisy.
+import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -95,6 +96,20 @@ async function runOnce(v: VariantId, records: number, capacity: number, latency:
   }
 }
 
+/**
+ * The same variants in another checkout (an earlier weir), one run of its own `async` scenario in
+ * a child process: its figures, read from the lines it prints, with its own `timer alone`.
+ */
+function runBefore(dir: string, variants: readonly VariantId[], records: number, httpRecords: number, capacity: number, latency: number): Array<Omit<Sample, 'run'>> {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=weir-source', 'bench/main.ts', 'async', '--runs', '1', '--records', String(records), '--http-records', String(httpRecords), '--capacity', String(capacity), '--latency', String(latency), '--only', variants.join(',')], { cwd: dir, encoding: 'utf8', maxBuffer: 16 << 20 });
+  if (r.status !== 0) throw new Error(`the async scenario in ${dir} ended with ${r.status}: ${r.stderr.slice(-2000)}`);
+  // Its samples, from the results file it wrote (bench/results/async.json in that checkout).
+  const written = JSON.parse(readFileSync(join(dir, 'bench', 'results', 'async.json'), 'utf8')) as { samples?: Sample[] };
+  const out = (written.samples ?? []).map(({ run: _run, ...sample }) => sample);
+  if (out.length !== variants.length) throw new Error(`the async scenario in ${dir} gave ${out.length} of ${variants.length} variants:\n${r.stdout.slice(-2000)}`);
+  return out;
+}
+
 export const asyncIo: Scenario = {
   name: 'async',
   description: 'async I/O: calls/s against capacity / observed latency, timer callee (goal >= 70%) and HTTP, ordered vs unordered',
@@ -104,6 +119,7 @@ export const asyncIo: Scenario = {
     latency: "the callee's latency, ms (default 1)",
     'http-records': 'records of the HTTP variants (default records / 5)',
     only: 'comma-separated variants: timer-alone,timer-ordered,timer-unordered,http-ordered,http-unordered (default all; the goal needs timer-alone)',
+    before: 'a checkout of an earlier weir (with node_modules): each run also runs its `async` scenario there, in a child process, and the table shows its figures beside these',
   },
 
   async run(options): Promise<ScenarioResult> {
@@ -119,10 +135,19 @@ export const asyncIo: Scenario = {
     const server = await startServer(latency);
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const samples: Sample[] = [];
+    const before = options.flags.before;
+    const beforeSamples: Sample[] = [];
     try {
       log('warm-up round');
       for (const v of variants) await runOnce(v, Math.floor((v.startsWith('http') ? httpRecords : records) / 10), capacity, latency, url);
       for (let run = 0; run < runs; run++) {
+        if (before !== undefined) {
+          await settle();
+          for (const b of runBefore(before, variants, records, httpRecords, capacity, latency)) {
+            beforeSamples.push({ run, ...b });
+            log(`run ${run + 1}/${runs} before ${b.variant.padEnd(16)} ${fmtNumber(b.callsPerSecond).padStart(9)} calls/s  latency ${b.latencyMs.toFixed(3)} ms`);
+          }
+        }
         const k = run % variants.length;
         for (const v of [...variants.slice(k), ...variants.slice(0, k)]) {
           await settle();
@@ -135,18 +160,41 @@ export const asyncIo: Scenario = {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
     }
-    const of = (v: VariantId) => samples.filter((s) => s.variant === v);
-    /** calls/s over the same run's capacity / (the timer's real latency, measured alone). */
-    const ofTimerBound = (x: Sample): number | undefined => {
-      const alone = samples.find((a) => a.run === x.run && a.variant === 'timer-alone');
+    const of = (v: VariantId, from: Sample[] = samples) => from.filter((s) => s.variant === v);
+    /** calls/s over the same run's capacity / (the timer's real latency, measured alone in the same process). */
+    const ofTimerBound = (x: Sample, from: Sample[] = samples): number | undefined => {
+      const alone = from.find((a) => a.run === x.run && a.variant === 'timer-alone');
       return alone ? x.callsPerSecond / alone.boundPerSecond : undefined;
     };
-    const table: Table = {
+    const ofReal = (v: VariantId, from: Sample[]): string => {
+      const real = of(v, from).map((x) => ofTimerBound(x, from)).filter((r): r is number => r !== undefined);
+      return real.length > 0 ? `${(summarize(real).median * 100).toFixed(1)}%` : '-';
+    };
+    const table: Table = before !== undefined ? {
+      columns: ['variant', 'before: calls/s (median)', 'before: latency', 'before: of capacity / real timer latency', 'after: calls/s (median)', 'after: latency', 'after: of capacity / real timer latency', 'goal (after)'],
+      rows: variants.map((v) => {
+        const b = of(v, beforeSamples);
+        const a = of(v);
+        const goal = v === 'timer-ordered' || v === 'timer-unordered';
+        const real = a.map((x) => ofTimerBound(x)).filter((r): r is number => r !== undefined);
+        const met = real.length > 0 ? summarize(real).median >= GOAL : undefined;
+        return [
+          v,
+          fmtNumber(summarize(b.map((x) => x.callsPerSecond)).median),
+          `${summarize(b.map((x) => x.latencyMs)).median.toFixed(3)} ms`,
+          ofReal(v, beforeSamples),
+          fmtNumber(summarize(a.map((x) => x.callsPerSecond)).median),
+          `${summarize(a.map((x) => x.latencyMs)).median.toFixed(3)} ms`,
+          ofReal(v, samples),
+          goal && met !== undefined ? (met ? `>= ${GOAL * 100}%: met` : `>= ${GOAL * 100}%: NOT met`) : '-',
+        ];
+      }),
+    } : {
       columns: ['variant', 'calls/s (median)', 'min', 'max', 'latency in the run', 'capacity / that latency', 'of capacity / real timer latency', 'goal'],
       rows: variants.map((v) => {
         const xs = of(v);
         const rate = summarize(xs.map((x) => x.callsPerSecond));
-        const real = xs.map(ofTimerBound).filter((r): r is number => r !== undefined);
+        const real = xs.map((x) => ofTimerBound(x)).filter((r): r is number => r !== undefined);
         const ofReal = real.length > 0 ? summarize(real).median : undefined;
         const goal = v === 'timer-ordered' || v === 'timer-unordered';
         return [
@@ -166,12 +214,13 @@ export const asyncIo: Scenario = {
       return `${a} / ${b} calls/s: ${fmtRatio(summarize(of(a).map((x) => x.callsPerSecond)).median / summarize(of(b).map((x) => x.callsPerSecond)).median)}`;
     };
     const notes = [
+      ...(before !== undefined ? [`before: ${before}, its own \`async\` scenario in a child process each run (its timer alone measured there), then after: this checkout, in this process`] : []),
       `${fmtNumber(records)} records per timer run, ${fmtNumber(httpRecords)} per HTTP run, capacity ${capacity}, callee latency ${latency} ms, parallelism 1 in-thread, ${runs} runs, variants interleaved`,
       'calls/s over the time from RUNNING to FINISHED; latency measured around every call in the same run',
       ratio('timer-unordered', 'timer-ordered'),
       ratio('http-unordered', 'http-ordered'),
       `median wall per timer run: ${of('timer-ordered').length ? fmtMs(summarize(of('timer-ordered').map((x) => x.runningMs)).median) : '-'}`,
     ].filter((n): n is string => n !== undefined);
-    return { table, notes, data: { settings: { records, httpRecords, capacity, latency, variants, job: JOB, goal: GOAL }, samples } };
+    return { table, notes, data: { settings: { records, httpRecords, capacity, latency, variants, job: JOB, goal: GOAL, before }, samples, beforeSamples } };
   },
 };

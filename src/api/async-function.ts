@@ -5,7 +5,9 @@ import type { OperatorSettings } from './transformation.ts';
 /**
  * One request per record (Flink's AsyncFunction.asyncInvoke): its results, emitted with the
  * record's timestamp. `signal` aborts when the request times out or the task ends: pass it to
- * fetch() or your client so that nothing outlives the attempt.
+ * fetch() or your client so that nothing outlives the attempt. The signal is made only for a
+ * function that declares it (two parameters, `function.length >= 2`); one declared with the
+ * record alone is called with the record alone, and saves the AbortController per request.
  */
 export type AsyncFunction<IN, OUT> = (input: IN, signal: AbortSignal) => Promise<Iterable<OUT>>;
 

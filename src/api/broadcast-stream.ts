@@ -7,12 +7,14 @@ import type { BroadcastSpec, Transformation } from './transformation.ts';
  * `stream.connect(broadcastStream)`.
  */
 export class BroadcastStream<T> {
-  /** The broadcast partitioning step of the stream. */
+  /** @internal The broadcast partitioning step of the stream. */
   readonly transformation: Transformation;
+  /** @internal What the planner needs of the broadcast. */
   readonly spec: BroadcastSpec;
   /** Only for type inference: the records' type. */
   declare readonly __records?: T;
 
+  /** @internal Made by DataStream.broadcast; users do not construct it. */
   constructor(transformation: Transformation, descriptors: readonly MapStateDescriptor<unknown, unknown>[], definedAt: string | undefined) {
     this.transformation = transformation;
     this.spec = { descriptors, definedAt };

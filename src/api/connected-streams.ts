@@ -24,6 +24,7 @@ function checkFunction(fn: unknown, operator: string, methods: readonly string[]
 export class ConnectedStreams<I1, I2> {
   protected readonly step: TwoInputStep;
 
+  /** @internal Made by the API (DataStream.connect and the like); users do not construct it. */
   constructor(step: TwoInputStep) {
     this.step = step;
   }
@@ -62,6 +63,7 @@ export class ConnectedStreams<I1, I2> {
 export class KeyedConnectedStreams<I1, I2, K extends Key> extends ConnectedStreams<I1, I2> {
   readonly #keySelectors: readonly [KeySelector<unknown>, KeySelector<unknown>];
 
+  /** @internal Made by the API (DataStream.connect and the like); users do not construct it. */
   constructor(step: TwoInputStep, keySelectors: readonly [KeySelector<I1, K>, KeySelector<I2, K>]) {
     super(step);
     this.#keySelectors = keySelectors as unknown as readonly [KeySelector<unknown>, KeySelector<unknown>];
@@ -82,6 +84,7 @@ export class BroadcastConnectedStream<I, B> {
   protected readonly step: TwoInputStep;
   protected readonly broadcast: BroadcastSpec;
 
+  /** @internal Made by the API (DataStream.connect and the like); users do not construct it. */
   constructor(step: TwoInputStep, broadcast: BroadcastSpec) {
     this.step = step;
     this.broadcast = broadcast;
@@ -97,6 +100,7 @@ export class BroadcastConnectedStream<I, B> {
 export class KeyedBroadcastConnectedStream<I, B, K extends Key> extends BroadcastConnectedStream<I, B> {
   readonly #keySelector: KeySelector<unknown>;
 
+  /** @internal Made by the API (DataStream.connect and the like); users do not construct it. */
   constructor(step: TwoInputStep, broadcast: BroadcastSpec, keySelector: KeySelector<I, K>) {
     super(step, broadcast);
     this.#keySelector = keySelector as KeySelector<unknown>;

@@ -30,8 +30,10 @@ import { IntervalJoin } from './interval-join.ts';
 
 export class DataStream<T> {
   readonly environment: StreamExecutionEnvironment;
+  /** @internal The transformation this stream is the output of, for the planner. */
   readonly transformation: Transformation;
 
+  /** @internal Made by the environment and the operations; users do not construct it. */
   constructor(environment: StreamExecutionEnvironment, transformation: Transformation) {
     this.environment = environment;
     this.transformation = transformation;
@@ -229,12 +231,13 @@ export class DataStream<T> {
 // KeyedStream lives here because it extends DataStream and DataStream.keyBy creates it: two
 // files would form an import cycle that breaks class initialization order.
 
-type NumericField<T> = { [K in keyof T]: T[K] extends number | bigint ? K : never }[keyof T] & string;
+export type NumericField<T> = { [K in keyof T]: T[K] extends number | bigint ? K : never }[keyof T] & string;
 
 /** A stream partitioned by key, on which keyed state and rolling aggregations are available. */
 export class KeyedStream<T, K extends Key> extends DataStream<T> {
   readonly keySelector: KeySelector<T, K>;
 
+  /** @internal Made by DataStream.keyBy; users do not construct it. */
   constructor(environment: StreamExecutionEnvironment, transformation: Transformation, keySelector: KeySelector<T, K>) {
     super(environment, transformation);
     if (typeof keySelector !== 'function') throw new TypeError('keyBy needs a function that returns the key of a record');

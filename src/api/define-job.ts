@@ -27,6 +27,7 @@ export interface PlanOptions {
 export interface JobPlan {
   /** pipeline.name (env.setJobName, `weir run --name`), else the first source's name. */
   readonly name: string;
+  /** @internal The job graph the plan runs (the JobMaster's and the CLI's). */
   readonly jobGraph: JobGraph;
   readonly config: WeirConfig;
 }

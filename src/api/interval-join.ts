@@ -26,6 +26,7 @@ export class IntervalJoin<T1, T2, K extends Key> {
   readonly #step: TwoInputStep;
   readonly #keys: readonly [KeySelector<T1, K>, KeySelector<T2, K>];
 
+  /** @internal Made by KeyedStream.intervalJoin; users do not construct it. */
   constructor(step: TwoInputStep, keys: readonly [KeySelector<T1, K>, KeySelector<T2, K>]) {
     this.#step = step;
     this.#keys = keys;
@@ -49,6 +50,7 @@ export class IntervalJoined<T1, T2, K extends Key> {
   #lateLeft: OutputTag<T1> | undefined;
   #lateRight: OutputTag<T2> | undefined;
 
+  /** @internal Made by KeyedStream.intervalJoin; users do not construct it. */
   constructor(step: TwoInputStep, keys: readonly [KeySelector<T1, K>, KeySelector<T2, K>], lower: number, upper: number) {
     this.#step = step;
     this.#keys = keys;

@@ -26,7 +26,7 @@ export type StateKind = 'value' | 'list' | 'map' | 'reducing' | 'aggregating';
  */
 export type StateUpgrade = (value: unknown, fromVersion: number) => unknown;
 
-interface DescriptorOptions<T> {
+export interface DescriptorOptions<T> {
   serializer?: TypeSerializer<T>;
   upgrade?: StateUpgrade;
 }

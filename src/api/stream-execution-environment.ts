@@ -36,6 +36,7 @@ export class StreamExecutionEnvironment {
     return this.#settings as Partial<WeirConfig>;
   }
 
+  /** @internal What the job defined so far, for the planner. */
   get transformations(): readonly Transformation[] {
     return this.#transformations;
   }

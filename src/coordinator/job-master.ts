@@ -45,8 +45,10 @@ export type { JobMasterOptions } from './job-master-options.ts';
  */
 export class JobMaster {
   readonly jobId: string;
+  /** @internal The execution plan's graph (the dashboard, REST and tests read it). */
   readonly graph: JobGraph;
   readonly plan: JobPlan;
+  /** @internal The checkpoint coordinator (its statistics are the REST API's checkpoints). */
   readonly checkpoints: CheckpointCoordinator;
   readonly exceptions: ExceptionRecord[] = [];
   readonly startedAt = Date.now();
@@ -65,6 +67,7 @@ export class JobMaster {
   #armed: PlannedFailure | undefined;
   #runningWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
 
+  /** @internal Made by createJobMaster, executeJob and the cluster's dispatcher. */
   constructor(options: JobMasterOptions) {
     this.#o = options;
     this.#attempt = (options.firstAttempt ?? 0) - 1;
@@ -164,12 +167,12 @@ export class JobMaster {
     return [...this.#ctx.execution.entries()].map((t) => ({ vertexId: t.vertex.id, subtask: t.subtask, status: t.status, taskManager: t.taskManager }));
   }
 
-  /** Latest figures of each subtask (records in/out, backpressure, what it is doing). */
+  /** @internal Latest figures of each subtask (records in/out, backpressure, what it is doing): the REST API's. */
   taskMetrics(): readonly TaskMetrics[] {
     return this.#ctx.execution.metrics();
   }
 
-  /** A subtask's records and bytes per second over the last 60 s of this attempt, and where its time went over the last 5 s. */
+  /** @internal A subtask's records and bytes per second over the last 60 s of this attempt, and where its time went over the last 5 s: the REST API's. */
   taskRates(vertexId: string, subtask: number): TaskRates | undefined {
     return this.#ctx.execution.ratesOf(vertexId, subtask);
   }
@@ -189,7 +192,7 @@ export class JobMaster {
     return this.#ctx.pool.whereIs(taskManager);
   }
 
-  /** Asks every TaskManager what its subtasks are doing; TaskManagers that do not answer in time are named. */
+  /** @internal Asks every TaskManager what its subtasks are doing; TaskManagers that do not answer in time are named (the REST API's). */
   describeTasks(timeoutMs = 1000): Promise<TaskDescriptions> {
     return this.#ctx.pool.describe(timeoutMs);
   }

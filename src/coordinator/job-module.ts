@@ -8,7 +8,7 @@ import { compileJob, RUNNING_FROM_SOURCES, type CompiledJob } from './worker-bun
 export interface LoadedJobModule {
   readonly definition: JobDefinition;
   readonly modulePath: string;
-  /** The installed package runs the module compiled to one ES module (worker threads load the same file). */
+  /** @internal The installed package runs the module compiled to one ES module (worker threads load the same file). */
   readonly compiled: CompiledJob | undefined;
 }
 

@@ -9,7 +9,7 @@ type StructValue<F> = Simplify<
   { -readonly [K in Exclude<keyof F, NullableKeys<F>>]: ValueOf<F[K]> } & { -readonly [K in NullableKeys<F>]?: ValueOf<F[K]> }
 >;
 
-type TupleValue<T extends readonly Type<unknown>[]> = { -readonly [K in keyof T]: ValueOf<T[K]> };
+export type TupleValue<T extends readonly Type<unknown>[]> = { -readonly [K in keyof T]: ValueOf<T[K]> };
 
 /**
  * The vocabulary a stream or a state declares its values with (Flink's `Types`). Each is plain

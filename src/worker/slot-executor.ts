@@ -24,6 +24,7 @@ import { consumersOf, producersOf } from '../graph/edge-connections.ts';
 import { RecordWriter } from './record-writer.ts';
 import { inputDebloatingOf } from './input-debloating.ts';
 import { Task } from './task.ts';
+import { SlotScheduler } from './slot-scheduler.ts';
 import { systemClock } from '../clock/clock.ts';
 import { decodeWatermark, type WireWatermark } from '../network/wire-watermark.ts';
 import { JobGraphMismatchError } from './job-graph-mismatch-error.ts';
@@ -40,7 +41,6 @@ export interface SlotExecutorOptions {
   readonly logLevel?: LogLevel | undefined;
 }
 
-const SLICE_MS = 8;
 const METRICS_INTERVAL_MS = 500;
 
 /**
@@ -57,10 +57,8 @@ export class SlotExecutor implements TaskExecutorGateway {
   readonly #jobMaster: JobMasterGateway;
   #tasks: Task[] = [];
   #attempt = -1;
-  #wakeup: (() => void) | undefined;
-  #ready = new Set<Task>();
+  readonly #scheduler = new SlotScheduler();
   #closers: Array<() => void> = [];
-  #loop: Promise<void> | undefined;
   #metricsTimer: NodeJS.Timeout | undefined;
   #channelOwners = new Map<ChannelKey, TaskKey>(); // the subtask at this end of each channel to another slot
   #stopped: Promise<void> | undefined;
@@ -175,11 +173,10 @@ export class SlotExecutor implements TaskExecutorGateway {
         }),
       );
       if (this.#attempt !== attempt) return;
-      for (const t of tasks) this.#ready.add(t);
+      for (const t of tasks) this.#scheduler.markReady(t);
       // Report once before the first step: a task whose first step blocks its thread is still described.
       this.#jobMaster.reportMetrics({ attempt, tasks: tasks.map((t) => t.metrics()) });
-      this.#loop ??= this.#run();
-      this.#wake();
+      this.#scheduler.start();
     } catch (e) {
       this.#jobMaster.deployFailed({ tm: this.#o.index, attempt, error: serializeError(e) });
     }
@@ -257,7 +254,7 @@ export class SlotExecutor implements TaskExecutorGateway {
         restore: d.restore,
         barrierMode: config['execution.checkpointing.mode'] === 'exactly-once' ? 'aligned' : 'at-least-once',
         report: (m) => this.#o.send(m),
-        wake: () => this.#markReady(task),
+        wake: () => this.#scheduler.markReady(task),
         storage,
         failAfterRecords: d.failAfterRecords,
         bufferTimeoutMs,
@@ -277,44 +274,6 @@ export class SlotExecutor implements TaskExecutorGateway {
     task?.fail(new Error(`reading ${channel} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
   }
 
-  #markReady(task: Task): void {
-    this.#ready.add(task);
-    this.#wake();
-  }
-
-  #wake(): void {
-    const w = this.#wakeup;
-    if (w) {
-      this.#wakeup = undefined;
-      w();
-    }
-  }
-
-  /** The scheduler: run ready tasks in rounds; yield to the event loop every few milliseconds. */
-  async #run(): Promise<void> {
-    for (;;) {
-      this.#runSlice();
-      if (this.#ready.size > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      else await new Promise<void>((resolve) => (this.#wakeup = resolve));
-    }
-  }
-
-  /**
-   * One slice of rounds. A function of its own so that the suspended #run keeps no reference to
-   * the last round's tasks: after a failover those (and all their state) would otherwise stay
-   * reachable while the next attempt restores its state, until the loop ran again.
-   */
-  #runSlice(): void {
-    const sliceEnd = performance.now() + SLICE_MS;
-    while (this.#ready.size > 0 && performance.now() < sliceEnd) {
-      const round = [...this.#ready];
-      this.#ready.clear();
-      for (const task of round) {
-        if (task.step() === 'busy') this.#ready.add(task);
-      }
-    }
-  }
-
   #startMetrics(): void {
     if (this.#metricsTimer) return;
     this.#metricsTimer = setInterval(() => {
@@ -326,7 +285,7 @@ export class SlotExecutor implements TaskExecutorGateway {
   async #cancelAll(): Promise<void> {
     const tasks = this.#tasks;
     this.#tasks = [];
-    this.#ready.clear();
+    this.#scheduler.clear();
     await Promise.all(tasks.map((t) => t.cancel()));
     for (const close of this.#closers) close();
     this.#closers = [];

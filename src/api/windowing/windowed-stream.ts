@@ -23,7 +23,7 @@ export type WindowFn<IN, OUT, KEY, W extends Window> = ProcessWindowFunction<IN,
 export type UseApplyForAPlainFunction = 'process() takes a ProcessWindowFunction object { process(key, context, elements, out) } or a factory () => object; for a plain function (key, window, elements, out) call apply()';
 
 /** The shape a plain window function has: it is refused by process() with a pointer to apply(). */
-type PlainWindowFunction<IN, KEY, W extends Window> = (key: KEY, context: WindowContext<W>, elements: readonly IN[], out: Collector<unknown>) => UseApplyForAPlainFunction;
+export type PlainWindowFunction<IN, KEY, W extends Window> = (key: KEY, context: WindowContext<W>, elements: readonly IN[], out: Collector<unknown>) => UseApplyForAPlainFunction;
 
 /** Adds the window operator to the job: the KeyedStream's own step, so this file needs no DataStream. */
 export type AddWindowOperator = (definition: WindowDefinition, settings: OperatorSettings) => DataStream<unknown>;
@@ -44,6 +44,7 @@ export class WindowedStream<T, K, W extends Window> {
   /** windowAll: the operator runs with parallelism 1. */
   readonly #nonParallel: boolean;
 
+  /** @internal Made by KeyedStream.window and windowAll; users do not construct it. */
   constructor(assigner: WindowAssigner<T, W>, add: AddWindowOperator, nonParallel = false) {
     if (!(assigner instanceof WindowAssigner)) throw new TypeError('window() needs a WindowAssigner (TumblingEventTimeWindows.of(...), SlidingEventTimeWindows.of(...), EventTimeSessionWindows.withGap(...), GlobalWindows.create(), ...)');
     this.#assigner = assigner;

@@ -1,3 +1,8 @@
 export { DataGen, DataGenSource, type DataGenOptions, type DataGenSplit } from './datagen-source.ts';
 export { WordGenerator, buildVocabulary } from './word-generator.ts';
 export { TimedEventGenerator, type TimedEvent, type TimedEventOptions } from './timed-event-generator.ts';
+
+// Types that the classes and functions exported here take or return, so that users of this
+// entry point can name them (test/api/exported-types.test.ts checks every entry point).
+export type { InputStatus, ReaderActivity, SourceOutput, SourceReader, SourceReaderContext, SplitEnumeratorContext } from '../../api/source.ts';
+export type { LogFields, LogLevel, Logger } from '../../log/logger.ts';

@@ -19,3 +19,20 @@ export { MySqlSink } from './mysql-sink.ts';
 export type { MySqlSinkOptions } from './mysql-sink-options.ts';
 export type { MySqlCommittable } from './mysql-committable.ts';
 export type { DeadLetter } from '../../api/dead-letter.ts';
+
+// Types that the classes and functions exported here take or return, so that users of this
+// entry point can name them (test/api/exported-types.test.ts checks every entry point).
+export type { ResolvedCdcOptions } from './mysql-cdc-options.ts';
+export type { CdcSplit, MySqlLogPosition } from './cdc-split.ts';
+export type { CheckpointCompletion, EnumeratorContext, InputStatus, ReaderActivity, SourceOutput, SourceReader, SourceReaderContext, SplitEnumerator } from '../../api/source.ts';
+export type { MySqlEnumeratorState } from './mysql-cdc-source.ts';
+export type { CdcChangeRecord, CdcRecordSource } from '../cdc/change-record.ts';
+export type { CommitRetryPolicy, Committer, PrecommitCheckpoint, PrecommittingSinkWriter } from '../../api/two-phase-committing-sink.ts';
+export type { OutputTag } from '../../api/output-tag.ts';
+export type { SinkContext } from '../../api/sink.ts';
+export type { FinishedChunk, FinishedReport, FinishedTable, LogSplit, SnapshotSplit } from '../cdc/cdc-split.ts';
+export type { LogFields, LogLevel, Logger } from '../../log/logger.ts';
+export type { CdcEnumeratorState } from '../cdc/cdc-split-enumerator.ts';
+export type { StructField, TypeInfo } from '../../serialization/type-info.ts';
+export type { ChunkBound, ChunkKeyKind } from '../cdc/chunk-key.ts';
+export type { TablePlan } from '../cdc/chunk-splitter.ts';

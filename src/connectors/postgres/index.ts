@@ -28,3 +28,18 @@ export type { ChangeRecordLike } from '../database-sink/change-record-like.ts';
 export { RecordRefusedError } from '../database-sink/record-refused-error.ts';
 export { ColumnMismatchError } from '../database-sink/column-mismatch-error.ts';
 export type { DeadLetter } from '../../api/dead-letter.ts';
+
+// Types that the classes and functions exported here take or return, so that users of this
+// entry point can name them (test/api/exported-types.test.ts checks every entry point).
+export type { ResolvedPostgresCdcOptions } from './postgres-cdc-options.ts';
+export type { CheckpointCompletion, EnumeratorContext, InputStatus, ReaderActivity, SourceOutput, SourceReader, SourceReaderContext, SplitEnumerator } from '../../api/source.ts';
+export type { FinishedChunk, FinishedReport, FinishedTable, LogSplit, SnapshotSplit } from '../cdc/cdc-split.ts';
+export type { CdcEnumeratorState } from '../cdc/cdc-split-enumerator.ts';
+export type { CdcChangeRecord, CdcRecordSource } from '../cdc/change-record.ts';
+export type { CommitRetryPolicy, Committer, PrecommitCheckpoint, PrecommittingSinkWriter } from '../../api/two-phase-committing-sink.ts';
+export type { OutputTag } from '../../api/output-tag.ts';
+export type { SinkContext } from '../../api/sink.ts';
+export type { LogFields, LogLevel, Logger } from '../../log/logger.ts';
+export type { ChunkBound, ChunkKeyKind } from '../cdc/chunk-key.ts';
+export type { TablePlan } from '../cdc/chunk-splitter.ts';
+export type { StructField, TypeInfo } from '../../serialization/type-info.ts';

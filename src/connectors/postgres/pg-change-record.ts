@@ -1,7 +1,8 @@
-import type { CdcChangeRecord } from '../cdc/change-record.ts';
+import type { CdcChangeRecord, RowImage } from '../cdc/change-record.ts';
 
-/** A row as column name -> value; how each type maps to a JS value is in pg-value-codec.ts. */
-export type RowImage = Record<string, unknown>;
+// A row as column name -> value (how each type maps to a JS value is in pg-value-codec.ts): the
+// same RowImage type as every CDC source's, so that the entry point exports one.
+export type { RowImage };
 
 /**
  * One change of one row, in the shape of the MySQL source's ChangeRecord: 'c' insert, 'u' update,

@@ -2,8 +2,8 @@ import type { Timer } from '../../clock/clock.ts';
 
 /** The side effects of one request, in the operator that owns it. */
 export interface RequestController {
-  /** Starts attempt number `attempt` (from 1); its outcome comes back as resolved/rejected with that number. */
-  startAttempt(attempt: number): AbortController;
+  /** Starts attempt number `attempt` (from 1); its outcome comes back as resolved/rejected with that number. Its AbortController, when the function takes a signal. */
+  startAttempt(attempt: number): AbortController | undefined;
   /** Calls backoffElapsed() after the strategy's delay following attempt `attempts`. */
   scheduleRetry(attempts: number): Timer;
   shouldRetryResults(results: readonly unknown[], attempts: number): boolean;
@@ -36,7 +36,7 @@ const SETTLED: RequestState = {
 class Attempting implements RequestState {
   constructor(
     readonly attempt: number,
-    readonly abort: AbortController,
+    readonly abort: AbortController | undefined,
   ) {}
 
   resolved(attempt: number, results: readonly unknown[], c: RequestController): RequestState {
@@ -58,13 +58,13 @@ class Attempting implements RequestState {
   }
 
   timedOut(c: RequestController): RequestState {
-    this.abort.abort(new Error('the async request timed out'));
+    this.abort?.abort(new Error('the async request timed out'));
     c.timeOut(this.attempt);
     return SETTLED;
   }
 
   cancel(): RequestState {
-    this.abort.abort(new Error('the task ended'));
+    this.abort?.abort(new Error('the task ended'));
     return SETTLED;
   }
 }

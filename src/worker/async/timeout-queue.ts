@@ -17,8 +17,30 @@ export class TimeoutQueue<T extends { readonly settled: boolean; timedOut(): voi
   }
 
   add(request: T): void {
+    this.#dropSettled();
     this.#deadlines.push({ at: this.#clock.now() + this.#timeoutMs, request });
     if (this.#timer === undefined) this.#arm();
+  }
+
+  /**
+   * Lets go of the settled requests at the front. Without this a long timeout (seconds) kept every
+   * request admitted since it was armed reachable (its entry, results and AbortController) until
+   * the timer fired: all of them survived young-generation GCs and were promoted, and collecting
+   * them took a large share of the thread. Requests settle about in the order they were admitted,
+   * so the front is where the settled ones are.
+   */
+  #dropSettled(): void {
+    const deadlines = this.#deadlines;
+    while (this.#head < deadlines.length && deadlines[this.#head]!.request.settled) deadlines[this.#head++] = undefined!;
+    if (this.#head > 64 && this.#head * 2 > deadlines.length) {
+      this.#deadlines = deadlines.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+
+  /** Requests the queue still refers to (settled ones behind an unsettled one among them). */
+  get held(): number {
+    return this.#deadlines.length - this.#head;
   }
 
   /** No timeout fires any more. */

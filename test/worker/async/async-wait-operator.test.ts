@@ -321,3 +321,33 @@ test('a function that throws at once, or returns something not iterable, counts 
   h.element(1);
   assert.equal(calls, 3);
 });
+
+test('a function that declares no signal is called with the record alone; its timeout still gives the handler its results', async () => {
+  // A rest parameter sees every argument passed; its length (0) is set to a one-parameter function's.
+  const seen: unknown[][] = [];
+  const pending: Array<(r: Iterable<unknown>) => void> = [];
+  const spy = (...a: unknown[]) =>
+    new Promise<Iterable<unknown>>((resolve) => {
+      seen.push(a);
+      pending.push(resolve);
+    });
+  Object.defineProperty(spy, 'length', { value: 1 });
+  const clock = new ManualClock(0);
+  const op = new AsyncWaitOperator({ mode: 'ordered', fn: spy as AsyncFunction<unknown, unknown>, capacity: 10, timeoutMs: 100, onTimeout: (input) => [`timeout ${String(input)}`] }, clock);
+  const h = new OperatorHarness(op, {});
+  await h.open();
+  h.element(1);
+  h.element(2);
+  assert.deepEqual(seen, [[1], [2]], 'no signal argument is passed');
+  pending[0]!(['a']);
+  await settle();
+  h.runMails();
+  assert.deepEqual(h.take(), ['a']);
+  clock.advance(100);
+  h.runMails();
+  assert.deepEqual(h.take(), ['timeout 2'], 'the timeout works without a signal to abort');
+  pending[1]!(['too late']);
+  await settle();
+  h.runMails();
+  assert.deepEqual(h.take(), []);
+});
