@@ -9,7 +9,7 @@ import { messageId, messageIdPrefix } from './message-id.ts';
 import { Publisher } from './publisher.ts';
 import { duplicateWindowMs, lookUpStream } from './stream-lookup.ts';
 
-/** Time kept free at the end of the duplicate window for clock differences between weir and the server and for the publication itself. */
+/** Time kept free at the end of the duplicate window for clock differences between weir and the server and for the publication itself (a quarter of a short window). */
 const WINDOW_MARGIN_MS = 2_000;
 /** How far before a checkpoint's pre-commit a read-back starts (the server's clock may be behind weir's). */
 const READ_BACK_SKEW_MS = 60_000;
@@ -38,10 +38,16 @@ export class JetStreamCommitter implements Committer<JetStreamCommittable> {
   #connection: NatsConnection | undefined;
   #js: JetStreamClient | undefined;
   #windowMs: number | undefined;
+  /** Committables (subtask/checkpoint) that may have been published before: restored ones, and those this committer tried already (a retry). Only their replays rely on the window. */
+  readonly #maybePublished = new Set<string>();
 
   constructor(setup: JetStreamCommitterSetup) {
     this.#s = setup;
     this.target = setup.target;
+  }
+
+  recover(retained: readonly JetStreamCommittable[]): void {
+    for (const c of retained) this.#maybePublished.add(key(c));
   }
 
   async commit(committables: readonly JetStreamCommittable[]): Promise<void> {
@@ -52,8 +58,10 @@ export class JetStreamCommitter implements Committer<JetStreamCommittable> {
     const publisher = new Publisher(js, this.#s.stream, this.target, this.#s.maxInFlight);
     for (const c of ordered) {
       const age = Date.now() - c.createdAt;
+      const replay = this.#maybePublished.has(key(c));
+      this.#maybePublished.add(key(c));
       let skip: ReadonlySet<number> = new Set();
-      if (age + WINDOW_MARGIN_MS >= windowMs) {
+      if (replay && age + Math.min(WINDOW_MARGIN_MS, windowMs / 4) >= windowMs) {
         if (this.#s.beyondDuplicateWindow === 'refuse') throw new DuplicateWindowExceededError(this.#s.stream, windowMs, c.checkpointId, age);
         skip = await this.#readBack(c);
         this.#s.log.info(`checkpoint ${c.checkpointId} of subtask ${c.subtask} is ${age} ms old, beyond stream '${this.#s.stream}''s duplicate_window of ${windowMs} ms: read back ${skip.size} of its ${c.messages.length} message(s) already in the stream, publishing the rest`);
@@ -61,6 +69,8 @@ export class JetStreamCommitter implements Committer<JetStreamCommittable> {
       for (let i = 0; i < c.messages.length; i++) if (!skip.has(i)) await publisher.publish(c.messages[i]!, messageId(this.#s.prefix, c.subtask, c.checkpointId, i));
     }
     await publisher.drain();
+    // Committed: only a restore (recover) brings them back.
+    for (const c of ordered) this.#maybePublished.delete(key(c));
   }
 
   /** The indexes of a checkpoint's messages that are in the stream already. */
@@ -112,4 +122,8 @@ export class JetStreamCommitter implements Committer<JetStreamCommittable> {
     this.#js = undefined;
     await c?.close().catch(() => {});
   }
+}
+
+function key(c: JetStreamCommittable): string {
+  return `${c.subtask}/${c.checkpointId}`;
 }
