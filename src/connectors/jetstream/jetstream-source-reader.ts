@@ -37,7 +37,8 @@ export class JetStreamSourceReader<T> implements SourceReader<T, JetStreamSplit>
   #noMoreSplits = false;
   #failure: unknown;
   #available: (() => void) | undefined;
-  #room: (() => void) | undefined;
+  /** The split loops waiting for room in the queue (each split reads in a loop of its own). */
+  readonly #roomWaiters: Array<() => void> = [];
   #closed = false;
   #emitted = 0;
 
@@ -83,7 +84,7 @@ export class JetStreamSourceReader<T> implements SourceReader<T, JetStreamSplit>
       if (this.#closed || split.finished) break;
       this.#queue.push({ split, msg });
       this.#wake();
-      while (this.#queue.length - this.#head >= (this.#o.bufferSize ?? 4096) && !this.#closed) await new Promise<void>((resolve) => (this.#room = resolve));
+      while (this.#queue.length - this.#head >= (this.#o.bufferSize ?? 4096) && !this.#closed) await new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
     }
   }
 
@@ -128,8 +129,7 @@ export class JetStreamSourceReader<T> implements SourceReader<T, JetStreamSplit>
       this.#queue.splice(0, this.#head);
       this.#head = 0;
     }
-    this.#room?.();
-    this.#room = undefined;
+    this.#makeRoom();
     if (this.#head < this.#queue.length) return 'more';
     if (this.#noMoreSplits && [...this.#splits.values()].every((s) => s.finished)) return 'end';
     return 'nothing';
@@ -185,6 +185,10 @@ export class JetStreamSourceReader<T> implements SourceReader<T, JetStreamSplit>
     return `reading stream ${this.#o.stream} subjects ${[...this.#splits.keys()].join(', ')}`;
   }
 
+  #makeRoom(): void {
+    for (const resolve of this.#roomWaiters.splice(0)) resolve();
+  }
+
   #wake(): void {
     const a = this.#available;
     this.#available = undefined;
@@ -199,7 +203,7 @@ export class JetStreamSourceReader<T> implements SourceReader<T, JetStreamSplit>
 
   async close(): Promise<void> {
     this.#closed = true;
-    this.#room?.();
+    this.#makeRoom();
     for (const s of this.#splits.values()) s.messages?.stop();
     await this.#connection?.close().catch(() => {});
   }
