@@ -66,7 +66,12 @@ export class JetStreamCommitter implements Committer<JetStreamCommittable> {
         skip = await this.#readBack(c);
         this.#s.log.info(`checkpoint ${c.checkpointId} of subtask ${c.subtask} is ${age} ms old, beyond stream '${this.#s.stream}''s duplicate_window of ${windowMs} ms: read back ${skip.size} of its ${c.messages.length} message(s) already in the stream, publishing the rest`);
       }
-      for (let i = 0; i < c.messages.length; i++) if (!skip.has(i)) await publisher.publish(c.messages[i]!, messageId(this.#s.prefix, c.subtask, c.checkpointId, i));
+      for (let i = 0; i < c.messages.length; i++) {
+        if (skip.has(i)) continue;
+        publisher.publish(c.messages[i]!, messageId(this.#s.prefix, c.subtask, c.checkpointId, i));
+        const room = publisher.room();
+        if (room) await room;
+      }
     }
     await publisher.drain();
     // Committed: only a restore (recover) brings them back.

@@ -49,15 +49,14 @@ export class PublishingJetStreamWriter<T> implements PrecommittingSinkWriter<T, 
   }
 
   write(value: T): void {
-    this.#publisher.throwIfFailed();
-    void this.#publisher.publish(stageMessage(this.#o, value)).catch(() => {});
+    this.#publisher.publish(stageMessage(this.#o, value));
   }
 
   /** Backpressure: no more input while the publications in flight are at the limit. */
   ready(): Promise<void> | undefined {
-    this.#publisher.throwIfFailed();
-    if (this.#publisher.inFlight < (this.#o.maxInFlight ?? 512)) return undefined;
-    this.#waiting ??= this.#publisher.room().finally(() => (this.#waiting = undefined));
+    if (this.#waiting) return this.#waiting;
+    const room = this.#publisher.room();
+    if (room) this.#waiting = room.finally(() => (this.#waiting = undefined));
     return this.#waiting;
   }
 

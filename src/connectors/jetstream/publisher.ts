@@ -7,14 +7,17 @@ import { payloadOf } from './staged-message.ts';
 /**
  * Publishes with up to `maxInFlight` acks outstanding (one connection keeps them in order), and
  * checks every ack: a subject that the configured stream does not capture is refused for good.
+ * Acks are counted rather than kept, and waiters are woken when there is room or nothing is left
+ * in flight, so a message costs one promise (the client's).
  */
 export class Publisher {
   readonly #js: JetStreamClient;
   readonly #stream: string;
   readonly #target: string;
   readonly #maxInFlight: number;
-  readonly #inFlight = new Set<Promise<void>>();
+  #inFlight = 0;
   #failure: unknown;
+  #waiters: Array<{ readonly below: number; readonly resolve: () => void }> = [];
   /** Publications the server reported as duplicates (dropped by their message id). */
   duplicates = 0;
   published = 0;
@@ -27,55 +30,65 @@ export class Publisher {
   }
 
   get inFlight(): number {
-    return this.#inFlight.size;
+    return this.#inFlight;
   }
 
-  /** Sends one message; resolves once there is room for the next (the ack comes later, see drain). */
-  async publish(m: StagedMessage, msgId?: string): Promise<void> {
+  /** Sends one message; its ack is checked when it comes (see room and drain). */
+  publish(m: StagedMessage, msgId?: string): void {
     this.throwIfFailed();
-    const h = m.headers ? natsHeaders() : undefined;
-    if (h && m.headers) for (const [k, v] of Object.entries(m.headers)) h.set(k, v);
-    const ack = this.#js.publish(m.subject, payloadOf(m), { ...(msgId !== undefined ? { msgID: msgId } : {}), ...(h ? { headers: h } : {}) });
-    const done: Promise<void> = ack.then(
-      (a) => this.#acked(a, m.subject),
+    let h;
+    if (m.headers) {
+      h = natsHeaders();
+      for (const [k, v] of Object.entries(m.headers)) h.set(k, v);
+    }
+    this.#inFlight++;
+    this.#js.publish(m.subject, payloadOf(m), { ...(msgId !== undefined ? { msgID: msgId } : {}), ...(h ? { headers: h } : {}) }).then(
+      (a) => this.#settled(a, m.subject),
       (e: unknown) => {
         this.#failure ??= e;
+        this.#settled(undefined, m.subject);
       },
     );
-    const tracked = done.finally(() => this.#inFlight.delete(tracked));
-    this.#inFlight.add(tracked);
-    if (this.#inFlight.size >= this.#maxInFlight) await this.room();
   }
 
-  /** Resolves when fewer than maxInFlight acks are outstanding. */
-  async room(): Promise<void> {
-    while (this.#inFlight.size >= this.#maxInFlight) await Promise.race(this.#inFlight);
+  /** A promise while maxInFlight acks are outstanding; undefined when there is room. Rejects with the first failure. */
+  room(): Promise<void> | undefined {
     this.throwIfFailed();
+    if (this.#inFlight < this.#maxInFlight) return undefined;
+    return this.#until(this.#maxInFlight);
   }
 
   /** Every publication so far is acknowledged (or the first failure is thrown). */
   async drain(): Promise<void> {
-    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+    if (this.#inFlight > 0) await this.#until(1);
     this.throwIfFailed();
   }
 
   throwIfFailed(): void {
     if (this.#failure === undefined) return;
-    const e = this.#failure;
-    throw e;
+    throw this.#failure;
   }
 
-  /** Forget a failure after it was reported (the committer retries the whole commit). */
-  reset(): void {
-    this.#failure = undefined;
+  #until(below: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#waiters.push({
+        below,
+        resolve: () => (this.#failure !== undefined && below > 1 ? reject(this.#failure as Error) : resolve()),
+      });
+    });
   }
 
-  #acked(a: PubAck, subject: string): void {
-    if (a.stream !== this.#stream) {
-      this.#failure ??= new SinkError('TARGET_MISMATCH', this.#target, `subject ${subject} is captured by stream '${a.stream}', not by '${this.#stream}': the sink's subjects must be inside the stream's`);
-      return;
+  #settled(a: PubAck | undefined, subject: string): void {
+    this.#inFlight--;
+    if (a !== undefined) {
+      if (a.stream !== this.#stream) this.#failure ??= new SinkError('TARGET_MISMATCH', this.#target, `subject ${subject} is captured by stream '${a.stream}', not by '${this.#stream}': the sink's subjects must be inside the stream's`);
+      else if (a.duplicate) this.duplicates++;
+      else this.published++;
     }
-    if (a.duplicate) this.duplicates++;
-    else this.published++;
+    if (this.#waiters.length === 0) return;
+    const due = this.#waiters.filter((w) => this.#inFlight < w.below || (this.#failure !== undefined && w.below > 1));
+    if (due.length === 0) return;
+    this.#waiters = this.#waiters.filter((w) => !due.includes(w));
+    for (const w of due) w.resolve();
   }
 }
