@@ -70,4 +70,33 @@ describe('JetStream source and exactly-once sink', () => {
       last.set(c.word, c.n);
     }
   });
+
+  test("guarantee 'at-least-once': every running count is published at once, each at least once (no failure here: exactly once), without message ids", async () => {
+    await createStream(nc, 'words2', ['w2.a', 'w2.b']);
+    await createStream(nc, 'counts2', ['c2.>']);
+    const words = await publishWords(nc, ['w2.a', 'w2.b'], 0, 3000, 19);
+    const events = new JobEvents();
+    const result = await run('alo', events, ['--input', 'words2', '--output', 'counts2', '--output-subject', 'c2', '--bounded', '--guarantee', 'at-least-once']);
+    assert.equal(result.status, 'FINISHED', `job did not finish: ${result.error?.message}\n${events.describe()}`);
+    const out = await readStream(nc, 'counts2');
+    assert.deepEqual(countLines(out), expectedRunningCounts(words));
+    assert.ok(out.every((m) => m.msgId === undefined), 'at-least-once publishes without message ids');
+  });
+
+  test('the example job as it is (examples/jetstream-counts.ts, --create-output): the stream it creates holds every running count', async () => {
+    await createStream(nc, 'events', ['events.words']);
+    const words = await publishWords(nc, ['events.words'], 0, 2000, 13);
+    const events = new JobEvents();
+    const result = await executeJob({
+      job: join(import.meta.dirname, '..', '..', '..', 'examples', 'jetstream-counts.ts'),
+      args: ['--servers', nats.servers, '--bounded', '--create-output', '--checkpoint-interval', '200'],
+      config: { 'parallelism.default': 2, 'execution.checkpointing.dir': join(root, 'example') },
+      listener: events.listener,
+      log: createLogger({ level: 'error', write: () => {} }),
+    });
+    assert.equal(result.status, 'FINISHED', `job did not finish: ${result.error?.message}\n${events.describe()}`);
+    const out = await readStream(nc, 'counts');
+    assert.deepEqual(countLines(out), expectedRunningCounts(words));
+    for (const m of out) assert.equal(m.subject, `counts.${(JSON.parse(m.text) as { word: string }).word}`);
+  });
 });
