@@ -3,7 +3,7 @@
 // checkpoint's publications, which the server no longer recognizes: the sink reads back what it
 // wrote and the output stays exact, or it refuses the restore naming the stream, the window and
 // the checkpoint's age. And what is refused at start: a missing stream, a window shorter than
-// the checkpoint interval plus timeout.
+// the checkpoint interval plus timeout; and at commit, subjects that another stream captures.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -102,5 +102,17 @@ describe('JetStream sink and the duplicate window', () => {
     const result = await run('short', events, ['--input', 'in4', '--output', 'out4', '--output-subject', 'out4', '--bounded', '--checkpoint-interval', '100', '--checkpoint-timeout', '5000']);
     assert.equal(result.status, 'FAILED');
     assert.match(result.error?.message ?? '', /stream 'out4' has duplicate_window 1000 ms, shorter than execution\.checkpointing\.interval \(100 ms\) \+ execution\.checkpointing\.timeout \(5000 ms\)/);
+  });
+
+  test("subjects another stream captures: the commit fails for good naming both streams", async () => {
+    await createStream(nc, 'in5', ['in5.a']);
+    await createStream(nc, 'out5', ['out5.>']);
+    await createStream(nc, 'other5', ['mis5.>']);
+    await publishWords(nc, ['in5.a'], 0, 10, 3);
+    const events = new JobEvents();
+    const result = await run('mismatch', events, ['--input', 'in5', '--output', 'out5', '--output-subject', 'mis5', '--bounded', '--checkpoint-timeout', '5000']);
+    assert.equal(result.status, 'FAILED');
+    assert.match(result.error?.message ?? '', /subject mis5\.w\d is captured by stream 'other5', not by 'out5'/);
+    assert.equal(events.restarts.length, 0, `no restart can help: ${events.describe()}`);
   });
 });
