@@ -86,6 +86,10 @@ export class JetStreamSourceReader<T> implements SourceReader<T, JetStreamSplit>
       this.#wake();
       while (this.#queue.length - this.#head >= (this.#o.bufferSize ?? 4096) && !this.#closed) await new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
     }
+    // The client ends a consumer's messages when it gives up on it (its server-side consumer could
+    // not be recreated after a node was lost): a split that stopped there would never end. The
+    // task fails instead, and the restart goes on from the checkpoint's sequence.
+    if (!this.#closed && !split.finished) throw new Error(`the consumer of JetStream stream '${this.#o.stream}' (subjects ${split.filter}) stopped delivering after sequence ${split.nextSequence - 1}`);
   }
 
   /** Bounded: whether anything matches the filter from the split's position on (an ephemeral consumer without acks says how many). */

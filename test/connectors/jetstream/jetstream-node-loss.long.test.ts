@@ -5,6 +5,7 @@
 // the last checkpoint), and the output stream holds every running count exactly once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { createLogger, executeJob } from '../../../src/index.ts';
@@ -54,7 +55,7 @@ describe('JetStream counts on a 3-node cluster losing a node', () => {
         'restart-strategy.fixed-delay.delay': '500 ms',
       },
       listener: events.listener,
-      log: createLogger({ level: 'error', write: () => {} }),
+      log: createLogger({ level: 'info', write: (line) => appendFileSync(process.env.WEIR_TEST_JOB_LOG ?? '/dev/null', line + '\n') }),
     });
     assert.ok(killed, 'the job ended before its third checkpoint');
     await killed;
