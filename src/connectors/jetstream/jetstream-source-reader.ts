@@ -8,6 +8,8 @@ import type { JetStreamSplit } from './jetstream-split.ts';
 
 /** Records emitted per pollNext: small enough that checkpoints and mails get their turn. */
 const POLL_BATCH = 256;
+/** How long a split may get nothing, with the reader's queue empty, before the server is asked whether it has messages for it. */
+const STALL_MS = 20_000;
 
 /** A split being read: its position, and the consumer that reads it. */
 interface SplitState {
@@ -17,6 +19,8 @@ interface SplitState {
   /** Messages the server still had for it after the last one delivered (lag). */
   pending: number;
   finished: boolean;
+  /** When its consumer last delivered (or was created), ms. */
+  lastDelivery: number;
   messages?: ConsumerMessages;
 }
 
@@ -40,6 +44,7 @@ export class JetStreamSourceReader<T> implements SourceReader<T, JetStreamSplit>
   /** The split loops waiting for room in the queue (each split reads in a loop of its own). */
   readonly #roomWaiters: Array<() => void> = [];
   #closed = false;
+  #watchdog: ReturnType<typeof setInterval> | undefined;
   #emitted = 0;
 
   constructor(o: JetStreamSourceOptions<T>, ctx: SourceReaderContext) {
@@ -50,11 +55,13 @@ export class JetStreamSourceReader<T> implements SourceReader<T, JetStreamSplit>
   async start(): Promise<void> {
     this.#connection = await connectJetStream(this.#o.connection, `weir source ${this.#o.stream} ${this.#ctx.operatorUid} ${this.#ctx.subtaskIndex}`);
     this.#js = jetstream(this.#connection);
+    this.#watchdog = setInterval(() => void this.#checkStalls().catch(() => {}), STALL_MS / 4);
+    this.#watchdog.unref();
   }
 
   addSplits(splits: JetStreamSplit[]): void {
     for (const s of splits) {
-      const state: SplitState = { filter: s.filter, nextSequence: s.nextSequence, endSequence: s.endSequence, pending: 0, finished: false };
+      const state: SplitState = { filter: s.filter, nextSequence: s.nextSequence, endSequence: s.endSequence, pending: 0, finished: false, lastDelivery: Date.now() };
       this.#splits.set(s.filter, state);
       if (state.endSequence !== undefined && state.nextSequence > state.endSequence) {
         state.finished = true;
@@ -71,7 +78,7 @@ export class JetStreamSourceReader<T> implements SourceReader<T, JetStreamSplit>
 
   async #read(split: SplitState): Promise<void> {
     const js = this.#js!;
-    if (split.endSequence !== undefined && !(await this.#hasMessagesUpToEnd(split))) {
+    if (split.endSequence !== undefined && (await this.#pendingFrom(split)) === 0) {
       split.finished = true;
       this.#wake();
       return;
@@ -80,8 +87,10 @@ export class JetStreamSourceReader<T> implements SourceReader<T, JetStreamSplit>
     if (this.#closed || split.finished) return;
     const messages = await consumer.consume({ max_messages: Math.min(1024, this.#o.bufferSize ?? 4096) });
     split.messages = messages;
+    split.lastDelivery = Date.now();
     for await (const msg of messages) {
       if (this.#closed || split.finished) break;
+      split.lastDelivery = Date.now();
       this.#queue.push({ split, msg });
       this.#wake();
       while (this.#queue.length - this.#head >= (this.#o.bufferSize ?? 4096) && !this.#closed) await new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
@@ -92,8 +101,8 @@ export class JetStreamSourceReader<T> implements SourceReader<T, JetStreamSplit>
     if (!this.#closed && !split.finished) throw new Error(`the consumer of JetStream stream '${this.#o.stream}' (subjects ${split.filter}) stopped delivering after sequence ${split.nextSequence - 1}`);
   }
 
-  /** Bounded: whether anything matches the filter from the split's position on (an ephemeral consumer without acks says how many). */
-  async #hasMessagesUpToEnd(split: SplitState): Promise<boolean> {
+  /** How many messages match the split's filter from its position on (an ephemeral consumer without acks says). */
+  async #pendingFrom(split: SplitState): Promise<number> {
     const jsm = await jetstreamManager(this.#connection!);
     const info = await jsm.consumers.add(this.#o.stream, {
       ack_policy: AckPolicy.None,
@@ -104,7 +113,27 @@ export class JetStreamSourceReader<T> implements SourceReader<T, JetStreamSplit>
       inactive_threshold: 30_000_000_000,
     });
     await jsm.consumers.delete(this.#o.stream, info.name).catch(() => {});
-    return info.num_pending > 0;
+    return info.num_pending;
+  }
+
+  /**
+   * A consumer whose server-side part was lost with a node may neither deliver nor end (seen with
+   * nats-server 2.9 and the 3.3 client): when a split got nothing for STALL_MS while nothing of
+   * it waits in the queue, and the server has messages for it, the reader fails and the restart
+   * goes on from the checkpoint's sequence.
+   */
+  async #checkStalls(): Promise<void> {
+    if (this.#head < this.#queue.length) return;
+    const now = Date.now();
+    for (const split of this.#splits.values()) {
+      if (split.finished || split.messages === undefined || now - split.lastDelivery < STALL_MS) continue;
+      const pending = await this.#pendingFrom(split);
+      if (pending > 0 && !split.finished && this.#head === this.#queue.length && Date.now() - split.lastDelivery >= STALL_MS) {
+        this.#fail(new Error(`the consumer of JetStream stream '${this.#o.stream}' (subjects ${split.filter}) delivered nothing for ${Date.now() - split.lastDelivery} ms while the stream holds ${pending} message(s) for it from sequence ${split.nextSequence}`));
+        return;
+      }
+      split.lastDelivery = Date.now();
+    }
   }
 
   pollNext(output: SourceOutput<T>): InputStatus {
@@ -207,6 +236,7 @@ export class JetStreamSourceReader<T> implements SourceReader<T, JetStreamSplit>
 
   async close(): Promise<void> {
     this.#closed = true;
+    clearInterval(this.#watchdog);
     this.#makeRoom();
     for (const s of this.#splits.values()) s.messages?.stop();
     await this.#connection?.close().catch(() => {});
