@@ -1,6 +1,17 @@
 import type { TaskInfo } from './functions.ts';
 
-export interface SinkContext extends TaskInfo {}
+/** The job's checkpointing, as a sink sees it: what it must hold on to between a pre-commit and its commit. */
+export interface SinkCheckpointing {
+  /** execution.checkpointing.interval in ms; null: no periodic checkpoints. */
+  readonly intervalMs: number | null;
+  /** execution.checkpointing.timeout in ms. */
+  readonly timeoutMs: number;
+}
+
+export interface SinkContext extends TaskInfo {
+  /** The job's checkpointing settings (absent where a harness runs the sink without a job). */
+  readonly checkpointing?: SinkCheckpointing;
+}
 
 export interface Sink<T, WriterState = unknown> {
   /**

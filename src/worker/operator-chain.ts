@@ -1,3 +1,4 @@
+import type { SinkCheckpointing } from '../api/sink.ts';
 import type { TaskInfo } from '../api/functions.ts';
 import type { OperatorRestoreState, OperatorStateMap } from '../checkpoint/state-handles.ts';
 import type { JobVertex } from '../graph/job-graph.ts';
@@ -41,6 +42,7 @@ export interface ChainSetup {
   readonly processingTime: ProcessingTimeService;
   /** pipeline.auto-watermark-interval in ms. */
   readonly autoWatermarkInterval: number;
+  readonly checkpointing?: SinkCheckpointing;
   readonly mails: OperatorMails;
 }
 
@@ -222,6 +224,7 @@ export class OperatorChain {
             registerTimer: (time, description, callback) => this.#setup.processingTime.registerTimer(time, description, (t) => this.#attemptSync(i, () => callback(t))),
           },
           autoWatermarkInterval: this.#setup.autoWatermarkInterval,
+          ...(this.#setup.checkpointing ? { checkpointing: this.#setup.checkpointing } : {}),
           metrics: m.metrics,
           mailboxExecutor: { execute: (description, run) => this.#setup.mails.executor.execute(description, () => this.#attemptSync(i, run)) },
           inputThrottle: this.#setup.mails.throttle(i),

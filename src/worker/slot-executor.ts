@@ -259,6 +259,7 @@ export class SlotExecutor implements TaskExecutorGateway {
         failAfterRecords: d.failAfterRecords,
         bufferTimeoutMs,
         autoWatermarkInterval: config['pipeline.auto-watermark-interval'],
+        checkpointing: { intervalMs: config['execution.checkpointing.interval'], timeoutMs: config['execution.checkpointing.timeout'] },
         stateBackend: this.#stateBackend,
         log: this.#log.child({ vertex: vertex.name, subtask: d.subtask, attempt }),
       });

@@ -1,3 +1,4 @@
+import type { SinkCheckpointing } from '../api/sink.ts';
 import type { CheckpointStorageWorkerView } from '../checkpoint/checkpoint-storage.ts';
 import type { TaskRestoreState } from '../checkpoint/state-handles.ts';
 import type { Clock } from '../clock/clock.ts';
@@ -36,4 +37,6 @@ export interface TaskSetup {
   readonly autoWatermarkInterval?: number;
   /** state.backend.type's factory (default: the heap backend). */
   readonly stateBackend?: StateBackend;
+  /** The job's checkpoint interval and timeout, handed to operators (sinks check their targets against them). */
+  readonly checkpointing?: SinkCheckpointing;
 }

@@ -78,6 +78,7 @@ export class Task {
       restoreKeyed: (backend, state) => setup.storage.restoreKeyed(backend, state, this.#restoreLocation),
       processingTime: this.#processingTime,
       autoWatermarkInterval: setup.autoWatermarkInterval ?? 200,
+      ...(setup.checkpointing ? { checkpointing: setup.checkpointing } : {}),
       mails: this.#operatorMails,
       stateBackend: setup.stateBackend ?? heapStateBackend,
     });

@@ -1,3 +1,4 @@
+import type { SinkCheckpointing } from '../../api/sink.ts';
 import type { TaskInfo } from '../../api/functions.ts';
 import type { RecordTimestamp } from '../../network/record-timestamp.ts';
 import type { CheckpointType } from '../../network/stream-event.ts';
@@ -39,6 +40,8 @@ export interface OperatorContext extends TaskInfo {
   readonly processingTime: ProcessingTimeProvider;
   /** pipeline.auto-watermark-interval in ms (0: no periodic watermarks). */
   readonly autoWatermarkInterval: number;
+  /** The job's checkpoint interval and timeout (sinks check their targets against them). */
+  readonly checkpointing?: SinkCheckpointing;
   readonly metrics: OperatorMetrics;
   /** Runs work as the task's mail (results of async I/O); a failure in it is the operator's. */
   readonly mailboxExecutor: MailboxExecutor;
