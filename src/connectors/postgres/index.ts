@@ -7,6 +7,8 @@ export {
   WalLevelError,
   ReplicationPrivilegeError,
   SlotInUseError,
+  SlotCreationBlockedError,
+  type SlotCreationBlocker,
   SlotInvalidatedError,
   SlotPluginError,
   MissingObjectError,

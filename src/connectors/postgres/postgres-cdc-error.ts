@@ -14,6 +14,7 @@ export const POSTGRES_CDC_FAILURES = {
   'missing-object': 'a publication or slot is missing and the user may not create it',
   'table-not-published': 'a captured table is not in the publication',
   'stream': 'the replication stream failed',
+  'slot-creation-blocked': 'making a replication slot waited too long for open transactions',
 } as const;
 
 export type PostgresCdcFailure = keyof typeof POSTGRES_CDC_FAILURES;
@@ -78,6 +79,40 @@ export class SlotInUseError extends PostgresCdcError {
     this.name = 'SlotInUseError';
     this.slot = slot;
     this.activePid = activePid;
+  }
+}
+
+/** What a new logical slot waits for: a session's open transaction, or a prepared transaction. */
+export type SlotCreationBlocker =
+  | { readonly kind: 'session'; readonly pid: number; readonly xid: string; readonly state: string; readonly since: string; readonly query: string }
+  | { readonly kind: 'prepared'; readonly gid: string; readonly xid: string; readonly since: string };
+
+export class SlotCreationBlockedError extends PostgresCdcError {
+  readonly slot: string;
+  readonly timeoutMs: number;
+  readonly blockers: readonly SlotCreationBlocker[];
+  /** The sessions' server process ids (pg_stat_activity.pid). */
+  readonly blockingPids: readonly number[];
+  constructor(site: PostgresSite, slot: string, timeoutMs: number, blockers: readonly SlotCreationBlocker[], cause?: unknown) {
+    const named = blockers.map((b) =>
+      b.kind === 'session'
+        ? `server process ${b.pid} (transaction ${b.xid}, ${b.state} since ${b.since}${b.query ? `, last statement: ${b.query}` : ''})`
+        : `prepared transaction '${b.gid}' (transaction ${b.xid}, prepared ${b.since})`,
+    );
+    super(
+      site,
+      'slot-creation-blocked',
+      `making replication slot '${slot}' waited ${timeoutMs} ms for transactions that were open when it began (a logical slot starts only once they end)` +
+        (named.length > 0 ? `: still open: ${named.join('; ')}. ` : ' (they have ended since). ') +
+        `End them (COMMIT/ROLLBACK, SELECT pg_terminate_backend(pid), or COMMIT PREPARED/ROLLBACK PREPARED), or raise slotCreationTimeoutMs`,
+      false,
+      { cause },
+    );
+    this.name = 'SlotCreationBlockedError';
+    this.slot = slot;
+    this.timeoutMs = timeoutMs;
+    this.blockers = blockers;
+    this.blockingPids = blockers.flatMap((b) => (b.kind === 'session' ? [b.pid] : []));
   }
 }
 
