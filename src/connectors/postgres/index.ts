@@ -14,6 +14,7 @@ export {
   MissingObjectError,
   TableNotPublishedError,
   ReplicationStreamError,
+  PublicationAfterSlotError,
   POSTGRES_CDC_FAILURES,
   type PostgresCdcFailure,
   type PostgresSite,

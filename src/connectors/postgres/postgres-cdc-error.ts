@@ -15,6 +15,7 @@ export const POSTGRES_CDC_FAILURES = {
   'table-not-published': 'a captured table is not in the publication',
   'stream': 'the replication stream failed',
   'slot-creation-blocked': 'making a replication slot waited too long for open transactions',
+  'publication-after-slot': 'the slot holds WAL from before its publication existed',
 } as const;
 
 export type PostgresCdcFailure = keyof typeof POSTGRES_CDC_FAILURES;
@@ -183,4 +184,38 @@ export class ReplicationStreamError extends PostgresCdcError {
     this.slot = slot;
     this.sqlState = (cause as { code?: string } | undefined)?.code;
   }
+}
+
+/**
+ * pgoutput looks a publication up as of the WAL it decodes: a slot made before its publication
+ * cannot decode the WAL in between with it ("publication ... does not exist"), and every restart
+ * reads the same WAL again, so no restart helps.
+ */
+export class PublicationAfterSlotError extends PostgresCdcError {
+  readonly slot: string;
+  readonly publication: string;
+  /** The WAL position the server was decoding (its error's CONTEXT), when it said. */
+  readonly lsn: string | undefined;
+  constructor(site: PostgresSite, slot: string, publication: string, lsn: string | undefined, cause?: unknown) {
+    super(
+      site,
+      'publication-after-slot',
+      `replication slot '${slot}' holds WAL${lsn ? ` (at ${lsn})` : ''} written before publication '${publication}' existed: pgoutput looks a publication up as of the WAL it decodes, ` +
+        `so a publication made after its slot (or dropped) cannot decode the WAL in between. Either drop the slot (SELECT pg_drop_replication_slot('${slot}')) and start again with startup 'initial' (a fresh snapshot, with the publication first), ` +
+        `or, if the changes in between are not needed, move the slot past the publication's creation (SELECT pg_replication_slot_advance('${slot}', pg_current_wal_lsn())) and start again`,
+      true,
+      { cause },
+    );
+    this.name = 'PublicationAfterSlotError';
+    this.slot = slot;
+    this.publication = publication;
+    this.lsn = lsn;
+  }
+}
+
+/** The error of a replication stream: a server error that names its cause gets a class of its own. */
+export function replicationStreamError(site: PostgresSite, slot: string, e: Error & { code?: string; where?: string }): PostgresCdcError {
+  const publication = e.code === '42704' ? /^publication "(.+)" does not exist$/.exec(e.message)?.[1] : undefined;
+  if (publication !== undefined) return new PublicationAfterSlotError(site, slot, publication, /associated LSN ([0-9A-F]+\/[0-9A-F]+)/i.exec(e.where ?? '')?.[1], e);
+  return new ReplicationStreamError(site, slot, e.message, e);
 }
