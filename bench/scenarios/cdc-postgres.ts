@@ -122,7 +122,7 @@ async function runJob(b: PgBench, o: { parallelism: number; taskManagers: number
 }
 
 async function snapshot(b: PgBench, v: 'p1' | 'p2', run: number): Promise<PgSample> {
-  const slot = `bench_${v}_${run}`;
+  const slot = `bench_${v}_${run < 0 ? 'warmup' : run}`;
   const r = await runJob(b, { parallelism: v === 'p1' ? 1 : 2, taskManagers: v === 'p1' ? 0 : 2, startup: 'initial', slot }, (t) => t.r >= b.rows, `${b.rows} snapshot rows`);
   await dropSlot(b, slot);
   return { run, variant: v, rows: b.rows, wallMs: r.wallMs, perSecond: b.rows / (r.wallMs / 1000), fromRunningMs: r.fromRunningMs };
