@@ -9,6 +9,9 @@
 //
 //   copy      COPY (SELECT * FROM public.orders) TO STDOUT through pg, chunks taken as they come,
 //             rows counted by newlines (pg-copy-out.ts): no decoding at all
+//   selects   the same table by plain `SELECT * ... WHERE id >= $1 AND id < $2` queries of 8096
+//             rows each, in key order, through pg with its default parsers (rows as objects): the
+//             driver's row path alone, as the source's chunk reads use it, without the engine
 //   copy2     two such COPYs at once, half of the keys each, in two worker threads, timed from when
 //             both are connected: the most a second reader can gain on this machine
 //   p1        the CDC job (bench/jobs/pg-cdc-bench.ts: source -> counting sink, startup initial,
@@ -25,7 +28,7 @@
 // records. Ratios are taken within a run; the median over runs is reported.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type pg from 'pg';
+import pg from 'pg';
 import { createJobMaster, createLogger } from '../../src/index.ts';
 import type { JobMaster } from '../../src/coordinator/job-master.ts';
 import { ReplicationConnection } from '../../src/connectors/postgres/replication-connection.ts';
@@ -40,9 +43,10 @@ const TABLE = 'orders';
 const PUBLICATION = 'weir_bench_pub';
 const GOAL_P1_VS_COPY = 0.7;
 
-type PgVariant = 'copy' | 'copy2' | 'p1' | 'p2' | 'wal';
+type PgVariant = 'copy' | 'selects' | 'copy2' | 'p1' | 'p2' | 'wal';
 const LABELS: Record<PgVariant, string> = {
   copy: 'plain COPY TO STDOUT (pg)',
+  selects: 'plain SELECTs of 8096 rows (pg rows)',
   copy2: 'plain COPY x2 (2 threads, half each)',
   p1: 'CDC snapshot p1 (in-thread)',
   p2: 'CDC snapshot p2 (2 worker TMs)',
@@ -87,7 +91,7 @@ export interface PgCdcOptions {
   readonly warmup: boolean;
 }
 
-export const PG_VARIANTS: readonly PgVariant[] = ['copy', 'copy2', 'p1', 'p2', 'wal'];
+export const PG_VARIANTS: readonly PgVariant[] = ['copy', 'selects', 'copy2', 'p1', 'p2', 'wal'];
 
 function target(b: PgBench, key?: CopyOutTarget['key']): CopyOutTarget {
   return { ...b.server.connectionOptions(), table: `public.${TABLE}`, ...(key ? { key } : {}) };
@@ -202,6 +206,24 @@ async function copyOne(b: PgBench, run: number): Promise<PgSample> {
   return { run, variant: 'copy', rows: value, wallMs: ms, perSecond: value / (ms / 1000), fromRunningMs: null };
 }
 
+/** The table by key-range SELECTs of 8096 rows through pg (rows as objects), one after another. */
+async function selects(b: PgBench, run: number): Promise<PgSample> {
+  const client = new pg.Client(b.server.connectionOptions());
+  await client.connect();
+  try {
+    const { ms, value } = await timed(async () => {
+      let n = 0;
+      // Ids are 2 * sequence number: 8096 rows per 16192 keys.
+      for (let lo = 0; lo <= b.rows * 2; lo += 16_192) n += (await client.query(`SELECT * FROM ${TABLE} WHERE id >= $1 AND id < $2`, [lo, lo + 16_192])).rows.length;
+      return n;
+    });
+    if (value !== b.rows) throw new Error(`the SELECTs counted ${value} rows, expected ${b.rows}`);
+    return { run, variant: 'selects', rows: value, wallMs: ms, perSecond: value / (ms / 1000), fromRunningMs: null };
+  } finally {
+    await client.end();
+  }
+}
+
 async function copyTwo(b: PgBench, run: number): Promise<PgSample> {
   const mid = b.rows + 1; // ids are 2 * sequence number
   const { ms, rows } = await copyOutsInWorkers([target(b, { column: 'id', from: null, to: mid }), target(b, { column: 'id', from: mid, to: null })]);
@@ -239,7 +261,7 @@ export async function runPostgresCdc(o: PgCdcOptions, runs: number, log: (line: 
       const k = run % Math.max(1, snapshotVariants.length);
       for (const v of [...snapshotVariants.slice(k), ...snapshotVariants.slice(0, k)]) {
         await settle();
-        const s = v === 'copy' ? await copyOne(b, run) : v === 'copy2' ? await copyTwo(b, run) : await snapshot(b, v, run);
+        const s = v === 'copy' ? await copyOne(b, run) : v === 'selects' ? await selects(b, run) : v === 'copy2' ? await copyTwo(b, run) : await snapshot(b, v, run);
         samples.push(s);
         log(`postgres run ${run + 1}/${runs} ${LABELS[v].padEnd(36)} ${fmtNumber(s.perSecond).padStart(10)} rows/s  ${fmtMs(s.wallMs)}`);
       }
@@ -283,12 +305,17 @@ export async function runPostgresCdc(o: PgCdcOptions, runs: number, log: (line: 
           }
         : undefined;
     const p1VsCopy = paired('p1', 'copy');
+    const p1VsSelects = paired('p1', 'selects');
+    const selectsVsCopy = paired('selects', 'copy');
     const p2VsP1 = paired('p2', 'p1');
     const copy2VsCopy = paired('copy2', 'copy');
     const walRatio = wals.length > 0 ? summarize(wals.map((w) => w.bareMs / w.weirFromRunningMs)) : undefined;
     const notes = [
       `PostgreSQL: ${fmtNumber(o.rows)} rows of createPgOrders (${dataMb.toFixed(0)} MB with TOAST), loaded in ${fmtMs(load.ms)}; ${runs} runs, variants interleaved in rotating order; chunk size 8096, ${o.checkpointInterval === undefined ? 'checkpointing off' : `exactly-once checkpoints every ${o.checkpointInterval} ms`}`,
       p1VsCopy ? `postgres snapshot p1 / COPY: ${fmtRatio(p1VsCopy.median)} median of per-run ratios (runs: ${p1VsCopy.samples.map(fmtRatio).join(', ')}), goal >= ${GOAL_P1_VS_COPY}x: ${p1VsCopy.median >= GOAL_P1_VS_COPY ? 'met' : 'NOT met'}` : undefined,
+      p1VsSelects && selectsVsCopy
+        ? `postgres: what limits p1: pg's row path alone (SELECTs of 8096 rows, rows as objects) reads at ${fmtRatio(selectsVsCopy.median)} of COPY (runs: ${selectsVsCopy.samples.map(fmtRatio).join(', ')}); p1 / those SELECTs: ${fmtRatio(p1VsSelects.median)} (runs: ${p1VsSelects.samples.map(fmtRatio).join(', ')})`
+        : undefined,
       p2VsP1 && copy2VsCopy
         ? `postgres snapshot p2 / p1: ${fmtRatio(p2VsP1.median)} (runs: ${p2VsP1.samples.map(fmtRatio).join(', ')}) beside the two-thread ceiling COPY x2 / COPY: ${fmtRatio(copy2VsCopy.median)} (runs: ${copy2VsCopy.samples.map(fmtRatio).join(', ')})`
         : undefined,
@@ -297,7 +324,7 @@ export async function runPostgresCdc(o: PgCdcOptions, runs: number, log: (line: 
     return {
       tables: [{ title: 'PostgreSQL snapshot', table: snapshotTable }, ...(walTable ? [{ title: 'PostgreSQL WAL', table: walTable }] : [])],
       notes,
-      data: { settings: { ...o, loadMs: load.ms, dataMb, serverStartMs: server.startMs, job: JOB }, samples, wals, ratios: { p1VsCopy: p1VsCopy ?? null, p2VsP1: p2VsP1 ?? null, copy2VsCopy: copy2VsCopy ?? null, walRatio: walRatio ?? null } },
+      data: { settings: { ...o, loadMs: load.ms, dataMb, serverStartMs: server.startMs, job: JOB }, samples, wals, ratios: { p1VsCopy: p1VsCopy ?? null, p1VsSelects: p1VsSelects ?? null, selectsVsCopy: selectsVsCopy ?? null, p2VsP1: p2VsP1 ?? null, copy2VsCopy: copy2VsCopy ?? null, walRatio: walRatio ?? null } },
     };
   } finally {
     await sql.end();
