@@ -28,14 +28,14 @@ export interface CdcSinkReport {
  * from an in-thread one, and reporting per turn (not per record) keeps its cost out of the
  * figures while the last report still follows the last record by one turn.
  */
-export class CountingChangeSink implements Sink<ChangeRecord> {
+export class CountingChangeSink implements Sink<Pick<ChangeRecord, 'op'>> {
   readonly #channel: string | undefined;
 
   constructor(channel: string | undefined) {
     this.#channel = channel;
   }
 
-  createWriter(ctx: SinkContext): SinkWriter<ChangeRecord> {
+  createWriter(ctx: SinkContext): SinkWriter<Pick<ChangeRecord, 'op'>> {
     const counts = { r: 0, c: 0, u: 0, d: 0 };
     const channel = this.#channel === undefined ? undefined : new BroadcastChannel(this.#channel);
     // Must not keep a worker thread or the benchmark alive.

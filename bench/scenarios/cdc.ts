@@ -35,7 +35,6 @@
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { BroadcastChannel } from 'node:worker_threads';
 import { createJobMaster, createLogger } from '../../src/index.ts';
 import type { JobMaster } from '../../src/coordinator/job-master.ts';
 import { startMariaDb, type MariaDbServer } from '../../test/fixtures/mariadb-server.ts';
@@ -58,6 +57,8 @@ import {
 } from '../harness.ts';
 import type { CdcSinkReport } from '../jobs/cdc-bench.ts';
 import { plainRead, plainReadsInWorkers, type PlainReadTarget } from './cdc-plain-read.ts';
+import { SinkCounts } from './cdc-sink-counts.ts';
+import { PG_VARIANTS, runPostgresCdc } from './cdc-postgres.ts';
 
 const JOB = join(BENCH_DIR, 'jobs', 'cdc-bench.ts');
 const TABLE = 'orders';
@@ -144,69 +145,6 @@ function cpuMeter(server: MariaDbServer): () => { cpuMs: number; serverCpuMs: nu
 }
 
 // ---- the jobs ----
-
-/** The sink subtasks' latest counts, and waiting for a condition on their sum. */
-class SinkCounts {
-  readonly #channel: BroadcastChannel;
-  readonly #latest = new Map<number, CdcSinkReport>();
-  #waiters: Array<{ done: (t: { r: number; u: number }) => boolean; resolve: (at: number) => void }> = [];
-
-  constructor(name: string) {
-    this.#channel = new BroadcastChannel(name);
-    this.#channel.unref();
-    this.#channel.onmessage = (e) => {
-      const report = (e as { data: CdcSinkReport }).data;
-      this.#latest.set(report.subtask, report);
-      const at = performance.now();
-      const t = this.total();
-      this.#waiters = this.#waiters.filter((w) => {
-        if (!w.done(t)) return true;
-        w.resolve(at);
-        return false;
-      });
-    };
-  }
-
-  total(): { r: number; c: number; u: number; d: number } {
-    const t = { r: 0, c: 0, u: 0, d: 0 };
-    for (const s of this.#latest.values()) {
-      t.r += s.r;
-      t.c += s.c;
-      t.u += s.u;
-      t.d += s.d;
-    }
-    return t;
-  }
-
-  /** performance.now() at the report that made `done` true; rejects if the job ends first or after the timeout. */
-  until(what: string, job: JobMaster, done: (t: { r: number; u: number }) => boolean): Promise<number> {
-    if (done(this.total())) return Promise.resolve(performance.now());
-    return new Promise((resolve, reject) => {
-      const fail = (e: Error) => {
-        clearTimeout(timer);
-        reject(e);
-      };
-      const timer = setTimeout(() => fail(new Error(`timed out after ${TIMEOUT_MS} ms waiting for ${what} (sink counts ${JSON.stringify(this.total())})`)), TIMEOUT_MS);
-      void job.result().then((r) => fail(new Error(`the benchmark job ended ${r.status} while waiting for ${what}: ${r.error?.message ?? 'no error'}`)));
-      this.#waiters.push({
-        done,
-        resolve: (at) => {
-          clearTimeout(timer);
-          resolve(at);
-        },
-      });
-    });
-  }
-
-  /** Snapshot rows by sink subtask. */
-  rowsBySubtask(): number[] {
-    return [...this.#latest.values()].sort((a, b) => a.subtask - b.subtask).map((r) => r.r);
-  }
-
-  close(): void {
-    this.#channel.close();
-  }
-}
 
 /** A running benchmark job with its sink counts; stop() cancels it. */
 interface RunningJob {
@@ -441,7 +379,7 @@ function runsColumn(samples: readonly Sample[], value: (s: Sample) => number): s
 
 export const cdc: Scenario = {
   name: 'cdc',
-  description: `MySQL/MariaDB CDC on a private MariaDB: snapshot rows/s at p1 and p2 vs a plain streaming SELECT, binlog changes/s live and catching up (default ${fmtNumber(DEFAULT_RECORDS)} rows, ${fmtNumber(DEFAULT_CHANGES)} changes)`,
+  description: `MySQL/MariaDB and PostgreSQL CDC on private servers: snapshot rows/s at p1 and p2 vs a plain streaming SELECT, binlog changes/s live and catching up (default ${fmtNumber(DEFAULT_RECORDS)} rows, ${fmtNumber(DEFAULT_CHANGES)} changes)`,
   // Each run loads the server for about 20 s; three keep a whole run under ~3 minutes.
   defaultRuns: 3,
   flags: {
@@ -452,192 +390,228 @@ export const cdc: Scenario = {
     'checkpoint-interval': 'run the jobs with exactly-once checkpoints at this interval, ms (default: checkpointing off)',
     only: 'comma-separated variants: plain,plain2,p1,p2,catch-up (default all; catch-up needs p1)',
     warmup: 'an unmeasured plain read and p1 snapshot first (default on; --warmup false to skip)',
+    dialect: 'mariadb, postgres or both (default both: the PostgreSQL tables follow the MariaDB ones)',
+    'pg-only': 'comma-separated PostgreSQL variants: copy,selects,copy2,p1,p2,wal (default all)',
   },
 
   async run(options): Promise<ScenarioResult> {
-    const { log, runs } = options;
-    const rows = options.records ?? DEFAULT_RECORDS;
-    const changes = Math.min(intFlag(options, 'changes', DEFAULT_CHANGES), rows);
-    const transactions = intFlag(options, 'transactions', 4);
-    const statements = intFlag(options, 'statements', 5);
-    const chunkSize = options.flags['chunk-size'] !== undefined ? intFlag(options, 'chunk-size', 8096) : undefined;
-    const checkpointInterval = options.flags['checkpoint-interval'] !== undefined ? intFlag(options, 'checkpoint-interval', 1000) : undefined;
-    const warmup = options.flags.warmup === undefined || options.flags.warmup !== 'false';
-    const all: VariantId[] = ['plain', 'plain2', 'p1', 'p2', 'catch-up'];
-    const only = options.flags.only?.split(',').map((s) => s.trim());
-    const variants = only ? all.filter((v) => only.includes(v)) : all;
-    if (variants.length === 0) throw new Error(`--only matched no variant (have: ${all.join(', ')})`);
-    if (variants.includes('catch-up') && !variants.includes('p1')) throw new Error('catch-up replays the p1 job\'s changes: include p1');
-
-    const server = await startMariaDb();
-    log(`private MariaDB on 127.0.0.1:${server.port} started in ${server.startMs} ms`);
-    const sql = await connect(server);
-    try {
-      const load = await timed(async () => {
-        await createOrders(sql, TABLE, rows);
-        // Fresh statistics: the source sizes its chunks from information_schema.TABLES.TABLE_ROWS.
-        await sql.query(`ANALYZE TABLE ${TABLE}`);
-      });
-      const [[size]] = (await sql.query(
-        `SELECT DATA_LENGTH AS data, TABLE_ROWS AS estimate FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'test' AND TABLE_NAME = ?`,
-        [TABLE],
-      )) as unknown as [[{ data: string; estimate: string }]];
-      const dataMb = Number(size.data) / 2 ** 20;
-      log(`loaded ${fmtNumber(rows)} rows into test.${TABLE} in ${fmtMs(load.ms)} (InnoDB data ${dataMb.toFixed(0)} MB, TABLE_ROWS estimate ${fmtNumber(Number(size.estimate))})`);
-      const b: Bench = { server, sql, rows, changes, transactions, statements, chunkSize, checkpointInterval, batches: 0, p1ChangesAt: new Map() };
-
-      if (warmup) {
-        log('warm-up: one plain read and one p1 snapshot (buffer pool, JIT, tsx cache), not measured');
-        await plainRead(plainTarget(b));
-        if (variants.includes('p1') || variants.includes('p2')) {
-          const job = await startJob(b, 1, 0, 'initial');
-          await job.counts.until('the warm-up snapshot', job.job, (t) => t.r >= rows);
-          await job.stop();
-        }
-      }
-
-      const samples: Sample[] = [];
-      for (let run = 0; run < runs; run++) {
-        for (const v of runOrder(variants, run)) {
-          await settle();
-          const s = v === 'plain' ? await plain(b, run) : v === 'plain2' ? await plainTwo(b, run) : v === 'catch-up' ? await catchUp(b, run) : await snapshotAndLive(b, v, run);
-          samples.push(s);
-          const unit = v === 'catch-up' ? 'changes/s' : 'rows/s';
-          log(`run ${run + 1}/${runs} ${LABELS[v].padEnd(32)} ${fmtNumber(s.perSecond).padStart(10)} ${unit}  ${fmtMs(s.wallMs)}`);
-          if (s.rowsPerReader && s.rowsPerReader.length > 1) log(`run ${run + 1}/${runs} ${''.padEnd(32)} rows per reader: ${s.rowsPerReader.map((n) => fmtNumber(n)).join(' / ')}`);
-          if (s.live) log(`run ${run + 1}/${runs} ${`binlog live (${v} job)`.padEnd(32)} ${fmtNumber(s.live.perSecond).padStart(10)} changes/s  ${fmtMs(s.live.wallMs)} (server applied them in ${fmtMs(s.live.applyMs)})`);
-        }
-      }
-
-      const of = (id: VariantId) => samples.filter((s) => s.variant === id);
-      const rate = (id: VariantId): Summary | undefined => (of(id).length > 0 ? summarize(of(id).map((s) => s.perSecond)) : undefined);
-      const paired = (a: VariantId, c: VariantId): Summary | undefined => {
-        const ratios: number[] = [];
-        for (let run = 0; run < runs; run++) {
-          const x = samples.find((s) => s.run === run && s.variant === a);
-          const y = samples.find((s) => s.run === run && s.variant === c);
-          if (x && y) ratios.push(x.perSecond / y.perSecond);
-        }
-        return ratios.length > 0 ? summarize(ratios) : undefined;
-      };
-      const p1VsPlain = paired('p1', 'plain');
-      const p2VsP1 = paired('p2', 'p1');
-      const plain2VsPlain = paired('plain2', 'plain');
-      // The same ratio without the job's start-up (worker TaskManagers take most of a second to load the job).
-      const p2VsP1FromRunning = (() => {
-        const ratios: number[] = [];
-        for (let run = 0; run < runs; run++) {
-          const x = samples.find((s) => s.run === run && s.variant === 'p2');
-          const y = samples.find((s) => s.run === run && s.variant === 'p1');
-          if (x?.fromRunningMs && y?.fromRunningMs) ratios.push(y.fromRunningMs / x.fromRunningMs);
-        }
-        return ratios.length > 0 ? summarize(ratios) : undefined;
-      })();
-      const plainRate = rate('plain')?.median;
-
-      const snapshotVariants = variants.filter((v) => v !== 'catch-up');
-      const table: Table = {
-        columns: ['snapshot of ' + fmtNumber(rows) + ' rows', 'rows/s (median)', 'all runs', 'wall (median)', 'vs plain', 'to RUNNING', 'rows/s from RUNNING', 'CPU ms (node)', 'CPU ms (server)'],
-        rows: snapshotVariants.map((v) => {
-          const ss = of(v);
-          const r = summarize(ss.map((s) => s.perSecond));
-          const running = ss.every((s) => s.fromRunningMs !== null) ? summarize(ss.map((s) => s.records / (s.fromRunningMs! / 1000))).median : NaN;
-          return [
-            LABELS[v],
-            fmtNumber(r.median),
-            runsColumn(ss, (s) => s.perSecond),
-            fmtMs(summarize(ss.map((s) => s.wallMs)).median),
-            plainRate ? fmtRatio(r.median / plainRate) : '-',
-            ss.every((s) => s.fromRunningMs !== null) ? fmtMs(summarize(ss.map((s) => s.wallMs - s.fromRunningMs!)).median) : '-',
-            Number.isFinite(running) ? fmtNumber(running) : '-',
-            fmtNumber(summarize(ss.map((s) => s.cpuMs)).median),
-            fmtNumber(summarize(ss.map((s) => s.serverCpuMs)).median),
-          ];
-        }),
-      };
-
-      const binlogRows: string[][] = [];
-      for (const v of ['p1', 'p2'] as const) {
-        const lives = of(v).map((s) => s.live!);
-        if (lives.length === 0) continue;
-        binlogRows.push([
-          `live, in the ${v} job`,
-          fmtNumber(summarize(lives.map((l) => l.perSecond)).median),
-          lives.map((l) => fmtNumber(l.perSecond)).join(' / '),
-          fmtMs(summarize(lives.map((l) => l.wallMs)).median),
-          fmtMs(summarize(lives.map((l) => l.applyMs)).median),
-          fmtMs(summarize(lives.map((l) => l.tailMs)).median),
-          fmtNumber(summarize(lives.map((l) => l.cpuMs)).median),
-          fmtNumber(summarize(lives.map((l) => l.serverCpuMs)).median),
-        ]);
-      }
-      const catchUps = of('catch-up');
-      if (catchUps.length > 0) {
-        binlogRows.push([
-          'catch-up, fresh p1 job from FILE:POS',
-          fmtNumber(summarize(catchUps.map((s) => s.perSecond)).median),
-          runsColumn(catchUps, (s) => s.perSecond),
-          fmtMs(summarize(catchUps.map((s) => s.wallMs)).median),
-          '-',
-          '-',
-          fmtNumber(summarize(catchUps.map((s) => s.cpuMs)).median),
-          fmtNumber(summarize(catchUps.map((s) => s.serverCpuMs)).median),
-        ]);
-      }
-      const extraTables =
-        binlogRows.length > 0
-          ? [
-              {
-                title: `Binlog phase: ${fmtNumber(changes)} row changes (${transactions} transactions x ${statements} multi-row UPDATEs)`,
-                table: {
-                  columns: ['binlog', 'changes/s (median)', 'all runs', 'wall (median)', 'server apply', 'tail after COMMIT', 'CPU ms (node)', 'CPU ms (server)'],
-                  rows: binlogRows,
-                } satisfies Table,
-              },
-            ]
-          : [];
-
-      const goal = (name: string, r: Summary | undefined, target: number) =>
-        r ? `${name}: ${fmtRatio(r.median)} median of per-run ratios (runs: ${r.samples.map(fmtRatio).join(', ')}), goal >= ${target}x: ${r.median >= target ? 'met' : 'NOT met'}` : undefined;
-      const notes = [
-        `${fmtNumber(rows)} rows of createOrders (id INT PK, customer VARCHAR, amount DECIMAL(12,2), big BIGINT, status VARCHAR, updated DATETIME(3); ${dataMb.toFixed(0)} MB InnoDB data), loaded in ${fmtMs(load.ms)}; ${runs} runs, variants interleaved in rotating order`,
-        `snapshot rows/s = rows / wall time from createJobMaster() until the counting sink reported every row (an event on a BroadcastChannel, once per event-loop turn); startup mode initial, chunk size ${chunkSize ?? 8096}, ${checkpointInterval === undefined ? 'checkpointing off' : `exactly-once checkpoints every ${checkpointInterval} ms`}`,
-        `binlog live = changes / time from the first BEGIN until the sink saw every change; the server's own time to apply them is 'server apply'; catch-up includes the job's startup`,
-        `CPU ms (node) is this process, worker threads included; CPU ms (server) is mariadbd's, from /proc`,
-        goal('snapshot p1 / plain', p1VsPlain, GOAL_P1_VS_PLAIN),
-        goal('snapshot p2 / p1', p2VsP1, GOAL_P2_VS_P1),
-        plain2VsPlain
-          ? `plain x2 / plain (two reads on two threads vs one: what a second reader can gain on this machine at best): ${fmtRatio(plain2VsPlain.median)} median (runs: ${plain2VsPlain.samples.map(fmtRatio).join(', ')})`
-          : undefined,
-        p2VsP1FromRunning
-          ? `snapshot p2 / p1 from RUNNING (without the job's start-up): ${fmtRatio(p2VsP1FromRunning.median)} median (runs: ${p2VsP1FromRunning.samples.map(fmtRatio).join(', ')})`
-          : undefined,
-      ].filter((n): n is string => n !== undefined);
-
-      return {
-        table,
-        extraTables,
-        notes,
-        data: {
-          settings: { rows, changes, transactions, statements, chunkSize: chunkSize ?? 8096, checkpointInterval: checkpointInterval ?? null, variants, job: JOB, warmup, loadMs: load.ms, dataMb, serverStartMs: server.startMs },
-          summary: Object.fromEntries(
-            variants.map((v) => [
-              v,
-              {
-                label: LABELS[v],
-                perSecond: rate(v),
-                wallMs: summarize(of(v).map((s) => s.wallMs)),
-                live: of(v)[0]?.live ? summarize(of(v).map((s) => s.live!.perSecond)) : null,
-              },
-            ]),
-          ),
-          ratios: { p1VsPlain: p1VsPlain ?? null, p2VsP1: p2VsP1 ?? null, plain2VsPlain: plain2VsPlain ?? null, p2VsP1FromRunning: p2VsP1FromRunning ?? null, goals: { p1VsPlain: GOAL_P1_VS_PLAIN, p2VsP1: GOAL_P2_VS_P1 } },
-          samples,
-        },
-      };
-    } finally {
-      await sql.end();
-      await server.stop();
+    const dialect = options.flags.dialect ?? 'both';
+    if (!['mariadb', 'postgres', 'both'].includes(dialect)) throw new Error(`--dialect must be mariadb, postgres or both, got '${dialect}'`);
+    const pg = dialect === 'mariadb' ? undefined : () => runPostgres(options);
+    if (dialect === 'postgres') {
+      const r = await pg!();
+      return { table: r.tables[0]!.table, extraTables: r.tables.slice(1), notes: r.notes, data: { postgres: r.data } };
     }
+    const mariadb = await runMariaDb(options);
+    if (!pg) return mariadb;
+    const r = await pg();
+    return { ...mariadb, extraTables: [...(mariadb.extraTables ?? []), ...r.tables], notes: [...(mariadb.notes ?? []), ...r.notes], data: { ...mariadb.data, postgres: r.data } };
   },
 };
+
+function runPostgres(options: ScenarioOptions): ReturnType<typeof runPostgresCdc> {
+  const only = options.flags['pg-only']?.split(',').map((s) => s.trim());
+  const variants = only ? PG_VARIANTS.filter((v) => only.includes(v)) : PG_VARIANTS;
+  if (variants.length === 0) throw new Error(`--pg-only matched no variant (have: ${PG_VARIANTS.join(', ')})`);
+  const rows = options.records ?? DEFAULT_RECORDS;
+  return runPostgresCdc(
+    {
+      rows,
+      changes: Math.min(intFlag(options, 'changes', DEFAULT_CHANGES), rows),
+      transactions: intFlag(options, 'transactions', 4),
+      statements: intFlag(options, 'statements', 5),
+      checkpointInterval: options.flags['checkpoint-interval'] !== undefined ? intFlag(options, 'checkpoint-interval', 1000) : undefined,
+      variants,
+      warmup: options.flags.warmup === undefined || options.flags.warmup !== 'false',
+    },
+    options.runs,
+    options.log,
+  );
+}
+
+async function runMariaDb(options: ScenarioOptions): Promise<ScenarioResult> {
+  const { log, runs } = options;
+  const rows = options.records ?? DEFAULT_RECORDS;
+  const changes = Math.min(intFlag(options, 'changes', DEFAULT_CHANGES), rows);
+  const transactions = intFlag(options, 'transactions', 4);
+  const statements = intFlag(options, 'statements', 5);
+  const chunkSize = options.flags['chunk-size'] !== undefined ? intFlag(options, 'chunk-size', 8096) : undefined;
+  const checkpointInterval = options.flags['checkpoint-interval'] !== undefined ? intFlag(options, 'checkpoint-interval', 1000) : undefined;
+  const warmup = options.flags.warmup === undefined || options.flags.warmup !== 'false';
+  const all: VariantId[] = ['plain', 'plain2', 'p1', 'p2', 'catch-up'];
+  const only = options.flags.only?.split(',').map((s) => s.trim());
+  const variants = only ? all.filter((v) => only.includes(v)) : all;
+  if (variants.length === 0) throw new Error(`--only matched no variant (have: ${all.join(', ')})`);
+  if (variants.includes('catch-up') && !variants.includes('p1')) throw new Error('catch-up replays the p1 job\'s changes: include p1');
+
+  const server = await startMariaDb();
+  log(`private MariaDB on 127.0.0.1:${server.port} started in ${server.startMs} ms`);
+  const sql = await connect(server);
+  try {
+    const load = await timed(async () => {
+      await createOrders(sql, TABLE, rows);
+      // Fresh statistics: the source sizes its chunks from information_schema.TABLES.TABLE_ROWS.
+      await sql.query(`ANALYZE TABLE ${TABLE}`);
+    });
+    const [[size]] = (await sql.query(
+      `SELECT DATA_LENGTH AS data, TABLE_ROWS AS estimate FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'test' AND TABLE_NAME = ?`,
+      [TABLE],
+    )) as unknown as [[{ data: string; estimate: string }]];
+    const dataMb = Number(size.data) / 2 ** 20;
+    log(`loaded ${fmtNumber(rows)} rows into test.${TABLE} in ${fmtMs(load.ms)} (InnoDB data ${dataMb.toFixed(0)} MB, TABLE_ROWS estimate ${fmtNumber(Number(size.estimate))})`);
+    const b: Bench = { server, sql, rows, changes, transactions, statements, chunkSize, checkpointInterval, batches: 0, p1ChangesAt: new Map() };
+
+    if (warmup) {
+      log('warm-up: one plain read and one p1 snapshot (buffer pool, JIT, tsx cache), not measured');
+      await plainRead(plainTarget(b));
+      if (variants.includes('p1') || variants.includes('p2')) {
+        const job = await startJob(b, 1, 0, 'initial');
+        await job.counts.until('the warm-up snapshot', job.job, (t) => t.r >= rows);
+        await job.stop();
+      }
+    }
+
+    const samples: Sample[] = [];
+    for (let run = 0; run < runs; run++) {
+      for (const v of runOrder(variants, run)) {
+        await settle();
+        const s = v === 'plain' ? await plain(b, run) : v === 'plain2' ? await plainTwo(b, run) : v === 'catch-up' ? await catchUp(b, run) : await snapshotAndLive(b, v, run);
+        samples.push(s);
+        const unit = v === 'catch-up' ? 'changes/s' : 'rows/s';
+        log(`run ${run + 1}/${runs} ${LABELS[v].padEnd(32)} ${fmtNumber(s.perSecond).padStart(10)} ${unit}  ${fmtMs(s.wallMs)}`);
+        if (s.rowsPerReader && s.rowsPerReader.length > 1) log(`run ${run + 1}/${runs} ${''.padEnd(32)} rows per reader: ${s.rowsPerReader.map((n) => fmtNumber(n)).join(' / ')}`);
+        if (s.live) log(`run ${run + 1}/${runs} ${`binlog live (${v} job)`.padEnd(32)} ${fmtNumber(s.live.perSecond).padStart(10)} changes/s  ${fmtMs(s.live.wallMs)} (server applied them in ${fmtMs(s.live.applyMs)})`);
+      }
+    }
+
+    const of = (id: VariantId) => samples.filter((s) => s.variant === id);
+    const rate = (id: VariantId): Summary | undefined => (of(id).length > 0 ? summarize(of(id).map((s) => s.perSecond)) : undefined);
+    const paired = (a: VariantId, c: VariantId): Summary | undefined => {
+      const ratios: number[] = [];
+      for (let run = 0; run < runs; run++) {
+        const x = samples.find((s) => s.run === run && s.variant === a);
+        const y = samples.find((s) => s.run === run && s.variant === c);
+        if (x && y) ratios.push(x.perSecond / y.perSecond);
+      }
+      return ratios.length > 0 ? summarize(ratios) : undefined;
+    };
+    const p1VsPlain = paired('p1', 'plain');
+    const p2VsP1 = paired('p2', 'p1');
+    const plain2VsPlain = paired('plain2', 'plain');
+    // The same ratio without the job's start-up (worker TaskManagers take most of a second to load the job).
+    const p2VsP1FromRunning = (() => {
+      const ratios: number[] = [];
+      for (let run = 0; run < runs; run++) {
+        const x = samples.find((s) => s.run === run && s.variant === 'p2');
+        const y = samples.find((s) => s.run === run && s.variant === 'p1');
+        if (x?.fromRunningMs && y?.fromRunningMs) ratios.push(y.fromRunningMs / x.fromRunningMs);
+      }
+      return ratios.length > 0 ? summarize(ratios) : undefined;
+    })();
+    const plainRate = rate('plain')?.median;
+
+    const snapshotVariants = variants.filter((v) => v !== 'catch-up');
+    const table: Table = {
+      columns: ['snapshot of ' + fmtNumber(rows) + ' rows', 'rows/s (median)', 'all runs', 'wall (median)', 'vs plain', 'to RUNNING', 'rows/s from RUNNING', 'CPU ms (node)', 'CPU ms (server)'],
+      rows: snapshotVariants.map((v) => {
+        const ss = of(v);
+        const r = summarize(ss.map((s) => s.perSecond));
+        const running = ss.every((s) => s.fromRunningMs !== null) ? summarize(ss.map((s) => s.records / (s.fromRunningMs! / 1000))).median : NaN;
+        return [
+          LABELS[v],
+          fmtNumber(r.median),
+          runsColumn(ss, (s) => s.perSecond),
+          fmtMs(summarize(ss.map((s) => s.wallMs)).median),
+          plainRate ? fmtRatio(r.median / plainRate) : '-',
+          ss.every((s) => s.fromRunningMs !== null) ? fmtMs(summarize(ss.map((s) => s.wallMs - s.fromRunningMs!)).median) : '-',
+          Number.isFinite(running) ? fmtNumber(running) : '-',
+          fmtNumber(summarize(ss.map((s) => s.cpuMs)).median),
+          fmtNumber(summarize(ss.map((s) => s.serverCpuMs)).median),
+        ];
+      }),
+    };
+
+    const binlogRows: string[][] = [];
+    for (const v of ['p1', 'p2'] as const) {
+      const lives = of(v).map((s) => s.live!);
+      if (lives.length === 0) continue;
+      binlogRows.push([
+        `live, in the ${v} job`,
+        fmtNumber(summarize(lives.map((l) => l.perSecond)).median),
+        lives.map((l) => fmtNumber(l.perSecond)).join(' / '),
+        fmtMs(summarize(lives.map((l) => l.wallMs)).median),
+        fmtMs(summarize(lives.map((l) => l.applyMs)).median),
+        fmtMs(summarize(lives.map((l) => l.tailMs)).median),
+        fmtNumber(summarize(lives.map((l) => l.cpuMs)).median),
+        fmtNumber(summarize(lives.map((l) => l.serverCpuMs)).median),
+      ]);
+    }
+    const catchUps = of('catch-up');
+    if (catchUps.length > 0) {
+      binlogRows.push([
+        'catch-up, fresh p1 job from FILE:POS',
+        fmtNumber(summarize(catchUps.map((s) => s.perSecond)).median),
+        runsColumn(catchUps, (s) => s.perSecond),
+        fmtMs(summarize(catchUps.map((s) => s.wallMs)).median),
+        '-',
+        '-',
+        fmtNumber(summarize(catchUps.map((s) => s.cpuMs)).median),
+        fmtNumber(summarize(catchUps.map((s) => s.serverCpuMs)).median),
+      ]);
+    }
+    const extraTables =
+      binlogRows.length > 0
+        ? [
+            {
+              title: `Binlog phase: ${fmtNumber(changes)} row changes (${transactions} transactions x ${statements} multi-row UPDATEs)`,
+              table: {
+                columns: ['binlog', 'changes/s (median)', 'all runs', 'wall (median)', 'server apply', 'tail after COMMIT', 'CPU ms (node)', 'CPU ms (server)'],
+                rows: binlogRows,
+              } satisfies Table,
+            },
+          ]
+        : [];
+
+    const goal = (name: string, r: Summary | undefined, target: number) =>
+      r ? `${name}: ${fmtRatio(r.median)} median of per-run ratios (runs: ${r.samples.map(fmtRatio).join(', ')}), goal >= ${target}x: ${r.median >= target ? 'met' : 'NOT met'}` : undefined;
+    const notes = [
+      `${fmtNumber(rows)} rows of createOrders (id INT PK, customer VARCHAR, amount DECIMAL(12,2), big BIGINT, status VARCHAR, updated DATETIME(3); ${dataMb.toFixed(0)} MB InnoDB data), loaded in ${fmtMs(load.ms)}; ${runs} runs, variants interleaved in rotating order`,
+      `snapshot rows/s = rows / wall time from createJobMaster() until the counting sink reported every row (an event on a BroadcastChannel, once per event-loop turn); startup mode initial, chunk size ${chunkSize ?? 8096}, ${checkpointInterval === undefined ? 'checkpointing off' : `exactly-once checkpoints every ${checkpointInterval} ms`}`,
+      `binlog live = changes / time from the first BEGIN until the sink saw every change; the server's own time to apply them is 'server apply'; catch-up includes the job's startup`,
+      `CPU ms (node) is this process, worker threads included; CPU ms (server) is mariadbd's, from /proc`,
+      goal('snapshot p1 / plain', p1VsPlain, GOAL_P1_VS_PLAIN),
+      goal('snapshot p2 / p1', p2VsP1, GOAL_P2_VS_P1),
+      plain2VsPlain
+        ? `plain x2 / plain (two reads on two threads vs one: what a second reader can gain on this machine at best): ${fmtRatio(plain2VsPlain.median)} median (runs: ${plain2VsPlain.samples.map(fmtRatio).join(', ')})`
+        : undefined,
+      p2VsP1FromRunning
+        ? `snapshot p2 / p1 from RUNNING (without the job's start-up): ${fmtRatio(p2VsP1FromRunning.median)} median (runs: ${p2VsP1FromRunning.samples.map(fmtRatio).join(', ')})`
+        : undefined,
+    ].filter((n): n is string => n !== undefined);
+
+    return {
+      table,
+      extraTables,
+      notes,
+      data: {
+        settings: { rows, changes, transactions, statements, chunkSize: chunkSize ?? 8096, checkpointInterval: checkpointInterval ?? null, variants, job: JOB, warmup, loadMs: load.ms, dataMb, serverStartMs: server.startMs },
+        summary: Object.fromEntries(
+          variants.map((v) => [
+            v,
+            {
+              label: LABELS[v],
+              perSecond: rate(v),
+              wallMs: summarize(of(v).map((s) => s.wallMs)),
+              live: of(v)[0]?.live ? summarize(of(v).map((s) => s.live!.perSecond)) : null,
+            },
+          ]),
+        ),
+        ratios: { p1VsPlain: p1VsPlain ?? null, p2VsP1: p2VsP1 ?? null, plain2VsPlain: plain2VsPlain ?? null, p2VsP1FromRunning: p2VsP1FromRunning ?? null, goals: { p1VsPlain: GOAL_P1_VS_PLAIN, p2VsP1: GOAL_P2_VS_P1 } },
+        samples,
+      },
+    };
+  } finally {
+    await sql.end();
+    await server.stop();
+  }
+}

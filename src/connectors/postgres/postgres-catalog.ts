@@ -37,6 +37,7 @@ export class PostgresCatalog implements CdcCatalog<Lsn> {
       ...(snapshotOnly ? {} : { slot }),
       tables: tables.map((t) => ({ schema: t.db, table: t.table })),
       createMissing: this.#o.createMissing ?? true,
+      ...(this.#o.slotCreationTimeoutMs !== undefined ? { slotCreationTimeoutMs: this.#o.slotCreationTimeoutMs } : {}),
     });
     this.#slotFlush = setup.confirmedFlush;
     if (this.#readers !== undefined) {

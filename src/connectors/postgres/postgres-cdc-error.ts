@@ -14,6 +14,8 @@ export const POSTGRES_CDC_FAILURES = {
   'missing-object': 'a publication or slot is missing and the user may not create it',
   'table-not-published': 'a captured table is not in the publication',
   'stream': 'the replication stream failed',
+  'slot-creation-blocked': 'making a replication slot waited too long for open transactions',
+  'publication-after-slot': 'the slot holds WAL from before its publication existed',
 } as const;
 
 export type PostgresCdcFailure = keyof typeof POSTGRES_CDC_FAILURES;
@@ -78,6 +80,40 @@ export class SlotInUseError extends PostgresCdcError {
     this.name = 'SlotInUseError';
     this.slot = slot;
     this.activePid = activePid;
+  }
+}
+
+/** What a new logical slot waits for: a session's open transaction, or a prepared transaction. */
+export type SlotCreationBlocker =
+  | { readonly kind: 'session'; readonly pid: number; readonly xid: string; readonly state: string; readonly since: string; readonly query: string }
+  | { readonly kind: 'prepared'; readonly gid: string; readonly xid: string; readonly since: string };
+
+export class SlotCreationBlockedError extends PostgresCdcError {
+  readonly slot: string;
+  readonly timeoutMs: number;
+  readonly blockers: readonly SlotCreationBlocker[];
+  /** The sessions' server process ids (pg_stat_activity.pid). */
+  readonly blockingPids: readonly number[];
+  constructor(site: PostgresSite, slot: string, timeoutMs: number, blockers: readonly SlotCreationBlocker[], cause?: unknown) {
+    const named = blockers.map((b) =>
+      b.kind === 'session'
+        ? `server process ${b.pid} (transaction ${b.xid}, ${b.state} since ${b.since}${b.query ? `, last statement: ${b.query}` : ''})`
+        : `prepared transaction '${b.gid}' (transaction ${b.xid}, prepared ${b.since})`,
+    );
+    super(
+      site,
+      'slot-creation-blocked',
+      `making replication slot '${slot}' waited ${timeoutMs} ms for transactions that were open when it began (a logical slot starts only once they end)` +
+        (named.length > 0 ? `: still open: ${named.join('; ')}. ` : ' (they have ended since). ') +
+        `End them (COMMIT/ROLLBACK, SELECT pg_terminate_backend(pid), or COMMIT PREPARED/ROLLBACK PREPARED), or raise slotCreationTimeoutMs`,
+      false,
+      { cause },
+    );
+    this.name = 'SlotCreationBlockedError';
+    this.slot = slot;
+    this.timeoutMs = timeoutMs;
+    this.blockers = blockers;
+    this.blockingPids = blockers.flatMap((b) => (b.kind === 'session' ? [b.pid] : []));
   }
 }
 
@@ -148,4 +184,38 @@ export class ReplicationStreamError extends PostgresCdcError {
     this.slot = slot;
     this.sqlState = (cause as { code?: string } | undefined)?.code;
   }
+}
+
+/**
+ * pgoutput looks a publication up as of the WAL it decodes: a slot made before its publication
+ * cannot decode the WAL in between with it ("publication ... does not exist"), and every restart
+ * reads the same WAL again, so no restart helps.
+ */
+export class PublicationAfterSlotError extends PostgresCdcError {
+  readonly slot: string;
+  readonly publication: string;
+  /** The WAL position the server was decoding (its error's CONTEXT), when it said. */
+  readonly lsn: string | undefined;
+  constructor(site: PostgresSite, slot: string, publication: string, lsn: string | undefined, cause?: unknown) {
+    super(
+      site,
+      'publication-after-slot',
+      `replication slot '${slot}' holds WAL${lsn ? ` (at ${lsn})` : ''} written before publication '${publication}' existed: pgoutput looks a publication up as of the WAL it decodes, ` +
+        `so a publication made after its slot (or dropped) cannot decode the WAL in between. Either drop the slot (SELECT pg_drop_replication_slot('${slot}')) and start again with startup 'initial' (a fresh snapshot, with the publication first), ` +
+        `or, if the changes in between are not needed, move the slot past the publication's creation (SELECT pg_replication_slot_advance('${slot}', pg_current_wal_lsn())) and start again`,
+      true,
+      { cause },
+    );
+    this.name = 'PublicationAfterSlotError';
+    this.slot = slot;
+    this.publication = publication;
+    this.lsn = lsn;
+  }
+}
+
+/** The error of a replication stream: a server error that names its cause gets a class of its own. */
+export function replicationStreamError(site: PostgresSite, slot: string, e: Error & { code?: string; where?: string }): PostgresCdcError {
+  const publication = e.code === '42704' ? /^publication "(.+)" does not exist$/.exec(e.message)?.[1] : undefined;
+  if (publication !== undefined) return new PublicationAfterSlotError(site, slot, publication, /associated LSN ([0-9A-F]+\/[0-9A-F]+)/i.exec(e.where ?? '')?.[1], e);
+  return new ReplicationStreamError(site, slot, e.message, e);
 }

@@ -1,3 +1,4 @@
+import { DEFAULT_SLOT_CREATION_TIMEOUT_MS } from './logical-slot-creation.ts';
 import type { PostgresConnectionOptions } from './postgres-connection-options.ts';
 
 /**
@@ -41,6 +42,12 @@ export interface PostgresCdcOptions extends PostgresConnectionOptions {
   readonly distributionFactorLower?: number;
   /** Where warnings go (a table without REPLICA IDENTITY FULL, a truncate). Default console.warn. */
   readonly warn?: (message: string) => void;
+  /**
+   * How long making a replication slot (the source's, or a reader's backfill slot) may wait for
+   * the transactions that were open when it began; then SlotCreationBlockedError names them.
+   * Default 60 s.
+   */
+  readonly slotCreationTimeoutMs?: number;
 }
 
 /** Every option with its default applied. */
@@ -55,6 +62,7 @@ export interface ResolvedPostgresCdcOptions extends PostgresCdcOptions {
   readonly distributionFactorUpper: number;
   readonly distributionFactorLower: number;
   readonly connectTimeoutMs: number;
+  readonly slotCreationTimeoutMs: number;
 }
 
 export const DEFAULT_SLOT = 'weir';
@@ -89,6 +97,7 @@ export function resolvePostgresCdcOptions(o: PostgresCdcOptions): ResolvedPostgr
   if (!Number.isInteger(chunkSize) || chunkSize < 1) throw new PostgresCdcOptionError('chunkSize', `must be a positive integer, got ${o.chunkSize}`);
   const delay = o.lsnCommitCheckpointsDelay ?? 3;
   if (!Number.isInteger(delay) || delay < 0) throw new PostgresCdcOptionError('lsnCommitCheckpointsDelay', `must be an integer >= 0, got ${o.lsnCommitCheckpointsDelay}`);
+  if (o.slotCreationTimeoutMs !== undefined && !(o.slotCreationTimeoutMs > 0)) throw new PostgresCdcOptionError('slotCreationTimeoutMs', `must be a positive number of milliseconds, got ${o.slotCreationTimeoutMs}`);
   const startup = o.startup ?? { mode: 'initial' };
   checkStartup(startup);
   return {
@@ -103,6 +112,7 @@ export function resolvePostgresCdcOptions(o: PostgresCdcOptions): ResolvedPostgr
     distributionFactorUpper: o.distributionFactorUpper ?? 1000,
     distributionFactorLower: o.distributionFactorLower ?? 0.05,
     connectTimeoutMs: o.connectTimeoutMs ?? 10_000,
+    slotCreationTimeoutMs: o.slotCreationTimeoutMs ?? DEFAULT_SLOT_CREATION_TIMEOUT_MS,
   };
 }
 

@@ -1,3 +1,4 @@
+import { createLogicalSlot, DEFAULT_SLOT_CREATION_TIMEOUT_MS } from './logical-slot-creation.ts';
 import type { CdcReaderSession } from '../cdc/cdc-dialect.ts';
 import type { SnapshotSplit } from '../cdc/cdc-split.ts';
 import { formatLsn, parseLsn, watermarkFromInsertLsn, type Lsn } from './lsn.ts';
@@ -114,7 +115,7 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
       const slot = `${this.#o.slotName ?? DEFAULT_SLOT}_b${this.#subtask}`;
       // One left by a killed run of this subtask: its WAL position is stale, start afresh.
       await this.#sql.query('SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1 AND NOT active', [slot]);
-      await this.#sql.query(`SELECT pg_create_logical_replication_slot($1, 'pgoutput')`, [slot]);
+      await createLogicalSlot(this.#sql, this.#o, slot, this.#o.slotCreationTimeoutMs ?? DEFAULT_SLOT_CREATION_TIMEOUT_MS);
       this.#backfillSlotName = slot;
     }
     return this.#backfillSlotName;

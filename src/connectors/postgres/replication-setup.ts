@@ -1,9 +1,11 @@
+import { createLogicalSlot, DEFAULT_SLOT_CREATION_TIMEOUT_MS } from './logical-slot-creation.ts';
 import { parseLsn, type Lsn } from './lsn.ts';
 import { quoteIdent, quoteTable } from './pg-quote.ts';
 import type { PgSqlClient } from './pg-sql-client.ts';
 import {
   MissingObjectError,
   ReplicationPrivilegeError,
+  SlotCreationBlockedError,
   SlotInUseError,
   SlotInvalidatedError,
   SlotPluginError,
@@ -24,6 +26,8 @@ export interface ReplicationSetupOptions {
   readonly tables: readonly CapturedTable[];
   /** Create the publication and the slot when missing (the user needs the rights to). */
   readonly createMissing: boolean;
+  /** How long making the slot may wait for open transactions (default DEFAULT_SLOT_CREATION_TIMEOUT_MS). */
+  readonly slotCreationTimeoutMs?: number;
 }
 
 export interface ReplicationSetup {
@@ -97,9 +101,10 @@ async function ensureSlot(sql: PgSqlClient, site: PostgresSite, o: ReplicationSe
   if (!slot) {
     if (!o.createMissing) throw new MissingObjectError(site, 'replication slot', o.slot, `create it (SELECT pg_create_logical_replication_slot('${o.slot}', 'pgoutput')) or allow the source to create it`);
     try {
-      const [made] = await sql.query<{ lsn: string }>(`SELECT lsn::text AS lsn FROM pg_create_logical_replication_slot($1, 'pgoutput')`, [o.slot]);
-      return { created: true, confirmedFlush: parseLsn(made!.lsn) };
+      const lsn = await createLogicalSlot(sql, site, o.slot, o.slotCreationTimeoutMs ?? DEFAULT_SLOT_CREATION_TIMEOUT_MS);
+      return { created: true, confirmedFlush: parseLsn(lsn) };
     } catch (e) {
+      if (e instanceof SlotCreationBlockedError) throw e;
       throw new MissingObjectError(site, 'replication slot', o.slot, `${(e as Error).message}. Check max_replication_slots and that the user has REPLICATION`, e);
     }
   }

@@ -1,7 +1,7 @@
 import type { Lsn } from './lsn.ts';
 import { decodePgOutput } from './pgoutput-decoder.ts';
 import type { PgOutputMessage } from './pgoutput-message.ts';
-import { ReplicationStreamError, type PostgresSite } from './postgres-cdc-error.ts';
+import { replicationStreamError, ReplicationStreamError, type PostgresSite } from './postgres-cdc-error.ts';
 import { parseReplicationMessage, standbyStatusUpdate, type StandbyStatus } from './replication-message.ts';
 
 /** A pgoutput message, with where the server says it is in the WAL. */
@@ -81,7 +81,7 @@ export class ReplicationStream {
         new CopyBothQuery(sql, {
           data: (chunk) => this.#onData(chunk),
           error: (e) => {
-            const err = new ReplicationStreamError(this.#site, this.slot, e.message, e);
+            const err = replicationStreamError(this.#site, this.slot, e);
             if (!started) {
               this.#connection.removeListener('replicationStart', onStart);
               reject(err);
