@@ -1,4 +1,6 @@
-// The title scenario at full size, for both dialects (test/fixtures/cdc-title-scenario.ts): a table
+// `npm run soak`, outside the test suites (about 45 minutes on 2 shared cores: four tables of
+// 1M-2M rows of 1 KB each): the title scenario at full size, for both dialects
+// (test/fixtures/cdc-title-scenario.ts): a table
 // that one SELECT * takes at least ten times the checkpoint timeout to read, changing the whole
 // time, `weir run` SIGKILLed in the middle of the snapshot and resumed: no failed checkpoint, no
 // restart, and the committed change stream replayed equals the final table row for row. Then the
