@@ -139,7 +139,7 @@ export type {
   SplitEnumeratorContext,
   CheckpointCompletion,
 } from './api/source.ts';
-export type { Sink, SinkWriter, SinkContext } from './api/sink.ts';
+export type { Sink, SinkWriter, SinkContext, SinkCheckpointing } from './api/sink.ts';
 export type { TwoPhaseCommittingSink, PrecommittingSinkWriter, PrecommitCheckpoint, Committer } from './api/two-phase-committing-sink.ts';
 export type { DeadLetter } from './api/dead-letter.ts';
 export type { OperatorSettings } from './api/transformation.ts';

@@ -14,3 +14,10 @@ export { DuplicateWindowExceededError } from './duplicate-window-exceeded-error.
 export type { JetStreamConnectionOptions } from './jetstream-connection.ts';
 export type { CreateStreamOptions } from './stream-lookup.ts';
 export { StreamNotFoundError } from './stream-not-found-error.ts';
+
+// What the classes above take and return, from the core API.
+export type { Boundedness, InputStatus, ReaderActivity, SourceOutput, SourceReader, SourceReaderContext } from '../../api/source.ts';
+export type { LogFields, LogLevel, Logger } from '../../log/logger.ts';
+export type { DeadLetter } from '../../api/dead-letter.ts';
+export type { SinkCheckpointing, SinkContext } from '../../api/sink.ts';
+export type { CommitRetryPolicy, Committer, PrecommitCheckpoint, PrecommittingSinkWriter } from '../../api/two-phase-committing-sink.ts';

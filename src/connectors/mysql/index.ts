@@ -29,7 +29,7 @@ export type { MySqlEnumeratorState } from './mysql-cdc-source.ts';
 export type { CdcChangeRecord, CdcRecordSource } from '../cdc/change-record.ts';
 export type { CommitRetryPolicy, Committer, PrecommitCheckpoint, PrecommittingSinkWriter } from '../../api/two-phase-committing-sink.ts';
 export type { OutputTag } from '../../api/output-tag.ts';
-export type { SinkContext } from '../../api/sink.ts';
+export type { SinkCheckpointing, SinkContext } from '../../api/sink.ts';
 export type { FinishedChunk, FinishedReport, FinishedTable, LogSplit, SnapshotSplit } from '../cdc/cdc-split.ts';
 export type { LogFields, LogLevel, Logger } from '../../log/logger.ts';
 export type { CdcEnumeratorState } from '../cdc/cdc-split-enumerator.ts';

@@ -41,7 +41,7 @@ export type { CdcEnumeratorState } from '../cdc/cdc-split-enumerator.ts';
 export type { CdcChangeRecord, CdcRecordSource } from '../cdc/change-record.ts';
 export type { CommitRetryPolicy, Committer, PrecommitCheckpoint, PrecommittingSinkWriter } from '../../api/two-phase-committing-sink.ts';
 export type { OutputTag } from '../../api/output-tag.ts';
-export type { SinkContext } from '../../api/sink.ts';
+export type { SinkCheckpointing, SinkContext } from '../../api/sink.ts';
 export type { LogFields, LogLevel, Logger } from '../../log/logger.ts';
 export type { ChunkBound, ChunkKeyKind } from '../cdc/chunk-key.ts';
 export type { TablePlan } from '../cdc/chunk-splitter.ts';
