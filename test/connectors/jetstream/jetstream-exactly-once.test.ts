@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { createLogger, executeJob } from '../../../src/index.ts';
 import { JobEvents, makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
-import { startNatsCluster, type NatsCluster } from '../../fixtures/nats-cluster.ts';
-import { connectTo, countLines, createStream, expectedRunningCounts, publishWords, readStream } from '../../fixtures/jetstream-streams.ts';
+import type { NatsCluster } from '../../fixtures/nats-cluster.ts';
+import { connectTo, countLines, createStream, expectedRunningCounts, publishWords, readStream, startJetStreamTest, stopJetStreamTest } from '../../fixtures/jetstream-streams.ts';
 
 const JOB = join(import.meta.dirname, '..', '..', 'fixtures', 'jobs', 'jetstream-counts.ts');
 const SUBJECTS = ['words.a', 'words.b', 'words.c', 'words.d'];
@@ -17,17 +17,8 @@ describe('JetStream source and exactly-once sink', () => {
   let nats: NatsCluster;
   let nc: NatsConnection;
   let root: string;
-
-  before(async () => {
-    nats = await startNatsCluster({ nodes: 1 });
-    nc = await connectTo(nats.servers);
-    root = makeTempDir('jetstream-eo');
-  });
-  after(async () => {
-    await nc?.close().catch(() => {});
-    await nats?.stop();
-    removeDir(root);
-  });
+  before(async () => void ({ nats, nc, root } = await startJetStreamTest('jetstream-eo', { nodes: 1 })));
+  after(() => stopJetStreamTest({ nats, nc, root }));
 
   function run(name: string, events: JobEvents, args: string[], faults?: { failures: number; seed: number; minRecords: number; maxRecords: number }) {
     return executeJob({

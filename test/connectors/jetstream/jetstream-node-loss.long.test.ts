@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { createLogger, executeJob } from '../../../src/index.ts';
 import { JobEvents, makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
-import { startNatsCluster, type NatsCluster } from '../../fixtures/nats-cluster.ts';
-import { connectTo, countLines, createStream, expectedRunningCounts, publishWords, readStream, streamLeader } from '../../fixtures/jetstream-streams.ts';
+import type { NatsCluster } from '../../fixtures/nats-cluster.ts';
+import { connectTo, countLines, createStream, expectedRunningCounts, publishWords, readStream, startJetStreamTest, stopJetStreamTest, streamLeader } from '../../fixtures/jetstream-streams.ts';
 
 const JOB = join(import.meta.dirname, '..', '..', 'fixtures', 'jobs', 'jetstream-counts.ts');
 const SUBJECTS = ['words.a', 'words.b', 'words.c'];
@@ -20,17 +20,8 @@ describe('JetStream counts on a 3-node cluster losing a node', () => {
   let nats: NatsCluster;
   let nc: NatsConnection;
   let root: string;
-
-  before(async () => {
-    nats = await startNatsCluster();
-    nc = await connectTo(nats.servers);
-    root = makeTempDir('jetstream-node-loss');
-  });
-  after(async () => {
-    await nc?.close().catch(() => {});
-    await nats?.stop();
-    removeDir(root);
-  });
+  before(async () => void ({ nats, nc, root } = await startJetStreamTest('jetstream-node-loss', { nodes: 3 })));
+  after(() => stopJetStreamTest({ nats, nc, root }));
 
   test('the output stream leader SIGKILLed mid-run: every running count exactly once', { timeout: 240_000 }, async (t) => {
     await createStream(nc, 'words', SUBJECTS, undefined, 3);

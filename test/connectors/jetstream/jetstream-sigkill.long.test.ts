@@ -11,8 +11,8 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { killAndResume, resumeToEnd } from '../../fixtures/kill-and-resume.ts';
 import { completedCheckpoints, spawnWeir, weirEnv, type WeirProcess } from '../../fixtures/weir-process.ts';
 import { makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
-import { startNatsCluster, type NatsCluster } from '../../fixtures/nats-cluster.ts';
-import { connectTo, countLines, createStream, expectedRunningCounts, publishWords, readStream } from '../../fixtures/jetstream-streams.ts';
+import type { NatsCluster } from '../../fixtures/nats-cluster.ts';
+import { connectTo, countLines, createStream, expectedRunningCounts, publishWords, readStream, startJetStreamTest, stopJetStreamTest } from '../../fixtures/jetstream-streams.ts';
 
 const JOB = join(import.meta.dirname, '..', '..', 'fixtures', 'jobs', 'jetstream-counts.ts');
 const SUBJECTS = ['words.a', 'words.b', 'words.c'];
@@ -21,16 +21,8 @@ describe('JetStream counts under weir run, SIGKILLed and resumed', () => {
   let nats: NatsCluster;
   let nc: NatsConnection;
   let root: string;
-  before(async () => {
-    nats = await startNatsCluster({ nodes: 1 });
-    nc = await connectTo(nats.servers);
-    root = makeTempDir('jetstream-sigkill');
-  });
-  after(async () => {
-    await nc?.close().catch(() => {});
-    await nats?.stop();
-    if (root) removeDir(root);
-  });
+  before(async () => void ({ nats, nc, root } = await startJetStreamTest('jetstream-sigkill', { nodes: 1 })));
+  after(() => stopJetStreamTest({ nats, nc, root }));
 
   test('two SIGKILLs: the output stream holds every running count exactly once', { timeout: 240_000 }, async () => {
     await createStream(nc, 'words', SUBJECTS);
