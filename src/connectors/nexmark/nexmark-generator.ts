@@ -19,6 +19,25 @@ const US_STATES = ['AZ', 'CA', 'ID', 'OR', 'WA', 'WY'];
 const US_CITIES = ['Phoenix', 'Los Angeles', 'San Francisco', 'Boise', 'Portland', 'Bend', 'Redmond', 'Seattle', 'Kent', 'Cheyenne'];
 const FIRST_NAMES = ['Peter', 'Paul', 'Luke', 'John', 'Saul', 'Vicky', 'Kate', 'Julie', 'Sarah', 'Deiter', 'Walter'];
 const LAST_NAMES = ['Shultz', 'Abrams', 'Spencer', 'White', 'Bartels', 'Walton', 'Smith', 'Jones', 'Noris'];
+/**
+ * The seed of an event's delay draw: its id scrambled (murmur3's finalizer), since the first draws
+ * of java.util.Random under consecutive seeds are correlated (a quarter asked for, a third drawn),
+ * and apart from the event's own seed, so its fields do not change.
+ */
+function delaySeed(eventId: number): number {
+  const hi = Math.floor(eventId / 2 ** 32);
+  return fmix32((eventId >>> 0) ^ fmix32(hi + 0x632be5ab)) + 2 ** 32 * (hi & 0xfffff);
+}
+
+function fmix32(x: number): number {
+  let h = x | 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
 const CARD_GROUPS = Array.from({ length: 10_000 }, (_, i) => String(i).padStart(4, '0'));
 
 function baseUrl(r: JavaRandom): string {
@@ -69,6 +88,7 @@ function channelTable(): Channels {
 export class NexmarkGenerator {
   readonly config: NexmarkConfig;
   readonly #random = new JavaRandom();
+  readonly #delayRandom = new JavaRandom();
   readonly #channels = channelTable();
 
   constructor(options: NexmarkOptions | NexmarkConfig = {}) {
@@ -91,6 +111,20 @@ export class NexmarkGenerator {
   /** The upper bound, ms, of how far an event's time is behind one before it. */
   get maxOutOfOrderness(): number {
     return maxOutOfOrdernessMs(this.config);
+  }
+
+  /**
+   * How many event numbers event n is held back by (0 for most): with probability
+   * probDelayedEvent, 1 ms to occasionalDelaySec of event time, as Beam draws it, in events.
+   */
+  delayOf(n: number): number {
+    const c = this.config;
+    if (c.probDelayedEvent === 0) return 0;
+    const r = this.#delayRandom;
+    r.setSeed(delaySeed(c.firstEventId + n));
+    if (r.nextDouble() >= c.probDelayedEvent) return 0;
+    const ms = r.nextIntBelow(c.occasionalDelaySec * 1000) + 1;
+    return Math.ceil((ms * 1000) / c.interEventDelayUs);
   }
 
   eventAt(n: number): NexmarkEvent {
