@@ -20,23 +20,18 @@ const US_CITIES = ['Phoenix', 'Los Angeles', 'San Francisco', 'Boise', 'Portland
 const FIRST_NAMES = ['Peter', 'Paul', 'Luke', 'John', 'Saul', 'Vicky', 'Kate', 'Julie', 'Sarah', 'Deiter', 'Walter'];
 const LAST_NAMES = ['Shultz', 'Abrams', 'Spencer', 'White', 'Bartels', 'Walton', 'Smith', 'Jones', 'Noris'];
 /**
- * The seed of an event's delay draw: its id scrambled (murmur3's finalizer), since the first draws
- * of java.util.Random under consecutive seeds are correlated (a quarter asked for, a third drawn),
- * and apart from the event's own seed, so its fields do not change.
+ * The seed of an event's delay draw: its id scrambled (a 32-bit integer hash of each half), since
+ * the draws of java.util.Random under consecutive seeds are correlated (a quarter asked for, a
+ * third drawn), and apart from the event's own seed, so its fields do not change.
  */
 function delaySeed(eventId: number): number {
-  const hi = Math.floor(eventId / 2 ** 32);
-  return fmix32((eventId >>> 0) ^ fmix32(hi + 0x632be5ab)) + 2 ** 32 * (hi & 0xfffff);
+  return scramble(eventId >>> 0) + 2 ** 32 * (scramble(Math.floor(eventId / 2 ** 32) ^ 0x64656c61) & 0xfffff);
 }
 
-function fmix32(x: number): number {
-  let h = x | 0;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+function scramble(x: number): number {
+  const a = Math.imul(x ^ (x >>> 16), 0x45d9f3b);
+  const b = Math.imul(a ^ (a >>> 16), 0x45d9f3b);
+  return (b ^ (b >>> 16)) >>> 0;
 }
 const CARD_GROUPS = Array.from({ length: 10_000 }, (_, i) => String(i).padStart(4, '0'));
 
