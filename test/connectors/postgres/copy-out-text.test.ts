@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { startPostgres } from '../../fixtures/postgres-server.ts';
+import { copyOutSubmittable } from '../../../src/connectors/postgres/copy-out.ts';
 import { copyRowDecoder, CopyRowShapeError, unescapeCopyField } from '../../../src/connectors/postgres/copy-out-text.ts';
 import { PgSqlClient } from '../../../src/connectors/postgres/pg-sql-client.ts';
 import { PgTypeCatalog } from '../../../src/connectors/postgres/pg-type-catalog.ts';
@@ -44,4 +45,23 @@ test('rows read by COPY equal the rows pg reads by SELECT, for control character
     await admin.end();
     await server.stop();
   }
+});
+
+test('COPY output split anywhere across CopyData messages gives the same rows; one ending inside a row is an error', async () => {
+  const data = Buffer.from('1\tä\n2\t✓ b\n3\t\\N\n');
+  for (let cut = 0; cut <= data.length; cut++) {
+    const rows: string[] = [];
+    const copy = copyOutSubmittable('COPY t TO STDOUT', (r) => rows.push(r));
+    const s = copy.submittable as { handleCopyData(m: { chunk: Buffer }): void; handleReadyForQuery(): void };
+    s.handleCopyData({ chunk: data.subarray(0, cut) });
+    s.handleCopyData({ chunk: data.subarray(cut) });
+    s.handleReadyForQuery();
+    await copy.finished;
+    assert.deepEqual(rows, ['1\tä', '2\t✓ b', '3\t\\N'], `cut at byte ${cut}`);
+  }
+  const cut = copyOutSubmittable('COPY t TO STDOUT', () => {});
+  const s = cut.submittable as { handleCopyData(m: { chunk: Buffer }): void; handleReadyForQuery(): void };
+  s.handleCopyData({ chunk: Buffer.from('1\tx\n2\t') });
+  s.handleReadyForQuery();
+  await assert.rejects(cut.finished, /ended inside a row/);
 });
