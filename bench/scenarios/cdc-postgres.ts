@@ -9,9 +9,9 @@
 //
 //   copy      COPY (SELECT * FROM public.orders) TO STDOUT through pg, chunks taken as they come,
 //             rows counted by newlines (pg-copy-out.ts): no decoding at all
-//   selects   the same table by plain `SELECT * ... WHERE id >= $1 AND id < $2` queries of 8096
-//             rows each, in key order, through pg with its default parsers (rows as objects): the
-//             driver's row path alone, as the source's chunk reads use it, without the engine
+//   chunks    the same table by plain `COPY (SELECT * ... WHERE id >= a AND id < b) TO STDOUT` of
+//             8096 rows each, in key order, rows counted undecoded: the server's share of the
+//             source's chunk reads (which are such COPYs, their rows decoded as they arrive)
 //   copy2     two such COPYs at once, half of the keys each, in two worker threads, timed from when
 //             both are connected: the most a second reader can gain on this machine
 //   p1        the CDC job (bench/jobs/pg-cdc-bench.ts: source -> counting sink, startup initial,
@@ -35,7 +35,7 @@ import { ReplicationConnection } from '../../src/connectors/postgres/replication
 import { startPostgres, type PostgresServer } from '../../test/fixtures/postgres-server.ts';
 import { connectPg, createPgOrders } from '../../test/fixtures/pg-cdc-workload.ts';
 import { BENCH_DIR, fmtMs, fmtNumber, fmtRatio, settle, summarize, timed, type ScenarioOptions, type Summary, type Table } from '../harness.ts';
-import { copyOutsInWorkers, plainCopyOut, type CopyOutTarget } from './pg-copy-out.ts';
+import { copyOut, copyOutsInWorkers, plainCopyOut, type CopyOutTarget } from './pg-copy-out.ts';
 import { SinkCounts } from './cdc-sink-counts.ts';
 
 const JOB = join(BENCH_DIR, 'jobs', 'pg-cdc-bench.ts');
@@ -43,10 +43,10 @@ const TABLE = 'orders';
 const PUBLICATION = 'weir_bench_pub';
 const GOAL_P1_VS_COPY = 0.7;
 
-type PgVariant = 'copy' | 'selects' | 'copy2' | 'p1' | 'p2' | 'wal';
+type PgVariant = 'copy' | 'chunks' | 'copy2' | 'p1' | 'p2' | 'wal';
 const LABELS: Record<PgVariant, string> = {
   copy: 'plain COPY TO STDOUT (pg)',
-  selects: 'plain SELECTs of 8096 rows (pg rows)',
+  chunks: 'plain COPYs of 8096-row key ranges',
   copy2: 'plain COPY x2 (2 threads, half each)',
   p1: 'CDC snapshot p1 (in-thread)',
   p2: 'CDC snapshot p2 (2 worker TMs)',
@@ -91,7 +91,7 @@ export interface PgCdcOptions {
   readonly warmup: boolean;
 }
 
-export const PG_VARIANTS: readonly PgVariant[] = ['copy', 'selects', 'copy2', 'p1', 'p2', 'wal'];
+export const PG_VARIANTS: readonly PgVariant[] = ['copy', 'chunks', 'copy2', 'p1', 'p2', 'wal'];
 
 function target(b: PgBench, key?: CopyOutTarget['key']): CopyOutTarget {
   return { ...b.server.connectionOptions(), table: `public.${TABLE}`, ...(key ? { key } : {}) };
@@ -206,19 +206,22 @@ async function copyOne(b: PgBench, run: number): Promise<PgSample> {
   return { run, variant: 'copy', rows: value, wallMs: ms, perSecond: value / (ms / 1000), fromRunningMs: null };
 }
 
-/** The table by key-range SELECTs of 8096 rows through pg (rows as objects), one after another. */
-async function selects(b: PgBench, run: number): Promise<PgSample> {
+/**
+ * The table by key-range COPYs of 8096 rows through pg, one after another, rows counted undecoded:
+ * what the server's side of the source's chunked read costs (its COPYs are of the same ranges).
+ */
+async function chunks(b: PgBench, run: number): Promise<PgSample> {
   const client = new pg.Client(b.server.connectionOptions());
   await client.connect();
   try {
     const { ms, value } = await timed(async () => {
       let n = 0;
       // Ids are 2 * sequence number: 8096 rows per 16192 keys.
-      for (let lo = 0; lo <= b.rows * 2; lo += 16_192) n += (await client.query(`SELECT * FROM ${TABLE} WHERE id >= $1 AND id < $2`, [lo, lo + 16_192])).rows.length;
+      for (let lo = 0; lo <= b.rows * 2; lo += 16_192) n += await copyOut(client, `COPY (SELECT * FROM ${TABLE} WHERE id >= ${lo} AND id < ${lo + 16_192}) TO STDOUT`);
       return n;
     });
-    if (value !== b.rows) throw new Error(`the SELECTs counted ${value} rows, expected ${b.rows}`);
-    return { run, variant: 'selects', rows: value, wallMs: ms, perSecond: value / (ms / 1000), fromRunningMs: null };
+    if (value !== b.rows) throw new Error(`the chunked COPYs counted ${value} rows, expected ${b.rows}`);
+    return { run, variant: 'chunks', rows: value, wallMs: ms, perSecond: value / (ms / 1000), fromRunningMs: null };
   } finally {
     await client.end();
   }
@@ -261,7 +264,7 @@ export async function runPostgresCdc(o: PgCdcOptions, runs: number, log: (line: 
       const k = run % Math.max(1, snapshotVariants.length);
       for (const v of [...snapshotVariants.slice(k), ...snapshotVariants.slice(0, k)]) {
         await settle();
-        const s = v === 'copy' ? await copyOne(b, run) : v === 'selects' ? await selects(b, run) : v === 'copy2' ? await copyTwo(b, run) : await snapshot(b, v, run);
+        const s = v === 'copy' ? await copyOne(b, run) : v === 'chunks' ? await chunks(b, run) : v === 'copy2' ? await copyTwo(b, run) : await snapshot(b, v, run);
         samples.push(s);
         log(`postgres run ${run + 1}/${runs} ${LABELS[v].padEnd(36)} ${fmtNumber(s.perSecond).padStart(10)} rows/s  ${fmtMs(s.wallMs)}`);
       }
@@ -305,16 +308,16 @@ export async function runPostgresCdc(o: PgCdcOptions, runs: number, log: (line: 
           }
         : undefined;
     const p1VsCopy = paired('p1', 'copy');
-    const p1VsSelects = paired('p1', 'selects');
-    const selectsVsCopy = paired('selects', 'copy');
+    const p1VsChunks = paired('p1', 'chunks');
+    const chunksVsCopy = paired('chunks', 'copy');
     const p2VsP1 = paired('p2', 'p1');
     const copy2VsCopy = paired('copy2', 'copy');
     const walRatio = wals.length > 0 ? summarize(wals.map((w) => w.bareMs / w.weirFromRunningMs)) : undefined;
     const notes = [
       `PostgreSQL: ${fmtNumber(o.rows)} rows of createPgOrders (${dataMb.toFixed(0)} MB with TOAST), loaded in ${fmtMs(load.ms)}; ${runs} runs, variants interleaved in rotating order; chunk size 8096, ${o.checkpointInterval === undefined ? 'checkpointing off' : `exactly-once checkpoints every ${o.checkpointInterval} ms`}`,
       p1VsCopy ? `postgres snapshot p1 / COPY: ${fmtRatio(p1VsCopy.median)} median of per-run ratios (runs: ${p1VsCopy.samples.map(fmtRatio).join(', ')}), goal >= ${GOAL_P1_VS_COPY}x: ${p1VsCopy.median >= GOAL_P1_VS_COPY ? 'met' : 'NOT met'}` : undefined,
-      p1VsSelects && selectsVsCopy
-        ? `postgres: what limits p1: pg's row path alone (SELECTs of 8096 rows, rows as objects) reads at ${fmtRatio(selectsVsCopy.median)} of COPY (runs: ${selectsVsCopy.samples.map(fmtRatio).join(', ')}); p1 / those SELECTs: ${fmtRatio(p1VsSelects.median)} (runs: ${p1VsSelects.samples.map(fmtRatio).join(', ')})`
+      p1VsChunks && chunksVsCopy
+        ? `postgres: what limits p1: the server sends the chunks' key ranges (COPYs of 8096 rows, undecoded) at ${fmtRatio(chunksVsCopy.median)} of one COPY (runs: ${chunksVsCopy.samples.map(fmtRatio).join(', ')}); p1 / those chunked COPYs: ${fmtRatio(p1VsChunks.median)} (runs: ${p1VsChunks.samples.map(fmtRatio).join(', ')}) is what decoding, the merge and the engine leave`
         : undefined,
       p2VsP1 && copy2VsCopy
         ? `postgres snapshot p2 / p1: ${fmtRatio(p2VsP1.median)} (runs: ${p2VsP1.samples.map(fmtRatio).join(', ')}) beside the two-thread ceiling COPY x2 / COPY: ${fmtRatio(copy2VsCopy.median)} (runs: ${copy2VsCopy.samples.map(fmtRatio).join(', ')})`
@@ -324,7 +327,7 @@ export async function runPostgresCdc(o: PgCdcOptions, runs: number, log: (line: 
     return {
       tables: [{ title: 'PostgreSQL snapshot', table: snapshotTable }, ...(walTable ? [{ title: 'PostgreSQL WAL', table: walTable }] : [])],
       notes,
-      data: { settings: { ...o, loadMs: load.ms, dataMb, serverStartMs: server.startMs, job: JOB }, samples, wals, ratios: { p1VsCopy: p1VsCopy ?? null, p1VsSelects: p1VsSelects ?? null, selectsVsCopy: selectsVsCopy ?? null, p2VsP1: p2VsP1 ?? null, copy2VsCopy: copy2VsCopy ?? null, walRatio: walRatio ?? null } },
+      data: { settings: { ...o, loadMs: load.ms, dataMb, serverStartMs: server.startMs, job: JOB }, samples, wals, ratios: { p1VsCopy: p1VsCopy ?? null, p1VsChunks: p1VsChunks ?? null, chunksVsCopy: chunksVsCopy ?? null, p2VsP1: p2VsP1 ?? null, copy2VsCopy: copy2VsCopy ?? null, walRatio: walRatio ?? null } },
     };
   } finally {
     await sql.end();

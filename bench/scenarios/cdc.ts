@@ -391,7 +391,7 @@ export const cdc: Scenario = {
     only: 'comma-separated variants: plain,plain2,p1,p2,catch-up (default all; catch-up needs p1)',
     warmup: 'an unmeasured plain read and p1 snapshot first (default on; --warmup false to skip)',
     dialect: 'mariadb, postgres or both (default both: the PostgreSQL tables follow the MariaDB ones)',
-    'pg-only': 'comma-separated PostgreSQL variants: copy,selects,copy2,p1,p2,wal (default all)',
+    'pg-only': 'comma-separated PostgreSQL variants: copy,chunks,copy2,p1,p2,wal (default all)',
   },
 
   async run(options): Promise<ScenarioResult> {

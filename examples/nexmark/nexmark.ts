@@ -7,6 +7,8 @@
 // --rate R              events per second of wall-clock time (default: as fast as possible)
 // --event-rate R        events per second of event time (Nexmark's firstEventRate, default 10,000)
 // --ooo-group G         out-of-order groups of G events (default 1: in order)
+// --prob-delayed P      the share of events held back and sent late (Nexmark's probDelayedEvent, default 0)
+// --delay-sec S         the longest such delay, seconds of event time (occasionalDelaySec, default 3)
 // --checkpoint-interval MS  exactly-once checkpoints (default 10000; 0: none)
 // --q12-window MS      q12's processing-time window (default 10000); windows still open when a
 //                       bounded input ends are dropped, as in Flink
@@ -27,6 +29,8 @@ export function nexmarkOptions(args: { getNumber(name: string, fallback: number)
     ...(rate > 0 ? { ratePerSecond: rate } : {}),
     firstEventRate: args.getNumber('event-rate', 10_000),
     outOfOrderGroupSize: args.getNumber('ooo-group', 1),
+    probDelayedEvent: args.getNumber('prob-delayed', 0),
+    occasionalDelaySec: args.getNumber('delay-sec', 3),
   };
 }
 

@@ -54,6 +54,30 @@ test('q5 and q7 at parallelism 2 on 2 worker TaskManagers: committed results are
   }
 });
 
+test('with delayed events (held back up to 2 s of event time, sent late): every bid once (q0) after 3 injected failures at parallelism 2', async () => {
+  const dir = join(root, 'delayed');
+  const output = join(dir, 'output');
+  const events = new JobEvents();
+  const delayed = ['--prob-delayed', '0.2', '--delay-sec', '2'];
+  const result = await executeJob({
+    job: JOB,
+    args: [...args('q0', output), ...delayed, '--rate', '4000'],
+    config: {
+      'parallelism.default': 2,
+      'execution.checkpointing.dir': join(dir, 'checkpoints'),
+      'restart-strategy.type': 'fixed-delay',
+      'restart-strategy.fixed-delay.attempts': 20,
+      'restart-strategy.fixed-delay.delay': '20 ms',
+    },
+    faults: { failures: 3, seed: 52, minRecords: 500, maxRecords: 4000 },
+    listener: events.listener,
+  });
+  assert.equal(result.status, 'FINISHED', `${result.error?.message}; ${events.describe()}`);
+  assert.equal(result.injectedFailures, 3);
+  assert.ok(events.restored.length >= 1, `a restart restored a checkpoint: ${events.describe()}`);
+  assert.equal(diffSortedLines(readCommittedLines(join(output, 'q0')), EXPECTED.q0!(bids)), undefined, 'q0 with delayed events is not exactly-once');
+});
+
 test('stop with savepoint at parallelism 2, resume at 3: every bid once (q0) and every hot-items window once (q5)', async () => {
   const output = join(root, 'savepoint-output');
   const a = new JobEvents();

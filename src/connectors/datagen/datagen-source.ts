@@ -1,4 +1,5 @@
 import type { InputStatus, Source, SourceOutput, SourceReader, SourceReaderContext, SplitEnumeratorContext } from '../../api/source.ts';
+import { HeldBackPositions, type HoldBack } from './held-back-positions.ts';
 import { WordGenerator } from './word-generator.ts';
 import { TimedEventGenerator, type TimedEvent, type TimedEventOptions } from './timed-event-generator.ts';
 
@@ -28,6 +29,17 @@ export interface DataGenOptions<T> {
    * timestamp assigner, if any, gets it as the record timestamp.
    */
   readonly eventTime?: (position: number) => number;
+  /** Some records held back and sent late (see HeldBackPositions); all in order when omitted. */
+  readonly holdBack?: HoldBack;
+}
+
+/** A split being read: with the positions it holds back, which its `next` alone determines. */
+interface LaneState {
+  readonly lane: number;
+  readonly lanes: number;
+  next: number;
+  readonly end: number | null;
+  readonly held: HeldBackPositions | undefined;
 }
 
 export class DataGenSource<T> implements Source<T, DataGenSplit> {
@@ -54,7 +66,7 @@ export class DataGenSource<T> implements Source<T, DataGenSplit> {
 
 class DataGenReader<T> implements SourceReader<T, DataGenSplit> {
   readonly #o: DataGenOptions<T>;
-  readonly #splits: Array<{ lane: number; lanes: number; next: number; end: number | null }> = [];
+  readonly #splits: LaneState[] = [];
   readonly #batch: number;
   readonly #perReaderRate: number | undefined;
   #noMore = false;
@@ -72,7 +84,8 @@ class DataGenReader<T> implements SourceReader<T, DataGenSplit> {
   }
 
   addSplits(splits: DataGenSplit[]): void {
-    for (const s of splits) this.#splits.push({ ...s });
+    const hold = this.#o.holdBack;
+    for (const s of splits) this.#splits.push({ ...s, held: hold ? new HeldBackPositions(hold, s.lane, s.lanes, s.next, s.end) : undefined });
   }
 
   notifyNoMoreSplits(): void {
@@ -90,12 +103,14 @@ class DataGenReader<T> implements SourceReader<T, DataGenSplit> {
       if (!split) {
         if (emitted > 0) break;
         // Lanes paused by watermark alignment still have records to come.
-        return this.#noMore && !this.#splits.some((s) => s.end === null || s.next < s.end) ? 'end' : 'nothing';
+        return this.#noMore && !this.#splits.some(hasMore) ? 'end' : 'nothing';
       }
       const stop = split.end === null ? Infinity : split.end;
       // Each lane is a split with watermarks of its own.
       const out = output.createOutputForSplit?.(laneId(split.lane)) ?? output;
-      if (eventTime === undefined) {
+      if (split.held) {
+        emitted += this.#emitSteps(split, split.held, out, allowed - emitted);
+      } else if (eventTime === undefined) {
         while (emitted < allowed && split.next < stop) {
           out.collect(generate(split.next));
           split.next += split.lanes;
@@ -108,16 +123,37 @@ class DataGenReader<T> implements SourceReader<T, DataGenSplit> {
           emitted++;
         }
       }
-      if (split.next >= stop) output.releaseOutputForSplit?.(laneId(split.lane));
+      if (!hasMore(split)) output.releaseOutputForSplit?.(laneId(split.lane));
     }
     this.#emittedSinceStart += emitted;
     return 'more';
   }
 
+  /** Whole steps of a lane that holds records back (a checkpoint falls between steps only). */
+  #emitSteps(split: LaneState, held: HeldBackPositions, out: SourceOutput<T>, allowed: number): number {
+    const { generate, eventTime } = this.#o;
+    const emit = (p: number) => (eventTime === undefined ? out.collect(generate(p)) : out.collect(generate(p), eventTime(p)));
+    const stop = split.end === null ? Infinity : split.end;
+    let emitted = 0;
+    while (emitted < allowed && hasMore(split)) {
+      const step = split.next;
+      for (let p = held.takeDue(step); p !== undefined; p = held.takeDue(step)) {
+        emit(p);
+        emitted++;
+      }
+      if (step < stop && !held.holds(step)) {
+        emit(step);
+        emitted++;
+      }
+      split.next += split.lanes;
+    }
+    return emitted;
+  }
+
   #pickSplit() {
     for (let i = 0; i < this.#splits.length; i++) {
       const s = this.#splits[(this.#current + i) % this.#splits.length]!;
-      if ((s.end === null || s.next < s.end) && !this.#paused.has(s.lane)) {
+      if (hasMore(s) && !this.#paused.has(s.lane)) {
         this.#current = (this.#current + i + 1) % this.#splits.length;
         return s;
       }
@@ -148,7 +184,7 @@ class DataGenReader<T> implements SourceReader<T, DataGenSplit> {
 
   isAvailable(): Promise<void> {
     // Every lane with records left is paused: nothing until one is resumed.
-    if (this.#paused.size > 0 && this.#pickSplit() === undefined && this.#splits.some((s) => s.end === null || s.next < s.end)) {
+    if (this.#paused.size > 0 && this.#pickSplit() === undefined && this.#splits.some(hasMore)) {
       return new Promise((resolve) => (this.#resumed = resolve));
     }
     const waitMs = this.#perReaderRate === undefined ? 1 : Math.max(1, Math.ceil(1000 / this.#perReaderRate));
@@ -156,13 +192,18 @@ class DataGenReader<T> implements SourceReader<T, DataGenSplit> {
   }
 
   snapshotState(): DataGenSplit[] {
-    return this.#splits.map((s) => ({ ...s }));
+    return this.#splits.map(({ lane, lanes, next, end }) => ({ lane, lanes, next, end }));
   }
 
   describeActivity(): string {
     const positions = this.#splits.map((s) => `lane ${s.lane} at ${s.next}${this.#paused.has(s.lane) ? ' (paused by watermark alignment)' : ''}`).join(', ');
     return `generating records (${positions})`;
   }
+}
+
+/** Records left: positions below the end, or held back ones not yet sent. */
+function hasMore(s: LaneState): boolean {
+  return s.end === null || s.next < s.end || (s.held !== undefined && s.held.size > 0);
 }
 
 const laneId = (lane: number): string => `lane-${lane}`;

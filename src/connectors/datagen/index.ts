@@ -1,4 +1,5 @@
 export { DataGen, DataGenSource, type DataGenOptions, type DataGenSplit } from './datagen-source.ts';
+export type { HoldBack } from './held-back-positions.ts';
 export { WordGenerator, buildVocabulary } from './word-generator.ts';
 export { TimedEventGenerator, type TimedEvent, type TimedEventOptions } from './timed-event-generator.ts';
 

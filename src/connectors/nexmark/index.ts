@@ -1,6 +1,6 @@
 export { Nexmark, type NexmarkSource } from './nexmark-source.ts';
 export { NexmarkGenerator, FIRST_AUCTION_ID, FIRST_CATEGORY_ID, FIRST_PERSON_ID } from './nexmark-generator.ts';
-export { maxOutOfOrdernessMs, resolveNexmarkOptions, NexmarkOptionError, type NexmarkConfig, type NexmarkOptions } from './nexmark-options.ts';
+export { maxDelayEvents, maxOutOfOrdernessMs, resolveNexmarkOptions, NexmarkOptionError, type NexmarkConfig, type NexmarkOptions } from './nexmark-options.ts';
 export type { Auction, Bid, NexmarkEvent, Person } from './nexmark-model.ts';
 export { JavaRandom } from './java-random.ts';
 
@@ -8,6 +8,7 @@ export { JavaRandom } from './java-random.ts';
 // entry point can name them (test/api/exported-types.test.ts checks every entry point).
 export type { TimestampAssigner, WatermarkAlignment, WatermarkStrategy } from '../../api/watermark-strategy.ts';
 export type { DataGenOptions, DataGenSource, DataGenSplit } from '../datagen/datagen-source.ts';
+export type { HoldBack } from '../datagen/held-back-positions.ts';
 export type { DurationArg } from '../../api/duration-arg.ts';
 export type { WatermarkGenerator, WatermarkGeneratorContext } from '../../api/watermark-generator.ts';
 export type { InputStatus, ReaderActivity, SourceOutput, SourceReader, SourceReaderContext, SplitEnumeratorContext } from '../../api/source.ts';

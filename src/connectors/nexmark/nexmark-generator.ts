@@ -19,6 +19,20 @@ const US_STATES = ['AZ', 'CA', 'ID', 'OR', 'WA', 'WY'];
 const US_CITIES = ['Phoenix', 'Los Angeles', 'San Francisco', 'Boise', 'Portland', 'Bend', 'Redmond', 'Seattle', 'Kent', 'Cheyenne'];
 const FIRST_NAMES = ['Peter', 'Paul', 'Luke', 'John', 'Saul', 'Vicky', 'Kate', 'Julie', 'Sarah', 'Deiter', 'Walter'];
 const LAST_NAMES = ['Shultz', 'Abrams', 'Spencer', 'White', 'Bartels', 'Walton', 'Smith', 'Jones', 'Noris'];
+/**
+ * The seed of an event's delay draw: its id scrambled (a 32-bit integer hash of each half), since
+ * the draws of java.util.Random under consecutive seeds are correlated (a quarter asked for, a
+ * third drawn), and apart from the event's own seed, so its fields do not change.
+ */
+function delaySeed(eventId: number): number {
+  return scramble(eventId >>> 0) + 2 ** 32 * (scramble(Math.floor(eventId / 2 ** 32) ^ 0x64656c61) & 0xfffff);
+}
+
+function scramble(x: number): number {
+  const a = Math.imul(x ^ (x >>> 16), 0x45d9f3b);
+  const b = Math.imul(a ^ (a >>> 16), 0x45d9f3b);
+  return (b ^ (b >>> 16)) >>> 0;
+}
 const CARD_GROUPS = Array.from({ length: 10_000 }, (_, i) => String(i).padStart(4, '0'));
 
 function baseUrl(r: JavaRandom): string {
@@ -69,6 +83,7 @@ function channelTable(): Channels {
 export class NexmarkGenerator {
   readonly config: NexmarkConfig;
   readonly #random = new JavaRandom();
+  readonly #delayRandom = new JavaRandom();
   readonly #channels = channelTable();
 
   constructor(options: NexmarkOptions | NexmarkConfig = {}) {
@@ -91,6 +106,20 @@ export class NexmarkGenerator {
   /** The upper bound, ms, of how far an event's time is behind one before it. */
   get maxOutOfOrderness(): number {
     return maxOutOfOrdernessMs(this.config);
+  }
+
+  /**
+   * How many event numbers event n is held back by (0 for most): with probability
+   * probDelayedEvent, 1 ms to occasionalDelaySec of event time, as Beam draws it, in events.
+   */
+  delayOf(n: number): number {
+    const c = this.config;
+    if (c.probDelayedEvent === 0) return 0;
+    const r = this.#delayRandom;
+    r.setSeed(delaySeed(c.firstEventId + n));
+    if (r.nextDouble() >= c.probDelayedEvent) return 0;
+    const ms = r.nextIntBelow(c.occasionalDelaySec * 1000) + 1;
+    return Math.ceil((ms * 1000) / c.interEventDelayUs);
   }
 
   eventAt(n: number): NexmarkEvent {

@@ -32,6 +32,16 @@ export interface NexmarkOptions {
    * 1: in order). Watermarks from `Nexmark.watermarks` allow for exactly the group's time span.
    */
   readonly outOfOrderGroupSize?: number;
+  /**
+   * The share of events sent late (default 0: none), each held back by up to
+   * `occasionalDelaySec` of event time and sent after the events of that span, with its own
+   * (earlier) event time: late data for windows, as Beam's generator's delayed events. Beam
+   * delays them by wall-clock time with an unseeded random; here the choice and the delay are
+   * seeded per event id, so a replay is exact.
+   */
+  readonly probDelayedEvent?: number;
+  /** The longest delay of a delayed event, seconds of event time (default 3, Beam's). */
+  readonly occasionalDelaySec?: number;
 }
 
 export interface NexmarkConfig {
@@ -53,6 +63,8 @@ export interface NexmarkConfig {
   readonly numInFlightAuctions: number;
   readonly numActivePeople: number;
   readonly outOfOrderGroupSize: number;
+  readonly probDelayedEvent: number;
+  readonly occasionalDelaySec: number;
 }
 
 export class NexmarkOptionError extends TypeError {
@@ -78,6 +90,8 @@ export function resolveNexmarkOptions(o: NexmarkOptions = {}): NexmarkConfig {
   const bid = whole(o, 'bidProportion', 46, 0);
   if (person < 1 || person + auction + bid < 1) throw new NexmarkOptionError('personProportion', person, 'must be >= 1 (bids and auctions refer to people)');
   if (o.ratePerSecond !== undefined && !(o.ratePerSecond > 0)) throw new NexmarkOptionError('ratePerSecond', o.ratePerSecond, 'must be > 0');
+  const probDelayedEvent = o.probDelayedEvent ?? 0;
+  if (typeof probDelayedEvent !== 'number' || !(probDelayedEvent >= 0 && probDelayedEvent <= 1)) throw new NexmarkOptionError('probDelayedEvent', probDelayedEvent, 'must be a number in [0, 1]');
   return {
     events: o.events === undefined ? undefined : whole(o, 'events', 0, 0),
     ratePerSecond: o.ratePerSecond,
@@ -97,6 +111,8 @@ export function resolveNexmarkOptions(o: NexmarkOptions = {}): NexmarkConfig {
     numInFlightAuctions: whole(o, 'numInFlightAuctions', 100, 1),
     numActivePeople: whole(o, 'numActivePeople', 1000, 1),
     outOfOrderGroupSize: whole(o, 'outOfOrderGroupSize', 1, 1),
+    probDelayedEvent,
+    occasionalDelaySec: whole(o, 'occasionalDelaySec', 3, 1),
   };
 }
 
@@ -107,4 +123,9 @@ export function resolveNexmarkOptions(o: NexmarkOptions = {}): NexmarkConfig {
 export function maxOutOfOrdernessMs(config: NexmarkConfig): number {
   const g = config.outOfOrderGroupSize;
   return g === 1 ? 0 : Math.ceil(((g - 1) * config.interEventDelayUs) / 1000) + 1;
+}
+
+/** The most event numbers a delayed event (probDelayedEvent) is held back by: occasionalDelaySec of event time. */
+export function maxDelayEvents(config: NexmarkConfig): number {
+  return config.probDelayedEvent === 0 ? 0 : Math.ceil((config.occasionalDelaySec * 1e6) / config.interEventDelayUs);
 }

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { PostgresConnectionOptions } from './postgres-connection-options.ts';
+import { copyOutSubmittable } from './copy-out.ts';
 import { sessionOptions, type PgValueParser } from './pg-value-codec.ts';
 
 /** Parsers by type OID for one query's text-format results; undefined: pg's own. */
@@ -47,6 +48,17 @@ export class PgSqlClient {
     const run = this.#tail.then(() => this.#client.query({ text, values: params as unknown[], ...(types ? { types } : {}) }));
     this.#tail = run.catch(() => {});
     return run.then((result) => result.rows as R[]);
+  }
+
+  /** Runs `text`, a `COPY … TO STDOUT` in text format, handing each row's text to `onRow`; in turn with the queries. */
+  copyOut(text: string, onRow: (row: string) => void): Promise<void> {
+    const run = this.#tail.then(() => {
+      const copy = copyOutSubmittable(text, onRow);
+      void this.#client.query(copy.submittable as unknown as pg.QueryConfig);
+      return copy.finished;
+    });
+    this.#tail = run.catch(() => {});
+    return run;
   }
 
   async close(): Promise<void> {

@@ -1,22 +1,37 @@
+import { copyRowDecoder } from './copy-out-text.ts';
 import type { RowImage } from './pg-change-record.ts';
-import { quoteTable } from './pg-quote.ts';
+import { quoteIdent, quoteTable } from './pg-quote.ts';
 import type { PgSqlClient } from './pg-sql-client.ts';
 import type { PgTypeCatalog } from './pg-type-catalog.ts';
 
-/** The type OIDs of a table's columns, loaded into the catalog so that its rows can be parsed. */
-export async function loadTableTypes(sql: PgSqlClient, catalog: PgTypeCatalog, schema: string, table: string): Promise<void> {
-  const rows = await sql.query<{ t: string }>(
-    `SELECT atttypid::int8::text AS t FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped`,
+/** A table's columns in their order (`SELECT *`'s), with their type OIDs. */
+export interface TableColumn {
+  readonly name: string;
+  readonly oid: number;
+}
+
+/** The columns of a table, their types loaded into the catalog so that its rows can be parsed. */
+export async function loadTableTypes(sql: PgSqlClient, catalog: PgTypeCatalog, schema: string, table: string): Promise<TableColumn[]> {
+  const rows = await sql.query<{ name: string; t: string }>(
+    `SELECT attname AS name, atttypid::int8::text AS t FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
     [quoteTable(schema, table)],
   );
-  await catalog.load(sql, rows.map((r) => Number(r.t)));
+  const columns = rows.map((r) => ({ name: r.name, oid: Number(r.t) }));
+  await catalog.load(sql, columns.map((c) => c.oid));
+  return columns;
 }
 
 /**
- * Rows of a table in the text format, parsed as the stream parses pgoutput's text tuples
- * (`where` and `params` restrict them, e.g. to a chunk's key range).
+ * Rows of a table in the text format, parsed as the stream parses pgoutput's text tuples;
+ * `where` (SQL with its values inlined as literals: COPY takes no parameters) restricts them, e.g.
+ * to a chunk's key range. Read by COPY, which the server sends and this process parses several
+ * times faster than a SELECT's result rows through pg.
  */
-export async function selectRows(sql: PgSqlClient, catalog: PgTypeCatalog, schema: string, table: string, where = '', params: readonly unknown[] = []): Promise<RowImage[]> {
-  await loadTableTypes(sql, catalog, schema, table);
-  return sql.query<RowImage>(`SELECT * FROM ${quoteTable(schema, table)}${where ? ` WHERE ${where}` : ''}`, params, (oid) => catalog.parser(oid));
+export async function selectRows(sql: PgSqlClient, catalog: PgTypeCatalog, schema: string, table: string, where = ''): Promise<RowImage[]> {
+  const columns = await loadTableTypes(sql, catalog, schema, table);
+  const decode = copyRowDecoder(columns.map((c) => ({ name: c.name, parse: catalog.parser(c.oid) })));
+  const list = columns.map((c) => quoteIdent(c.name)).join(', ');
+  const rows: RowImage[] = [];
+  await sql.copyOut(`COPY (SELECT ${list} FROM ${quoteTable(schema, table)}${where ? ` WHERE ${where}` : ''}) TO STDOUT`, (row) => rows.push(decode(row)));
+  return rows;
 }

@@ -36,6 +36,8 @@ export const SESSION_SETTINGS: Readonly<Record<string, string>> = {
   bytea_output: 'hex',
   lc_monetary: 'C',
   client_encoding: 'UTF8',
+  // Chunk bounds are inlined into COPY statements as '…' literals, backslashes kept as they are.
+  standard_conforming_strings: 'on',
 };
 
 /** SESSION_SETTINGS as a startup `options` string (`-c name=value ...`). */

@@ -5,7 +5,7 @@ import { formatLsn, parseLsn, watermarkFromInsertLsn, type Lsn } from './lsn.ts'
 import type { PgChangeSource, RowImage } from './pg-change-record.ts';
 import { PgCdcLogReader } from './pg-cdc-log-reader.ts';
 import { PgLogReader } from './pg-log-reader.ts';
-import { quoteIdent } from './pg-quote.ts';
+import { quoteIdent, quoteLiteral } from './pg-quote.ts';
 import { PgSqlClient } from './pg-sql-client.ts';
 import { selectRows } from './pg-table-rows.ts';
 import { PgTypeCatalog } from './pg-type-catalog.ts';
@@ -35,6 +35,7 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
   readonly #types = new PgTypeCatalog();
   #backfillSlotName: string | undefined;
   #walLayout: { readonly blockSize: number; readonly segmentSize: number } | undefined;
+  #lastHigh: { readonly lsn: Lsn; readonly text: string } | undefined;
 
   private constructor(o: PostgresCdcOptions, subtask: number, sql: PgSqlClient) {
     this.#o = o;
@@ -61,11 +62,11 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
 
   selectChunk(split: SnapshotSplit): Promise<RowImage[]> {
     const k = quoteIdent(split.keyColumn);
+    // COPY takes no parameters: the bounds are literals the server casts to the key's type.
     const where: string[] = [];
-    const params: unknown[] = [];
-    if (split.start !== null) where.push(`${k} >= $${params.push(split.start)}`);
-    if (split.end !== null) where.push(`${k} < $${params.push(split.end)}`);
-    return selectRows(this.#sql, this.#types, split.db, split.table, where.join(' AND '), params);
+    if (split.start !== null) where.push(`${k} >= ${quoteLiteral(String(split.start))}`);
+    if (split.end !== null) where.push(`${k} < ${quoteLiteral(String(split.end))}`);
+    return selectRows(this.#sql, this.#types, split.db, split.table, where.join(' AND '));
   }
 
   async openLog(from: Lsn, backfillOf?: { readonly db: string; readonly table: string }): Promise<PgCdcLogReader> {
@@ -95,7 +96,9 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
   }
 
   snapshotSource(split: SnapshotSplit, high: Lsn, row: number, readAt: number): PgChangeSource {
-    const lsn = formatLsn(high);
+    // Called for every row of a chunk with the chunk's HIGH: formatted once per chunk.
+    if (this.#lastHigh?.lsn !== high) this.#lastHigh = { lsn: high, text: formatLsn(high) };
+    const lsn = this.#lastHigh.text;
     return { db: this.#o.database, schema: split.db, table: split.table, lsn, changeLsn: lsn, index: row, txId: null, ts: readAt, snapshot: true };
   }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { JavaRandom, NexmarkGenerator, NexmarkOptionError, FIRST_AUCTION_ID, FIRST_PERSON_ID } from '../../../src/connectors/nexmark/index.ts';
+import { JavaRandom, maxDelayEvents, NexmarkGenerator, NexmarkOptionError, FIRST_AUCTION_ID, FIRST_PERSON_ID } from '../../../src/connectors/nexmark/index.ts';
 
 test('JavaRandom draws what java.util.Random draws for the same seed (values printed by OpenJDK 17)', () => {
   // new Random(seed): nextInt(), nextInt(10), nextInt(64), nextInt(1000000007), nextDouble(), nextLong(), nextInt(13)
@@ -117,4 +117,23 @@ test('event time advances 1e6 / firstEventRate µs per event; out-of-order group
 test('bad options are refused with the option named', () => {
   assert.throws(() => new NexmarkGenerator({ firstEventRate: 0 }), (e: unknown) => e instanceof NexmarkOptionError && e.option === 'firstEventRate');
   assert.throws(() => new NexmarkGenerator({ outOfOrderGroupSize: 1.5 }), (e: unknown) => e instanceof NexmarkOptionError && e.option === 'outOfOrderGroupSize');
+});
+
+test('delayed events: about probDelayedEvent of them, each by 1 ms to occasionalDelaySec of event time in events, the same every time; none by default', () => {
+  assert.equal(new NexmarkGenerator().delayOf(123), 0);
+  const g = new NexmarkGenerator({ firstEventRate: 1000, probDelayedEvent: 0.25, occasionalDelaySec: 2 });
+  const max = maxDelayEvents(g.config);
+  assert.equal(max, 2000); // 2 s of event time at 1 event per ms
+  let delayed = 0;
+  for (let n = 0; n < 20_000; n++) {
+    const d = g.delayOf(n);
+    assert.ok(Number.isInteger(d) && d >= 0 && d <= max, `delay ${d} of event ${n}`);
+    if (d > 0) delayed++;
+    assert.equal(new NexmarkGenerator(g.config).delayOf(n), d, 'seeded per event');
+  }
+  assert.ok(Math.abs(delayed / 20_000 - 0.25) < 0.02, `share delayed: ${delayed / 20_000}`);
+  // The event itself does not change: its own draws are seeded apart from the delay's.
+  assert.deepEqual(g.eventAt(77), new NexmarkGenerator({ firstEventRate: 1000 }).eventAt(77));
+  assert.throws(() => new NexmarkGenerator({ probDelayedEvent: 1.5 }), (e: unknown) => e instanceof NexmarkOptionError && e.option === 'probDelayedEvent');
+  assert.throws(() => new NexmarkGenerator({ probDelayedEvent: 0.1, occasionalDelaySec: 0 }), (e: unknown) => e instanceof NexmarkOptionError && e.option === 'occasionalDelaySec');
 });
