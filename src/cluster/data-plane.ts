@@ -191,6 +191,12 @@ export class DataPlane implements Stoppable {
         connection.send(DataFrame.CREDIT, channel, b);
       },
       gone: () => connection.send(DataFrame.GONE, channel),
+      budget: (segments, fillBytes) => {
+        const b = Buffer.allocUnsafe(8);
+        b.writeUInt32BE(segments, 0);
+        b.writeUInt32BE(fillBytes, 4);
+        connection.send(DataFrame.BUDGET, channel, b);
+      },
     });
   }
 
@@ -283,6 +289,8 @@ export class DataPlane implements Stoppable {
           return c.incoming.get(channel)?.receiver.priority(Buffer.from(body));
         case DataFrame.CREDIT:
           return c.outgoing.get(channel)?.sender.credit(body.readUInt32BE(0));
+        case DataFrame.BUDGET:
+          return c.outgoing.get(channel)?.sender.budget(body.readUInt32BE(0), body.readUInt32BE(4));
         case DataFrame.OPEN: {
           const key = body.toString('utf8');
           const reg = this.#registrations.get(key);

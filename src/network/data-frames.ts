@@ -6,7 +6,8 @@
  *
  *   sender -> receiver   OPEN key (utf8) · DATA segment · FORCED segment (sent without credit,
  *                        ahead of a priority event it must precede) · PRIORITY event · CLOSE
- *   receiver -> sender   CREDIT u32 segments freed · GONE (the receiving end is closed)
+ *   receiver -> sender   CREDIT u32 segments freed · GONE (the receiving end is closed) ·
+ *                        BUDGET u32 segments, u32 fill bytes (the consumer's debloated budget)
  */
 export const DataFrame = {
   OPEN: 1,
@@ -16,6 +17,7 @@ export const DataFrame = {
   CLOSE: 5,
   CREDIT: 6,
   GONE: 7,
+  BUDGET: 8,
 } as const;
 
 export type DataFrameKind = (typeof DataFrame)[keyof typeof DataFrame];
@@ -38,8 +40,10 @@ export interface SegmentLink {
   close(): void;
 }
 
-/** The receiving end's way back: credits for freed segments. */
+/** The receiving end's way back: credits for freed segments, and the consumer's debloated budget. */
 export interface CreditLink {
   credit(segments: number): void;
   gone(): void;
+  /** Buffer debloating: the producer keeps at most `segments` unsent, each published at `fillBytes`. */
+  budget(segments: number, fillBytes: number): void;
 }

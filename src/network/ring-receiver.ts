@@ -12,6 +12,11 @@ const PRIORITY_RETRY_MS = 1;
  * priority event brings ahead of itself without credit (see RingSender), which give no credit
  * back when freed. Arrivals go into the ring strictly in order; one that finds no room (a second
  * priority event before the consumer took the first's) waits here, and what comes after it too.
+ *
+ * Buffer debloating across processes: the consumer sets its ring's budget as for a ring between
+ * threads; here the credits outstanding (granted, not yet given back by a freed segment) are kept
+ * within that budget's segments, and the budget goes to the sender, whose producer then fills its
+ * segments only to the budget's bytes and keeps only that many unsent.
  */
 export class RingReceiver {
   readonly #ring: SegmentRing;
@@ -22,6 +27,10 @@ export class RingReceiver {
   readonly #forced: boolean[];
   #published = 0;
   #released = 0;
+  /** Credits granted, and those given back by freed segments sent with credit. */
+  #granted = 0;
+  #returned = 0;
+  #sentBudget = '';
   #waiting = false;
   #retryTimer: NodeJS.Timeout | undefined;
   #stopped = false;
@@ -32,12 +41,14 @@ export class RingReceiver {
     this.#ring = ring;
     this.#window = window;
     this.#forced = new Array<boolean>(ring.segments).fill(false);
+    // The budget of a ring no consumer has debloated: nothing to tell the sender.
+    this.#sentBudget = budgetKey(ring.budget());
   }
 
-  /** The sender is known: it gets the whole window, then a credit per freed segment. */
+  /** The sender is known: it gets the window (or the debloated budget), then a credit per freed segment. */
   attach(link: CreditLink): void {
     this.#link = link;
-    link.credit(this.#window);
+    this.#grant();
     this.#watchReleases();
   }
 
@@ -96,6 +107,22 @@ export class RingReceiver {
     }
   }
 
+  /** Tops the outstanding credits up to the window, or to the consumer's smaller budget, which the sender is told of. */
+  #grant(): void {
+    const link = this.#link!;
+    const budget = this.#ring.budget();
+    const key = budgetKey(budget);
+    if (key !== this.#sentBudget) {
+      this.#sentBudget = key;
+      link.budget(Math.min(this.#window, budget.segments), budget.fillBytes);
+    }
+    const due = Math.min(this.#window, budget.segments) - (this.#granted - this.#returned);
+    if (due > 0) {
+      this.#granted += due;
+      link.credit(due);
+    }
+  }
+
   /** Waits (Atomics) for the consumer to free segments: each one sent with credit is a credit back. */
   #watchReleases(): void {
     const ring = this.#ring;
@@ -103,12 +130,11 @@ export class RingReceiver {
       if (this.#stopped || !this.#link) return;
       const seen = ring.creditSignal();
       const released = (ring.published() - (ring.segments - ring.freeSegments())) | 0;
-      let credits = 0;
       while (this.#released !== released) {
-        if (!this.#forced[this.#released & (ring.segments - 1)]) credits++;
+        if (!this.#forced[this.#released & (ring.segments - 1)]) this.#returned++;
         this.#released = (this.#released + 1) | 0;
       }
-      if (credits > 0) this.#link.credit(credits);
+      this.#grant();
       if (this.#backlog.length > 0) this.#apply();
       // Closed by its consumer (the subtask ended): a closed ring's waits end at once, so none is begun.
       if (this.#waiting || ring.closed) return;
@@ -122,4 +148,8 @@ export class RingReceiver {
       return;
     }
   }
+}
+
+function budgetKey(b: { readonly segments: number; readonly fillBytes: number }): string {
+  return `${b.segments}/${b.fillBytes}`;
 }

@@ -51,6 +51,11 @@ export class RingSender {
     this.#pump();
   }
 
+  /** The consumer's debloated budget: the producer keeps at most `segments` unsent here, each filled to `fillBytes`. */
+  budget(segments: number, fillBytes: number): void {
+    this.#ring.setBudget(segments, fillBytes);
+  }
+
   /** Stops pumping (the channel is torn down, or its receiver has gone). */
   stop(): void {
     this.#stopped = true;

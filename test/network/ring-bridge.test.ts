@@ -17,6 +17,7 @@ function bridge() {
   const b = SegmentRing.create({ segments: 2 * WINDOW, segmentSize: shape.segmentSize });
   const frames: string[] = [];
   const credits: number[] = [];
+  const budgets: Array<[number, number]> = [];
   const receiver = new RingReceiver(b, WINDOW);
   let closed = false;
   const sender: RingSender = new RingSender(a, {
@@ -41,8 +42,12 @@ function bridge() {
       queueMicrotask(() => sender.credit(n));
     },
     gone: () => {},
+    budget: (segments, fillBytes) => {
+      budgets.push([segments, fillBytes]);
+      queueMicrotask(() => sender.budget(segments, fillBytes));
+    },
   });
-  return { a, b, sender, receiver, frames, credits, closed: () => closed };
+  return { a, b, sender, receiver, frames, credits, budgets, closed: () => closed };
 }
 
 function publish(ring: SegmentRing, value: number): void {
@@ -142,4 +147,33 @@ test('the producer closes its ring: what it published goes first, then the close
   assert.ok(closed());
   assert.deepEqual(consume(b, { next: 0 }), ['segment 1']);
   assert.ok(b.closed);
+});
+
+test("buffer debloating across processes: the consumer's budget caps the credits outstanding and reaches the producer's ring; lifted, the window comes back", async () => {
+  const { a, b, frames, credits, budgets } = bridge();
+  await turn();
+  assert.deepEqual(budgets, [], 'no budget is sent while the consumer has set none');
+  b.setBudget(2, 64);
+  for (let i = 0; i < WINDOW; i++) publish(a, i);
+  await turn();
+  const state = { next: 0 };
+  assert.equal(consume(b, state).length, WINDOW);
+  await turn();
+  await turn();
+  assert.deepEqual(budgets, [[2, 64]]);
+  assert.deepEqual(a.budget(), { segments: 2, fillBytes: 64 }, "the producer's ring has the consumer's budget");
+  assert.deepEqual(credits, [WINDOW, 2], 'four freed segments give back only two credits: the budget');
+  assert.equal(a.credits(), 2, 'the producer may fill two segments');
+  for (let i = 10; i < 14; i++) publish(a, i);
+  await turn();
+  assert.deepEqual(frames.slice(WINDOW), ['data 10', 'data 11'], 'two in flight at most');
+  // The budget lifted: the next freed segments bring the whole window back.
+  b.setBudget(b.segments, b.segmentSize);
+  assert.deepEqual(consume(b, state), ['segment 10', 'segment 11']);
+  await turn();
+  await turn();
+  assert.deepEqual(budgets.at(-1), [WINDOW, b.segmentSize - 4]);
+  assert.equal(a.budget().segments, WINDOW);
+  assert.deepEqual(frames.slice(WINDOW + 2), ['data 12', 'data 13']);
+  assert.equal(credits.reduce((x, y) => x + y, 0) - (WINDOW + 4), WINDOW - 2, 'outstanding credits back at the window: two used, two left');
 });
