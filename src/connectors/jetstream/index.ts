@@ -3,6 +3,9 @@ export { JetStreamSource } from './jetstream-source.ts';
 export type { JetStreamSourceOptions, JetStreamMessageInfo, JetStreamStartingPosition } from './jetstream-source-options.ts';
 export type { JetStreamSplit } from './jetstream-split.ts';
 export { JetStreamDeserializationError } from './deserialization-error.ts';
+export type { JetStreamUnreadableMessage } from './unreadable-message.ts';
+export type { OutputTag } from '../../api/output-tag.ts';
+export type { StructField, TypeInfo } from '../../serialization/type-info.ts';
 
 // The exactly-once sink.
 export { JetStreamSink } from './jetstream-sink.ts';

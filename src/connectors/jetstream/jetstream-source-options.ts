@@ -1,4 +1,6 @@
+import type { OutputTag } from '../../api/output-tag.ts';
 import type { JetStreamConnectionOptions } from './jetstream-connection.ts';
+import type { JetStreamUnreadableMessage } from './unreadable-message.ts';
 
 /** Where a fresh start begins reading (a restore goes on from the checkpoint's sequences). */
 export type JetStreamStartingPosition = 'earliest' | 'latest' | { readonly sequence: number };
@@ -18,8 +20,13 @@ export interface JetStreamSourceOptions<T> {
   readonly stream: string;
   /** Subject filters inside the stream, one split each. Unset: the stream's own subjects. */
   readonly subjects?: readonly string[];
-  /** A message as a record; a throw fails the job with JetStreamDeserializationError naming stream and sequence. Unset: the payload as UTF-8 text. */
+  /** A message as a record; a throw fails the job with JetStreamDeserializationError naming stream and sequence (or see deserializationErrorOutput). Unset: the payload as UTF-8 text. */
   readonly deserializer?: (data: Uint8Array, info: JetStreamMessageInfo) => T;
+  /**
+   * Messages the deserializer throws on go to this side output, `fromSource(...).getSideOutput(tag)`,
+   * instead of failing the job: each with its stream, subject, sequence, payload and the reason.
+   */
+  readonly deserializationErrorOutput?: OutputTag<JetStreamUnreadableMessage>;
   /** Unset: 'earliest'. */
   readonly startingPosition?: JetStreamStartingPosition;
   /** Stop at the stream's last sequence as it was at the job's start (the bound is kept in checkpoints). Unset: unbounded. */
