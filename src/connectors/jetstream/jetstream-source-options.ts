@@ -18,8 +18,17 @@ export interface JetStreamMessageInfo {
 export interface JetStreamSourceOptions<T> {
   readonly connection: JetStreamConnectionOptions;
   readonly stream: string;
-  /** Subject filters inside the stream, one split each. Unset: the stream's own subjects. */
+  /** Subject filters inside the stream, one split each (unless splitPerSubject). Unset: the stream's own subjects. */
   readonly subjects?: readonly string[];
+  /**
+   * One split per concrete subject matching the filters instead of one per filter, so that a
+   * wildcard's subjects spread over the readers. Unbounded: subjects that appear later are found
+   * every subjectDiscoveryIntervalMs and read from the job's start sequence on, without a restart,
+   * their positions kept in checkpoints like the others'. Bounded: the subjects at the start.
+   */
+  readonly splitPerSubject?: boolean;
+  /** With splitPerSubject, unbounded: how often to look for new subjects (ms). Unset: 10 s. */
+  readonly subjectDiscoveryIntervalMs?: number;
   /** A message as a record; a throw fails the job with JetStreamDeserializationError naming stream and sequence (or see deserializationErrorOutput). Unset: the payload as UTF-8 text. */
   readonly deserializer?: (data: Uint8Array, info: JetStreamMessageInfo) => T;
   /**
