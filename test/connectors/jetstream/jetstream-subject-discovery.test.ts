@@ -41,13 +41,18 @@ describe('JetStreamSource: subjects that appear later (splitPerSubject)', () => 
     return lines;
   }
 
-  async function outputCount(stream: string, atLeast: number, what: string): Promise<void> {
+  /** Waits for the output to hold `atLeast` messages; a timeout names some that are missing and what the job went through. */
+  async function outputCount(stream: string, atLeast: number, what: string, published: readonly string[], diagnose: () => string): Promise<void> {
     const jsm = await jetstreamManager(nc);
     const deadline = Date.now() + 60_000;
     for (;;) {
       const n = (await jsm.streams.info(stream)).state.messages;
       if (n >= atLeast) return;
-      if (Date.now() > deadline) throw new Error(`${what}: the output holds ${n} of ${atLeast} messages after 60 s`);
+      if (Date.now() > deadline) {
+        const out = new Set((await readStream(nc, stream)).map((m) => m.text));
+        const missing = published.filter((line) => !out.has(line));
+        throw new Error(`${what}: the output holds ${n} of ${atLeast} messages after 60 s; ${missing.length} missing, e.g. ${missing.slice(0, 5).join(' | ')}; ${diagnose()}`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -78,18 +83,19 @@ describe('JetStreamSource: subjects that appear later (splitPerSubject)', () => 
 
     const events = new JobEvents();
     const first = await createJobMaster({ job, config, listener: events.listener, log });
+    const diagnose = () => `enumerator ${JSON.stringify(first.sourceCoordinatorMetrics())}; events ${events.describe()}`;
     const firstRun = first.run();
-    await outputCount('evout', 600, 'the subjects at the start');
+    await outputCount('evout', 600, 'the subjects at the start', published, diagnose);
     // Subjects the job has not seen: found by discovery, read from the job's start on.
     published.push(...(await publish(['ev.c', 'ev.d', 'ev.a'], 600, 1500)));
-    await outputCount('evout', 1500, 'subjects ev.c and ev.d, new');
+    await outputCount('evout', 1500, 'subjects ev.c and ev.d, new', published, diagnose);
     assert.deepEqual(Object.values(first.sourceCoordinatorMetrics()).map((m) => m['subjects']), [4], 'the enumerator has handed out ev.a to ev.d');
     const restoredBefore = events.restored.length;
     // The next record (of those below) fails its task: the restart restores the last checkpoint.
     trigger.failNext = true;
     published.push(...(await publish(['ev.c', 'ev.e', 'ev.b'], 1500, 2400)));
     await events.waitFor('a restore after the injected failure', () => events.restored.length > restoredBefore, 60_000);
-    await outputCount('evout', 2400, 'after the restore, ev.e new');
+    await outputCount('evout', 2400, 'after the restore, ev.e new', published, diagnose);
     const savepoint = await first.stopWithSavepoint(join(root, 'savepoints'));
     const stopped = await firstRun;
     assert.equal(stopped.status, 'FINISHED', stopped.error?.message);
@@ -97,7 +103,7 @@ describe('JetStreamSource: subjects that appear later (splitPerSubject)', () => 
     published.push(...(await publish(['ev.d', 'ev.f', 'ev.e'], 2400, 3300)));
     const second = await createJobMaster({ job, config: { ...config, 'execution.checkpointing.dir': join(root, 'checkpoints2') }, restoreFrom: savepoint.directory, log });
     const secondRun = second.run();
-    await outputCount('evout', 3300, 'resumed from the savepoint, ev.f new');
+    await outputCount('evout', 3300, 'resumed from the savepoint, ev.f new', published, () => `resumed job: ${JSON.stringify(second.sourceCoordinatorMetrics())}`);
     await second.cancel();
     await secondRun;
 

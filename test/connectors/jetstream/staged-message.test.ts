@@ -7,7 +7,7 @@ import { stageMessage, payloadOf } from '../../../src/connectors/jetstream/stage
 import { InternedStrings } from '../../../src/connectors/jetstream/interned-strings.ts';
 import { StagingJetStreamWriter } from '../../../src/connectors/jetstream/jetstream-sink-writer.ts';
 
-const options = { connection: { servers: 'nats://unused' }, stream: 'out', subject: (v: { word: string }) => `counts.${v.word}` };
+const options = { connection: { servers: 'nats://unused' }, stream: 'out', subject: (v: { word: string; n?: number }) => `counts.${v.word}` };
 
 test('a staged text payload is the serialized text, multi-byte characters included', () => {
   for (const word of ['plain', 'äöü', '日本語', 'emoji 😀', '']) {
