@@ -1,5 +1,6 @@
 import type { Logger } from '../log/logger.ts';
 import type { TaskInfo } from './functions.ts';
+import type { OutputTag } from './output-tag.ts';
 
 /**
  * A source in the FLIP-27 shape: splits are units of work with a position; readers read the
@@ -29,6 +30,12 @@ export interface SourceOutput<T> {
   emitWatermark?(watermark: number): void;
   markIdle?(): void;
   markActive?(): void;
+  /**
+   * Emits to a side output of the source: the stream `fromSource(...).getSideOutput(tag)` (e.g.
+   * records the reader could not read). Side records pass no watermark generator; a tag nothing
+   * consumes drops them. Wrappers may leave it out: a reader must then fail rather than lose them.
+   */
+  output?<X>(tag: OutputTag<X>, value: X, timestamp?: number): void;
 }
 
 export interface SplitEnumeratorContext {

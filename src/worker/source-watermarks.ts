@@ -23,6 +23,8 @@ export interface SourceWatermarksSetup {
   /** Where records go (the chain after the source). */
   readonly records: Output;
   readonly eventTime: EventTimeOutput;
+  /** Where a side output's records go (getSideOutput of the source); undefined: nothing consumes it. */
+  readonly sideOutput: (tagId: string) => Output | undefined;
   readonly now: () => number;
   /** Named in an InvalidTimestampError. */
   readonly operator: string;
@@ -67,6 +69,7 @@ export class SourceWatermarks {
       emitWatermark: (wm) => state.output.emitWatermark(wm),
       markIdle: () => state.output.markIdle(),
       markActive: () => state.output.markActive(),
+      output: (tag, value, timestamp) => this.#collectSide(tag.id, value, timestamp),
     });
     this.#mainOutput = {
       ...recordsOf(main),
@@ -196,6 +199,15 @@ export class SourceWatermarks {
       time.current = timestamp;
     }
     this.#s.records.collect(value);
+  }
+
+  /** A side record keeps the timestamp its source gave it and moves no watermark. */
+  #collectSide(tagId: string, value: unknown, timestamp: number | undefined): void {
+    const target = this.#s.sideOutput(tagId);
+    if (target === undefined) return;
+    if (timestamp !== undefined && (typeof timestamp !== 'number' || !Number.isFinite(timestamp))) throw new InvalidTimestampError(this.#s.operator, this.#s.uid, timestamp, value, 'source');
+    this.#s.time.current = timestamp ?? NO_TIMESTAMP;
+    target.collect(value);
   }
 
   #collect(state: SplitState, value: unknown, recordTimestamp: number | undefined): void {

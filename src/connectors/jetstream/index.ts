@@ -2,7 +2,11 @@
 export { JetStreamSource } from './jetstream-source.ts';
 export type { JetStreamSourceOptions, JetStreamMessageInfo, JetStreamStartingPosition } from './jetstream-source-options.ts';
 export type { JetStreamSplit } from './jetstream-split.ts';
+export type { JetStreamEnumeratorState } from './jetstream-split-enumerator.ts';
 export { JetStreamDeserializationError } from './deserialization-error.ts';
+export type { JetStreamUnreadableMessage } from './unreadable-message.ts';
+export type { OutputTag } from '../../api/output-tag.ts';
+export type { StructField, TypeInfo } from '../../serialization/type-info.ts';
 
 // The exactly-once sink.
 export { JetStreamSink } from './jetstream-sink.ts';
@@ -16,7 +20,7 @@ export type { CreateStreamOptions } from './stream-lookup.ts';
 export { StreamNotFoundError } from './stream-not-found-error.ts';
 
 // What the classes above take and return, from the core API.
-export type { Boundedness, InputStatus, ReaderActivity, SourceOutput, SourceReader, SourceReaderContext } from '../../api/source.ts';
+export type { Boundedness, EnumeratorContext, InputStatus, SplitEnumerator, CheckpointCompletion, ReaderActivity, SourceOutput, SourceReader, SourceReaderContext } from '../../api/source.ts';
 export type { LogFields, LogLevel, Logger } from '../../log/logger.ts';
 export type { DeadLetter } from '../../api/dead-letter.ts';
 export type { SinkCheckpointing, SinkContext } from '../../api/sink.ts';

@@ -3,17 +3,20 @@ import type { PrecommittingSinkWriter } from '../../api/two-phase-committing-sin
 import type { JetStreamCommittable, StagedMessage } from './jetstream-committable.ts';
 import type { JetStreamSinkOptions } from './jetstream-sink-options.ts';
 import type { Publisher } from './publisher.ts';
+import { InternedStrings } from './interned-strings.ts';
 import { stageMessage } from './staged-message.ts';
 
 /**
  * Exactly-once: a checkpoint's messages are kept (in memory, then in the checkpoint as its
  * committable) and published by the committer once the checkpoint completes. Nothing reaches the
- * stream before, so nothing needs undoing after a failure.
+ * stream before, so nothing needs undoing after a failure. Memory grows with the messages per
+ * checkpoint: about 170 heap bytes for a 92-byte JSON payload (bench jetstream-memory).
  */
 export class StagingJetStreamWriter<T> implements PrecommittingSinkWriter<T, JetStreamCommittable> {
   readonly #o: JetStreamSinkOptions<T>;
   readonly #subtask: number;
   #staged: StagedMessage[] = [];
+  readonly #subjects = new InternedStrings();
 
   constructor(o: JetStreamSinkOptions<T>, subtask: number) {
     this.#o = o;
@@ -21,7 +24,7 @@ export class StagingJetStreamWriter<T> implements PrecommittingSinkWriter<T, Jet
   }
 
   write(value: T): void {
-    this.#staged.push(stageMessage(this.#o, value));
+    this.#staged.push(stageMessage(this.#o, value, this.#subjects));
   }
 
   prepareCommit(checkpointId: number): JetStreamCommittable[] {

@@ -1,4 +1,6 @@
+import type { OutputTag } from '../../api/output-tag.ts';
 import type { JetStreamConnectionOptions } from './jetstream-connection.ts';
+import type { JetStreamUnreadableMessage } from './unreadable-message.ts';
 
 /** Where a fresh start begins reading (a restore goes on from the checkpoint's sequences). */
 export type JetStreamStartingPosition = 'earliest' | 'latest' | { readonly sequence: number };
@@ -16,10 +18,24 @@ export interface JetStreamMessageInfo {
 export interface JetStreamSourceOptions<T> {
   readonly connection: JetStreamConnectionOptions;
   readonly stream: string;
-  /** Subject filters inside the stream, one split each. Unset: the stream's own subjects. */
+  /** Subject filters inside the stream, one split each (unless splitPerSubject). Unset: the stream's own subjects. */
   readonly subjects?: readonly string[];
-  /** A message as a record; a throw fails the job with JetStreamDeserializationError naming stream and sequence. Unset: the payload as UTF-8 text. */
+  /**
+   * One split per concrete subject matching the filters instead of one per filter, so that a
+   * wildcard's subjects spread over the readers. Unbounded: subjects that appear later are found
+   * every subjectDiscoveryIntervalMs and read from the job's start sequence on, without a restart,
+   * their positions kept in checkpoints like the others'. Bounded: the subjects at the start.
+   */
+  readonly splitPerSubject?: boolean;
+  /** With splitPerSubject, unbounded: how often to look for new subjects (ms). Unset: 10 s. */
+  readonly subjectDiscoveryIntervalMs?: number;
+  /** A message as a record; a throw fails the job with JetStreamDeserializationError naming stream and sequence (or see deserializationErrorOutput). Unset: the payload as UTF-8 text. */
   readonly deserializer?: (data: Uint8Array, info: JetStreamMessageInfo) => T;
+  /**
+   * Messages the deserializer throws on go to this side output, `fromSource(...).getSideOutput(tag)`,
+   * instead of failing the job: each with its stream, subject, sequence, payload and the reason.
+   */
+  readonly deserializationErrorOutput?: OutputTag<JetStreamUnreadableMessage>;
   /** Unset: 'earliest'. */
   readonly startingPosition?: JetStreamStartingPosition;
   /** Stop at the stream's last sequence as it was at the job's start (the bound is kept in checkpoints). Unset: unbounded. */

@@ -5,7 +5,10 @@ import { JetStreamDeserializationError } from './deserialization-error.ts';
 import { connectJetStream } from './jetstream-connection.ts';
 import type { JetStreamMessageInfo, JetStreamSourceOptions } from './jetstream-source-options.ts';
 import type { JetStreamSplit } from './jetstream-split.ts';
+import type { JetStreamUnreadableMessage } from './unreadable-message.ts';
 
+/** What #deserialize returns for a message it sent to the side output. */
+const UNREADABLE = Symbol('unreadable');
 /** Records emitted per pollNext: small enough that checkpoints and mails get their turn. */
 const POLL_BATCH = 256;
 /** How long a split may get nothing, with the reader's queue empty, before the server is asked whether it has messages for it. */
@@ -46,6 +49,7 @@ export class JetStreamSourceReader<T> implements SourceReader<T, JetStreamSplit>
   #closed = false;
   #watchdog: ReturnType<typeof setInterval> | undefined;
   #emitted = 0;
+  #unreadableCount = 0;
 
   constructor(o: JetStreamSourceOptions<T>, ctx: SourceReaderContext) {
     this.#o = o;
@@ -146,9 +150,9 @@ export class JetStreamSourceReader<T> implements SourceReader<T, JetStreamSplit>
         this.#finish(split, output);
         continue;
       }
-      const value = this.#deserialize(msg);
       const out = output.createOutputForSplit?.(split.filter) ?? output;
-      out.collect(value, this.#eventTime(msg));
+      const value = this.#deserialize(msg, output);
+      if (value !== UNREADABLE) out.collect(value, this.#eventTime(msg));
       n++;
       this.#emitted++;
       split.nextSequence = msg.seq + 1;
@@ -168,14 +172,28 @@ export class JetStreamSourceReader<T> implements SourceReader<T, JetStreamSplit>
     return 'nothing';
   }
 
-  #deserialize(msg: JsMsg): T {
+  /** The message as a record, or UNREADABLE when it went to the deserialization-error side output. */
+  #deserialize(msg: JsMsg, output: SourceOutput<T>): T | typeof UNREADABLE {
     const o = this.#o;
     try {
       if (!o.deserializer) return new TextDecoder('utf-8', { fatal: true }).decode(msg.data) as T;
       return o.deserializer(msg.data, this.#info(msg));
     } catch (e) {
-      throw new JetStreamDeserializationError(o.stream, msg.seq, msg.subject, e);
+      const error = new JetStreamDeserializationError(o.stream, msg.seq, msg.subject, e);
+      const tag = o.deserializationErrorOutput;
+      // An output without side outputs (a wrapper's) cannot take it: failing is better than losing it.
+      if (tag === undefined || output.output === undefined) throw error;
+      output.output(tag, this.#unreadable(msg, e), storedAt(msg));
+      this.#unreadableCount++;
+      return UNREADABLE;
     }
+  }
+
+  #unreadable(msg: JsMsg, cause: unknown): JetStreamUnreadableMessage {
+    const headers: Record<string, string> = {};
+    if (msg.headers) for (const [k, v] of msg.headers) headers[k] = v.join(',');
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    return { stream: this.#o.stream, subject: msg.subject, sequence: msg.seq, timestamp: storedAt(msg), headers, data: msg.data.slice(), reason };
   }
 
   #info(msg: JsMsg): JetStreamMessageInfo {
@@ -211,7 +229,7 @@ export class JetStreamSourceReader<T> implements SourceReader<T, JetStreamSplit>
   metrics(): Record<string, number> {
     let pending = 0;
     for (const s of this.#splits.values()) if (!s.finished) pending += s.pending;
-    return { pendingMessages: pending, messagesEmitted: this.#emitted };
+    return { pendingMessages: pending, messagesEmitted: this.#emitted, unreadableMessages: this.#unreadableCount };
   }
 
   describeActivity(): string {

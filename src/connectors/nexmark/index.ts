@@ -12,5 +12,7 @@ export type { HoldBack } from '../datagen/held-back-positions.ts';
 export type { DurationArg } from '../../api/duration-arg.ts';
 export type { WatermarkGenerator, WatermarkGeneratorContext } from '../../api/watermark-generator.ts';
 export type { InputStatus, ReaderActivity, SourceOutput, SourceReader, SourceReaderContext, SplitEnumeratorContext } from '../../api/source.ts';
+export type { OutputTag } from '../../api/output-tag.ts';
+export type { StructField, TypeInfo } from '../../serialization/type-info.ts';
 export type { Watermark, WatermarkOutput } from '../../api/watermark.ts';
 export type { LogFields, LogLevel, Logger } from '../../log/logger.ts';

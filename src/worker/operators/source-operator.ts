@@ -3,7 +3,7 @@ import type { WatermarkStrategy } from '../../api/watermark-strategy.ts';
 import type { Timer } from '../../clock/clock.ts';
 import { SourceWatermarks } from '../source-watermarks.ts';
 import { CLOSING, READING, type SourcePhase } from './source-phase.ts';
-import { AbstractStreamOperator, type OperatorContext } from './stream-operator.ts';
+import { AbstractStreamOperator, type OperatorContext, type Output } from './stream-operator.ts';
 
 /** snapshotState's id when no checkpoint asks (SourceReader documents it): below every real checkpoint id. */
 export const NO_CHECKPOINT = -1;
@@ -26,6 +26,7 @@ export class SourceOperator extends AbstractStreamOperator {
   /** Whole-reader pausing (a reader without pauseOrResumeSplits) by watermark alignment. */
   #readerPaused = false;
   #phase: SourcePhase = READING;
+  readonly #unconsumedTags = new Set<string>();
   /** Sources with a split enumerator: how the reader talks to it. */
   onSplitRequest: () => void = () => {};
   onReaderEvent: (event: unknown) => void = () => {};
@@ -64,6 +65,7 @@ export class SourceOperator extends AbstractStreamOperator {
       time: ctx.timestamps,
       records: ctx.output,
       eventTime: ctx.eventTimeOutput,
+      sideOutput: (tagId) => this.#sideOutput(tagId),
       now: () => ctx.processingTime.now(),
       operator: ctx.operatorName,
       uid: ctx.operatorUid,
@@ -82,6 +84,16 @@ export class SourceOperator extends AbstractStreamOperator {
     if (!this.hasEnumerator) this.#reader.notifyNoMoreSplits();
     if (this.#watermarks.generates && ctx.autoWatermarkInterval > 0) this.#schedulePeriodic();
     if (this.#strategy?.alignment) this.#scheduleAlignmentReport();
+  }
+
+  /** Side records nothing consumes are dropped, with one warning per tag. */
+  #sideOutput(tagId: string): Output | undefined {
+    const target = this.#ctx.sideOutput(tagId);
+    if (target === undefined && !this.#unconsumedTags.has(tagId)) {
+      this.#unconsumedTags.add(tagId);
+      this.#ctx.log.warn(`records emitted to side output ${tagId} are dropped: nothing consumes it (add fromSource(...).getSideOutput(tag) to the job)`);
+    }
+    return target;
   }
 
   #schedulePeriodic(): void {
