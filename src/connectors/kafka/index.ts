@@ -13,3 +13,12 @@ export type { SASLOptions } from 'kafkajs';
 
 // What the classes above take and return, from the core API.
 export type { Boundedness, InputStatus, ReaderActivity, SourceOutput, SourceReader, SourceReaderContext } from '../../api/source.ts';
+
+// The sink.
+export { KafkaSink } from './kafka-sink.ts';
+export type { KafkaSinkOptions, KafkaDeliveryGuarantee } from './kafka-sink-options.ts';
+export type { KafkaCommittable, KafkaTransactionEvent } from './kafka-committable.ts';
+export { TransactionTimeoutTooShortError } from './transaction-timeout-too-short-error.ts';
+export type { LogFields, LogLevel, Logger } from '../../log/logger.ts';
+export type { SinkCheckpointing, SinkContext } from '../../api/sink.ts';
+export type { CommitRetryPolicy, Committer, PrecommitCheckpoint, PrecommittingSinkWriter } from '../../api/two-phase-committing-sink.ts';
