@@ -22,3 +22,4 @@ export { TransactionTimeoutTooShortError } from './transaction-timeout-too-short
 export type { LogFields, LogLevel, Logger } from '../../log/logger.ts';
 export type { SinkCheckpointing, SinkContext } from '../../api/sink.ts';
 export type { CommitRetryPolicy, Committer, PrecommitCheckpoint, PrecommittingSinkWriter } from '../../api/two-phase-committing-sink.ts';
+export type { DeadLetter } from '../../api/dead-letter.ts';
