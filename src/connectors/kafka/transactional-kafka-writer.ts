@@ -52,10 +52,23 @@ export class TransactionalKafkaWriter<T> implements PrecommittingSinkWriter<T, K
   async prepareCommit(checkpointId: number): Promise<KafkaCommittable[]> {
     const slot = this.#current;
     this.#current = this.#open(slot.slot + 1);
-    const { committable, producer, transaction } = await slot.precommit(this.#subtask, checkpointId);
+    let precommitted: Awaited<ReturnType<TransactionSlot<T>['precommit']>>;
+    try {
+      precommitted = await slot.precommit(this.#subtask, checkpointId);
+    } catch (e) {
+      // No checkpoint will hold it: aborted now rather than left open until the brokers' timeout.
+      await this.#abortSlot(slot);
+      throw e;
+    }
+    const { committable, producer, transaction } = precommitted;
     liveTransactions.set(committable.transactionalId, { producer, transaction, committable });
     this.#events?.postMessage({ type: 'pre-committed', committable } satisfies KafkaTransactionEvent);
     return [committable];
+  }
+
+  async #abortSlot(slot: TransactionSlot<T>): Promise<void> {
+    await slot.abort();
+    this.#events?.postMessage({ type: 'aborted', transactionalId: slot.transactionalId, ...slot.identity } satisfies KafkaTransactionEvent);
   }
 
   async close(): Promise<void> {
@@ -64,9 +77,7 @@ export class TransactionalKafkaWriter<T> implements PrecommittingSinkWriter<T, K
 
   /** The open transaction holds records of no checkpoint: aborted. Pre-committed ones stay for the committer. */
   async abort(): Promise<void> {
-    const slot = this.#current;
-    await slot.abort();
-    this.#events?.postMessage({ type: 'aborted', transactionalId: slot.transactionalId, ...slot.identity } satisfies KafkaTransactionEvent);
+    await this.#abortSlot(this.#current);
     this.#events?.close();
     await this.#partitions.close();
   }
