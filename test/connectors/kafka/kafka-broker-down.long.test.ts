@@ -1,3 +1,4 @@
+// Long suite: run alongside other test files on 2 cores, 1 run of 3 hung until the test timeout (cause not found yet).
 // A broker of the three set down mid-run and up again (the librdkafka mock can do that, not
 // restart one): the exactly-once job rides it out (retries, or a restart from its checkpoint)
 // and the committed transactions still hold every running count exactly once. A transaction open
