@@ -13,6 +13,7 @@ import { exchange } from './scenarios/exchange.ts';
 import { haStorage } from './scenarios/ha-storage.ts';
 import { jetstreamBench } from './scenarios/jetstream.ts';
 import { jetstreamMemory } from './scenarios/jetstream-memory.ts';
+import { kafkaBench } from './scenarios/kafka.ts';
 import { nexmark } from './scenarios/nexmark.ts';
 import { recovery } from './scenarios/recovery.ts';
 import { savepoint } from './scenarios/savepoint.ts';
@@ -22,7 +23,7 @@ import { windows } from './scenarios/windows.ts';
 import { state } from './scenarios/state.ts';
 
 /** Every scenario by name; add new ones here (checkpoint, recovery, backpressure, savepoint, cdc, ...). */
-const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([wordcount, checkpoint, recovery, backpressure, savepoint, cdc, codec, exchange, haStorage, cluster, windows, nexmark, asyncIo, sinks, state, jetstreamBench, jetstreamMemory].map((s) => [s.name, s]));
+const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([wordcount, checkpoint, recovery, backpressure, savepoint, cdc, codec, exchange, haStorage, cluster, windows, nexmark, asyncIo, sinks, state, jetstreamBench, jetstreamMemory, kafkaBench].map((s) => [s.name, s]));
 
 function usage(): string {
   const lines = ['usage: npm run bench -- <scenario> [--runs N] [--records N] [scenario flags]', '', 'scenarios:'];

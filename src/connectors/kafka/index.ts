@@ -1,0 +1,25 @@
+// The source.
+export { KafkaSource } from './kafka-source.ts';
+export type { KafkaSourceOptions, KafkaStartingOffsets } from './kafka-source-options.ts';
+export type { KafkaSplit } from './kafka-split.ts';
+export { KafkaDeserializers } from './kafka-record.ts';
+export type { KafkaDeserializer, KafkaRecord, KafkaTextRecord } from './kafka-record.ts';
+export { KafkaDeserializationError } from './kafka-deserialization-error.ts';
+
+export type { KafkaConnectionOptions } from './kafka-connection.ts';
+export { KafkaUnreachableError } from './kafka-unreachable-error.ts';
+export { TopicNotFoundError } from './topic-not-found-error.ts';
+export type { SASLOptions } from 'kafkajs';
+
+// What the classes above take and return, from the core API.
+export type { Boundedness, InputStatus, ReaderActivity, SourceOutput, SourceReader, SourceReaderContext } from '../../api/source.ts';
+
+// The sink.
+export { KafkaSink } from './kafka-sink.ts';
+export type { KafkaSinkOptions, KafkaDeliveryGuarantee } from './kafka-sink-options.ts';
+export type { KafkaCommittable, KafkaTransactionEvent } from './kafka-committable.ts';
+export { TransactionTimeoutTooShortError } from './transaction-timeout-too-short-error.ts';
+export type { LogFields, LogLevel, Logger } from '../../log/logger.ts';
+export type { SinkCheckpointing, SinkContext } from '../../api/sink.ts';
+export type { CommitRetryPolicy, Committer, PrecommitCheckpoint, PrecommittingSinkWriter } from '../../api/two-phase-committing-sink.ts';
+export type { DeadLetter } from '../../api/dead-letter.ts';

@@ -1,0 +1,35 @@
+import type { KafkaConnectionOptions } from './kafka-connection.ts';
+import type { KafkaDeserializer } from './kafka-record.ts';
+
+/**
+ * Where a fresh start begins reading each partition (a restore goes on from the checkpoint's
+ * offsets): `committed` is the consumer group's committed offset (earliest where there is none).
+ */
+export type KafkaStartingOffsets =
+  | 'earliest'
+  | 'latest'
+  | 'committed'
+  | { readonly timestamp: number }
+  | { readonly specific: Readonly<Record<string, number>> };
+
+export interface KafkaSourceOptions<T> {
+  readonly connection: KafkaConnectionOptions;
+  /** Topics by name. */
+  readonly topics?: readonly string[];
+  /** Or every topic whose name matches. */
+  readonly topicPattern?: RegExp;
+  /** The consumer group: its committed offsets are a starting point (`committed`) and are updated after each completed checkpoint, for monitoring only. Unset: 'weir'. */
+  readonly groupId?: string;
+  /** Unset: the value as UTF-8 text. */
+  readonly deserializer?: KafkaDeserializer<T>;
+  /** Unset: 'earliest'. With `specific`, keys are `topic-partition`; partitions not named start at earliest. */
+  readonly startingOffsets?: KafkaStartingOffsets;
+  /** Stop at the partitions' end offsets as they were at the job's start. Unset: unbounded. */
+  readonly bounded?: boolean;
+  /** Unset: 'read_committed' (records of aborted transactions are skipped where the broker marks them). */
+  readonly isolationLevel?: 'read_committed' | 'read_uncommitted';
+  /** Update the group's committed offsets after each completed checkpoint. Unset: true. */
+  readonly commitOffsetsOnCheckpoint?: boolean;
+  /** Records buffered per reader before it pauses fetching. Unset: 4096. */
+  readonly bufferSize?: number;
+}
