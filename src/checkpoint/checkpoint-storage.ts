@@ -1,6 +1,7 @@
 import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
 import type { CapturedOperatorState } from '../state/captured-state.ts';
 import type { ChannelStateKey } from './channel-state-key.ts';
+import type { JobLocationContents } from './incremental/job-location-contents.ts';
 import type { CheckpointMetadata } from './checkpoint-metadata.ts';
 import type { ChannelStateHandle, OperatorRestoreState, TaskRestoreState, TaskStateSnapshot } from './state-handles.ts';
 
@@ -34,6 +35,11 @@ export interface CheckpointStorage {
    * this job's own location: another job's files are never ours to delete (NO_CLAIM).
    */
   discardShared(files: readonly string[]): Promise<void>;
+  /**
+   * Lists the job's location: its checkpoints (with each `_metadata` that reads back) and its
+   * shared files. A JobManager that starts again counts the shared files anew from it.
+   */
+  scanJobLocation(): Promise<JobLocationContents>;
   /** The job ended: removes what only it could find (a temporary location of its own). */
   discardJob(): Promise<void>;
   /** The job ended and retention is done: lets go of connections (an object store's). */

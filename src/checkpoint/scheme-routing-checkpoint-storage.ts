@@ -1,6 +1,7 @@
 import type { WeirConfig } from '../config/configuration.ts';
 import type { CheckpointMetadata } from './checkpoint-metadata.ts';
 import type { CheckpointStorage } from './checkpoint-storage.ts';
+import type { JobLocationContents } from './incremental/job-location-contents.ts';
 import { isNatsObjectLocation } from './checkpoint-location.ts';
 import { FileSystemCheckpointStorage } from './file-system-checkpoint-storage.ts';
 import { ObjectStoreCheckpointStorage } from './object-store-checkpoint-storage.ts';
@@ -59,6 +60,10 @@ export class SchemeRoutingCheckpointStorage implements CheckpointStorage {
 
   discardShared(files: readonly string[]): Promise<void> {
     return this.#primary.discardShared(files);
+  }
+
+  scanJobLocation(): Promise<JobLocationContents> {
+    return this.#primary.scanJobLocation();
   }
 
   discardJob(): Promise<void> {

@@ -3,7 +3,6 @@ import type { CheckpointStorage } from '../checkpoint/checkpoint-storage.ts';
 import { CheckpointCorruptedError } from '../checkpoint/checkpoint-storage-error.ts';
 import type { TaskRestoreState } from '../checkpoint/state-handles.ts';
 import type { CheckpointMetadata } from '../checkpoint/checkpoint-metadata.ts';
-import { sharedStateFiles } from '../checkpoint/incremental/shared-state-files.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
 import { taskKey, type TaskKey } from '../ids/task-key.ts';
 import type { Logger } from '../log/logger.ts';
@@ -12,6 +11,7 @@ import type { CompletedCheckpoint } from './completed-checkpoint.ts';
 import type { CompletedCheckpointStore } from './completed-checkpoint-store.ts';
 import { describeSinks, DuplicatingFallbackError } from './duplicating-fallback-error.ts';
 import { assignState } from './state-assignment.ts';
+import { recoverOwnCheckpoints } from './own-checkpoints-recovery.ts';
 
 /** What an attempt starts from: every subtask's state, the split enumerators' states, and which checkpoint it was. */
 export interface Restore {
@@ -112,17 +112,14 @@ export class CheckpointRestorer {
 
   /**
    * A JobManager that starts again restores its job from the latest retained checkpoint, by path:
-   * that checkpoint is the job's own (same job id, in the job's location), so it is retained as if
-   * it had completed here, and the shared files it names are counted again from its `_metadata`
-   * (Flink rebuilds its SharedStateRegistry so): they go once newer checkpoints subsume it and no
-   * longer use them. Another job's checkpoint (NO_CLAIM) is never adopted: its files stay its own.
+   * that checkpoint is the job's own (same job id, in the job's location), so the job's retained
+   * checkpoints are its own again (own-checkpoints-recovery.ts). Another job's checkpoint
+   * (NO_CLAIM) is never adopted: its files stay its own.
    */
   async #adoptOwn(metadata: CheckpointMetadata, location: string): Promise<void> {
     const jobLocation = this.#d.storage.jobLocation;
-    // Only checkpoints with shared files: a full one's directory is left where it is, as before.
-    if (sharedStateFiles(metadata).length === 0) return;
     if (metadata.type !== 'checkpoint' || this.#d.jobId === undefined || metadata.jobId !== this.#d.jobId || !jobLocation || !location.startsWith(`${jobLocation}/`)) return;
-    await this.#d.store.adopt({ id: metadata.checkpointId, type: 'checkpoint', directory: location, triggeredAt: metadata.triggeredAt, completedAt: metadata.completedAt, stateBytes: 0, metadata });
+    await recoverOwnCheckpoints(this.#d.storage, this.#d.store, { metadata, location }, this.#d.log);
   }
 
   #announce(restore: Restore): void {

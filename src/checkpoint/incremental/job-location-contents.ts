@@ -1,0 +1,21 @@
+import type { CheckpointMetadata } from '../checkpoint-metadata.ts';
+
+/**
+ * What a job's checkpoint location holds, as its storage lists it: what a JobManager that starts
+ * again rebuilds its reference counts from, and what it finds there that nothing names any more
+ * (files of checkpoints the last leader had not finished, or had not finished deleting).
+ */
+export interface JobLocationContents {
+  /** Checkpoints whose `_metadata` reads back, by id. */
+  readonly completed: ReadonlyArray<{ readonly location: string; readonly metadata: CheckpointMetadata }>;
+  /** Checkpoint locations without a `_metadata`: never completed. */
+  readonly incomplete: readonly string[];
+  /** The files in the job's `shared/`, named as handles name them (`../shared/<name>`). */
+  readonly sharedFiles: readonly string[];
+}
+
+/** The checkpoint id of a location's last part `chk-<n>`, or undefined for anything else. */
+export function checkpointIdOfName(name: string): number | undefined {
+  const m = /^chk-(\d+)$/.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
