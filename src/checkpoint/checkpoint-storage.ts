@@ -31,13 +31,14 @@ export interface CheckpointStorage {
   discard(location: string): Promise<void>;
   /**
    * Deletes shared files of incremental checkpoints that no retained checkpoint references any
-   * more (shared-state-registry.ts), named as handles name them (`../shared/<name>`), always in
-   * this job's own location: another job's files are never ours to delete (NO_CLAIM).
+   * more (shared-state-registry.ts), by location (sharedFileLocation). Only files of checkpoints
+   * the job retains are ever counted: its own, or one it claimed (CLAIM); another job's files are
+   * never ours to delete (NO_CLAIM).
    */
   discardShared(files: readonly string[]): Promise<void>;
   /**
    * Lists the job's location: its checkpoints (with each `_metadata` that reads back) and its
-   * shared files. A JobManager that starts again counts the shared files anew from it.
+   * shared files (their locations). A JobManager that starts again counts the shared files anew from it.
    */
   scanJobLocation(): Promise<JobLocationContents>;
   /** The job ended: removes what only it could find (a temporary location of its own). */

@@ -7,7 +7,7 @@ import type { CheckpointMetadata } from './checkpoint-metadata.ts';
 import { readMetadata, writeMetadata } from './checkpoint-metadata.ts';
 import type { CheckpointStorage } from './checkpoint-storage.ts';
 import { verifyCheckpointFiles } from './verify-checkpoint-files.ts';
-import { SHARED_DIRECTORY, sharedFileBaseName, sharedFileName } from './incremental/shared-state-files.ts';
+import { isSharedFileLocation, SHARED_DIRECTORY } from './incremental/shared-state-files.ts';
 import { checkpointIdOfName, type JobLocationContents } from './incremental/job-location-contents.ts';
 
 /**
@@ -72,8 +72,7 @@ export class FileSystemCheckpointStorage implements CheckpointStorage {
   }
 
   async discardShared(files: readonly string[]): Promise<void> {
-    if (!this.#jobLocation) return;
-    for (const f of files) await rm(join(this.#jobLocation, SHARED_DIRECTORY, sharedFileBaseName(f)), { force: true });
+    for (const f of files) if (isSharedFileLocation(f)) await rm(f, { force: true });
   }
 
   async scanJobLocation(): Promise<JobLocationContents> {
@@ -89,7 +88,7 @@ export class FileSystemCheckpointStorage implements CheckpointStorage {
       else incomplete.push(location);
     }
     const shared = await readdir(join(this.#jobLocation, SHARED_DIRECTORY)).catch(() => [] as string[]);
-    return { completed, incomplete, sharedFiles: shared.map(sharedFileName) };
+    return { completed, incomplete, sharedFiles: shared.map((name) => join(this.#jobLocation, SHARED_DIRECTORY, name)) };
   }
 
   async discardJob(): Promise<void> {

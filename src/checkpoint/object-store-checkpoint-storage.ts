@@ -10,7 +10,7 @@ import { MissingSharedStateFileError } from './incremental/missing-shared-state-
 import { childLocation, natsObjectLocation, parseNatsObjectLocation } from './checkpoint-location.ts';
 import { NatsObjectFiles } from './nats/nats-object-files.ts';
 import { keyedStateFiles, verifyCheckpointFiles } from './verify-checkpoint-files.ts';
-import { resolveStateFile, SHARED_DIRECTORY, sharedFileBaseName, sharedFileName } from './incremental/shared-state-files.ts';
+import { isSharedFileLocation, resolveStateFile, SHARED_DIRECTORY } from './incremental/shared-state-files.ts';
 import { checkpointIdOfName, type JobLocationContents } from './incremental/job-location-contents.ts';
 
 /**
@@ -104,9 +104,11 @@ export class ObjectStoreCheckpointStorage implements CheckpointStorage {
   }
 
   async discardShared(files: readonly string[]): Promise<void> {
-    if (!this.#jobLocation) return;
-    const { bucket, path } = parseNatsObjectLocation(this.#jobLocation);
-    for (const f of files) await this.#files.delete(bucket, objectName(path, `${SHARED_DIRECTORY}/${sharedFileBaseName(f)}`));
+    for (const f of files) {
+      if (!isSharedFileLocation(f)) continue;
+      const { bucket, path } = parseNatsObjectLocation(f);
+      await this.#files.delete(bucket, path);
+    }
   }
 
   /**
@@ -122,7 +124,7 @@ export class ObjectStoreCheckpointStorage implements CheckpointStorage {
     const sharedFiles: string[] = [];
     for (const name of names) {
       const [first, ...rest] = name.split('/');
-      if (first === SHARED_DIRECTORY && rest.length > 0) sharedFiles.push(sharedFileName(rest.join('/')));
+      if (first === SHARED_DIRECTORY && rest.length > 0) sharedFiles.push(childLocation(this.#jobLocation, name));
       else if (first !== undefined && checkpointIdOfName(first) !== undefined) checkpoints.add(first);
     }
     const completed: Array<JobLocationContents['completed'][number]> = [];

@@ -58,8 +58,11 @@ export class SchemeRoutingCheckpointStorage implements CheckpointStorage {
     return this.#for(location).discard(location);
   }
 
-  discardShared(files: readonly string[]): Promise<void> {
-    return this.#primary.discardShared(files);
+  async discardShared(files: readonly string[]): Promise<void> {
+    const objects = files.filter(isNatsObjectLocation);
+    const paths = files.filter((f) => !isNatsObjectLocation(f));
+    if (objects.length > 0) await this.#for(objects[0]!).discardShared(objects);
+    if (paths.length > 0) await this.#for(paths[0]!).discardShared(paths);
   }
 
   scanJobLocation(): Promise<JobLocationContents> {

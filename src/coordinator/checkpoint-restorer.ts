@@ -34,6 +34,8 @@ export interface CheckpointRestorerDeps {
   readonly onRestored: (restore: Restore) => void;
   /** The job's id: a checkpoint of its own given as a path (a JobManager that started again) is retained as its own. */
   readonly jobId?: string;
+  /** execution.state-recovery.claim-mode: whether another job's checkpoint given as a path becomes this job's (CLAIM). */
+  readonly claimMode?: 'NO_CLAIM' | 'CLAIM';
 }
 
 /**
@@ -53,7 +55,8 @@ export class CheckpointRestorer {
   /** A savepoint or retained checkpoint (directory or `_metadata`): every state must find its operator unless `allowNonRestored`. */
   async fromPath(path: string, allowNonRestored: boolean): Promise<Restore> {
     const { metadata, location } = await this.#d.storage.readForRestore(path);
-    await this.#adoptOwn(metadata, location);
+    if (this.#isOwn(metadata, location)) await recoverOwnCheckpoints(this.#d.storage, this.#d.store, { metadata, location }, this.#d.log);
+    else if (this.#d.claimMode === 'CLAIM') await this.#claim(metadata, location);
     const restore = { checkpointId: metadata.checkpointId, location, isSavepoint: metadata.type === 'savepoint', assigned: assignState(metadata, location, this.#d.graph, allowNonRestored), coordinators: metadata.coordinators ?? {} };
     this.#announce(restore);
     return restore;
@@ -113,13 +116,27 @@ export class CheckpointRestorer {
   /**
    * A JobManager that starts again restores its job from the latest retained checkpoint, by path:
    * that checkpoint is the job's own (same job id, in the job's location), so the job's retained
-   * checkpoints are its own again (own-checkpoints-recovery.ts). Another job's checkpoint
-   * (NO_CLAIM) is never adopted: its files stay its own.
+   * checkpoints are its own again (own-checkpoints-recovery.ts), whatever the claim mode.
    */
-  async #adoptOwn(metadata: CheckpointMetadata, location: string): Promise<void> {
+  #isOwn(metadata: CheckpointMetadata, location: string): boolean {
     const jobLocation = this.#d.storage.jobLocation;
-    if (metadata.type !== 'checkpoint' || this.#d.jobId === undefined || metadata.jobId !== this.#d.jobId || !jobLocation || !location.startsWith(`${jobLocation}/`)) return;
-    await recoverOwnCheckpoints(this.#d.storage, this.#d.store, { metadata, location }, this.#d.log);
+    return metadata.type === 'checkpoint' && this.#d.jobId !== undefined && metadata.jobId === this.#d.jobId && jobLocation !== '' && location.startsWith(`${jobLocation}/`);
+  }
+
+  /**
+   * CLAIM (Flink's claim mode): another job's retained checkpoint becomes this job's, retained as
+   * if it had completed here: the next incremental checkpoint builds on its shared files, and once
+   * it is subsumed it is deleted with the files no retained checkpoint names any more (in the other
+   * job's location). Under NO_CLAIM, the default, it is never retained, so nothing of it is ever
+   * deleted and the first checkpoint writes all its state anew. A savepoint is never claimed (DESIGN §7).
+   */
+  async #claim(metadata: CheckpointMetadata, location: string): Promise<void> {
+    if (metadata.type !== 'checkpoint') {
+      this.#d.log.info('execution.state-recovery.claim-mode CLAIM: a savepoint is never claimed; it stays where it is', { path: location });
+      return;
+    }
+    await this.#d.store.adopt({ id: metadata.checkpointId, type: 'checkpoint', directory: location, triggeredAt: metadata.triggeredAt, completedAt: metadata.completedAt, stateBytes: 0, metadata });
+    this.#d.log.info(`claimed checkpoint ${metadata.checkpointId} of job ${metadata.jobId}: it is deleted once subsumed`, { checkpointId: metadata.checkpointId, path: location });
   }
 
   #announce(restore: Restore): void {

@@ -1,6 +1,6 @@
 import type { CheckpointMetadata } from '../checkpoint/checkpoint-metadata.ts';
 import type { CheckpointStorage } from '../checkpoint/checkpoint-storage.ts';
-import { sharedStateFiles } from '../checkpoint/incremental/shared-state-files.ts';
+import { sharedFileLocations, sharedStateFiles } from '../checkpoint/incremental/shared-state-files.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CompletedCheckpointStore } from './completed-checkpoint-store.ts';
 
@@ -34,7 +34,7 @@ export async function recoverOwnCheckpoints(
   for (const { metadata, location } of retained) {
     await store.adopt({ id: metadata.checkpointId, type: 'checkpoint', directory: location, triggeredAt: metadata.triggeredAt, completedAt: metadata.completedAt, stateBytes: 0, metadata });
   }
-  const named = new Set([...byId.values()].flatMap((c) => sharedStateFiles(c.metadata)));
+  const named = new Set([...byId.values()].flatMap((c) => sharedFileLocations(c.metadata, c.location)));
   const orphans = contents.sharedFiles.filter((f) => !named.has(f) && store.shared.references(f) === 0);
   await store.discardShared(orphans);
   for (const location of contents.incomplete) await storage.discard(location).catch(() => {});

@@ -10,7 +10,7 @@ export interface JobLocationContents {
   readonly completed: ReadonlyArray<{ readonly location: string; readonly metadata: CheckpointMetadata }>;
   /** Checkpoint locations without a `_metadata`: never completed. */
   readonly incomplete: readonly string[];
-  /** The files in the job's `shared/`, named as handles name them (`../shared/<name>`). */
+  /** The locations of the files in the job's `shared/`. */
   readonly sharedFiles: readonly string[];
 }
 

@@ -28,6 +28,13 @@ export const CHECKPOINTING_OPTIONS = [
       'Incremental checkpoints: how many deltas follow a full base before a checkpoint writes a full base again (also when the deltas grow larger than their base), ' +
         'which bounds what a restore reads.',
     ),
+  option('execution.state-recovery.claim-mode').enumType(['NO_CLAIM', 'CLAIM']).defaultValue('NO_CLAIM')
+    .withDescription(
+      'Who owns a retained checkpoint a job is started from (-s): NO_CLAIM, the job never deletes it or the shared files it names, and its first checkpoint ' +
+        'writes its own files (a full one); CLAIM, the job retains it as its own, builds its next incremental checkpoint on it, and deletes it once subsumed ' +
+        '(then other checkpoints of the job that took it may no longer restore). Savepoints are never claimed. weir run --claim-mode sets it.',
+    )
+    .withDeprecatedKeys('execution.savepoint-restore-mode'),
   option('execution.checkpointing.num-retained').intType().atLeast(1).defaultValue(1).withDescription('Completed checkpoints kept on storage.')
     .withDeprecatedKeys('state.checkpoints.num-retained'),
   option('execution.checkpointing.fallback-past-committed').enumType(['fail', 'allow']).defaultValue('fail')
