@@ -19,7 +19,8 @@ import type { CheckpointMetadata } from '../../../src/checkpoint/checkpoint-meta
 import type { CheckpointStorage, CheckpointStorageWorkerView } from '../../../src/checkpoint/checkpoint-storage.ts';
 import { createCheckpointStorage, createCheckpointStorageWorkerView } from '../../../src/checkpoint/create-checkpoint-storage.ts';
 import { sharedFileBaseName, sharedStateFiles } from '../../../src/checkpoint/incremental/shared-state-files.ts';
-import type { TaskStateSnapshot } from '../../../src/checkpoint/state-handles.ts';
+import type { KeyedStateHandle, TaskStateSnapshot } from '../../../src/checkpoint/state-handles.ts';
+import { keyedBytes, keyedBytesWritten } from '../../../src/checkpoint/incremental/keyed-state-size.ts';
 import { CheckpointCoordinator } from '../../../src/coordinator/checkpoint-coordinator.ts';
 import { CheckpointRestorer } from '../../../src/coordinator/checkpoint-restorer.ts';
 import { seededRandom } from '../../../src/coordinator/fault-injector.ts';
@@ -113,6 +114,9 @@ async function withRestarts(config: WeirConfig, jobId: string) {
   const out = graph.vertices[1]!;
   const numbers = graph.vertices[0]!;
   let round = 0;
+  const handles = new Map<number, KeyedStateHandle>();
+  /** Per restart: the handle restored and the first checkpoint's handle after it. */
+  const afterRestart: Array<{ restored: KeyedStateHandle; next?: number }> = [];
   /** Changes ~1% of the keys, triggers, and writes the keyed subtask's snapshot; the caller acks the rest. */
   const step = async () => {
     round++;
@@ -130,10 +134,11 @@ async function withRestarts(config: WeirConfig, jobId: string) {
     const result = c.trigger({ type: 'checkpoint' });
     result.catch(() => {});
     const { id, options } = triggered.at(-1)!;
-    const keyed = b.snapshot({ checkpointId: id, type: 'checkpoint', incrementalBase: options.incrementalBase! });
+    const keyed = b.snapshot({ checkpointId: id, type: 'checkpoint', incrementalBase: options.incrementalBase!, location: options.targetDir });
     try {
       const state = await worker.writeSnapshot({ checkpointId: id, location: options.targetDir }, [{ uid: 'out', operatorId: out.operators[0]!.operatorId, keyed, operator: new Map() }], { vertexId: out.id, subtask: 0, headUid: 'out' }, new AbortController().signal);
       c.receiveAck({ attempt: 0, vertexId: out.id, subtask: 0, checkpointId: id, state, figures: ACK_FIGURES });
+      handles.set(id, state.operators[0]!.keyed!);
     } finally {
       for (const t of [...keyed.tables, ...(keyed.incremental?.tables ?? [])]) t.snapshot.release();
     }
@@ -151,6 +156,8 @@ async function withRestarts(config: WeirConfig, jobId: string) {
       await result;
       models.set(id, new Map(model));
       completed++;
+      const last = afterRestart.at(-1);
+      if (last && last.next === undefined) last.next = id;
     }
     if (jm === 2) break;
     // The JobManager crashes with a checkpoint in flight whose delta is written (nobody will finish or delete it).
@@ -172,6 +179,9 @@ async function withRestarts(config: WeirConfig, jobId: string) {
     b = lmdb();
     const h = (await storage.readForRestore(latest.directory)).metadata.operators.find((o) => o.uid === 'out')!.subtasks[0]!.keyed!;
     await worker.restoreKeyed(b, { keyed: [h], operator: {} }, latest.directory);
+    // What a task does after its keyed restore (noteRestoredChain): its next checkpoint may build on the chain.
+    b.restoredChain?.({ checkpointId: latest.id, handle: h, location: latest.directory });
+    afterRestart.push({ restored: h });
     handle = b.getValueState(count);
     model = new Map(models.get(latest.id)!);
   }
@@ -181,7 +191,7 @@ async function withRestarts(config: WeirConfig, jobId: string) {
   const restored = new Map<number, Map<Key, number>>();
   for (const x of c.store.all()) restored.set(x.id, await restoreInto(worker, storage, x.directory));
   await worker.close?.();
-  return { storage, retained, models, restored };
+  return { storage, retained, models, restored, afterRestart: afterRestart.map((r) => ({ restored: r.restored, next: handles.get(r.next!)! })) };
 }
 
 function referenced(retained: ReadonlyArray<CheckpointMetadata>): string[] {
@@ -194,8 +204,16 @@ function assertEveryRetainedRestores(r: Awaited<ReturnType<typeof withRestarts>>
     assert.ok(r.models.get(m.checkpointId)!.size > 0);
     assert.deepEqual(r.restored.get(m.checkpointId), r.models.get(m.checkpointId), `checkpoint ${m.checkpointId} restores to the state it was taken of`);
   }
-  // The retained ones are all of the last leader's: the earlier leaders' checkpoints were subsumed by it.
   assert.ok(r.retained.some((m) => sharedStateFiles(m).length > 0));
+  // The first checkpoint after each restart built on the restored chain: a delta of what changed since (unless the chain was due to materialize).
+  assert.equal(r.afterRestart.length, 2);
+  for (const { restored, next } of r.afterRestart) {
+    const deltas = restored.deltas ?? [];
+    if (deltas.length >= 4 || deltas.reduce((n, d) => n + d.bytes, 0) > restored.bytes) continue;
+    assert.equal(next.file, restored.file, `the same base: ${JSON.stringify({ restored: restored.file, rd: deltas.length, next: next.file, nd: next.deltas?.length })}`);
+    assert.deepEqual(next.deltas?.slice(0, deltas.length), deltas, 'the restored deltas, then its own');
+    assert.ok(keyedBytesWritten(next, next.deltas!.at(-1)!.writtenBy!) * 10 < keyedBytes(next), 'it wrote a small part of the state');
+  }
 }
 
 describe('retention with shared files across JobManager restarts', { timeout: 300_000 }, () => {
