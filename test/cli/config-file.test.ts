@@ -55,7 +55,7 @@ describe('empty values on the command line', () => {
     assert.throws(() => commandLineConfig({ alignedTimeout: '' }), emptyValueError('execution.checkpointing.aligned-checkpoint-timeout', '--aligned-timeout', /'10 s'/));
   });
 
-  test('--claim-mode sets execution.state-recovery.claim-mode; Flink's former execution.savepoint-restore-mode names it', async () => {
+  test('--claim-mode sets execution.state-recovery.claim-mode; Flink\'s former execution.savepoint-restore-mode names it', async () => {
     const job = defineJob((env) => {
       env.fromSource(DataGen.sequence(0, 10)).sinkTo(new DiscardSink<number>());
     });
