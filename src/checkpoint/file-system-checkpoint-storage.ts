@@ -78,7 +78,7 @@ export class FileSystemCheckpointStorage implements CheckpointStorage {
   async scanJobLocation(): Promise<JobLocationContents> {
     const completed: Array<JobLocationContents['completed'][number]> = [];
     const incomplete: string[] = [];
-    if (!this.#jobLocation) return { completed, incomplete, sharedFiles: [] };
+    if (!this.#jobLocation) return { completed, incomplete, sharedFiles: [], complete: true };
     for (const name of await readdir(this.#jobLocation).catch(() => [] as string[])) {
       if (checkpointIdOfName(name) === undefined) continue;
       const location = join(this.#jobLocation, name);
@@ -88,7 +88,7 @@ export class FileSystemCheckpointStorage implements CheckpointStorage {
       else incomplete.push(location);
     }
     const shared = await readdir(join(this.#jobLocation, SHARED_DIRECTORY)).catch(() => [] as string[]);
-    return { completed, incomplete, sharedFiles: shared.map((name) => join(this.#jobLocation, SHARED_DIRECTORY, name)) };
+    return { completed, incomplete, sharedFiles: shared.map((name) => join(this.#jobLocation, SHARED_DIRECTORY, name)), complete: true };
   }
 
   async discardJob(): Promise<void> {

@@ -113,11 +113,12 @@ export class ObjectStoreCheckpointStorage implements CheckpointStorage {
 
   /**
    * From the bucket's listing (see NatsObjectFiles.list): a stream whose replicas are catching up
-   * may list less than it holds: a checkpoint it lists is read by name, and a shared file it
-   * misses stays behind. Only a checkpoint it missed whole would not protect its shared files.
+   * may list less than it holds: a checkpoint it lists is read by name, a shared file it misses
+   * stays behind, and a checkpoint it misses whole may still name files no listed one names
+   * (so the listing is not `complete`).
    */
   async scanJobLocation(): Promise<JobLocationContents> {
-    if (!this.#jobLocation) return { completed: [], incomplete: [], sharedFiles: [] };
+    if (!this.#jobLocation) return { completed: [], incomplete: [], sharedFiles: [], complete: false };
     const { bucket, path } = parseNatsObjectLocation(this.#jobLocation);
     const names = (await this.#files.list(bucket, path)).map((n) => relativeName(path, n));
     const checkpoints = new Set<string>();
@@ -136,7 +137,7 @@ export class ObjectStoreCheckpointStorage implements CheckpointStorage {
       if (metadata) completed.push({ location, metadata });
       else incomplete.push(location);
     }
-    return { completed, incomplete, sharedFiles };
+    return { completed, incomplete, sharedFiles, complete: false };
   }
 
   async #readMetadata(bucket: string, path: string): Promise<CheckpointMetadata | undefined> {

@@ -1,5 +1,6 @@
 import type { CheckpointMetadata } from '../checkpoint/checkpoint-metadata.ts';
 import type { CheckpointStorage } from '../checkpoint/checkpoint-storage.ts';
+import { writtenForOfName } from '../checkpoint/incremental/job-location-contents.ts';
 import { sharedFileLocations, sharedStateFiles } from '../checkpoint/incremental/shared-state-files.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CompletedCheckpointStore } from './completed-checkpoint-store.ts';
@@ -14,7 +15,9 @@ import type { CompletedCheckpointStore } from './completed-checkpoint-store.ts';
  *
  * What the last leader left behind is deleted now, before this JobMaster triggers a checkpoint:
  * shared files no `_metadata` in the location names (written for checkpoints that never completed,
- * or whose deletion it did not finish) and checkpoint locations without a `_metadata`. Checkpoints
+ * or whose deletion it did not finish; from an object store's listing, which may miss a
+ * checkpoint, only those written for checkpoints after the restored one) and checkpoint
+ * locations without a `_metadata`. Checkpoints
  * newer than the one restored (the user chose an older one) are neither retained nor deleted,
  * and their shared files stay.
  */
@@ -35,7 +38,10 @@ export async function recoverOwnCheckpoints(
     await store.adopt({ id: metadata.checkpointId, type: 'checkpoint', directory: location, triggeredAt: metadata.triggeredAt, completedAt: metadata.completedAt, stateBytes: 0, metadata });
   }
   const named = new Set([...byId.values()].flatMap((c) => sharedFileLocations(c.metadata, c.location)));
-  const orphans = contents.sharedFiles.filter((f) => !named.has(f) && store.shared.references(f) === 0);
+  // From a listing that may miss a checkpoint, only files written for checkpoints after the one
+  // restored are surely nobody's (no checkpoint names a file written for a later one).
+  const after = (f: string) => (writtenForOfName(f) ?? 0) > restored.metadata.checkpointId;
+  const orphans = contents.sharedFiles.filter((f) => !named.has(f) && store.shared.references(f) === 0 && (contents.complete || after(f)));
   await store.discardShared(orphans);
   for (const location of contents.incomplete) await storage.discard(location).catch(() => {});
   log.info(`took back ${store.all().length} retained checkpoint(s) of this job, ${store.shared.files.length} shared file(s) in use`, {

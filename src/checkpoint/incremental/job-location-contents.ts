@@ -12,6 +12,18 @@ export interface JobLocationContents {
   readonly incomplete: readonly string[];
   /** The locations of the files in the job's `shared/`. */
   readonly sharedFiles: readonly string[];
+  /**
+   * Whether the listing is known to hold everything stored (a directory's), or may miss some (an
+   * object store's stream catching up): then a checkpoint may be missing from `completed`, and a
+   * shared file no listed checkpoint names may still be named by it.
+   */
+  readonly complete: boolean;
+}
+
+/** The checkpoint a shared file was written for, from its name (`…-c<n>-full|delta`, write-incremental-keyed-state.ts). */
+export function writtenForOfName(location: string): number | undefined {
+  const m = /-c(\d+)-(?:full|delta)$/.exec(location);
+  return m ? Number(m[1]) : undefined;
 }
 
 /** The checkpoint id of a location's last part `chk-<n>`, or undefined for anything else. */

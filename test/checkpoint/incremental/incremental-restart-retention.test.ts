@@ -9,7 +9,7 @@
 // and the job's location holds exactly the retained checkpoints and the shared files they name.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { Objm } from '@nats-io/obj';
@@ -94,7 +94,7 @@ async function restoreInto(worker: CheckpointStorageWorkerView, storage: Checkpo
  * checkpoint in flight. Returns the storage of the last and what the workload held at each
  * completed checkpoint.
  */
-async function withRestarts(config: WeirConfig, jobId: string) {
+async function withRestarts(config: WeirConfig, jobId: string, beforeRestart: () => Promise<void> = async () => {}) {
   const worker = createCheckpointStorageWorkerView(config);
   const models = new Map<number, Map<Key, number>>();
   const rnd = seededRandom(7);
@@ -164,6 +164,7 @@ async function withRestarts(config: WeirConfig, jobId: string) {
     const { id: inFlight } = await step();
     const latest = c.store.latest()!;
     await c.settled();
+    await beforeRestart();
     await storage.close?.();
     // A new leader restores the latest retained checkpoint by path, numbering on from the HA counter.
     storage = createCheckpointStorage(jobId, config);
@@ -220,7 +221,8 @@ describe('retention with shared files across JobManager restarts', { timeout: 30
   test('on files: every retained checkpoint restores; the job directory holds exactly them and the shared files they name', async () => {
     const dir = join(root, 'files');
     const config = buildConfig({ 'execution.checkpointing.dir': dir, 'execution.checkpointing.num-retained': 3, 'execution.checkpointing.incremental': true, 'execution.checkpointing.tolerable-failed-checkpoints': 100 });
-    const r = await withRestarts(config, 'job-files');
+    // A shared file of an old checkpoint whose deletion the crashed leader did not finish: nothing names it.
+    const r = await withRestarts(config, 'job-files', async () => writeFileSync(join(dir, 'job-files', 'shared', 'out-0-0-c1-delta'), 'left behind'));
     assertEveryRetainedRestores(r);
     const jobDir = join(dir, 'job-files');
     assert.deepEqual(readdirSync(jobDir).filter((n) => n.startsWith('chk-')).sort(), r.retained.map((m) => `chk-${m.checkpointId}`).sort());
