@@ -247,8 +247,7 @@ export class CheckpointCoordinator implements Stoppable {
   /** A checkpoint that will not complete lets go of its pin, and of the shared files written for it alone. */
   async #discardShared(id: number, states: Iterable<TaskStateSnapshot>): Promise<void> {
     const freed = this.store.shared.release(id);
-    const location = this.#d.storage.checkpointLocation(id);
-    const written = [...states].flatMap((s) => filesWrittenFor(s.operators.map((o) => o.keyed), id).map((f) => sharedFileLocation(location, f.file)));
+    const written = [...states].flatMap((s) => filesWrittenFor(s.operators.map((o) => o.keyed), id).map((f) => sharedFileLocation(this.#d.storage.checkpointLocation(id), f.file)));
     await this.store.discardShared([...new Set([...freed, ...written.filter((f) => this.store.shared.references(f) === 0)])], id);
   }
 
