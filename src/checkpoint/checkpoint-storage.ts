@@ -1,6 +1,7 @@
 import type { KeyedStateBackend } from '../state/keyed-state-backend.ts';
 import type { CapturedOperatorState } from '../state/captured-state.ts';
 import type { ChannelStateKey } from './channel-state-key.ts';
+import type { JobLocationContents } from './incremental/job-location-contents.ts';
 import type { CheckpointMetadata } from './checkpoint-metadata.ts';
 import type { ChannelStateHandle, OperatorRestoreState, TaskRestoreState, TaskStateSnapshot } from './state-handles.ts';
 
@@ -30,10 +31,16 @@ export interface CheckpointStorage {
   discard(location: string): Promise<void>;
   /**
    * Deletes shared files of incremental checkpoints that no retained checkpoint references any
-   * more (shared-state-registry.ts), named as handles name them (`../shared/<name>`), always in
-   * this job's own location: another job's files are never ours to delete (NO_CLAIM).
+   * more (shared-state-registry.ts), by location (sharedFileLocation). Only files of checkpoints
+   * the job retains are ever counted: its own, or one it claimed (CLAIM); another job's files are
+   * never ours to delete (NO_CLAIM).
    */
   discardShared(files: readonly string[]): Promise<void>;
+  /**
+   * Lists the job's location: its checkpoints (with each `_metadata` that reads back) and its
+   * shared files (their locations). A JobManager that starts again counts the shared files anew from it.
+   */
+  scanJobLocation(): Promise<JobLocationContents>;
   /** The job ended: removes what only it could find (a temporary location of its own). */
   discardJob(): Promise<void>;
   /** The job ended and retention is done: lets go of connections (an object store's). */

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -7,7 +7,8 @@ import type { CheckpointMetadata } from './checkpoint-metadata.ts';
 import { readMetadata, writeMetadata } from './checkpoint-metadata.ts';
 import type { CheckpointStorage } from './checkpoint-storage.ts';
 import { verifyCheckpointFiles } from './verify-checkpoint-files.ts';
-import { SHARED_DIRECTORY, sharedFileBaseName } from './incremental/shared-state-files.ts';
+import { isSharedFileLocation, SHARED_DIRECTORY } from './incremental/shared-state-files.ts';
+import { checkpointIdOfName, type JobLocationContents } from './incremental/job-location-contents.ts';
 
 /**
  * Checkpoints as directories (DESIGN §7): `<dir>/<job-id>/chk-<n>/` with `_metadata` and the
@@ -71,8 +72,23 @@ export class FileSystemCheckpointStorage implements CheckpointStorage {
   }
 
   async discardShared(files: readonly string[]): Promise<void> {
-    if (!this.#jobLocation) return;
-    for (const f of files) await rm(join(this.#jobLocation, SHARED_DIRECTORY, sharedFileBaseName(f)), { force: true });
+    for (const f of files) if (isSharedFileLocation(f)) await rm(f, { force: true });
+  }
+
+  async scanJobLocation(): Promise<JobLocationContents> {
+    const completed: Array<JobLocationContents['completed'][number]> = [];
+    const incomplete: string[] = [];
+    if (!this.#jobLocation) return { completed, incomplete, sharedFiles: [], complete: true };
+    for (const name of await readdir(this.#jobLocation).catch(() => [] as string[])) {
+      if (checkpointIdOfName(name) === undefined) continue;
+      const location = join(this.#jobLocation, name);
+      // A _metadata that does not read back (torn, or never written): the checkpoint never completed.
+      const read = await readMetadata(location).catch(() => undefined);
+      if (read) completed.push({ location, metadata: read.metadata });
+      else incomplete.push(location);
+    }
+    const shared = await readdir(join(this.#jobLocation, SHARED_DIRECTORY)).catch(() => [] as string[]);
+    return { completed, incomplete, sharedFiles: shared.map((name) => join(this.#jobLocation, SHARED_DIRECTORY, name)), complete: true };
   }
 
   async discardJob(): Promise<void> {

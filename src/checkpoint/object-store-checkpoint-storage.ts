@@ -10,7 +10,8 @@ import { MissingSharedStateFileError } from './incremental/missing-shared-state-
 import { childLocation, natsObjectLocation, parseNatsObjectLocation } from './checkpoint-location.ts';
 import { NatsObjectFiles } from './nats/nats-object-files.ts';
 import { keyedStateFiles, verifyCheckpointFiles } from './verify-checkpoint-files.ts';
-import { resolveStateFile, SHARED_DIRECTORY, sharedFileBaseName } from './incremental/shared-state-files.ts';
+import { isSharedFileLocation, resolveStateFile, SHARED_DIRECTORY } from './incremental/shared-state-files.ts';
+import { checkpointIdOfName, type JobLocationContents } from './incremental/job-location-contents.ts';
 
 /**
  * Checkpoints in a JetStream object store (`execution.checkpointing.dir: nats-obj://<bucket>/<prefix>`),
@@ -103,9 +104,47 @@ export class ObjectStoreCheckpointStorage implements CheckpointStorage {
   }
 
   async discardShared(files: readonly string[]): Promise<void> {
-    if (!this.#jobLocation) return;
+    for (const f of files) {
+      if (!isSharedFileLocation(f)) continue;
+      const { bucket, path } = parseNatsObjectLocation(f);
+      await this.#files.delete(bucket, path);
+    }
+  }
+
+  /**
+   * From the bucket's listing (see NatsObjectFiles.list): a stream whose replicas are catching up
+   * may list less than it holds: a checkpoint it lists is read by name, a shared file it misses
+   * stays behind, and a checkpoint it misses whole may still name files no listed one names
+   * (so the listing is not `complete`).
+   */
+  async scanJobLocation(): Promise<JobLocationContents> {
+    if (!this.#jobLocation) return { completed: [], incomplete: [], sharedFiles: [], complete: false };
     const { bucket, path } = parseNatsObjectLocation(this.#jobLocation);
-    for (const f of files) await this.#files.delete(bucket, objectName(path, `${SHARED_DIRECTORY}/${sharedFileBaseName(f)}`));
+    const names = (await this.#files.list(bucket, path)).map((n) => relativeName(path, n));
+    const checkpoints = new Set<string>();
+    const sharedFiles: string[] = [];
+    for (const name of names) {
+      const [first, ...rest] = name.split('/');
+      if (first === SHARED_DIRECTORY && rest.length > 0) sharedFiles.push(childLocation(this.#jobLocation, name));
+      else if (first !== undefined && checkpointIdOfName(first) !== undefined) checkpoints.add(first);
+    }
+    const completed: Array<JobLocationContents['completed'][number]> = [];
+    const incomplete: string[] = [];
+    for (const name of checkpoints) {
+      const location = childLocation(this.#jobLocation, name);
+      // Read by name from the stream's leader even when the listing showed no _metadata: it may have missed it.
+      const metadata = await this.#readMetadata(bucket, objectName(path, name));
+      if (metadata) completed.push({ location, metadata });
+      else incomplete.push(location);
+    }
+    return { completed, incomplete, sharedFiles, complete: false };
+  }
+
+  async #readMetadata(bucket: string, path: string): Promise<CheckpointMetadata | undefined> {
+    return withStaging(async (dir) => {
+      if (!(await this.#files.download(bucket, objectName(path, METADATA_FILE), join(dir, METADATA_FILE)))) return undefined;
+      return (await readMetadata(dir).catch(() => undefined))?.metadata;
+    });
   }
 
   async discardJob(): Promise<void> {

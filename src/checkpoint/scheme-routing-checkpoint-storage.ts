@@ -1,6 +1,7 @@
 import type { WeirConfig } from '../config/configuration.ts';
 import type { CheckpointMetadata } from './checkpoint-metadata.ts';
 import type { CheckpointStorage } from './checkpoint-storage.ts';
+import type { JobLocationContents } from './incremental/job-location-contents.ts';
 import { isNatsObjectLocation } from './checkpoint-location.ts';
 import { FileSystemCheckpointStorage } from './file-system-checkpoint-storage.ts';
 import { ObjectStoreCheckpointStorage } from './object-store-checkpoint-storage.ts';
@@ -57,8 +58,15 @@ export class SchemeRoutingCheckpointStorage implements CheckpointStorage {
     return this.#for(location).discard(location);
   }
 
-  discardShared(files: readonly string[]): Promise<void> {
-    return this.#primary.discardShared(files);
+  async discardShared(files: readonly string[]): Promise<void> {
+    const objects = files.filter(isNatsObjectLocation);
+    const paths = files.filter((f) => !isNatsObjectLocation(f));
+    if (objects.length > 0) await this.#for(objects[0]!).discardShared(objects);
+    if (paths.length > 0) await this.#for(paths[0]!).discardShared(paths);
+  }
+
+  scanJobLocation(): Promise<JobLocationContents> {
+    return this.#primary.scanJobLocation();
   }
 
   discardJob(): Promise<void> {

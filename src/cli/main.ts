@@ -65,6 +65,7 @@ program
   .option('--config <file>', 'YAML or JSON configuration file')
   .option('-s, --from-savepoint <path>', 'start from a savepoint or a retained checkpoint (chk-N directory)')
   .option('-n, --allow-non-restored-state', 'skip state of operators that are no longer in the job')
+  .addOption(new Option('--claim-mode <mode>', "with -s: whether the job owns the retained checkpoint it starts from and may delete it (execution.state-recovery.claim-mode)").choices(['NO_CLAIM', 'CLAIM']))
   .option('--allow-duplicating-fallback', 'a restart may fall back past a damaged checkpoint whose output a two-phase-commit sink committed, committing it twice (execution.checkpointing.fallback-past-committed: allow)')
   .option('--inject-failures <n>', 'make N task failures at seeded random points (testing exactly-once)')
   .option('--seed <n>', 'seed for --inject-failures', '1')

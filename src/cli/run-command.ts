@@ -19,6 +19,7 @@ export interface RunOptions {
   readonly config?: string;
   readonly fromSavepoint?: string;
   readonly allowNonRestoredState?: boolean;
+  readonly claimMode?: string;
   readonly allowDuplicatingFallback?: boolean;
   readonly injectFailures?: string;
   readonly seed?: string;
@@ -36,6 +37,7 @@ export function commandLineConfig(o: RunOptions): Record<string, unknown> {
   // resolve('') would be the working directory.
   if (o.checkpointDir !== undefined) layer['execution.checkpointing.dir'] = resolveLocation(nonEmpty('--checkpoint-dir', 'execution.checkpointing.dir', o.checkpointDir));
   if (o.mode !== undefined) layer['execution.checkpointing.mode'] = o.mode;
+  if (o.claimMode !== undefined) layer['execution.state-recovery.claim-mode'] = o.claimMode;
   if (o.allowDuplicatingFallback) layer['execution.checkpointing.fallback-past-committed'] = 'allow';
   if (o.name !== undefined) layer['pipeline.name'] = nonEmpty('--name', 'pipeline.name', o.name);
   if (o.unaligned || o.alignedTimeout !== undefined) layer['execution.checkpointing.unaligned.enabled'] = true;

@@ -26,6 +26,8 @@ export interface JarRunRequest {
   readonly parallelism?: number | null;
   readonly savepointPath?: string | null;
   readonly allowNonRestoredState?: boolean | null;
+  /** Flink's claimMode (NO_CLAIM | CLAIM): execution.state-recovery.claim-mode for this run. */
+  readonly claimMode?: string | null;
   readonly entryClass?: string | null;
   readonly jobId?: string | null;
   /** Settings over the job's own (the client's -D flags and options). */
@@ -129,6 +131,7 @@ export class Dispatcher {
     const args = request.programArgsList ?? splitArgs(request.programArgs ?? '');
     const commandLine: Record<string, unknown> = { ...(request.flinkConfiguration ?? {}) };
     if (typeof request.parallelism === 'number' && request.parallelism > 0) commandLine['parallelism.default'] = request.parallelism;
+    if (typeof request.claimMode === 'string') commandLine['execution.state-recovery.claim-mode'] = request.claimMode;
     const layers: ConfigLayers = {
       file: { ...this.#o.defaults, ...(request.configFile ?? {}) },
       ...(request.configFilePath ? { filePath: request.configFilePath } : {}),

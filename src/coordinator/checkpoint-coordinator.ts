@@ -17,7 +17,7 @@ import type { CompletedCheckpoint } from './completed-checkpoint.ts';
 import { CompletedCheckpointStore } from './completed-checkpoint-store.ts';
 import { expiredCheckpointReport } from './expired-checkpoint-report.ts';
 import { PendingCheckpoint } from './pending-checkpoint.ts';
-import { filesWrittenFor, sharedStateFiles } from '../checkpoint/incremental/shared-state-files.ts';
+import { filesWrittenFor, sharedFileLocation, sharedFileLocations } from '../checkpoint/incremental/shared-state-files.ts';
 import type { TaskStateSnapshot } from '../checkpoint/state-handles.ts';
 
 /**
@@ -247,7 +247,7 @@ export class CheckpointCoordinator implements Stoppable {
   /** A checkpoint that will not complete lets go of its pin, and of the shared files written for it alone. */
   async #discardShared(id: number, states: Iterable<TaskStateSnapshot>): Promise<void> {
     const freed = this.store.shared.release(id);
-    const written = [...states].flatMap((s) => filesWrittenFor(s.operators.map((o) => o.keyed), id).map((f) => f.file));
+    const written = [...states].flatMap((s) => filesWrittenFor(s.operators.map((o) => o.keyed), id).map((f) => sharedFileLocation(this.#d.storage.checkpointLocation(id), f.file)));
     await this.store.discardShared([...new Set([...freed, ...written.filter((f) => this.store.shared.references(f) === 0)])], id);
   }
 
@@ -353,9 +353,9 @@ export class CheckpointCoordinator implements Stoppable {
    * checkpoints could bring that about (with one at a time, a checkpoint's base is retained until it is done).
    */
   #discardedSharedFiles(p: PendingCheckpoint, metadata: ReturnType<typeof buildCheckpointMetadata>): string[] {
-    const names = sharedStateFiles(metadata);
+    const names = sharedFileLocations(metadata, p.options.targetDir);
     if (names.length === 0) return [];
-    const written = new Set([...p.acks.values()].flatMap((a) => filesWrittenFor(a.state.operators.map((o) => o.keyed), p.id).map((f) => f.file)));
+    const written = new Set([...p.acks.values()].flatMap((a) => filesWrittenFor(a.state.operators.map((o) => o.keyed), p.id).map((f) => sharedFileLocation(p.options.targetDir, f.file))));
     return names.filter((f) => !written.has(f) && this.store.shared.references(f) === 0);
   }
 

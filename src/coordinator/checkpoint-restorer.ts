@@ -3,7 +3,6 @@ import type { CheckpointStorage } from '../checkpoint/checkpoint-storage.ts';
 import { CheckpointCorruptedError } from '../checkpoint/checkpoint-storage-error.ts';
 import type { TaskRestoreState } from '../checkpoint/state-handles.ts';
 import type { CheckpointMetadata } from '../checkpoint/checkpoint-metadata.ts';
-import { sharedStateFiles } from '../checkpoint/incremental/shared-state-files.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
 import { taskKey, type TaskKey } from '../ids/task-key.ts';
 import type { Logger } from '../log/logger.ts';
@@ -12,6 +11,7 @@ import type { CompletedCheckpoint } from './completed-checkpoint.ts';
 import type { CompletedCheckpointStore } from './completed-checkpoint-store.ts';
 import { describeSinks, DuplicatingFallbackError } from './duplicating-fallback-error.ts';
 import { assignState } from './state-assignment.ts';
+import { recoverOwnCheckpoints } from './own-checkpoints-recovery.ts';
 
 /** What an attempt starts from: every subtask's state, the split enumerators' states, and which checkpoint it was. */
 export interface Restore {
@@ -34,6 +34,8 @@ export interface CheckpointRestorerDeps {
   readonly onRestored: (restore: Restore) => void;
   /** The job's id: a checkpoint of its own given as a path (a JobManager that started again) is retained as its own. */
   readonly jobId?: string;
+  /** execution.state-recovery.claim-mode: whether another job's checkpoint given as a path becomes this job's (CLAIM). */
+  readonly claimMode?: 'NO_CLAIM' | 'CLAIM';
 }
 
 /**
@@ -53,7 +55,8 @@ export class CheckpointRestorer {
   /** A savepoint or retained checkpoint (directory or `_metadata`): every state must find its operator unless `allowNonRestored`. */
   async fromPath(path: string, allowNonRestored: boolean): Promise<Restore> {
     const { metadata, location } = await this.#d.storage.readForRestore(path);
-    await this.#adoptOwn(metadata, location);
+    if (this.#isOwn(metadata, location)) await recoverOwnCheckpoints(this.#d.storage, this.#d.store, { metadata, location }, this.#d.log);
+    else if (this.#d.claimMode === 'CLAIM') await this.#claim(metadata, location);
     const restore = { checkpointId: metadata.checkpointId, location, isSavepoint: metadata.type === 'savepoint', assigned: assignState(metadata, location, this.#d.graph, allowNonRestored), coordinators: metadata.coordinators ?? {} };
     this.#announce(restore);
     return restore;
@@ -112,17 +115,28 @@ export class CheckpointRestorer {
 
   /**
    * A JobManager that starts again restores its job from the latest retained checkpoint, by path:
-   * that checkpoint is the job's own (same job id, in the job's location), so it is retained as if
-   * it had completed here, and the shared files it names are counted again from its `_metadata`
-   * (Flink rebuilds its SharedStateRegistry so): they go once newer checkpoints subsume it and no
-   * longer use them. Another job's checkpoint (NO_CLAIM) is never adopted: its files stay its own.
+   * that checkpoint is the job's own (same job id, in the job's location), so the job's retained
+   * checkpoints are its own again (own-checkpoints-recovery.ts), whatever the claim mode.
    */
-  async #adoptOwn(metadata: CheckpointMetadata, location: string): Promise<void> {
+  #isOwn(metadata: CheckpointMetadata, location: string): boolean {
     const jobLocation = this.#d.storage.jobLocation;
-    // Only checkpoints with shared files: a full one's directory is left where it is, as before.
-    if (sharedStateFiles(metadata).length === 0) return;
-    if (metadata.type !== 'checkpoint' || this.#d.jobId === undefined || metadata.jobId !== this.#d.jobId || !jobLocation || !location.startsWith(`${jobLocation}/`)) return;
+    return metadata.type === 'checkpoint' && this.#d.jobId !== undefined && metadata.jobId === this.#d.jobId && jobLocation !== '' && location.startsWith(`${jobLocation}/`);
+  }
+
+  /**
+   * CLAIM (Flink's claim mode): another job's retained checkpoint becomes this job's, retained as
+   * if it had completed here: the next incremental checkpoint builds on its shared files, and once
+   * it is subsumed it is deleted with the files no retained checkpoint names any more (in the other
+   * job's location). Under NO_CLAIM, the default, it is never retained, so nothing of it is ever
+   * deleted and the first checkpoint writes all its state anew. A savepoint is never claimed (DESIGN §7).
+   */
+  async #claim(metadata: CheckpointMetadata, location: string): Promise<void> {
+    if (metadata.type !== 'checkpoint') {
+      this.#d.log.info('execution.state-recovery.claim-mode CLAIM: a savepoint is never claimed; it stays where it is', { path: location });
+      return;
+    }
     await this.#d.store.adopt({ id: metadata.checkpointId, type: 'checkpoint', directory: location, triggeredAt: metadata.triggeredAt, completedAt: metadata.completedAt, stateBytes: 0, metadata });
+    this.#d.log.info(`claimed checkpoint ${metadata.checkpointId} of job ${metadata.jobId}: it is deleted once subsumed`, { checkpointId: metadata.checkpointId, path: location });
   }
 
   #announce(restore: Restore): void {

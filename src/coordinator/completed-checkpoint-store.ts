@@ -1,6 +1,6 @@
 import type { CheckpointStorage } from '../checkpoint/checkpoint-storage.ts';
 import { SharedStateRegistry } from '../checkpoint/incremental/shared-state-registry.ts';
-import { sharedStateFiles } from '../checkpoint/incremental/shared-state-files.ts';
+import { sharedFileLocations } from '../checkpoint/incremental/shared-state-files.ts';
 import type { Logger } from '../log/logger.ts';
 import type { CompletedCheckpoint } from './completed-checkpoint.ts';
 
@@ -33,7 +33,7 @@ export class CompletedCheckpointStore {
       return false;
     }
     // Its own references first (in place of the pin its trigger took), then the subsumed ones go.
-    await this.discardShared(this.shared.register(checkpoint.id, sharedStateFiles(checkpoint.metadata)), checkpoint.id);
+    await this.discardShared(this.shared.register(checkpoint.id, sharedFileLocations(checkpoint.metadata, checkpoint.directory)), checkpoint.id);
     this.#checkpoints.push(checkpoint);
     while (this.#checkpoints.length > this.#retained) {
       const subsumed = this.#checkpoints.shift()!;

@@ -117,6 +117,7 @@ export function createJobServices(o: JobServicesOptions): JobServices {
     stats: checkpoints.stats,
     log,
     fallbackPastCommitted: config['execution.checkpointing.fallback-past-committed'],
+    claimMode: config['execution.state-recovery.claim-mode'],
     onRestored: o.onRestored,
   });
   const alignment = new WatermarkAlignmentCoordinator({ graph, executorOf: (_vertexId, subtask) => pool.executor(deployer.taskManagerOf(subtask)) });

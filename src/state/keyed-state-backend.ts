@@ -1,3 +1,4 @@
+import type { RestoredChain } from './incremental/restored-chain.ts';
 import type { ReduceFunction } from '../api/functions.ts';
 import type { AggregatingState, ListState, MapState, ReducingState, ValueState } from '../api/state.ts';
 import type {
@@ -56,6 +57,11 @@ export interface KeyedStateBackend {
    * when the operator asks for the state with its descriptor).
    */
   restoreTarget(info: StoredStateInfo, keyGroup: number): RestoredEntrySink;
+  /**
+   * Incremental checkpoints: the backend was restored from exactly this one handle of checkpoint
+   * `checkpointId` at `location`, so its next checkpoint may build on that chain (restored-chain.ts).
+   */
+  restoredChain?(chain: RestoredChain): void;
   /**
    * The keys (as the user gave them) that hold an entry of the state named so in this subtask:
    * Flink's applyToKeyedState visits each of them with the key current. Empty for an unknown state.

@@ -83,7 +83,7 @@ export class SubtaskCheckpointCoordinator {
     const { chain, writers } = this.#s;
     await chain.prepareSnapshot(barrier.checkpointId, barrier.options.type);
     const parts = chain.snapshotAsync(barrier.checkpointId);
-    const request = { checkpointId: barrier.checkpointId, type: barrier.options.type, ...(barrier.options.incrementalBase !== undefined ? { incrementalBase: barrier.options.incrementalBase } : {}) };
+    const request = { checkpointId: barrier.checkpointId, type: barrier.options.type, location: barrier.options.targetDir, ...(barrier.options.incrementalBase !== undefined ? { incrementalBase: barrier.options.incrementalBase } : {}) };
     const captured = chain.members.map((m) => ({ uid: m.uid, operatorId: m.operatorId, operator: m.operatorState.snapshot(), keyed: m.keyedState?.snapshot(request) ?? null }));
     let channels: ChannelStateToWrite | undefined;
     if (barrier.options.unaligned) {

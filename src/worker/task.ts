@@ -23,6 +23,7 @@ import { OperatorMails } from './operator-mails.ts';
 import { systemClock } from '../clock/clock.ts';
 import { MAX_WATERMARK } from '../api/watermark.ts';
 import { heapStateBackend } from '../state/heap-state-backend.ts';
+import { noteRestoredChain } from '../state/incremental/restored-chain.ts';
 
 /** Longest a step goes on taking input once it has taken some (it always takes one buffer or event). */
 const STEP_MS = 4;
@@ -75,7 +76,7 @@ export class Task {
       keyGroupRange: keyGroupRangeForSubtask(setup.subtask, setup.vertex.parallelism, setup.vertex.maxParallelism),
       writers: setup.writers,
       restore: setup.restore?.operators,
-      restoreKeyed: (backend, state) => setup.storage.restoreKeyed(backend, state, this.#restoreLocation),
+      restoreKeyed: (backend, state) => setup.storage.restoreKeyed(backend, state, this.#restoreLocation).then(() => noteRestoredChain(backend, state, setup.restore)),
       processingTime: this.#processingTime,
       autoWatermarkInterval: setup.autoWatermarkInterval ?? 200,
       ...(setup.checkpointing ? { checkpointing: setup.checkpointing } : {}),

@@ -54,6 +54,16 @@ describe('empty values on the command line', () => {
     assert.throws(() => commandLineConfig({ checkpointDir: '' }), emptyValueError('execution.checkpointing.dir', '--checkpoint-dir', /--checkpoint-dir VALUE/));
     assert.throws(() => commandLineConfig({ alignedTimeout: '' }), emptyValueError('execution.checkpointing.aligned-checkpoint-timeout', '--aligned-timeout', /'10 s'/));
   });
+
+  test('--claim-mode sets execution.state-recovery.claim-mode; Flink\'s former execution.savepoint-restore-mode names it', async () => {
+    const job = defineJob((env) => {
+      env.fromSource(DataGen.sequence(0, 10)).sinkTo(new DiscardSink<number>());
+    });
+    assert.equal((await job.plan([], { commandLine: commandLineConfig({ claimMode: 'CLAIM' }) })).config['execution.state-recovery.claim-mode'], 'CLAIM');
+    assert.equal((await job.plan([], { commandLine: {} })).config['execution.state-recovery.claim-mode'], 'NO_CLAIM');
+    await assert.rejects(job.plan([], { commandLine: { 'execution.savepoint-restore-mode': 'CLAIM' } }), /did you mean execution\.state-recovery\.claim-mode\?/);
+    await assert.rejects(job.plan([], { commandLine: commandLineConfig({ claimMode: 'LEGACY' }) }), ConfigError);
+  });
 });
 
 describe('config files', () => {

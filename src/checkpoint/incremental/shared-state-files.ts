@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { isNatsObjectLocation, natsObjectLocation, parseNatsObjectLocation } from '../checkpoint-location.ts';
 import type { CheckpointMetadata } from '../checkpoint-metadata.ts';
 import type { KeyedStateHandle } from '../state-handles.ts';
 
@@ -30,6 +31,27 @@ export function sharedFileBaseName(file: string): string {
 export function resolveStateFile(location: string, file: string): string {
   if (file.startsWith('/')) return file;
   return posix.normalize(posix.join(location, file));
+}
+
+/**
+ * Where a shared file lies, from the location of a checkpoint whose handle names it: the same
+ * file has the same location whichever checkpoint (or job) names it, so the registry counts by it
+ * and deletion goes to it.
+ */
+export function sharedFileLocation(checkpointLocation: string, file: string): string {
+  if (!isNatsObjectLocation(checkpointLocation)) return resolveStateFile(checkpointLocation, file);
+  const l = parseNatsObjectLocation(checkpointLocation);
+  return natsObjectLocation({ bucket: l.bucket, path: resolveStateFile(l.path, file) });
+}
+
+/** The locations of the shared files a checkpoint at `location` references, each once. */
+export function sharedFileLocations(metadata: CheckpointMetadata, location: string): string[] {
+  return sharedStateFiles(metadata).map((f) => sharedFileLocation(location, f));
+}
+
+/** A location is a shared file's: directly in a `shared/` directory (nothing else is ever deleted as one). */
+export function isSharedFileLocation(location: string): boolean {
+  return posix.basename(posix.dirname(location)) === SHARED_DIRECTORY;
 }
 
 /** Every file of one keyed state handle, base first, then its deltas in order. */

@@ -1,8 +1,10 @@
 import type { CheckpointMetadata } from '../checkpoint-metadata.ts';
-import { sharedStateFiles } from './shared-state-files.ts';
+import { sharedFileLocations } from './shared-state-files.ts';
 
 /**
- * Reference counts of the files shared by incremental checkpoints (Flink's SharedStateRegistry).
+ * Reference counts of the files shared by incremental checkpoints (Flink's SharedStateRegistry),
+ * by each file's location (sharedFileLocation), so checkpoints of two locations (a claimed one of
+ * another job, CLAIM) count the same file once.
  * Each checkpoint that may still be restored from, or built on, holds one reference to every
  * shared file it names: a retained completed checkpoint, and a pending one to the files of the
  * checkpoint it builds on (registered at its trigger, so that a newer checkpoint completing in
@@ -65,7 +67,7 @@ export class SharedStateRegistry {
     return this.#byCheckpoint.get(checkpointId) ?? [];
   }
 
-  /** Every file some checkpoint references. */
+  /** Every file (location) some checkpoint references. */
   get files(): string[] {
     return [...this.#counts.keys()];
   }
@@ -74,9 +76,9 @@ export class SharedStateRegistry {
    * The counts of a JobManager that starts again: every retained checkpoint's `_metadata` holds
    * the files it needs, so reading them back gives the counts the last leader had for them.
    */
-  static rebuild(retained: Iterable<CheckpointMetadata>): SharedStateRegistry {
+  static rebuild(retained: Iterable<{ readonly metadata: CheckpointMetadata; readonly location: string }>): SharedStateRegistry {
     const registry = new SharedStateRegistry();
-    for (const m of retained) registry.register(m.checkpointId, sharedStateFiles(m));
+    for (const { metadata, location } of retained) registry.register(metadata.checkpointId, sharedFileLocations(metadata, location));
     return registry;
   }
 }

@@ -28,6 +28,14 @@ export const CHECKPOINTING_OPTIONS = [
       'Incremental checkpoints: how many deltas follow a full base before a checkpoint writes a full base again (also when the deltas grow larger than their base), ' +
         'which bounds what a restore reads.',
     ),
+  option('execution.state-recovery.claim-mode').enumType(['NO_CLAIM', 'CLAIM']).defaultValue('NO_CLAIM')
+    .withDescription(
+      'Who owns a retained checkpoint a job is started from (-s): NO_CLAIM, the job never deletes it or the shared files it names, and its first checkpoint ' +
+        'writes its own files (a full one); CLAIM, the job retains it as its own and deletes it, with the shared files only it names, once subsumed ' +
+        '(then other checkpoints of the job that took it may no longer restore); its first checkpoint is full too, as its files lie in the other job\'s location. ' +
+        'Savepoints are never claimed. A job\'s own checkpoints (after a failover or a JobManager restart) are always its own. weir run --claim-mode sets it.',
+    )
+    .withDeprecatedKeys('execution.savepoint-restore-mode'),
   option('execution.checkpointing.num-retained').intType().atLeast(1).defaultValue(1).withDescription('Completed checkpoints kept on storage.')
     .withDeprecatedKeys('state.checkpoints.num-retained'),
   option('execution.checkpointing.fallback-past-committed').enumType(['fail', 'allow']).defaultValue('fail')

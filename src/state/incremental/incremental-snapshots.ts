@@ -1,6 +1,8 @@
+import { posix } from 'node:path';
 import type { KeyedStateHandle } from '../../checkpoint/state-handles.ts';
-import type { Key } from '../key-group.ts';
+import type { Key, KeyGroupRange } from '../key-group.ts';
 import { DirtyKeys } from './dirty-keys.ts';
+import { handleWithin, type RestoredChain } from './restored-chain.ts';
 
 /** What a keyed state backend's snapshot is for (KeyedStateBackend.snapshot). */
 export interface SnapshotRequest {
@@ -12,6 +14,8 @@ export interface SnapshotRequest {
    * not incremental, the snapshot is full and canonical.
    */
   readonly incrementalBase?: number | null;
+  /** Where the checkpoint goes: a restored chain is built on only by a checkpoint beside it (its handles name files relative to it). */
+  readonly location?: string;
 }
 
 /** How an incremental checkpoint of one operator subtask is to be written. */
@@ -36,8 +40,14 @@ export interface MaterializationPolicy {
  * each checkpoint (the latest completed one when it was triggered): a checkpoint that was aborted
  * is never built on, and its changes go into the next delta (every span since the base is).
  * A chain of too many deltas, or of more delta bytes than its base, is materialized: the
- * checkpoint writes a full base again. The first checkpoint of an attempt is always full: a
- * restored chain may be another job's (NO_CLAIM), or in another key-group layout.
+ * checkpoint writes a full base again.
+ *
+ * The first checkpoint after a restore builds on the restored chain when the coordinator names
+ * the restored checkpoint as its base (it does only for a checkpoint it retains: the job's own,
+ * or one it claimed; never another job's under NO_CLAIM, whose first checkpoint is full), the
+ * subtask was restored from that one handle alone, the handle holds none of another subtask's
+ * key groups (a rescale), and the new checkpoint's location is beside the restored one (the
+ * handle names shared files relative to it). Otherwise it is full.
  */
 export class IncrementalSnapshots {
   readonly #policy: MaterializationPolicy;
@@ -49,6 +59,8 @@ export class IncrementalSnapshots {
   /** Checkpoints before this one cannot be built on (a state was rewritten whole, or changed its serializer). */
   #minBase = 0;
   #fullNext = false;
+  /** The chain restored from (restoredChain), while a checkpoint may still build on it. */
+  #restored: RestoredChain | undefined;
 
   constructor(policy: MaterializationPolicy) {
     this.#policy = policy;
@@ -63,6 +75,14 @@ export class IncrementalSnapshots {
     this.#fullNext = true;
   }
 
+  /** The backend was restored from `chain` alone, its key groups `range`: the next checkpoint may build on it. */
+  restored(chain: RestoredChain, range: KeyGroupRange): void {
+    // Only a handle of shared files (an incremental checkpoint's); a savepoint's or a full checkpoint's own file is never shared.
+    if (chain.handle.writtenBy === undefined || !handleWithin(chain.handle, range)) return;
+    this.#restored = chain;
+    this.#written.set(chain.checkpointId, chain.handle);
+  }
+
   /** Called by the snapshot's synchronous part: undefined for a full canonical snapshot (a savepoint, or not incremental). */
   plan(request: SnapshotRequest | undefined): IncrementalPlan | undefined {
     if (request === undefined || request.type !== 'checkpoint' || request.incrementalBase === undefined) return undefined;
@@ -74,7 +94,7 @@ export class IncrementalSnapshots {
       this.#minBase = id;
     }
     const baseId = request.incrementalBase;
-    const base = baseId === null || baseId < this.#minBase ? undefined : this.#written.get(baseId);
+    const base = baseId === null || baseId < this.#minBase || !this.#besideRestored(baseId, request.location) ? undefined : this.#written.get(baseId);
     if (baseId !== null) {
       // Nothing older than the base will be built on again: the coordinator's bases only grow.
       this.#spans = this.#spans.filter((s) => s.id > baseId || base === undefined);
@@ -82,6 +102,13 @@ export class IncrementalSnapshots {
     }
     if (base === undefined || this.#materializes(base)) return { checkpointId: id, base: null, changed: null };
     return { checkpointId: id, base, changed: DirtyKeys.union(this.#spans.filter((s) => s.id > baseId!).map((s) => s.dirty)) };
+  }
+
+  /** A checkpoint at `location` may name the files of base `baseId` as they are named (only a restored chain may lie elsewhere). */
+  #besideRestored(baseId: number, location: string | undefined): boolean {
+    const r = this.#restored;
+    if (r === undefined || r.checkpointId !== baseId) return true;
+    return location !== undefined && posix.dirname(location) === posix.dirname(r.location);
   }
 
   #materializes(base: KeyedStateHandle): boolean {

@@ -14,6 +14,7 @@ import type {
 } from '../../api/state-descriptors.ts';
 import type { TypeSerializer } from '../../api/serializer.ts';
 import { describeValue } from '../../serialization/describe-value.ts';
+import { snapshotOf } from '../../serialization/serializer-snapshot.ts';
 import { SerializationError } from '../../serialization/serialization-error.ts';
 import type { CapturedKeyedState } from '../captured-state.ts';
 import type { InPlaceAggregate } from '../in-place-aggregate.ts';
@@ -30,6 +31,7 @@ import { lmdbNative } from './lmdb-native.ts';
 import { lmdbTableSnapshot } from './lmdb-table-snapshot.ts';
 import { lmdbDeltaTables } from './lmdb-delta-tables.ts';
 import { IncrementalSnapshots, type MaterializationPolicy, type SnapshotRequest } from '../incremental/incremental-snapshots.ts';
+import type { RestoredChain } from '../incremental/restored-chain.ts';
 import { type CachedEntry, StateCache } from './state-cache.ts';
 import { decodeStateKey, encodeStateKey, statePrefix } from './state-key-bytes.ts';
 import { TtlStates } from '../ttl/ttl-states.ts';
@@ -294,6 +296,10 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     }
   }
 
+  restoredChain(chain: RestoredChain): void {
+    this.#incremental?.restored(chain, this.keyGroupRange);
+  }
+
   restoreTarget(info: StoredStateInfo, keyGroup: number): RestoredEntrySink {
     if (keyGroup < this.keyGroupRange.start || keyGroup > this.keyGroupRange.end) {
       throw new KeyedStateError(`key group ${keyGroup} of state '${info.name}' was restored into ${this.#describe()}, which owns key groups ${this.keyGroupRange.start}..${this.keyGroupRange.end}`, info.name);
@@ -347,8 +353,8 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
       );
     }
     if (stored !== undefined) {
-      // The state's serializer (so its info in the files) may change: a delta cannot follow files written with the other.
-      this.#incremental?.requireFull();
+      // A state whose serializer changed (so its info in the files): a delta cannot follow files written with the other.
+      if (JSON.stringify(stored.snapshot) !== JSON.stringify(snapshotOf(descriptor.serializer as TypeSerializer<unknown>))) this.#incremental?.requireFull();
       this.#claim(existing, stored, descriptor);
       existing.descriptor = descriptor;
       existing.restoredAs = undefined;

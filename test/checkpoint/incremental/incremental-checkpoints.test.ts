@@ -10,7 +10,7 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createJobMaster, createLogger, executeJob } from '../../../src/index.ts';
 import { checkpointDetails, checkpointsOverview } from '../../../src/rest/checkpoint-views.ts';
-import { readMetadata } from '../../../src/checkpoint/checkpoint-metadata.ts';
+import { readMetadata, type CheckpointMetadata } from '../../../src/checkpoint/checkpoint-metadata.ts';
 import { sharedFileBaseName, sharedStateFiles } from '../../../src/checkpoint/incremental/shared-state-files.ts';
 import { verifyCheckpointFiles } from '../../../src/checkpoint/verify-checkpoint-files.ts';
 import type { CompletedCheckpoint } from '../../../src/coordinator/completed-checkpoint.ts';
@@ -44,6 +44,37 @@ async function retained(jobDir: string) {
   return out.sort((a, b) => a.metadata.checkpointId - b.metadata.checkpointId);
 }
 
+const countsHandles = (m: CheckpointMetadata) => m.operators.find((o) => o.uid === 'counts')!.subtasks.map((s) => s.keyed);
+
+/**
+ * After each restore of a checkpoint whose non-empty chains were not due to materialize (fewer than
+ * max-deltas deltas, no more delta bytes than base), the next completed checkpoint builds on the
+ * restored chains: same bases, the restored deltas, then its own (it does not write all again).
+ */
+function assertRestoredChainsReused(sequence: ReadonlyArray<{ restored: number } | { completed: CheckpointMetadata }>): void {
+  const byId = new Map(sequence.flatMap((e) => ('completed' in e ? [[e.completed.checkpointId, e.completed] as const] : [])));
+  let checked = 0;
+  sequence.forEach((e, i) => {
+    if (!('restored' in e)) return;
+    const restored = byId.get(e.restored);
+    const next = sequence.slice(i + 1).find((x) => 'completed' in x && x.completed.checkpointId > e.restored);
+    if (!restored || !next || !('completed' in next)) return;
+    const before = countsHandles(restored);
+    const after = countsHandles(next.completed);
+    before.forEach((h, subtask) => {
+      const deltas = h?.deltas ?? [];
+      // An empty chain (no key group in it) is not restored from, so nothing is built on it.
+      if (!h || [h, ...deltas].every((f) => f.keyGroups.length === 0)) return;
+      if (deltas.length >= 3 || deltas.reduce((n, d) => n + d.bytes, 0) > h.bytes) return;
+      const a = after[subtask]!;
+      assert.equal(a.file, h.file, `checkpoint ${next.completed.checkpointId} subtask ${subtask} builds on the base checkpoint ${e.restored} restored`);
+      assert.deepEqual((a.deltas ?? []).slice(0, deltas.length), deltas);
+      checked++;
+    });
+  });
+  assert.ok(checked > 0, 'no restore was of a chain a checkpoint could build on');
+}
+
 function assertExact(output: string): void {
   const lines = readCommittedLines(output);
   assert.equal(lines.length, words, `committed ${lines.length} lines for ${words} words`);
@@ -61,6 +92,8 @@ describe('incremental checkpoints on the lmdb backend', () => {
       const dir = join(root, `eo-p${c.parallelism}-tm${c.taskManagers}`);
       const output = join(dir, 'output');
       const events = new JobEvents();
+      // Restores and completions in the order they happened, with each completed checkpoint's metadata.
+      const sequence: Array<{ restored: number } | { completed: CheckpointMetadata }> = [];
       const result = await executeJob({
         job: JOB,
         jobId: `eo-${c.seed}`,
@@ -76,7 +109,17 @@ describe('incremental checkpoints on the lmdb backend', () => {
         },
         taskManagers: c.taskManagers,
         faults: { failures: 5, seed: c.seed, minRecords: 300, maxRecords: 2500 },
-        listener: events.listener,
+        listener: {
+          ...events.listener,
+          onCheckpointCompleted: (cp) => {
+            events.listener.onCheckpointCompleted?.(cp);
+            sequence.push({ completed: cp.metadata });
+          },
+          onRestored: (r) => {
+            events.listener.onRestored?.(r);
+            sequence.push({ restored: r.checkpointId });
+          },
+        },
         log: createLogger({ level: 'error' }),
         retainCheckpointsOnFinish: true,
       });
@@ -92,6 +135,7 @@ describe('incremental checkpoints on the lmdb backend', () => {
         assert.ok(keyed.every((h) => h.file.startsWith('../shared/')), `checkpoint ${k.metadata.checkpointId} has keyed state outside shared/`);
         await verifyCheckpointFiles(k.metadata, k.directory);
       }
+      assertRestoredChainsReused(sequence);
     });
   }
 

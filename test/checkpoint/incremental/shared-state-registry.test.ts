@@ -49,15 +49,18 @@ function completed(id: number, handles: KeyedStateHandle[], jobId = 'job'): Comp
   return { id, type: 'checkpoint', directory: `/fake/job/chk-${id}`, triggeredAt: id * 1000, completedAt: id * 1000 + 10, stateBytes: 0, metadata: metadata(id, handles, jobId) };
 }
 
-const shared = (...names: string[]) => names.map((n) => `../shared/${n}`);
+/** How handles name shared files. */
+const named = (...names: string[]) => names.map((n) => `../shared/${n}`);
+/** Where they lie (what the registry counts and the storage is asked to delete). */
+const shared = (...names: string[]) => names.map((n) => `/fake/job/shared/${n}`);
 
 describe('SharedStateRegistry', () => {
   test('counts one reference per checkpoint; a file is freed when the last checkpoint naming it is released', () => {
     const r = new SharedStateRegistry();
     assert.deepEqual(r.register(1, shared('a', 'b')), []);
     assert.deepEqual(r.register(2, shared('a', 'b', 'c', 'c')), [], 'a file named twice by one checkpoint counts once');
-    assert.equal(r.references('../shared/a'), 2);
-    assert.equal(r.references('../shared/c'), 1);
+    assert.equal(r.references('/fake/job/shared/a'), 2);
+    assert.equal(r.references('/fake/job/shared/c'), 1);
     assert.deepEqual(r.release(1), []);
     assert.deepEqual(r.release(2).sort(), shared('a', 'b', 'c'));
     assert.deepEqual(r.files, []);
@@ -76,10 +79,10 @@ describe('SharedStateRegistry', () => {
   test('rebuild: the counts of the retained checkpoints\' _metadata', () => {
     const m3 = metadata(3, [chain(file('b1', 1), file('d2', 2), file('d3', 3)), chain(file('x3', 3))]);
     const m4 = metadata(4, [chain(file('b1', 1), file('d2', 2), file('d3', 3), file('d4', 4)), chain(file('x3', 3))]);
-    assert.deepEqual(sharedStateFiles(m4), shared('b1', 'd2', 'd3', 'd4', 'x3'));
-    const r = SharedStateRegistry.rebuild([m3, m4]);
-    assert.equal(r.references('../shared/b1'), 2);
-    assert.equal(r.references('../shared/d4'), 1);
+    assert.deepEqual(sharedStateFiles(m4), named('b1', 'd2', 'd3', 'd4', 'x3'));
+    const r = SharedStateRegistry.rebuild([m3, m4].map((m) => ({ metadata: m, location: `/fake/job/chk-${m.checkpointId}` })));
+    assert.equal(r.references('/fake/job/shared/b1'), 2);
+    assert.equal(r.references('/fake/job/shared/d4'), 1);
     assert.deepEqual(r.release(3), []);
     assert.deepEqual(r.release(4), shared('b1', 'd2', 'd3', 'd4', 'x3'));
   });
@@ -112,14 +115,14 @@ describe('the completed-checkpoint store with shared files', () => {
     await s.add(completed(2, [chain(file('b1', 1), file('d2', 2))]));
     assert.equal(await s.add(completed(1, [chain(file('b1', 1))])), false);
     assert.deepEqual(storage.discardedShared, []);
-    assert.equal(s.shared.references('../shared/b1'), 1);
+    assert.equal(s.shared.references('/fake/job/shared/b1'), 1);
   });
 
   test('after a JobManager restart the retained checkpoint adopted from its _metadata counts its files, which go when it is subsumed and unused', async () => {
     const { s, storage } = setup(1);
     // The new JobMaster restores checkpoint 7 of its own job and adopts it.
     await s.adopt(completed(7, [chain(file('b5', 5), file('d6', 6), file('d7', 7))]));
-    assert.equal(s.shared.references('../shared/b5'), 1);
+    assert.equal(s.shared.references('/fake/job/shared/b5'), 1);
     // Its first checkpoint is full (a new attempt has no chain of its own).
     await s.add(completed(8, [chain(file('b8', 8))]));
     assert.deepEqual(storage.discarded, ['/fake/job/chk-7']);
@@ -133,7 +136,7 @@ describe('the completed-checkpoint store with shared files', () => {
     await s.add(completed(2, [chain(file('b1', 1), file('d2', 2))]));
     await s.add(completed(3, [chain(file('b3', 3))]));
     assert.deepEqual(storage.discardedShared.sort(), shared('b1', 'd2'));
-    assert.equal(s.shared.references('../shared/b5'), 0);
+    assert.equal(s.shared.references('/fake/job/shared/b5'), 0);
     assert.ok(!storage.discardedShared.some((f) => f.includes('b5') || f.includes('d6') || f.includes('d7')));
   });
 });
@@ -189,10 +192,10 @@ describe('the coordinator with incremental checkpoints', () => {
     await t1.result;
     const t2 = trigger();
     assert.equal(t2.options.incrementalBase, 1);
-    assert.equal(c.store.shared.references('../shared/b1'), 2, 'checkpoint 1 and the pin of pending checkpoint 2');
+    assert.equal(c.store.shared.references('/fake/job/shared/b1'), 2, 'checkpoint 1 and the pin of pending checkpoint 2');
     ackAll(2, chain(file('b1', 1), file('d2', 2)));
     await t2.result;
-    assert.equal(c.store.shared.references('../shared/b1'), 1);
+    assert.equal(c.store.shared.references('/fake/job/shared/b1'), 1);
     assert.deepEqual(storage.discardedShared, []);
     const sp = c.trigger({ type: 'savepoint', targetDir: '/savepoints/sp-1', force: true });
     sp.catch(() => {});
@@ -213,7 +216,7 @@ describe('the coordinator with incremental checkpoints', () => {
     await c.settled();
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(storage.discardedShared, shared('d2'), 'd2 was written for checkpoint 2 alone; b1 stays');
-    assert.equal(c.store.shared.references('../shared/b1'), 1);
+    assert.equal(c.store.shared.references('/fake/job/shared/b1'), 1);
     // Checkpoint 3 is aborted before the Out subtask acknowledges; its acknowledgement comes late.
     const t3 = trigger();
     c.receiveDecline({ attempt: 0, vertexId: numbers.id, subtask: 0, checkpointId: 3, code: 'TASK_CHECKPOINT_FAILURE', reason: 'no' });
@@ -242,6 +245,6 @@ describe('the coordinator with incremental checkpoints', () => {
     // A checkpoint naming a file nobody holds any more (as a subtask that built on an old base would) fails.
     const t4 = trigger();
     ackAll(4, chain(file('b2', 2), file('d4', 4)));
-    await assert.rejects(t4.result, /shared state file \.\.\/shared\/b2 it builds on was discarded before it completed/);
+    await assert.rejects(t4.result, /shared state file \/fake\/job\/shared\/b2 it builds on was discarded before it completed/);
   });
 });
