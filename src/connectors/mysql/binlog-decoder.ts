@@ -234,7 +234,7 @@ export class BinlogDecoder {
       if (txn.gtid !== undefined) this.#o.tracker.add(txn.gtid);
       this.#txn = undefined;
     }
-    return { kind: 'event', event: { type: 'ddl', db, query, file: this.#file, nextPos: h.logPos, ts: h.timestamp * 1000 }, position: this.position };
+    return { kind: 'event', event: { type: 'ddl', db, query, file: this.#file, pos: this.#start(h), nextPos: h.logPos, ts: h.timestamp * 1000 }, position: this.position };
   }
 
   #commit(h: Header): DecodeOutcome {

@@ -34,6 +34,12 @@ export interface MySqlCdcOptions extends MySqlConnectionOptions {
   readonly distributionFactorLower?: number;
   /** How long to wait for a connection, ms. Default 10000. */
   readonly connectTimeoutMs?: number;
+  /**
+   * Schema changes as records of the stream (`op: 'ddl'`, with the changes and the table's
+   * schema after them) in order with the rows, and each log row's `source.schemaVersion`.
+   * Default false: no new record kind; changes are still followed and logged.
+   */
+  readonly includeSchemaChanges?: boolean;
 }
 
 export interface ResolvedCdcOptions extends Required<Omit<MySqlCdcOptions, 'serverId' | 'tables' | 'chunkKeyColumn' | 'database'>> {
@@ -71,6 +77,7 @@ export function resolveCdcOptions(o: MySqlCdcOptions): ResolvedCdcOptions {
     distributionFactorUpper: o.distributionFactorUpper ?? 1000,
     distributionFactorLower: o.distributionFactorLower ?? 0.05,
     connectTimeoutMs: o.connectTimeoutMs ?? 10_000,
+    includeSchemaChanges: o.includeSchemaChanges ?? false,
   };
 }
 

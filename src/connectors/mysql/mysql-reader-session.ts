@@ -1,5 +1,6 @@
 import type { CdcReaderSession } from '../cdc/cdc-dialect.ts';
 import type { SnapshotSplit } from '../cdc/cdc-split.ts';
+import type { CdcColumn, CdcTableSchema } from '../cdc/schema-change.ts';
 import { BinlogClient } from './binlog-client.ts';
 import { BinlogLogReader } from './binlog-log-reader.ts';
 import type { LogPosition, MySqlLogPosition } from './cdc-split.ts';
@@ -61,7 +62,24 @@ export class MySqlReaderSession implements CdcReaderSession<MySqlLogPosition, Ch
       schemas: this.#schemas,
       include,
     });
-    return new BinlogLogReader(client);
+    return new BinlogLogReader(client, include);
+  }
+
+  /** The captured tables' columns from information_schema, in binlog row order. */
+  async describeTables(): Promise<CdcTableSchema[]> {
+    const o = this.#o;
+    const rows = await this.#sql.query<{ table_name: string; column_name: string; column_type: string }>(
+      'SELECT TABLE_NAME AS table_name, COLUMN_NAME AS column_name, COLUMN_TYPE AS column_type FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME, ORDINAL_POSITION',
+      [o.database],
+    );
+    const tables = new Map<string, CdcColumn[]>();
+    for (const r of rows) {
+      if (!tableMatches(o, r.table_name)) continue;
+      let cols = tables.get(r.table_name);
+      if (!cols) tables.set(r.table_name, (cols = []));
+      cols.push({ name: r.column_name, type: String(r.column_type).toLowerCase() });
+    }
+    return [...tables].map(([table, columns]) => ({ db: o.database, table, version: 0, columns }));
   }
 
   snapshotSource(split: SnapshotSplit, high: MySqlLogPosition, row: number, ts: number): ChangeSource {
