@@ -52,7 +52,9 @@ export class SchemaTracker {
       if (!prev) this.#tables.set(k, { db: ev.db, table: ev.table, version: 0, columns });
       return undefined;
     }
-    const schema: CdcTableSchema = { db: ev.db, table: ev.table, version: (prev?.version ?? -1) + 1, columns };
+    // A truncate changes rows, not the schema: the version stays.
+    const version = prev && changes.every((c) => c.kind === 'truncate.table') ? prev.version : (prev?.version ?? -1) + 1;
+    const schema: CdcTableSchema = { db: ev.db, table: ev.table, version, columns };
     this.#tables.set(k, schema);
     return { changes, schema };
   }
