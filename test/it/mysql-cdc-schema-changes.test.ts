@@ -37,6 +37,7 @@ test('MariaDB: each schema change comes in order with the rows, every row decode
   const { steady: reader, restores } = await runSchemaScenario<MySqlLogPosition, never>({
     exec: async (q) => void (await sql.query(q)),
     retypeQty: 'ALTER TABLE items MODIFY COLUMN qty BIGINT',
+    columnChangeWithNextRow: false,
     db: 'test',
     steady: steady as never,
     restored: restored as never,

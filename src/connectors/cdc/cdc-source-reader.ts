@@ -231,6 +231,7 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
       // From the commit time of the last change read: grows while the source falls behind (second resolution).
       [`${prefix}_lag_seconds`]: b && b.lastEventTs > 0 && !b.caughtUp ? Math.max(0, (Date.now() - b.lastEventTs) / 1000) : 0,
       ...this.#logReader?.metrics?.(),
+      ...this.#figures.metrics(),
     };
   }
 
