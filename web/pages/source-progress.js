@@ -52,7 +52,9 @@ const TABLE_COLUMNS = [
   { name: 'deletes', label: 'Deletes', title: 'deletes read from the log' },
   { name: 'schema_changes', label: 'Schema changes', title: 'schema changes followed (DDL)' },
 ];
-const KNOWN_READER_FIGURES = new Set([...READER_COLUMNS.snapshot, ...READER_COLUMNS.done].map((c) => c.name));
+/** Schema changes followed and DDL not understood: in the log's summary line (when any), not as columns. */
+const SCHEMA_FIGURES = ['cdc_schema_changes', 'binlog_ddl_unrecognized'];
+const KNOWN_READER_FIGURES = new Set([...READER_COLUMNS.snapshot, ...READER_COLUMNS.done].map((c) => c.name).concat(SCHEMA_FIGURES));
 
 /** A figure of unknown meaning: integers as counts, others with up to two decimals. @param {unknown} v */
 function plain(v) {
@@ -209,6 +211,8 @@ function snapshotDone(v, p) {
   const changes = readers.reduce((n, r) => n + (r[`${prefix}_changes`] ?? 0), 0);
   const lags = readers.map((r) => r[`${prefix}_lag_seconds`]).filter((x) => typeof x === 'number');
   const slotLags = readers.map((r) => r['wal_slot_lag_bytes']).filter((x) => typeof x === 'number');
+  const schemaChanges = readers.reduce((n, r) => n + (r['cdc_schema_changes'] ?? 0), 0);
+  const unrecognized = readers.reduce((n, r) => n + (r['binlog_ddl_unrecognized'] ?? 0), 0);
   const rate = p['snapshot_rows_per_second'];
   return h(
     'div',
@@ -227,6 +231,8 @@ function snapshotDone(v, p) {
           `${wal ? 'WAL' : 'Binlog'}: ${count(changes)} ${changes === 1 ? 'change' : 'changes'} read`,
           lags.length ? `, lag ${seconds(Math.max(...lags))}` : '',
           slotLags.length ? `, slot lag ${bytes(Math.max(...slotLags))}` : '',
+          schemaChanges ? `, ${count(schemaChanges)} schema ${schemaChanges === 1 ? 'change' : 'changes'}` : '',
+          unrecognized ? h('span', { class: 'ddl-unrecognized', title: 'DDL statements the parser did not understand: see the job log' }, `, ${count(unrecognized)} DDL not understood`) : '',
         )
       : null,
   );
