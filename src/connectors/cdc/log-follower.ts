@@ -157,7 +157,8 @@ export class LogFollower<P, S extends CdcRecordSource> {
   #emit(ev: CdcRowsEvent<P, S>, out: SourceOutput<CdcChangeRecord<S>>): void {
     const from = this.#split.fromTimestamp;
     if (from !== undefined && Math.floor(ev.ts / 1000) < Math.floor(from / 1000)) return;
-    const table = this.#tables.get(`${ev.db}.${ev.table}`);
+    const name = `${ev.db}.${ev.table}`;
+    const table = this.#tables.get(name);
     const version = this.#setup.includeSchemaChanges ? this.#schemas.version(ev.db, ev.table) : undefined;
     ev.rows.forEach((r, row) => {
       // A decoder may leave an absent image undefined.
@@ -182,7 +183,7 @@ export class LogFollower<P, S extends CdcRecordSource> {
         return;
       }
       this.changes++;
-      this.#setup.figures.count(ev.db, ev.table, op);
+      this.#setup.figures.countOf(name, op);
       const source = version === undefined ? ev.source(row) : { ...ev.source(row), schemaVersion: version };
       const record: CdcChangeRecord<S> = r.unchangedColumns !== undefined && a !== null ? { op, before: b, after: a, source, unchangedColumns: r.unchangedColumns } : { op, before: b, after: a, source };
       // The commit time is the record's event time (a WatermarkStrategy makes watermarks from it).

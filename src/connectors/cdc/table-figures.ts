@@ -20,7 +20,11 @@ export class TableFigures {
   readonly #tables = new Map<string, TableCounts>();
 
   count(db: string, table: string, what: TableFigure, n = 1): void {
-    const name = `${db}.${table}`;
+    this.countOf(`${db}.${table}`, what, n);
+  }
+
+  /** As count, by the table's `db.table` name (made once per log event, not per row). */
+  countOf(name: string, what: TableFigure, n = 1): void {
     let c = this.#tables.get(name);
     if (!c) this.#tables.set(name, (c = { snapshotRows: 0, inserts: 0, updates: 0, deletes: 0, schemaChanges: 0 }));
     c[FIELD[what]] += n;
