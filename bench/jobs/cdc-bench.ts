@@ -36,7 +36,7 @@ export class CountingChangeSink implements Sink<Pick<ChangeRecord, 'op'>> {
   }
 
   createWriter(ctx: SinkContext): SinkWriter<Pick<ChangeRecord, 'op'>> {
-    const counts = { r: 0, c: 0, u: 0, d: 0 };
+    const counts = { r: 0, c: 0, u: 0, d: 0, ddl: 0 };
     const channel = this.#channel === undefined ? undefined : new BroadcastChannel(this.#channel);
     // Must not keep a worker thread or the benchmark alive.
     channel?.unref();

@@ -90,7 +90,13 @@ function sourceFigures(jobs: JobDirectory) {
       Object.entries(figures).map(([name, value]) => ({ family: familyName(name), reader: false, labels: { job_id: m.jobId, vertex: vertexName(vertexId) } as Labels, value })),
     );
     const readers = m.taskMetrics().flatMap((t) =>
-      Object.entries(t.source ?? {}).map(([name, value]) => ({ family: familyName(`reader_${name}`), reader: true, labels: { job_id: m.jobId, vertex: vertexName(t.vertexId), subtask: String(t.subtask) } as Labels, value })),
+      Object.entries(t.source ?? {}).map(([key, value]) => {
+        // `figure:subject` (a CDC reader's per-table figures, e.g. `cdc_table_inserts:app.orders`): the subject is the `table` label.
+        const at = key.indexOf(':');
+        const name = at < 0 ? key : key.slice(0, at);
+        const labels: Labels = { job_id: m.jobId, vertex: vertexName(t.vertexId), subtask: String(t.subtask), ...(at < 0 ? {} : { table: key.slice(at + 1) }) };
+        return { family: familyName(`reader_${name}`), reader: true, labels, value };
+      }),
     );
     return [...enumerators, ...readers];
   });
@@ -103,7 +109,7 @@ function discoverSourceFigures(registry: Registry, jobs: JobDirectory): void {
     new Gauge({
       name: family,
       help: figure.reader ? "Reported by a source's reader subtask (for CDC: rows emitted, binlog lag)." : "Reported by a source's split enumerator (for CDC: snapshot progress).",
-      labelNames: SUBTASK,
+      labelNames: 'table' in figure.labels ? [...SUBTASK, 'table'] : SUBTASK,
       registers: [registry],
       collect() {
         this.reset();

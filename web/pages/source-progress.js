@@ -3,7 +3,8 @@
 // GET /jobs/:id), with their readers' figures per subtask (`source` of each subtask). A CDC
 // source's initial snapshot shows as a bar of chunks finished out of the total, with rows read,
 // rows per second and the time left; once the snapshot is done, its totals and what each subtask
-// reads from the binlog. Figures the page does not know are listed as `name: value`.
+// reads from the binlog, and per captured table its rows snapshotted, inserts, updates, deletes and
+// schema changes. Figures the page does not know are listed as `name: value`.
 import { h } from '../dom.js';
 import { count, duration } from '../format.js';
 /** @import { JobDetailsView, VertexView } from '../../src/rest/rest-views.ts' */
@@ -42,7 +43,18 @@ const READER_COLUMNS = {
     { name: 'wal_slot_lag_bytes', label: 'Slot lag', title: "WAL the server keeps for the replication slot beyond its confirmed LSN (confirmed a few checkpoints late)", format: bytes },
   ],
 };
-const KNOWN_READER_FIGURES = new Set([...READER_COLUMNS.snapshot, ...READER_COLUMNS.done].map((c) => c.name));
+const TABLE_FIGURE_PREFIX = 'cdc_table_';
+/** The per-table figures of CDC readers, as columns of the tables view. */
+const TABLE_COLUMNS = [
+  { name: 'snapshot_rows', label: 'Snapshot rows', title: 'rows the snapshot read' },
+  { name: 'inserts', label: 'Inserts', title: 'inserts read from the log' },
+  { name: 'updates', label: 'Updates', title: 'updates read from the log' },
+  { name: 'deletes', label: 'Deletes', title: 'deletes read from the log' },
+  { name: 'schema_changes', label: 'Schema changes', title: 'schema changes followed (DDL)' },
+];
+/** Schema changes followed and DDL not understood: in the log's summary line (when any), not as columns. */
+const SCHEMA_FIGURES = ['cdc_schema_changes', 'binlog_ddl_unrecognized'];
+const KNOWN_READER_FIGURES = new Set([...READER_COLUMNS.snapshot, ...READER_COLUMNS.done].map((c) => c.name).concat(SCHEMA_FIGURES));
 
 /** A figure of unknown meaning: integers as counts, others with up to two decimals. @param {unknown} v */
 function plain(v) {
@@ -76,10 +88,15 @@ function timeLeft(s) {
   return `~${duration(s * 1000)} left`;
 }
 
+/** A CDC reader's per-table figure, `cdc_table_<figure>:<db.table>`: the table view shows those. @param {string} name */
+function isTableFigure(name) {
+  return name.startsWith(TABLE_FIGURE_PREFIX) && name.includes(':');
+}
+
 /** `name: value` for each figure not in `known`. @param {Readonly<Record<string, unknown>> | undefined} figures @param {Set<string>} known */
 function others(figures, known) {
   return Object.entries(figures ?? {})
-    .filter(([name]) => !known.has(name))
+    .filter(([name]) => !known.has(name) && !isTableFigure(name))
     .map(([name, value]) => h('span', { class: 'figure', 'data-figure': name }, `${name}: ${plain(value)}`));
 }
 
@@ -106,6 +123,45 @@ function sourceProgressCard(v, p) {
     phase === 'snapshot' ? snapshotRunning(v, p) : phase === 'done' ? snapshotDone(v, p) : null,
     extra.length ? h('p', { class: 'figures muted' }, extra.flatMap((e, i) => (i ? [' · ', e] : [e]))) : null,
     readersTable(v, phase === 'snapshot' ? 'snapshot' : 'done'),
+    tablesTable(v),
+  );
+}
+
+/**
+ * The CDC readers' per-table figures, summed over the subtasks: one row per captured table.
+ * @param {VertexView} v
+ */
+function tablesTable(v) {
+  /** @type {Map<string, Record<string, number>>} */
+  const tables = new Map();
+  for (const t of v.subtasks) {
+    for (const [key, value] of Object.entries(t.source ?? {})) {
+      if (!isTableFigure(key) || typeof value !== 'number') continue;
+      const at = key.indexOf(':');
+      const table = key.slice(at + 1);
+      const figure = key.slice(TABLE_FIGURE_PREFIX.length, at);
+      const row = tables.get(table) ?? {};
+      row[figure] = (row[figure] ?? 0) + value;
+      tables.set(table, row);
+    }
+  }
+  if (tables.size === 0) return null;
+  return h(
+    'table',
+    { class: 'table source-tables', 'aria-label': `Tables of ${v.name}` },
+    h('thead', null, h('tr', null, h('th', null, 'Table'), TABLE_COLUMNS.map((c) => h('th', { class: 'num', title: c.title }, c.label)))),
+    h(
+      'tbody',
+      null,
+      [...tables.keys()].sort().map((name) =>
+        h(
+          'tr',
+          { 'data-key': `table:${name}`, 'data-table': name },
+          h('td', null, name),
+          TABLE_COLUMNS.map((c) => h('td', { class: 'num', 'data-figure': c.name }, count(tables.get(name)?.[c.name] ?? 0))),
+        ),
+      ),
+    ),
   );
 }
 
@@ -155,6 +211,8 @@ function snapshotDone(v, p) {
   const changes = readers.reduce((n, r) => n + (r[`${prefix}_changes`] ?? 0), 0);
   const lags = readers.map((r) => r[`${prefix}_lag_seconds`]).filter((x) => typeof x === 'number');
   const slotLags = readers.map((r) => r['wal_slot_lag_bytes']).filter((x) => typeof x === 'number');
+  const schemaChanges = readers.reduce((n, r) => n + (r['cdc_schema_changes'] ?? 0), 0);
+  const unrecognized = readers.reduce((n, r) => n + (r['binlog_ddl_unrecognized'] ?? 0), 0);
   const rate = p['snapshot_rows_per_second'];
   return h(
     'div',
@@ -173,6 +231,8 @@ function snapshotDone(v, p) {
           `${wal ? 'WAL' : 'Binlog'}: ${count(changes)} ${changes === 1 ? 'change' : 'changes'} read`,
           lags.length ? `, lag ${seconds(Math.max(...lags))}` : '',
           slotLags.length ? `, slot lag ${bytes(Math.max(...slotLags))}` : '',
+          schemaChanges ? `, ${count(schemaChanges)} schema ${schemaChanges === 1 ? 'change' : 'changes'}` : '',
+          unrecognized ? h('span', { class: 'ddl-unrecognized', title: 'DDL statements the parser did not understand: see the job log' }, `, ${count(unrecognized)} DDL not understood`) : '',
         )
       : null,
   );

@@ -1,6 +1,7 @@
 import type { CdcRecordSource, RowImage } from './change-record.ts';
 import type { ChunkBound, ChunkKeyKind } from './chunk-key.ts';
 import type { SnapshotSplit } from './cdc-split.ts';
+import type { CdcSchemaEvent, CdcTableSchema } from './schema-change.ts';
 
 /**
  * What the CDC core (chunked lock-free snapshot, LOW/HIGH merge, snapshot -> log hand-over,
@@ -27,6 +28,11 @@ export interface CdcDialect<P, S extends CdcRecordSource> {
   readonly logName: string;
   /** Prefix of the readers' log metrics (`<prefix>_events`, `<prefix>_changes`, `<prefix>_lag_seconds`). */
   readonly logMetricPrefix: string;
+  /**
+   * Whether schema changes are records of the stream (`op: 'ddl'`) and rows carry their schema
+   * version. Either way a change is followed and logged.
+   */
+  readonly includeSchemaChanges?: boolean;
 
   /** Negative, zero or positive as a is before, at or after b; throws when they cannot be ordered. */
   comparePositions(a: P, b: P): number;
@@ -103,6 +109,11 @@ export interface CdcReaderSession<P, S extends CdcRecordSource> {
    * is the log phase over every captured table.
    */
   openLog(from: P, backfill?: { readonly db: string; readonly table: string }): Promise<CdcLogReader<P, S>>;
+  /**
+   * The captured tables' columns now, the schemas a log phase that starts now begins with (a
+   * dialect whose log describes each table before its first row, as pgoutput does, need not).
+   */
+  describeTables?(): Promise<CdcTableSchema[]>;
   /** The `source` of a snapshot row read in a chunk whose HIGH watermark is `high`. */
   snapshotSource(split: SnapshotSplit, high: P, row: number, readAt: number): S;
   close(): Promise<void>;
@@ -130,7 +141,7 @@ export interface CdcLogReader<P, S extends CdcRecordSource = CdcRecordSource> {
   close(): Promise<void>;
 }
 
-export type CdcLogEvent<P, S extends CdcRecordSource = CdcRecordSource> = CdcRowsEvent<P, S> | CdcBoundaryEvent<P>;
+export type CdcLogEvent<P, S extends CdcRecordSource = CdcRecordSource> = CdcRowsEvent<P, S> | CdcBoundaryEvent<P, S>;
 
 /** Row changes of one table in one log event (one or more rows). */
 export interface CdcRowsEvent<P, S extends CdcRecordSource = CdcRecordSource> {
@@ -148,6 +159,8 @@ export interface CdcRowsEvent<P, S extends CdcRecordSource = CdcRecordSource> {
   readonly ts: number;
   /** The `source` of the change of row `row` of this event. */
   source(row: number): S;
+  /** Schema changes the log has between the event before and this one (PostgreSQL's RELATION before a changed table's next row). */
+  readonly schemaChanges?: ReadonlyArray<CdcSchemaEvent<P, S>>;
 }
 
 /**
@@ -155,8 +168,10 @@ export interface CdcRowsEvent<P, S extends CdcRecordSource = CdcRecordSource> {
  * `betweenTransactionsOnly`: it is one only when no rows event of an open transaction came
  * before it (MySQL's DDL inside an open group).
  */
-export interface CdcBoundaryEvent<P> {
+export interface CdcBoundaryEvent<P, S = unknown> {
   readonly type: 'boundary';
   readonly next: P;
   readonly betweenTransactionsOnly?: boolean;
+  /** Schema changes before this point (MySQL's DDL statement, PostgreSQL's TRUNCATE), in order. */
+  readonly schemaChanges?: ReadonlyArray<CdcSchemaEvent<P, S>>;
 }

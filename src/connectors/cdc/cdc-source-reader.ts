@@ -4,6 +4,7 @@ import type { CdcSourceEvent, CdcSplit, FinishedReport, LogSplit, SnapshotSplit 
 import type { CdcChangeRecord, CdcRecordSource } from './change-record.ts';
 import { LogFollower } from './log-follower.ts';
 import { readChunk, type ChunkResult } from './snapshot-chunk-reader.ts';
+import { TableFigures } from './table-figures.ts';
 
 interface ChunkRead<P> {
   readonly split: SnapshotSplit;
@@ -37,6 +38,7 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
   readonly #checkpointPositions = new Map<number, P>();
   #requested = false;
   #wake: (() => void) | undefined;
+  readonly #figures = new TableFigures();
   #rows = 0;
   #chunks = 0;
   #merged = 0;
@@ -114,6 +116,7 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
     };
     this.#unacked.set(split.id, report);
     this.#rows += rows.length;
+    this.#figures.count(db, table, 'r', rows.length);
     this.#chunks++;
     this.#merged += r.merged;
     this.#ctx.sendSourceEvent({ kind: 'chunks-finished', chunks: [report.chunk] } satisfies CdcSourceEvent<P>);
@@ -148,10 +151,24 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
   #openLog(): void {
     const split = this.#logSplit!;
     const d = this.#dialect;
-    this.#logOpening = this.#session!.openLog(split.start).then(
-      (log) => {
+    const session = this.#session!;
+    const opened = async () => {
+      // Schemas as the log phase begins, for tables the checkpoint has none of (a first start).
+      const described = split.schemas === undefined || split.schemas.length === 0 ? ((await session.describeTables?.()) ?? []) : [];
+      return { log: await session.openLog(split.start), described };
+    };
+    this.#logOpening = opened().then(
+      ({ log, described }) => {
         this.#ctx.log.info(`following ${d.logName} from ${d.formatPosition(split.start)}${split.maxHigh ? ` (dropping changes the snapshot's chunks hold, up to ${d.formatPosition(split.maxHigh)})` : ''}`);
-        this.#log = new LogFollower(log, split, (a, b) => d.comparePositions(a, b));
+        const setup = {
+          comparePositions: (a: P, b: P) => d.comparePositions(a, b),
+          formatPosition: (p: P) => d.formatPosition(p),
+          includeSchemaChanges: d.includeSchemaChanges === true,
+          info: (message: string, fields?: Record<string, unknown>) => this.#ctx.log.info(message, fields),
+          warn: (message: string, fields?: Record<string, unknown>) => this.#ctx.log.warn(message, fields),
+          figures: this.#figures,
+        };
+        this.#log = new LogFollower(log, split, setup, described);
         this.#logReader = log;
         this.#log.available().then(() => this.#signal(), () => {});
         this.#signal();
@@ -209,10 +226,12 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
       snapshot_chunks_emitted: this.#chunks,
       snapshot_changes_merged: this.#merged,
       [`${prefix}_events`]: b?.events ?? 0,
+      cdc_schema_changes: b?.schemaChanges ?? 0,
       [`${prefix}_changes`]: b?.changes ?? 0,
       // From the commit time of the last change read: grows while the source falls behind (second resolution).
       [`${prefix}_lag_seconds`]: b && b.lastEventTs > 0 && !b.caughtUp ? Math.max(0, (Date.now() - b.lastEventTs) / 1000) : 0,
       ...this.#logReader?.metrics?.(),
+      ...this.#figures.metrics(),
     };
   }
 

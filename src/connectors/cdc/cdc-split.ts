@@ -1,4 +1,5 @@
 import type { ChunkBound, ChunkKeyKind } from './chunk-key.ts';
+import type { CdcTableSchema } from './schema-change.ts';
 
 /**
  * The CDC source's splits, generic over the dialect's log position P. They are checkpointed (the
@@ -57,6 +58,8 @@ export interface LogSplit<P> {
   readonly maxHigh: P | null;
   /** Startup mode timestamp: events committed before this (ms) are skipped. */
   readonly fromTimestamp?: number;
+  /** The captured tables' schemas at `start` (absent in checkpoints from before schema tracking). */
+  readonly schemas?: ReadonlyArray<CdcTableSchema>;
 }
 
 /** A reader's report that a chunk is done, kept in its state until the enumerator has it. */

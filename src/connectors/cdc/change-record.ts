@@ -1,3 +1,5 @@
+import type { CdcSchemaChangeRecordBody } from './schema-change.ts';
+
 /** A row as column name -> value; how each SQL type maps to a JS value is the dialect's (e.g. mysql/column-codec.ts). */
 export type RowImage = Record<string, unknown>;
 
@@ -11,6 +13,11 @@ export interface CdcRecordSource {
   /** Milliseconds since the epoch: when the change was committed, or when its chunk was read. */
   readonly ts: number;
   readonly snapshot: boolean;
+  /**
+   * With `includeSchemaChanges`: the version of its table's schema a log change has (0 as the
+   * stream began, +1 per schema change). Snapshot rows have none.
+   */
+  readonly schemaVersion?: number;
 }
 
 /**
@@ -19,7 +26,7 @@ export interface CdcRecordSource {
  * was consistent at (its HIGH watermark) in `source`.
  */
 export interface CdcChangeRecord<S extends CdcRecordSource = CdcRecordSource> {
-  readonly op: 'r' | 'c' | 'u' | 'd';
+  readonly op: 'r' | 'c' | 'u' | 'd' | 'ddl';
   readonly before: RowImage | null;
   readonly after: RowImage | null;
   readonly source: S;
@@ -28,4 +35,6 @@ export interface CdcChangeRecord<S extends CdcRecordSource = CdcRecordSource> {
    * unchanged TOASTed values): absent from `after`, never reported as null. Absent when none.
    */
   readonly unchangedColumns?: readonly string[];
+  /** `op: 'ddl'` only (with `includeSchemaChanges`): the changes and the table's schema after them; before and after are null. */
+  readonly schemaChange?: CdcSchemaChangeRecordBody;
 }

@@ -1,8 +1,23 @@
 import type { SourceOutput } from '../../api/source.ts';
+import { CdcSchemaChangeError } from './cdc-schema-error.ts';
 import type { CdcLogReader, CdcRowsEvent } from './cdc-dialect.ts';
 import type { FinishedTable, LogSplit } from './cdc-split.ts';
 import type { CdcChangeRecord, CdcRecordSource, RowImage } from './change-record.ts';
 import { compareChunkKeys } from './chunk-key.ts';
+import type { CdcSchemaEvent, CdcTableSchema } from './schema-change.ts';
+import { SchemaTracker } from './schema-tracker.ts';
+import { TableFigures } from './table-figures.ts';
+
+/** How the follower reports and formats, and whether schema changes are records. */
+export interface LogFollowerSetup<P> {
+  readonly comparePositions: (a: P, b: P) => number;
+  readonly formatPosition: (p: P) => string;
+  readonly includeSchemaChanges: boolean;
+  readonly info: (message: string, fields?: Record<string, unknown>) => void;
+  readonly warn: (message: string, fields?: Record<string, unknown>) => void;
+  /** Per-table counts, shared with the snapshot's (the reader's). */
+  readonly figures: TableFigures;
+}
 
 /**
  * The log phase: turns rows events into change records and knows, at every point between two
@@ -13,6 +28,8 @@ import { compareChunkKeys } from './chunk-key.ts';
 export class LogFollower<P, S extends CdcRecordSource> {
   readonly #log: CdcLogReader<P, S>;
   readonly #compare: (a: P, b: P) => number;
+  readonly #setup: LogFollowerSetup<P>;
+  readonly #schemas: SchemaTracker;
   #split: LogSplit<P>;
   /** Rows events of the current transaction still to skip (emitted before the restored checkpoint). */
   #skip: number;
@@ -25,9 +42,15 @@ export class LogFollower<P, S extends CdcRecordSource> {
   /** Nothing buffered at the last poll: the reader has read all the server has written. */
   caughtUp = false;
 
-  constructor(log: CdcLogReader<P, S>, split: LogSplit<P>, comparePositions: (a: P, b: P) => number) {
+  schemaChanges = 0;
+
+  /** `described`: the tables' schemas now, for those the split has none of (a first start). */
+  constructor(log: CdcLogReader<P, S>, split: LogSplit<P>, setup: LogFollowerSetup<P>, described: readonly CdcTableSchema[] = []) {
     this.#log = log;
-    this.#compare = comparePositions;
+    this.#compare = setup.comparePositions;
+    this.#setup = setup;
+    this.#schemas = new SchemaTracker(split.schemas);
+    this.#schemas.seed(described);
     this.#split = split;
     this.#skip = split.skipEvents;
     this.#tables = new Map(split.tables.map((t) => [`${t.db}.${t.table}`, t]));
@@ -43,16 +66,21 @@ export class LogFollower<P, S extends CdcRecordSource> {
       const ev = this.#log.next();
       this.caughtUp = ev === undefined;
       if (!ev) return 'nothing';
+      // Applied again on a replay after a restore: the tracker finds nothing new then.
+      let emitted = false;
+      for (const change of ev.schemaChanges ?? []) emitted = this.#schemaChange(change, out) || emitted;
       if (ev.type === 'boundary') {
         // A restore must not go back before a statement that is its own transaction (DDL), where
         // rows have the old shape but would be decoded with the table's schema as it is now.
         if (!ev.betweenTransactionsOnly || this.#txn === undefined) this.#commit(ev.next);
+        if (emitted) return 'more';
         continue;
       }
       if (this.#txn === undefined || this.#compare(this.#txn.start, ev.txnStart) !== 0) this.#txn = { start: ev.txnStart, events: 0 };
       this.#txn.events++;
       if (this.#skip > 0) {
         this.#skip--;
+        if (emitted) return 'more';
         continue;
       }
       this.events++;
@@ -73,8 +101,53 @@ export class LogFollower<P, S extends CdcRecordSource> {
 
   /** Where to resume: the current transaction's start and how many of its rows events are out. */
   snapshot(): LogSplit<P> {
-    if (!this.#txn) return this.#split;
-    return { ...this.#split, start: this.#txn.start, skipEvents: this.#txn.events };
+    const schemas = this.#schemas.snapshot();
+    const split = schemas.length > 0 ? { ...this.#split, schemas } : this.#split;
+    if (!this.#txn) return split;
+    return { ...split, start: this.#txn.start, skipEvents: this.#txn.events };
+  }
+
+  /**
+   * Follows a schema change (the tracker's columns and version) and logs it; with
+   * includeSchemaChanges emits it as an `op: 'ddl'` record. True when a record was emitted.
+   */
+  #schemaChange(ev: CdcSchemaEvent<P, S>, out: SourceOutput<CdcChangeRecord<S>>): boolean {
+    const name = `${ev.db}.${ev.table}`;
+    if (ev.unrecognized !== undefined) {
+      // Never dropped silently: rows still decode by the log's own metadata, but downstream gets no record of it.
+      const at = this.#setup.formatPosition(ev.at);
+      this.#setup.warn(`a DDL statement at ${at} was not understood (${ev.unrecognized}); schemas are tracked as before it: ${(ev.statement ?? '').slice(0, 500)}`, { position: at, statement: ev.statement, reason: ev.unrecognized });
+      return false;
+    }
+    this.#refuseUnfollowable(ev, name);
+    const tracked = this.#schemas.apply(ev);
+    if (!tracked) return false;
+    this.schemaChanges++;
+    this.#setup.figures.count(ev.db, ev.table, 'ddl');
+    const kinds = tracked.changes.map((c) => c.kind).join(', ');
+    this.#setup.info(`schema change of ${name} at ${this.#setup.formatPosition(ev.at)}: ${kinds}; version ${tracked.schema.version}: (${tracked.schema.columns.map((c) => `${c.name} ${c.type}`).join(', ')})`, {
+      table: name,
+      changes: tracked.changes,
+      version: tracked.schema.version,
+      ...(ev.statement !== undefined ? { statement: ev.statement } : {}),
+    });
+    if (!this.#setup.includeSchemaChanges) return false;
+    const from = this.#split.fromTimestamp;
+    if (from !== undefined && Math.floor(ev.ts / 1000) < Math.floor(from / 1000)) return false;
+    const schemaChange = ev.statement !== undefined ? { changes: tracked.changes, schema: tracked.schema, statement: ev.statement } : { changes: tracked.changes, schema: tracked.schema };
+    out.collect({ op: 'ddl', before: null, after: null, source: ev.source, schemaChange }, ev.ts);
+    return true;
+  }
+
+  /** While changes are merged with the snapshot's chunks by their key, that key must stay. */
+  #refuseUnfollowable(ev: CdcSchemaEvent<P, S>, name: string): void {
+    const t = this.#tables.get(name);
+    if (!t) return;
+    const at = this.#setup.formatPosition(ev.at);
+    if (ev.primaryKeyDropped) throw new CdcSchemaChangeError(ev.db, ev.table, at, 'primary-key-dropped', `its primary key was dropped while changes are still merged with its snapshot chunks by ${t.keyColumn}`);
+    const keyGone = ev.changes?.some((c) => (c.kind === 'drop.column' && c.column === t.keyColumn) || (c.kind === 'rename.column' && c.from === t.keyColumn) || c.kind === 'drop.table');
+    const listed = ev.columns && !ev.changes && !ev.columns.some((c) => c.name === t.keyColumn);
+    if (keyGone || listed) throw new CdcSchemaChangeError(ev.db, ev.table, at, 'chunk-key-dropped', `its chunk key ${t.keyColumn} is gone while changes are still merged with its snapshot chunks by it`);
   }
 
   get position(): P {
@@ -84,7 +157,9 @@ export class LogFollower<P, S extends CdcRecordSource> {
   #emit(ev: CdcRowsEvent<P, S>, out: SourceOutput<CdcChangeRecord<S>>): void {
     const from = this.#split.fromTimestamp;
     if (from !== undefined && Math.floor(ev.ts / 1000) < Math.floor(from / 1000)) return;
-    const table = this.#tables.get(`${ev.db}.${ev.table}`);
+    const name = `${ev.db}.${ev.table}`;
+    const table = this.#tables.get(name);
+    const version = this.#setup.includeSchemaChanges ? this.#schemas.version(ev.db, ev.table) : undefined;
     ev.rows.forEach((r, row) => {
       // A decoder may leave an absent image undefined.
       const before = r.before ?? null;
@@ -108,7 +183,9 @@ export class LogFollower<P, S extends CdcRecordSource> {
         return;
       }
       this.changes++;
-      const record: CdcChangeRecord<S> = r.unchangedColumns !== undefined && a !== null ? { op, before: b, after: a, source: ev.source(row), unchangedColumns: r.unchangedColumns } : { op, before: b, after: a, source: ev.source(row) };
+      this.#setup.figures.countOf(name, op);
+      const source = version === undefined ? ev.source(row) : { ...ev.source(row), schemaVersion: version };
+      const record: CdcChangeRecord<S> = r.unchangedColumns !== undefined && a !== null ? { op, before: b, after: a, source, unchangedColumns: r.unchangedColumns } : { op, before: b, after: a, source };
       // The commit time is the record's event time (a WatermarkStrategy makes watermarks from it).
       out.collect(record, ev.ts);
     });

@@ -41,6 +41,8 @@ export class RowOpBuilder {
       return;
     }
     const change = record as ChangeRecordLike;
+    // A schema change record (includeSchemaChanges) changes no row.
+    if ((change.op as string) === 'ddl') return;
     const keyOf = (values: readonly unknown[]) => this.#keyIndex.map((i) => values[i]);
     const before = change.before ? this.#values(change.before) : undefined;
     if (change.op === 'd') {

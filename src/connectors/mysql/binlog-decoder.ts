@@ -234,7 +234,7 @@ export class BinlogDecoder {
       if (txn.gtid !== undefined) this.#o.tracker.add(txn.gtid);
       this.#txn = undefined;
     }
-    return { kind: 'event', event: { type: 'ddl', db, query, file: this.#file, nextPos: h.logPos, ts: h.timestamp * 1000 }, position: this.position };
+    return { kind: 'event', event: { type: 'ddl', db, query, file: this.#file, pos: this.#start(h), nextPos: h.logPos, ts: h.timestamp * 1000 }, position: this.position };
   }
 
   #commit(h: Header): DecodeOutcome {
@@ -403,6 +403,9 @@ function mismatch(schema: TableSchema, map: TableMap): string | undefined {
     const column = schema.columns[i]!;
     const b = map.columns[i]!;
     if (!binlogTypeFits(column, b)) return `column ${i + 1} (${column.name}) is ${column.columnType} in information_schema but ${columnTypeName(b.type)} in the binlog`;
+    // A renamed column keeps its type: only the names the binlog carries (binlog_row_metadata=FULL) tell.
+    const name = map.optional?.names?.[i];
+    if (name !== undefined && name !== column.name) return `column ${i + 1} is ${column.name} in information_schema but ${name} in the binlog`;
   }
   return undefined;
 }

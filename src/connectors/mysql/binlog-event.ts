@@ -43,6 +43,8 @@ export interface DdlEvent {
   readonly db: string;
   readonly query: string;
   readonly file: string;
+  /** Start of this event. */
+  readonly pos: number;
   readonly nextPos: number;
   readonly ts: number;
 }

@@ -27,6 +27,8 @@ export type { CdcSplit, MySqlLogPosition } from './cdc-split.ts';
 export type { CheckpointCompletion, EnumeratorContext, InputStatus, ReaderActivity, SourceOutput, SourceReader, SourceReaderContext, SplitEnumerator } from '../../api/source.ts';
 export type { MySqlEnumeratorState } from './mysql-cdc-source.ts';
 export type { CdcChangeRecord, CdcRecordSource } from '../cdc/change-record.ts';
+export type { CdcColumn, CdcSchemaChange, CdcSchemaChangeKind, CdcSchemaChangeRecordBody, CdcTableSchema } from '../cdc/schema-change.ts';
+export { CdcSchemaChangeError } from '../cdc/cdc-schema-error.ts';
 export type { CommitRetryPolicy, Committer, PrecommitCheckpoint, PrecommittingSinkWriter } from '../../api/two-phase-committing-sink.ts';
 export type { OutputTag } from '../../api/output-tag.ts';
 export type { SinkCheckpointing, SinkContext } from '../../api/sink.ts';

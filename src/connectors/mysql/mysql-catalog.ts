@@ -4,7 +4,7 @@ import type { MySqlLogPosition } from './cdc-split.ts';
 import { chunkBoundaries } from './chunk-queries.ts';
 import { chunkTable } from './chunk-splitter.ts';
 import type { GtidStrategy } from './gtid-strategy.ts';
-import { tableMatches, type ResolvedCdcOptions } from './mysql-cdc-options.ts';
+import { capturesOtherDatabases, tableMatches, type ResolvedCdcOptions } from './mysql-cdc-options.ts';
 import { checkBinlogSettings } from './server-check.ts';
 import type { SqlClient } from './sql-client.ts';
 import { TableSchemaCache } from './table-schema.ts';
@@ -74,16 +74,18 @@ export class MySqlCatalog implements CdcCatalog<MySqlLogPosition> {
   }
 
   async listTables(): Promise<CdcTable[]> {
-    const rows = await this.#sql.query<{ TABLE_NAME: string }>(
-      "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME",
-      [this.#o.database],
-    );
-    const all = rows.map((r) => r.TABLE_NAME);
-    const matched = all.filter((t) => tableMatches(this.#o, t));
-    if (matched.length === 0) throw new NoTablesMatchedError(this.#o.database, this.#o.tables, all);
+    const o = this.#o;
+    // Patterns naming other databases: every database but the server's own.
+    const rows = capturesOtherDatabases(o)
+      ? await this.#sql.query<{ TABLE_SCHEMA: string; TABLE_NAME: string }>(
+          "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys') AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_SCHEMA, TABLE_NAME",
+        )
+      : await this.#sql.query<{ TABLE_SCHEMA: string; TABLE_NAME: string }>("SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME", [o.database]);
+    const matched = rows.filter((r) => tableMatches(o, r.TABLE_NAME, r.TABLE_SCHEMA));
+    if (matched.length === 0) throw new NoTablesMatchedError(o.database, o.tables, rows.map((r) => (r.TABLE_SCHEMA === o.database ? r.TABLE_NAME : `${r.TABLE_SCHEMA}.${r.TABLE_NAME}`)));
     const schemas = new TableSchemaCache(this.#sql);
     const tables: CdcTable[] = [];
-    for (const t of matched) tables.push(chunkTable(await schemas.get(this.#o.database, t), this.#o.chunkKeyColumn));
+    for (const r of matched) tables.push(chunkTable(await schemas.get(r.TABLE_SCHEMA, r.TABLE_NAME), o.chunkKeyColumn));
     return tables;
   }
 

@@ -16,7 +16,11 @@ export type StartupMode =
 
 export interface MySqlCdcOptions extends MySqlConnectionOptions {
   readonly database: string;
-  /** Table names or patterns in `database` ('orders', 'order_*', /^order_\d+$/); '*' or omitted: all. */
+  /**
+   * Table names or patterns in `database` ('orders', 'order_*', /^order_\d+$/); '*' or omitted:
+   * all. Tables of other databases as 'db.table' ('app_*.orders') or a RegExp over 'db.table'
+   * with an escaped dot (/^app_\d+\.order_.*$/).
+   */
   readonly tables?: ReadonlyArray<string | RegExp>;
   /**
    * Replication server id, or a range 'a-b' with one id per parallel reader (a MySQL/MariaDB server
@@ -34,6 +38,12 @@ export interface MySqlCdcOptions extends MySqlConnectionOptions {
   readonly distributionFactorLower?: number;
   /** How long to wait for a connection, ms. Default 10000. */
   readonly connectTimeoutMs?: number;
+  /**
+   * Schema changes as records of the stream (`op: 'ddl'`, with the changes and the table's
+   * schema after them) in order with the rows, and each log row's `source.schemaVersion`.
+   * Default false: no new record kind; changes are still followed and logged.
+   */
+  readonly includeSchemaChanges?: boolean;
 }
 
 export interface ResolvedCdcOptions extends Required<Omit<MySqlCdcOptions, 'serverId' | 'tables' | 'chunkKeyColumn' | 'database'>> {
@@ -71,6 +81,7 @@ export function resolveCdcOptions(o: MySqlCdcOptions): ResolvedCdcOptions {
     distributionFactorUpper: o.distributionFactorUpper ?? 1000,
     distributionFactorLower: o.distributionFactorLower ?? 0.05,
     connectTimeoutMs: o.connectTimeoutMs ?? 10_000,
+    includeSchemaChanges: o.includeSchemaChanges ?? false,
   };
 }
 
@@ -96,15 +107,30 @@ export function serverIdFor(o: ResolvedCdcOptions, subtask: number, parallelism:
   return o.serverIds.first + subtask;
 }
 
-/** Whether a table name matches the configured names and patterns. */
-export function tableMatches(o: ResolvedCdcOptions, table: string): boolean {
+/**
+ * Whether table `db.table` is captured. A name or glob without a dot ('orders', 'order_*') is of
+ * `database`; with one ('app_db.orders', 'app_*.*') it names the database too. A RegExp whose source
+ * has an escaped dot (/^app_\d+\.orders$/) is tested against `db.table`, any other against the
+ * names of `database`'s tables.
+ */
+export function tableMatches(o: ResolvedCdcOptions, table: string, db: string = o.database): boolean {
   return o.tables.some((p) => {
-    if (p instanceof RegExp) return p.test(table);
-    if (p === '*') return true;
-    const name = p.includes('.') ? p.slice(p.indexOf('.') + 1) : p;
-    if (!name.includes('*')) return name === table;
-    return new RegExp(`^${name.split('*').map(escapeRegExp).join('.*')}$`).test(table);
+    if (p instanceof RegExp) return p.source.includes('\\.') ? p.test(`${db}.${table}`) : db === o.database && p.test(table);
+    const dot = p.indexOf('.');
+    const [dbPattern, name] = dot < 0 ? [o.database, p] : [p.slice(0, dot), p.slice(dot + 1)];
+    return globMatches(dbPattern, db) && globMatches(name, table);
   });
+}
+
+/** Whether the patterns may name tables outside `database` (then the catalog looks at every database). */
+export function capturesOtherDatabases(o: ResolvedCdcOptions): boolean {
+  return o.tables.some((p) => (p instanceof RegExp ? p.source.includes('\\.') : p.includes('.') && p.slice(0, p.indexOf('.')) !== o.database));
+}
+
+function globMatches(pattern: string, name: string): boolean {
+  if (pattern === '*') return true;
+  if (!pattern.includes('*')) return pattern === name;
+  return new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`).test(name);
 }
 
 function escapeRegExp(s: string): string {

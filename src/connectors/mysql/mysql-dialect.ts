@@ -15,8 +15,11 @@ export class MySqlDialect implements CdcDialect<MySqlLogPosition, ChangeSource> 
   readonly #o: ResolvedCdcOptions;
   #strategy: GtidStrategy | undefined;
 
+  readonly includeSchemaChanges: boolean;
+
   constructor(options: ResolvedCdcOptions) {
     this.#o = options;
+    this.includeSchemaChanges = options.includeSchemaChanges;
   }
 
   comparePositions(a: MySqlLogPosition, b: MySqlLogPosition): number {

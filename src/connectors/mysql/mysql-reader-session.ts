@@ -1,12 +1,13 @@
 import type { CdcReaderSession } from '../cdc/cdc-dialect.ts';
 import type { SnapshotSplit } from '../cdc/cdc-split.ts';
+import type { CdcTableSchema } from '../cdc/schema-change.ts';
 import { BinlogClient } from './binlog-client.ts';
 import { BinlogLogReader } from './binlog-log-reader.ts';
 import type { LogPosition, MySqlLogPosition } from './cdc-split.ts';
 import type { ChangeSource, RowImage } from './change-record.ts';
 import { selectChunk } from './chunk-queries.ts';
 import { detectGtidStrategy, type GtidStrategy } from './gtid-strategy.ts';
-import { tableMatches, type ResolvedCdcOptions } from './mysql-cdc-options.ts';
+import { capturesOtherDatabases, tableMatches, type ResolvedCdcOptions } from './mysql-cdc-options.ts';
 import { connectSql, type SqlClient } from './sql-client.ts';
 import { TableSchemaCache } from './table-schema.ts';
 
@@ -50,7 +51,7 @@ export class MySqlReaderSession implements CdcReaderSession<MySqlLogPosition, Ch
 
   async openLog(from: MySqlLogPosition, backfill?: { readonly db: string; readonly table: string }): Promise<BinlogLogReader> {
     const o = this.#o;
-    const include = backfill ? (db: string, table: string) => db === backfill.db && table === backfill.table : (db: string, table: string) => db === o.database && tableMatches(o, table);
+    const include = backfill ? (db: string, table: string) => db === backfill.db && table === backfill.table : (db: string, table: string) => tableMatches(o, table, db);
     const client = await BinlogClient.open({
       host: o.host,
       port: o.port,
@@ -61,7 +62,26 @@ export class MySqlReaderSession implements CdcReaderSession<MySqlLogPosition, Ch
       schemas: this.#schemas,
       include,
     });
-    return new BinlogLogReader(client);
+    return new BinlogLogReader(client, include);
+  }
+
+  /** The captured tables' columns from information_schema, in binlog row order. */
+  async describeTables(): Promise<CdcTableSchema[]> {
+    const o = this.#o;
+    const rows = await this.#sql.query<{ db: string; table_name: string; column_name: string; column_type: string }>(
+      `SELECT TABLE_SCHEMA AS db, TABLE_NAME AS table_name, COLUMN_NAME AS column_name, COLUMN_TYPE AS column_type FROM information_schema.COLUMNS
+       WHERE ${capturesOtherDatabases(o) ? "TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')" : 'TABLE_SCHEMA = ?'}
+       ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION`,
+      capturesOtherDatabases(o) ? [] : [o.database],
+    );
+    const tables = new Map<string, CdcTableSchema>();
+    for (const r of rows) {
+      if (!tableMatches(o, r.table_name, r.db)) continue;
+      const k = `${r.db}.${r.table_name}`;
+      const t = tables.get(k) ?? { db: r.db, table: r.table_name, version: 0, columns: [] };
+      tables.set(k, { ...t, columns: [...t.columns, { name: r.column_name, type: String(r.column_type).toLowerCase() }] });
+    }
+    return [...tables.values()];
   }
 
   snapshotSource(split: SnapshotSplit, high: MySqlLogPosition, row: number, ts: number): ChangeSource {

@@ -39,6 +39,8 @@ export type { CheckpointCompletion, EnumeratorContext, InputStatus, ReaderActivi
 export type { FinishedChunk, FinishedReport, FinishedTable, LogSplit, SnapshotSplit } from '../cdc/cdc-split.ts';
 export type { CdcEnumeratorState } from '../cdc/cdc-split-enumerator.ts';
 export type { CdcChangeRecord, CdcRecordSource } from '../cdc/change-record.ts';
+export type { CdcColumn, CdcSchemaChange, CdcSchemaChangeKind, CdcSchemaChangeRecordBody, CdcTableSchema } from '../cdc/schema-change.ts';
+export { CdcSchemaChangeError } from '../cdc/cdc-schema-error.ts';
 export type { CommitRetryPolicy, Committer, PrecommitCheckpoint, PrecommittingSinkWriter } from '../../api/two-phase-committing-sink.ts';
 export type { OutputTag } from '../../api/output-tag.ts';
 export type { SinkCheckpointing, SinkContext } from '../../api/sink.ts';

@@ -1,4 +1,5 @@
 import type { CdcLogEvent, CdcLogReader } from '../cdc/cdc-dialect.ts';
+import type { CdcSchemaEvent } from '../cdc/schema-change.ts';
 import { maxLsn, type Lsn } from './lsn.ts';
 import type { PgChangeSource } from './pg-change-record.ts';
 import type { LogEvent } from './pg-log-reader.ts';
@@ -60,6 +61,8 @@ export class PgCdcLogReader implements CdcLogReader<Lsn, PgChangeSource> {
   #completed: Lsn[] = [];
   #confirmed: Lsn = 0n;
   #truncateWarned = false;
+  /** Schema changes (RELATION, TRUNCATE) waiting for the event after them to carry them. */
+  #schemaChanges: CdcSchemaEvent<Lsn, PgChangeSource>[] = [];
   #positionMoved = false;
   #slotLagBytes: number | undefined;
   #lagTimer: NodeJS.Timeout | undefined;
@@ -183,7 +186,13 @@ export class PgCdcLogReader implements CdcLogReader<Lsn, PgChangeSource> {
             this.#txHasRows = false;
             this.#push(e.endLsn, { type: 'boundary', next: e.endLsn });
             break;
+          case 'relation':
+            if (this.#o.include(e.schema, e.table)) this.#schemaChanges.push({ db: e.schema, table: e.table, columns: e.columns, at: e.lsn, ts: e.source.ts, source: e.source });
+            break;
           case 'truncate':
+            e.sources.forEach((source) => {
+              if (this.#o.include(source.schema, source.table)) this.#schemaChanges.push({ db: source.schema, table: source.table, changes: [{ kind: 'truncate.table' }], at: e.lsn, ts: e.ts, source });
+            });
             if (!this.#truncateWarned) {
               this.#truncateWarned = true;
               this.#o.warn(`TRUNCATE of ${e.tables.join(', ')} is not replayed as row deletes: downstream copies keep the rows (as Flink CDC's Postgres source)`);
@@ -209,6 +218,10 @@ export class PgCdcLogReader implements CdcLogReader<Lsn, PgChangeSource> {
   }
 
   #push(position: Lsn | undefined, event?: CdcLogEvent<Lsn, PgChangeSource>): void {
+    if (event && this.#schemaChanges.length > 0) {
+      event = { ...event, schemaChanges: this.#schemaChanges };
+      this.#schemaChanges = [];
+    }
     this.#queue.push({ position, event });
     this.#wake();
   }

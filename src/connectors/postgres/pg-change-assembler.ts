@@ -1,5 +1,5 @@
 import { formatLsn, type Lsn } from './lsn.ts';
-import type { PgChangeRecord, RowImage } from './pg-change-record.ts';
+import type { PgChangeRecord, PgChangeSource, RowImage } from './pg-change-record.ts';
 import type { PgTypeCatalog } from './pg-type-catalog.ts';
 import { UNCHANGED_TOAST, type PgOutputMessage, type RelationMessage, type TupleValue } from './pgoutput-message.ts';
 
@@ -7,12 +7,15 @@ import { UNCHANGED_TOAST, type PgOutputMessage, type RelationMessage, type Tuple
 export type AssembledEvent =
   /** `commitLsn`: the transaction's commit LSN, record.source.lsn as a number. */
   | { readonly kind: 'change'; readonly record: PgChangeRecord; readonly commitLsn: Lsn }
-  | { readonly kind: 'truncate'; readonly tables: readonly string[]; readonly lsn: Lsn; readonly index: number }
+  | { readonly kind: 'truncate'; readonly tables: readonly string[]; readonly lsn: Lsn; readonly index: number; readonly sources: readonly PgChangeSource[]; readonly ts: number }
   /** A transaction begins: every transaction committed before `finalLsn` has come. */
   | { readonly kind: 'begin'; readonly finalLsn: Lsn }
   | { readonly kind: 'commit'; readonly commitLsn: Lsn; readonly endLsn: Lsn }
-  /** A relation the stream has just described, with its column types (load them into the catalog). */
-  | { readonly kind: 'relation'; readonly relation: RelationMessage };
+  /**
+   * A relation the stream has just described, with its column types (load them into the catalog);
+   * `source` where in the stream (inside a transaction: before the relation's next row).
+   */
+  | { readonly kind: 'relation'; readonly relation: RelationMessage; readonly source?: PgChangeSource; readonly lsn?: Lsn }
 
 /** A message referred to a relation the stream had not described, or came outside a transaction. */
 export class PgStreamStateError extends Error {
@@ -66,7 +69,7 @@ export class PgChangeAssembler {
         return { kind: 'commit', commitLsn: m.commitLsn, endLsn: m.endLsn };
       case 'relation':
         this.#relations.set(m.relationId, m);
-        return { kind: 'relation', relation: m };
+        return this.#tx ? { kind: 'relation', relation: m, source: this.#source(m, walStart, this.#tx, this.#tx.index), lsn: this.#tx.finalLsn } : { kind: 'relation', relation: m };
       case 'insert': {
         const rel = this.#rel(m.relationId);
         const after = this.#image(rel, m.newTuple);
@@ -88,8 +91,9 @@ export class PgChangeAssembler {
       }
       case 'truncate': {
         const tx = this.#open('truncate');
-        const tables = m.relationIds.map((id) => name(this.#rel(id)));
-        return { kind: 'truncate', tables, lsn: tx.finalLsn, index: tx.index++ };
+        const rels = m.relationIds.map((id) => this.#rel(id));
+        const index = tx.index++;
+        return { kind: 'truncate', tables: rels.map(name), lsn: tx.finalLsn, index, sources: rels.map((r) => this.#source(r, walStart, tx, index)), ts: tx.commitTime };
       }
       case 'origin':
       case 'type':
@@ -107,19 +111,13 @@ export class PgChangeAssembler {
       after,
       table: name(rel),
       ...(unchanged.length > 0 ? { unchangedColumns: unchanged } : {}),
-      source: {
-        db: this.#db,
-        schema: rel.schema,
-        table: rel.table,
-        lsn: formatLsn(tx.finalLsn),
-        changeLsn: formatLsn(walStart),
-        index: tx.index++,
-        txId: tx.xid,
-        ts: tx.commitTime,
-        snapshot: false,
-      },
+      source: this.#source(rel, walStart, tx, tx.index++),
     };
     return { kind: 'change', record, commitLsn: tx.finalLsn };
+  }
+
+  #source(rel: RelationMessage, walStart: Lsn, tx: OpenTransaction, index: number): PgChangeSource {
+    return { db: this.#db, schema: rel.schema, table: rel.table, lsn: formatLsn(tx.finalLsn), changeLsn: formatLsn(walStart), index, txId: tx.xid, ts: tx.commitTime, snapshot: false };
   }
 
   /** A tuple as a row; an old key tuple ('K') carries only the key columns, the others are null on the wire. */

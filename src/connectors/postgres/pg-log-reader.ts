@@ -1,4 +1,6 @@
+import type { CdcColumn } from '../cdc/schema-change.ts';
 import { maxLsn, type Lsn } from './lsn.ts';
+import type { PgChangeSource } from './pg-change-record.ts';
 import { PgChangeAssembler, type AssembledEvent } from './pg-change-assembler.ts';
 import { PgSqlClient } from './pg-sql-client.ts';
 import { PgTypeCatalog } from './pg-type-catalog.ts';
@@ -7,7 +9,17 @@ import { ReplicationConnection, type StreamOptions } from './replication-connect
 import type { ReplicationStream } from './replication-stream.ts';
 
 /** A change, a truncate, a transaction's end, or the server's position while nothing else comes. */
-export type LogEvent = Exclude<AssembledEvent, { kind: 'relation' }> | { readonly kind: 'keepalive'; readonly walEnd: Lsn };
+export type LogEvent = Exclude<AssembledEvent, { kind: 'relation' }> | { readonly kind: 'keepalive'; readonly walEnd: Lsn } | RelationEvent;
+
+/** With `relations`: a relation described inside a transaction, its columns' types as text. */
+export interface RelationEvent {
+  readonly kind: 'relation';
+  readonly schema: string;
+  readonly table: string;
+  readonly columns: readonly CdcColumn[];
+  readonly source: PgChangeSource;
+  readonly lsn: Lsn;
+}
 
 export interface PgLogReaderParts {
   readonly database: string;
@@ -16,6 +28,8 @@ export interface PgLogReaderParts {
   readonly sql: PgSqlClient;
   readonly catalog: PgTypeCatalog;
   readonly warn: (message: string) => void;
+  /** Pass on the relations the stream describes inside transactions (schema tracking); default false. */
+  readonly relations?: boolean;
   /** Run after the stream stopped, to release what the reader's opener made for it. */
   readonly onClose?: () => Promise<void>;
 }
@@ -82,8 +96,11 @@ export class PgLogReader {
       const out = this.#assembler.accept(ev.walStart, ev.message);
       if (!out) continue;
       if (out.kind === 'relation') {
-        await this.#p.catalog.load(this.#p.sql, out.relation.columns.map((c) => c.typeOid));
-        continue;
+        const rel = out.relation;
+        await this.#p.catalog.load(this.#p.sql, rel.columns.map((c) => c.typeOid));
+        if (!this.#p.relations || !out.source || out.lsn === undefined) continue;
+        const columns = rel.columns.map((c) => ({ name: c.name, type: this.#p.catalog.typeName(c.typeOid, c.typeMod) }));
+        return { kind: 'relation', schema: rel.schema, table: rel.table, columns, source: out.source, lsn: out.lsn };
       }
       if (out.kind === 'commit') this.#position = maxLsn(this.#position, out.endLsn);
       return out;

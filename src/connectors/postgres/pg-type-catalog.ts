@@ -41,6 +41,16 @@ export class PgTypeCatalog {
     this.#parsers.clear(); // a parser built before may have read an element type as text
   }
 
+  /** A column's type as text: the type's name, with its modifier's length or precision ('varchar(20)', 'numeric(10,2)', 'int4'). */
+  typeName(oid: number, typeMod: number): string {
+    const t = this.#types.get(oid);
+    const name = t ? (t.schema === 'pg_catalog' ? t.name : `${t.schema}.${t.name}`) : `oid ${oid}`;
+    if (typeMod < 0) return name;
+    if (t?.name === 'numeric') return `${name}(${((typeMod - 4) >> 16) & 0xffff},${(typeMod - 4) & 0xffff})`;
+    if (t?.name === 'varchar' || t?.name === 'bpchar') return `${name}(${typeMod - 4})`;
+    return `${name}(${typeMod})`;
+  }
+
   /** The parser of a type's text output (text itself for a type not loaded). */
   parser(oid: number): PgValueParser {
     let p = this.#parsers.get(oid);

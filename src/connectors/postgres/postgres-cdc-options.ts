@@ -40,6 +40,12 @@ export interface PostgresCdcOptions extends PostgresConnectionOptions {
    */
   readonly distributionFactorUpper?: number;
   readonly distributionFactorLower?: number;
+  /**
+   * Schema changes as records of the stream (`op: 'ddl'`, with the changes and the table's
+   * schema after them) in order with the rows, and each log row's `source.schemaVersion`.
+   * Default false: no new record kind; changes are still followed and logged.
+   */
+  readonly includeSchemaChanges?: boolean;
   /** Where warnings go (a table without REPLICA IDENTITY FULL, a truncate). Default console.warn. */
   readonly warn?: (message: string) => void;
   /**

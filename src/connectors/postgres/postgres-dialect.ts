@@ -11,8 +11,11 @@ export class PostgresDialect implements CdcDialect<Lsn, PgChangeSource> {
   readonly logMetricPrefix = 'wal';
   readonly #o: PostgresCdcOptions;
 
+  readonly includeSchemaChanges: boolean;
+
   constructor(o: PostgresCdcOptions) {
     this.#o = o;
+    this.includeSchemaChanges = o.includeSchemaChanges === true;
   }
 
   comparePositions(a: Lsn, b: Lsn): number {

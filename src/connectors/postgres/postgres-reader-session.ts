@@ -9,7 +9,8 @@ import { quoteIdent, quoteLiteral } from './pg-quote.ts';
 import { PgSqlClient } from './pg-sql-client.ts';
 import { selectRows } from './pg-table-rows.ts';
 import { PgTypeCatalog } from './pg-type-catalog.ts';
-import { DEFAULT_PUBLICATION, DEFAULT_SLOT, type PostgresCdcOptions } from './postgres-cdc-options.ts';
+import { DEFAULT_PUBLICATION, DEFAULT_SLOT, pgTableMatches, type PostgresCdcOptions } from './postgres-cdc-options.ts';
+import type { CdcTableSchema } from '../cdc/schema-change.ts';
 import { ReplicationStreamError, SlotInUseError } from './postgres-cdc-error.ts';
 import { primaryKey } from './postgres-table-catalog.ts';
 import { ReplicationConnection } from './replication-connection.ts';
@@ -73,13 +74,14 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
     const warn = this.#o.warn ?? ((m: string) => console.warn(m));
     const publication = this.#o.publicationName ?? DEFAULT_PUBLICATION;
     const backfill = backfillOf !== undefined;
-    const include = backfillOf ? (schema: string, table: string) => schema === backfillOf.db && table === backfillOf.table : () => true;
+    // The publication may hold more tables (FOR ALL TABLES): only the source's are followed.
+    const include = backfillOf ? (schema: string, table: string) => schema === backfillOf.db && table === backfillOf.table : (schema: string, table: string) => pgTableMatches(this.#o.tables, schema, table);
     const slot = backfill ? await this.#backfillSlot() : (this.#o.slotName ?? DEFAULT_SLOT);
     for (let attempt = 1; ; attempt++) {
       const conn = await ReplicationConnection.connect(this.#o);
       try {
         const stream = await conn.stream({ slot, publication, start: from });
-        const log = new PgLogReader({ database: this.#o.database, stream, sql: this.#sql, catalog: this.#types, warn, onClose: () => conn.close() }, from);
+        const log = new PgLogReader({ database: this.#o.database, stream, sql: this.#sql, catalog: this.#types, warn, relations: !backfill, onClose: () => conn.close() }, from);
         if (backfill) return new PgCdcLogReader(log, { include, confirmDelay: null, confirmOnClose: from, warn });
         const sql = this.#sql;
         return new PgCdcLogReader(log, { include, confirmDelay: this.#o.lsnCommitCheckpointsDelay ?? DEFAULT_CONFIRM_DELAY, warn, slotLag: () => slotLagBytes(sql, slot) });
@@ -93,6 +95,26 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
         throw cause;
       }
     }
+  }
+
+  /** The captured tables' columns, typed as the stream's RELATION messages are (pg-type-catalog.ts's typeName). */
+  async describeTables(): Promise<CdcTableSchema[]> {
+    const rows = await this.#sql.query<{ nspname: string; relname: string; attname: string; atttypid: number; atttypmod: number }>(
+      `SELECT n.nspname, c.relname, a.attname, a.atttypid::int8 AS atttypid, a.atttypmod
+       FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped
+         AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'
+       ORDER BY n.nspname, c.relname, a.attnum`,
+    );
+    const mine = rows.filter((r) => pgTableMatches(this.#o.tables, r.nspname, r.relname));
+    await this.#types.load(this.#sql, mine.map((r) => Number(r.atttypid)));
+    const tables = new Map<string, CdcTableSchema>();
+    for (const r of mine) {
+      const k = `${r.nspname}.${r.relname}`;
+      const t = tables.get(k) ?? { db: r.nspname, table: r.relname, version: 0, columns: [] };
+      tables.set(k, { ...t, columns: [...t.columns, { name: r.attname, type: this.#types.typeName(Number(r.atttypid), Number(r.atttypmod)) }] });
+    }
+    return [...tables.values()];
   }
 
   snapshotSource(split: SnapshotSplit, high: Lsn, row: number, readAt: number): PgChangeSource {
