@@ -1,5 +1,5 @@
 import { failureCounts, type CheckpointFailureReport } from '../checkpoint/checkpoint-failure-reason.ts';
-import type { Timer } from '../clock/clock.ts';
+import { within } from '../clock/within.ts';
 import { formatDuration } from '../config/duration.ts';
 import { taskKey, type TaskKey } from '../ids/task-key.ts';
 import { describeStopReason, type Stoppable, type StopReason } from '../lifecycle/service.ts';
@@ -17,8 +17,8 @@ import type { CompletedCheckpoint } from './completed-checkpoint.ts';
 import { CompletedCheckpointStore } from './completed-checkpoint-store.ts';
 import { expiredCheckpointReport } from './expired-checkpoint-report.ts';
 import { PendingCheckpoint } from './pending-checkpoint.ts';
-import { filesWrittenFor, sharedFileLocation, sharedFileLocations } from '../checkpoint/incremental/shared-state-files.ts';
-import type { TaskStateSnapshot } from '../checkpoint/state-handles.ts';
+import { PendingSharedFiles } from './pending-shared-files.ts';
+import { PeriodicTrigger } from './periodic-trigger.ts';
 
 /**
  * The JobMaster's checkpoint coordinator (DESIGN §4): triggers checkpoints at the sources,
@@ -31,12 +31,12 @@ import type { TaskStateSnapshot } from '../checkpoint/state-handles.ts';
 export class CheckpointCoordinator implements Stoppable {
   readonly stats = new CheckpointStatsTracker();
   readonly store: CompletedCheckpointStore;
+  readonly #shared: PendingSharedFiles;
   readonly #d: CheckpointCoordinatorDeps;
   readonly #decider: CheckpointRequestDecider;
   readonly #failures: CheckpointFailureManager;
   readonly #pending = new Map<number, PendingCheckpoint>();
   readonly #expected: TaskKey[];
-  readonly #backlog = new Set<string>();
   readonly #completed = new Map<number, CompletedCheckpoint>();
   #completions: Promise<void> = Promise.resolve();
   readonly #ids: CheckpointIdCounter;
@@ -45,24 +45,26 @@ export class CheckpointCoordinator implements Stoppable {
   #lifecycle: CheckpointLifecycle = new Unscheduled(0);
   readonly #controller: CheckpointLifecycleController = {
     schedulePeriodic: () => this.#armPeriodic(),
-    cancelPeriodic: () => {
-      this.#timer?.cancel();
-      this.#timer = undefined;
-    },
+    cancelPeriodic: () => this.#periodicTrigger.cancel(),
     abortPending: (reason) => {
       for (const p of [...this.#pending.values()]) this.#abort(p, { code: 'CHECKPOINT_COORDINATOR_SUSPEND', message: reason });
     },
   };
-  #timer: Timer | undefined;
+  readonly #periodicTrigger: PeriodicTrigger;
   #lastTrigger = 0;
   #lastCompletion = 0;
 
   constructor(deps: CheckpointCoordinatorDeps) {
     this.#d = deps;
     this.#decider = new CheckpointRequestDecider(deps.config);
+    this.#periodicTrigger = new PeriodicTrigger(deps.clock, this.#decider, () => {
+      this.trigger({ type: 'checkpoint' }).catch(() => {});
+      this.#schedule();
+    });
     this.#ids = deps.idCounter ?? new InMemoryCheckpointIdCounter();
     this.#failures = new CheckpointFailureManager(deps.config['execution.checkpointing.tolerable-failed-checkpoints']);
     this.store = new CompletedCheckpointStore(deps.config['execution.checkpointing.num-retained'], deps.storage, deps.log);
+    this.#shared = new PendingSharedFiles(this.store, (id) => deps.storage.checkpointLocation(id));
     this.#expected = deps.jobGraph.vertices.flatMap((v) => Array.from({ length: v.parallelism }, (_, i) => taskKey(v.id, i)));
   }
 
@@ -126,8 +128,7 @@ export class CheckpointCoordinator implements Stoppable {
 
   /** A source (by vertex id) is catching up on a backlog, as its split enumerator says (FLIP-309). */
   setBacklog(sourceVertexId: string, backlog: boolean): void {
-    if (backlog) this.#backlog.add(sourceVertexId);
-    else this.#backlog.delete(sourceVertexId);
+    this.#periodicTrigger.setBacklog(sourceVertexId, backlog);
     this.#schedule();
   }
 
@@ -137,18 +138,8 @@ export class CheckpointCoordinator implements Stoppable {
   }
 
   #armPeriodic(): void {
-    this.#timer?.cancel();
-    this.#timer = undefined;
-    if (!this.periodic) return;
-    const now = this.#d.clock.now();
-    const at = this.#decider.nextTriggerAt({ now, lastTrigger: this.#lastTrigger, lastCompletion: this.#lastCompletion, backlog: this.#backlog.size > 0 });
-    if (at === null) return;
-    this.#timer = this.#d.clock.schedule(() => {
-      this.#timer = undefined;
-      if (!this.#decider.admits(this.#pending.size + this.#awaitingId)) return;
-      this.trigger({ type: 'checkpoint' }).catch(() => {});
-      this.#schedule();
-    }, at - now);
+    if (!this.periodic) return this.#periodicTrigger.cancel();
+    this.#periodicTrigger.arm({ lastTrigger: this.#lastTrigger, lastCompletion: this.#lastCompletion, inFlight: () => this.#pending.size + this.#awaitingId });
   }
 
   trigger(request: TriggerRequest): Promise<CompletedCheckpoint> {
@@ -171,21 +162,14 @@ export class CheckpointCoordinator implements Stoppable {
     // The periodic timer counts from the request, so a slow counter cannot make it fire again at once.
     this.#lastTrigger = this.#d.clock.now();
     this.#awaitingId++;
-    let timer: Timer | undefined;
     let id: number;
     try {
-      id = await Promise.race([
-        taken,
-        new Promise<never>((_, reject) => {
-          timer = this.#d.clock.schedule(() => reject(new Error(`no answer within execution.checkpointing.timeout (${formatDuration(timeout)})`)), timeout);
-        }),
-      ]);
+      id = await within(this.#d.clock, timeout, taken, () => `no answer within execution.checkpointing.timeout (${formatDuration(timeout)})`);
     } catch (e) {
       // Under a job that is failing over or ending (a lost leadership's fenced write among them) it says nothing of the store.
       if (!this.#lifecycle.admitsIdFrom(epoch)) throw new Error(`${request.type} not started: ${this.#ended ?? 'the job failed over'} while its id was being taken`);
       return this.#failedWithoutId(request, new CheckpointNotStartedError(request.type, 'IO_EXCEPTION', this.#ids.description, (e as Error).message));
     } finally {
-      timer?.cancel();
       this.#awaitingId--;
     }
     if (!this.#lifecycle.admitsIdFrom(epoch)) {
@@ -196,6 +180,12 @@ export class CheckpointCoordinator implements Stoppable {
   }
 
   /** A checkpoint that failed before it had an id: no history entry, but it counts like any other failure. */
+  #takeCompleted(id: number): CompletedCheckpoint {
+    const cp = this.#completed.get(id)!;
+    this.#completed.delete(id);
+    return cp;
+  }
+
   #failedWithoutId(request: TriggerRequest, error: CheckpointNotStartedError): Promise<never> {
     this.stats.failedWithoutId();
     const fatal = this.#failures.failed(undefined, request.type === 'savepoint', { code: error.code, message: error.message });
@@ -209,7 +199,8 @@ export class CheckpointCoordinator implements Stoppable {
     const c = this.#d.config;
     const timestamp = this.#d.clock.now();
     const unaligned = request.type === 'checkpoint' && c['execution.checkpointing.unaligned.enabled'];
-    const incrementalBase = this.#incrementalBase(request, id);
+    // Incremental checkpoints build on the latest completed one; savepoints are always full and canonical.
+    const incrementalBase = request.type === 'checkpoint' && c['execution.checkpointing.incremental'] ? this.#shared.pinBase(id) : undefined;
     const options: CheckpointOptions = {
       type: request.type,
       unaligned: unaligned && c['execution.checkpointing.aligned-checkpoint-timeout'] === 0,
@@ -227,41 +218,15 @@ export class CheckpointCoordinator implements Stoppable {
     // No await between the two: an enumerator's assignment is either in its snapshot or after the trigger.
     pending.coordinators = this.#d.snapshotCoordinators?.(id) ?? {};
     this.#d.triggerSources(id, timestamp, options);
-    return pending.done.then(() => this.#completedById(id));
+    return pending.done.then(() => this.#takeCompleted(id));
   }
 
-  /**
-   * Incremental checkpoints build on the latest completed one: its shared files are pinned for
-   * checkpoint `id` until it is done (registered under its id, replaced by its own files when it
-   * completes, released when it does not), so that no checkpoint completing meanwhile can subsume
-   * them away. Savepoints are always full and canonical.
-   */
-  #incrementalBase(request: TriggerRequest, id: number): number | null | undefined {
-    if (request.type !== 'checkpoint' || !this.#d.config['execution.checkpointing.incremental']) return undefined;
-    const base = this.store.latest();
-    if (base === undefined) return null;
-    this.store.shared.register(id, this.store.shared.filesOf(base.id));
-    return base.id;
-  }
-
-  /** A checkpoint that will not complete lets go of its pin, and of the shared files written for it alone. */
-  async #discardShared(id: number, states: Iterable<TaskStateSnapshot>): Promise<void> {
-    const freed = this.store.shared.release(id);
-    const written = [...states].flatMap((s) => filesWrittenFor(s.operators.map((o) => o.keyed), id).map((f) => sharedFileLocation(this.#d.storage.checkpointLocation(id), f.file)));
-    await this.store.discardShared([...new Set([...freed, ...written.filter((f) => this.store.shared.references(f) === 0)])], id);
-  }
-
-  #completedById(id: number): CompletedCheckpoint {
-    const cp = this.#completed.get(id)!;
-    this.#completed.delete(id);
-    return cp;
-  }
 
   receiveAck(m: CheckpointAcknowledgement): void {
     const p = this.#pending.get(m.checkpointId);
     if (!p) {
       // Too late (the checkpoint was aborted): shared files written for it alone are nobody's.
-      if (!this.store.all().some((c) => c.id === m.checkpointId)) void this.#discardShared(m.checkpointId, [m.state]);
+      if (!this.store.all().some((c) => c.id === m.checkpointId)) void this.#shared.release(m.checkpointId, [m.state]);
       return;
     }
     if (p.acknowledge(taskKey(m.vertexId, m.subtask), m.state, m.figures) !== 'SUCCESS') return;
@@ -283,32 +248,27 @@ export class CheckpointCoordinator implements Stoppable {
   async #complete(p: PendingCheckpoint): Promise<void> {
     p.discard();
     if (this.#ended !== undefined) {
-      await this.#discardIncomplete(p, { code: 'CHECKPOINT_COORDINATOR_SUSPEND', message: this.#ended });
-      return;
+      return this.#discardIncomplete(p, { code: 'CHECKPOINT_COORDINATOR_SUSPEND', message: this.#ended });
     }
     const newer = this.store.latest();
     if (p.options.type === 'checkpoint' && newer && newer.id > p.id) {
       // Fully acknowledged after a newer checkpoint completed: it could never be restored from.
-      await this.#discardIncomplete(p, { code: 'CHECKPOINT_SUBSUMED', message: `subsumed by checkpoint ${newer.id}, which completed first` });
-      return;
+      return this.#discardIncomplete(p, { code: 'CHECKPOINT_SUBSUMED', message: `subsumed by checkpoint ${newer.id}, which completed first` });
     }
     const metadata = buildCheckpointMetadata(this.#d.jobId, this.#d.jobGraph, p, this.#d.clock.now());
-    const gone = this.#discardedSharedFiles(p, metadata);
+    const gone = this.#shared.discarded(p.id, p.options.targetDir, [...p.acks.values()].map((a) => a.state), metadata);
     if (gone.length > 0) {
-      await this.#discardIncomplete(p, { code: 'FINALIZE_CHECKPOINT_FAILURE', message: `shared state file ${gone[0]} it builds on was discarded before it completed${gone.length > 1 ? ` (and ${gone.length - 1} more)` : ''}` });
-      return;
+      return this.#discardIncomplete(p, { code: 'FINALIZE_CHECKPOINT_FAILURE', message: `shared state file ${gone[0]} it builds on was discarded before it completed${gone.length > 1 ? ` (and ${gone.length - 1} more)` : ''}` });
     }
     try {
       await this.#d.storage.writeMetadata(p.options.targetDir, metadata);
     } catch (e) {
       // Not complete: nothing commits, the retained checkpoints stay, and its files go.
-      await this.#discardIncomplete(p, { code: 'FINALIZE_CHECKPOINT_FAILURE', message: `writing _metadata failed: ${(e as Error).message}` });
-      return;
+      return this.#discardIncomplete(p, { code: 'FINALIZE_CHECKPOINT_FAILURE', message: `writing _metadata failed: ${(e as Error).message}` });
     }
     if (this.#ended !== undefined) {
       // The job ended while _metadata was being written: this one does not complete either.
-      await this.#discardIncomplete(p, { code: 'CHECKPOINT_COORDINATOR_SUSPEND', message: this.#ended });
-      return;
+      return this.#discardIncomplete(p, { code: 'CHECKPOINT_COORDINATOR_SUSPEND', message: this.#ended });
     }
     const completedAt = this.#d.clock.now();
     const checkpoint: CompletedCheckpoint = {
@@ -325,8 +285,7 @@ export class CheckpointCoordinator implements Stoppable {
         await this.#d.publish(checkpoint);
       } catch (e) {
         // Not published: a new leader would not restore it, so nothing may commit from it.
-        await this.#discardIncomplete(p, { code: 'FINALIZE_CHECKPOINT_FAILURE', message: `publishing the checkpoint pointer failed: ${(e as Error).message}` });
-        return;
+        return this.#discardIncomplete(p, { code: 'FINALIZE_CHECKPOINT_FAILURE', message: `publishing the checkpoint pointer failed: ${(e as Error).message}` });
       }
     }
     this.stats.completed(p.stats, p.options.targetDir, completedAt);
@@ -334,7 +293,7 @@ export class CheckpointCoordinator implements Stoppable {
     this.#lastCompletion = completedAt;
     if (p.options.type === 'checkpoint') {
       if (await this.store.add(checkpoint)) this.#d.notifyComplete(p.id, { unaligned: p.stats.unaligned });
-      else await this.#discardShared(p.id, [...p.acks.values()].map((a) => a.state));
+      else await this.#shared.release(p.id, [...p.acks.values()].map((a) => a.state));
     }
     // Older pending checkpoints can never be the latest now: drop them (not a failure).
     for (const older of [...this.#pending.values()]) {
@@ -345,18 +304,6 @@ export class CheckpointCoordinator implements Stoppable {
     this.#d.onCompleted?.(checkpoint);
     p.resolve();
     this.#schedule();
-  }
-
-  /**
-   * Shared files the checkpoint names that are neither held by a checkpoint (its own pin among
-   * them) nor written for it: deleted already, so it could never be restored. Only concurrent
-   * checkpoints could bring that about (with one at a time, a checkpoint's base is retained until it is done).
-   */
-  #discardedSharedFiles(p: PendingCheckpoint, metadata: ReturnType<typeof buildCheckpointMetadata>): string[] {
-    const names = sharedFileLocations(metadata, p.options.targetDir);
-    if (names.length === 0) return [];
-    const written = new Set([...p.acks.values()].flatMap((a) => filesWrittenFor(a.state.operators.map((o) => o.keyed), p.id).map((f) => sharedFileLocation(p.options.targetDir, f.file))));
-    return names.filter((f) => !written.has(f) && this.store.shared.references(f) === 0);
   }
 
   async #expire(p: PendingCheckpoint, timeout: number): Promise<void> {
@@ -381,7 +328,7 @@ export class CheckpointCoordinator implements Stoppable {
     this.#d.notifyAborted(p.id, failure.message);
     // A savepoint's directory is always one of its own (sp-<job>-<random>), so it goes too.
     await this.#d.storage.discard(p.options.targetDir).catch(() => {});
-    await this.#discardShared(p.id, [...p.acks.values()].map((a) => a.state));
+    await this.#shared.release(p.id, [...p.acks.values()].map((a) => a.state));
   }
 
   #failed(p: PendingCheckpoint, failure: CheckpointFailureReport): void {

@@ -2,12 +2,12 @@ import type { JobVertex } from '../graph/job-graph.ts';
 import type { FromTaskExecutor, TaskMetrics, TaskStatus } from '../rpc/control-protocol.ts';
 import { serializeError } from '../rpc/serialized-error.ts';
 import type { Barrier, CheckpointOptions } from '../network/stream-event.ts';
-import { keyGroupRangeForSubtask } from '../state/key-group.ts';
 import type { AlignmentFigures } from './checkpointing/alignment-figures.ts';
 import type { InFlightInput } from './checkpointing/in-flight-input.ts';
 import { InjectedFailure } from './injected-failure.ts';
 import { MailboxProcessor } from './mailbox-processor.ts';
-import { OperatorChain } from './operator-chain.ts';
+import type { OperatorChain } from './operator-chain.ts';
+import { createOperatorChain } from './create-operator-chain.ts';
 import { RecoveredChannelState } from './recovered-channel-state.ts';
 import { type CheckpointReport, SubtaskCheckpointCoordinator } from './subtask-checkpoint-coordinator.ts';
 import { TaskActivityTracker } from './task-activity-tracker.ts';
@@ -22,8 +22,6 @@ import { ProcessingTimeService } from './processing-time-service.ts';
 import { OperatorMails } from './operator-mails.ts';
 import { systemClock } from '../clock/clock.ts';
 import { MAX_WATERMARK } from '../api/watermark.ts';
-import { heapStateBackend } from '../state/heap-state-backend.ts';
-import { noteRestoredChain } from '../state/incremental/restored-chain.ts';
 
 /** Longest a step goes on taking input once it has taken some (it always takes one buffer or event). */
 const STEP_MS = 4;
@@ -68,21 +66,7 @@ export class Task {
     this.#outputs = new TaskOutputs([...setup.writers.values()], this.#mailbox, this.#activity, setup.bufferTimeoutMs ?? 100);
     this.#processingTime = new ProcessingTimeService(setup.clock ?? systemClock, this.#mailbox.mailbox);
     this.#operatorMails = new OperatorMails(this.#mailbox);
-    this.#chain = new OperatorChain({
-      jobId: setup.jobId,
-      attempt: setup.attempt,
-      vertex: setup.vertex,
-      subtask: setup.subtask,
-      keyGroupRange: keyGroupRangeForSubtask(setup.subtask, setup.vertex.parallelism, setup.vertex.maxParallelism),
-      writers: setup.writers,
-      restore: setup.restore?.operators,
-      restoreKeyed: (backend, state) => setup.storage.restoreKeyed(backend, state, this.#restoreLocation).then(() => noteRestoredChain(backend, state, setup.restore)),
-      processingTime: this.#processingTime,
-      autoWatermarkInterval: setup.autoWatermarkInterval ?? 200,
-      ...(setup.checkpointing ? { checkpointing: setup.checkpointing } : {}),
-      mails: this.#operatorMails,
-      stateBackend: setup.stateBackend ?? heapStateBackend,
-    });
+    this.#chain = createOperatorChain(setup, { processingTime: this.#processingTime, mails: this.#operatorMails, restoreLocation: () => this.#restoreLocation });
     const gate = setup.gate;
     this.#checkpoints = new SubtaskCheckpointCoordinator({
       vertex: setup.vertex,
