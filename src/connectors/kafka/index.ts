@@ -14,6 +14,8 @@ export type { SASLOptions } from 'kafkajs';
 
 // What the classes above take and return, from the core API.
 export type { Boundedness, CheckpointCompletion, EnumeratorContext, InputStatus, ReaderActivity, SplitEnumerator, SourceOutput, SourceReader, SourceReaderContext } from '../../api/source.ts';
+export type { OutputTag } from '../../api/output-tag.ts';
+export type { StructField, TypeInfo } from '../../serialization/type-info.ts';
 
 // The sink.
 export { KafkaSink } from './kafka-sink.ts';
