@@ -12,6 +12,7 @@ import { expectedRunningCounts } from '../../fixtures/jetstream-streams.ts';
 import { produceWords, readTopic, startKafkaTest, stopKafkaTest, type KafkaTestEnv, type TopicRecord } from '../../fixtures/kafka-topics.ts';
 import { checkProtocol, TransactionAudit } from '../../fixtures/kafka-transaction-audit.ts';
 import { uniqueId } from '../../fixtures/helpers.ts';
+import { KafkaSource } from '../../../src/connectors/kafka/index.ts';
 
 const JOB = join(import.meta.dirname, '..', '..', 'fixtures', 'jobs', 'kafka-counts.ts');
 const DISTINCT = 23;
@@ -34,6 +35,14 @@ async function until(what: string, check: () => boolean, failed: () => string): 
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+test('partitionDiscoveryIntervalMs: refused on a bounded source and when not a positive number; without it there is no enumerator', () => {
+  const connection = { bootstrapServers: '127.0.0.1:1' };
+  assert.throws(() => new KafkaSource({ connection, topicPattern: /^x/, bounded: true, partitionDiscoveryIntervalMs: 1000 }), /partitionDiscoveryIntervalMs needs an unbounded source/);
+  for (const bad of [0, -5, Number.NaN]) assert.throws(() => new KafkaSource({ connection, topicPattern: /^x/, partitionDiscoveryIntervalMs: bad }), /partitionDiscoveryIntervalMs must be a positive number/);
+  assert.equal(new KafkaSource({ connection, topicPattern: /^x/ }).createEnumerator, undefined);
+  assert.equal(typeof new KafkaSource({ connection, topics: ['x'], partitionDiscoveryIntervalMs: 1000 }).createEnumerator, 'function');
+});
 
 describe('Kafka partition discovery', () => {
   let env: KafkaTestEnv;
