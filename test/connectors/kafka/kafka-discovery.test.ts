@@ -12,7 +12,9 @@ import { expectedRunningCounts } from '../../fixtures/jetstream-streams.ts';
 import { produceWords, readTopic, startKafkaTest, stopKafkaTest, type KafkaTestEnv, type TopicRecord } from '../../fixtures/kafka-topics.ts';
 import { checkProtocol, TransactionAudit } from '../../fixtures/kafka-transaction-audit.ts';
 import { uniqueId } from '../../fixtures/helpers.ts';
-import { KafkaSource } from '../../../src/connectors/kafka/index.ts';
+import { KafkaSource, type KafkaSplit } from '../../../src/connectors/kafka/index.ts';
+import { KafkaSplitEnumerator } from '../../../src/connectors/kafka/kafka-split-enumerator.ts';
+import type { EnumeratorContext } from '../../../src/api/source.ts';
 
 const JOB = join(import.meta.dirname, '..', '..', 'fixtures', 'jobs', 'kafka-counts.ts');
 const DISTINCT = 23;
@@ -51,6 +53,48 @@ describe('Kafka partition discovery', () => {
   after(async () => {
     for (const jm of started) await jm.cancel().catch(() => {});
     await stopKafkaTest(env ?? {});
+  });
+
+  test('the enumerator on its own: the start from the starting offsets (latest), a later topic from earliest, round-robin, a restored state hands out only what it lacks', { timeout: 120_000 }, async () => {
+    const assigned: { subtask: number; splits: KafkaSplit[] }[] = [];
+    const ctx: EnumeratorContext<KafkaSplit> = {
+      parallelism: 2, jobId: 'j', checkpointing: true, log: createLogger({ level: 'error', write: () => {} }),
+      assignSplits: (subtask, splits) => void assigned.push({ subtask, splits }),
+      signalNoMoreSplits: () => {}, sendEventToReader: () => {}, setProcessingBacklog: () => {}, failJob: (e) => assert.fail(e),
+    };
+    await env.mock.createTopic('en-a', 3);
+    await produceWords(env.producer, 'en-a', 3, 0, 30, 5);
+    const o = { connection: { bootstrapServers: env.mock.bootstrap }, topicPattern: /^en-/, startingOffsets: 'latest' as const };
+    const first = new KafkaSplitEnumerator(o, ctx, 50, undefined);
+    await first.start();
+    try {
+      assert.deepEqual(assigned, [
+        { subtask: 0, splits: [{ topic: 'en-a', partition: 0, nextOffset: 10 }, { topic: 'en-a', partition: 2, nextOffset: 10 }] },
+        { subtask: 1, splits: [{ topic: 'en-a', partition: 1, nextOffset: 10 }] },
+      ]);
+      await env.mock.createTopic('en-b', 2);
+      await produceWords(env.producer, 'en-b', 2, 0, 6, 5);
+      await until('the new topic handed out', () => assigned.length === 4, () => JSON.stringify(assigned));
+      assert.deepEqual(assigned.slice(2), [
+        { subtask: 1, splits: [{ topic: 'en-b', partition: 0, nextOffset: 0 }] },
+        { subtask: 0, splits: [{ topic: 'en-b', partition: 1, nextOffset: 0 }] },
+      ]);
+      assert.deepEqual(first.snapshotState(), { version: 1, assigned: ['en-a-0', 'en-a-1', 'en-a-2', 'en-b-0', 'en-b-1'] });
+    } finally {
+      await first.close();
+    }
+    assigned.length = 0;
+    await env.mock.createTopic('en-c', 1);
+    const restored = new KafkaSplitEnumerator(o, ctx, 50, { version: 1, assigned: ['en-a-0', 'en-a-1', 'en-a-2'] });
+    await restored.start();
+    try {
+      await until('the partitions the restored state lacks handed out', () => assigned.length === 2, () => JSON.stringify(assigned));
+      const handed = assigned.flatMap((a) => a.splits.map((s) => `${s.topic}-${s.partition}@${s.nextOffset}`)).sort();
+      assert.deepEqual(handed, ['en-b-0@0', 'en-b-1@0', 'en-c-0@0']);
+      assert.equal(restored.metrics().partitions, 6);
+    } finally {
+      await restored.close();
+    }
   });
 
   test('a topic created while running and one created between stop-with-savepoint at p2 and resume at p3: committed counts equal the counts of all input', { timeout: 300_000 }, async () => {
