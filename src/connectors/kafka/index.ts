@@ -2,6 +2,7 @@
 export { KafkaSource } from './kafka-source.ts';
 export type { KafkaSourceOptions, KafkaStartingOffsets } from './kafka-source-options.ts';
 export type { KafkaSplit } from './kafka-split.ts';
+export type { KafkaEnumeratorState } from './kafka-split-enumerator.ts';
 export { KafkaDeserializers } from './kafka-record.ts';
 export type { KafkaDeserializer, KafkaRecord, KafkaTextRecord } from './kafka-record.ts';
 export { KafkaDeserializationError } from './kafka-deserialization-error.ts';
@@ -12,7 +13,7 @@ export { TopicNotFoundError } from './topic-not-found-error.ts';
 export type { SASLOptions } from 'kafkajs';
 
 // What the classes above take and return, from the core API.
-export type { Boundedness, InputStatus, ReaderActivity, SourceOutput, SourceReader, SourceReaderContext } from '../../api/source.ts';
+export type { Boundedness, CheckpointCompletion, EnumeratorContext, InputStatus, ReaderActivity, SplitEnumerator, SourceOutput, SourceReader, SourceReaderContext } from '../../api/source.ts';
 export type { OutputTag } from '../../api/output-tag.ts';
 export type { StructField, TypeInfo } from '../../serialization/type-info.ts';
 

@@ -30,6 +30,12 @@ export interface KafkaSourceOptions<T> {
   readonly isolationLevel?: 'read_committed' | 'read_uncommitted';
   /** Update the group's committed offsets after each completed checkpoint. Unset: true. */
   readonly commitOffsetsOnCheckpoint?: boolean;
+  /**
+   * Flink's partition.discovery.interval.ms: look for new partitions (and, with topicPattern, new
+   * topics) this often and read them from earliest, without a restart; the partitions handed out
+   * are kept in the checkpoints. Unbounded sources only. Unset: the partitions of the start only.
+   */
+  readonly partitionDiscoveryIntervalMs?: number;
   /** Records buffered per reader before it pauses fetching. Unset: 4096. */
   readonly bufferSize?: number;
 }

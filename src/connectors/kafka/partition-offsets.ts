@@ -16,7 +16,8 @@ export async function partitionSplits(admin: Admin, topics: readonly string[], s
   const splits: KafkaSplit[] = [];
   const committed = start === 'committed' ? await admin.fetchOffsets({ groupId, topics: [...topics] }) : [];
   for (const topic of topics) {
-    const ends = await admin.fetchTopicOffsets(topic);
+    // In partition order: the brokers answer in any, and readers get splits round-robin.
+    const ends = (await admin.fetchTopicOffsets(topic)).sort((a, b) => a.partition - b.partition);
     const byTime = typeof start === 'object' && 'timestamp' in start ? await admin.fetchTopicOffsetsByTimestamp(topic, start.timestamp) : [];
     for (const end of ends) {
       const partition = end.partition;
