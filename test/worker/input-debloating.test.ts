@@ -31,7 +31,8 @@ test('each period every ring of a subtask gets the budget of its consumption ove
   assert.equal(gate.debloated, undefined, 'no figure before the first period');
   const stop = debloating.start();
   try {
-    const t0 = performance.now();
+    // Whole milliseconds: (t0 + 1000) - t0 is then exactly 1000 (with a fraction it may be off by an ulp and a budget by a byte).
+    const t0 = Math.ceil(performance.now());
     debloating.resize(t0);
     for (let i = 0; i < 3; i++) flow(a, 1000);
     flow(b, 1000);
@@ -64,7 +65,8 @@ test('a channel within the TaskManager gets a budget in buffers of records, from
   debloating.addLocal(consumer, input, 16, 100);
   const stop = debloating.start();
   try {
-    const t0 = performance.now();
+    // Whole milliseconds: (t0 + 1000) - t0 is then exactly 1000 (with a fraction it may be off by an ulp and a budget by a byte).
+    const t0 = Math.ceil(performance.now());
     debloating.resize(t0);
     // The consumer takes 300 records in a second: a budget of two buffers of 150 records.
     for (let i = 0; i < 300; i++) output.emit(i);
