@@ -30,7 +30,9 @@ export class RingReceiver {
   /** Credits granted, and those given back by freed segments sent with credit. */
   #granted = 0;
   #returned = 0;
-  #sentBudget = '';
+  /** The budget the sender was last told of (segments, fill bytes): numbers, as this runs on every release. */
+  #sentSegments: number;
+  #sentFill: number;
   #waiting = false;
   #retryTimer: NodeJS.Timeout | undefined;
   #stopped = false;
@@ -42,7 +44,9 @@ export class RingReceiver {
     this.#window = window;
     this.#forced = new Array<boolean>(ring.segments).fill(false);
     // The budget of a ring no consumer has debloated: nothing to tell the sender.
-    this.#sentBudget = budgetKey(ring.budget());
+    const budget = ring.budget();
+    this.#sentSegments = budget.segments;
+    this.#sentFill = budget.fillBytes;
   }
 
   /** The sender is known: it gets the window (or the debloated budget), then a credit per freed segment. */
@@ -111,9 +115,9 @@ export class RingReceiver {
   #grant(): void {
     const link = this.#link!;
     const budget = this.#ring.budget();
-    const key = budgetKey(budget);
-    if (key !== this.#sentBudget) {
-      this.#sentBudget = key;
+    if (budget.segments !== this.#sentSegments || budget.fillBytes !== this.#sentFill) {
+      this.#sentSegments = budget.segments;
+      this.#sentFill = budget.fillBytes;
       link.budget(Math.min(this.#window, budget.segments), budget.fillBytes);
     }
     const due = Math.min(this.#window, budget.segments) - (this.#granted - this.#returned);
@@ -148,8 +152,4 @@ export class RingReceiver {
       return;
     }
   }
-}
-
-function budgetKey(b: { readonly segments: number; readonly fillBytes: number }): string {
-  return `${b.segments}/${b.fillBytes}`;
 }
