@@ -248,6 +248,8 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
     this.#merged += result.merged;
     this.#figures.count(split.db, split.table, 'r', result.rows.length);
     this.#addedHigh = result.high;
+    // Known only from a poll after this chunk: the log is followed up to its HIGH before the next one.
+    log.caughtUp = false;
     log.chunkRead(plan, { start: split.start, end: split.end, high: result.high });
     this.#ctx.log.debug(`read chunk ${split.id} of an added table: ${result.rows.length} rows, ${result.merged} changes merged`, { chunk: split.id, rows: result.rows.length });
   }
@@ -279,8 +281,10 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
 
   isAvailable(): Promise<void> {
     if (this.#addedRead) return this.#addedRead.settled;
-    if (this.#log) return this.#log.nextAdding ? Promise.race([this.#log.available(), delay(50)]) : this.#log.available();
-    return new Promise((resolve) => (this.#wake = resolve));
+    if (!this.#log) return new Promise((resolve) => (this.#wake = resolve));
+    // An added table's next chunk, or a look for added tables, is due even while the log is idle.
+    if (this.#added) return Promise.race([this.#log.available(), delay(this.#log.nextAdding ? 50 : Math.max(50, this.#discoverAt - Date.now()))]);
+    return this.#log.available();
   }
 
   #signal(): void {
