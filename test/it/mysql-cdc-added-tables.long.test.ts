@@ -12,7 +12,7 @@ import { resolveCdcOptions } from '../../src/connectors/mysql/mysql-cdc-options.
 import type { CdcChangeRecord, CdcRecordSource } from '../../src/connectors/cdc/change-record.ts';
 import { startMariaDb, type MariaDbServer } from '../fixtures/mariadb-server.ts';
 import { connect, insertOrders, runWorkload, selectAll, type Sql } from '../fixtures/cdc-workload.ts';
-import { encodeRow } from '../fixtures/cdc-records.ts';
+import { duplicateRecords, recordsDuringSnapshot, replayRecords } from '../fixtures/cdc-replay.ts';
 import { CdcReaderHarness, currentLogPosition, logSplitFrom } from '../fixtures/cdc-reader-harness.ts';
 
 let server: MariaDbServer;
@@ -28,35 +28,14 @@ after(async () => {
 
 const ORDERS = `(id INT PRIMARY KEY, customer VARCHAR(40) NOT NULL, amount DECIMAL(12,2) NOT NULL, big BIGINT, status VARCHAR(16), updated DATETIME(3) NOT NULL)`;
 
-/** The table a stream of records says, replayed in order (snapshot rows and inserts upsert, deletes remove). */
-function replay(records: readonly CdcChangeRecord<CdcRecordSource>[], table: string): Map<string, Record<string, unknown>> {
-  const rows = new Map<string, Record<string, unknown>>();
-  for (const r of records) {
-    if (r.source.table !== table || r.op === 'ddl') continue;
-    if (r.before) rows.delete(String(r.before['id']));
-    if (r.after) rows.set(String(r.after['id']), encodeRow(r.after)!);
-  }
-  return rows;
-}
-
-/** Log changes by their place, snapshot rows by key: none twice. */
-function duplicates(records: readonly CdcChangeRecord<CdcRecordSource>[], table: string): string[] {
-  const seen = new Set<string>();
-  const dups: string[] = [];
-  for (const r of records) {
-    if (r.source.table !== table || r.op === 'ddl') continue;
-    const s = r.source as unknown as { file: string; pos: number; row: number };
-    const id = r.op === 'r' ? `r ${String(r.after!['id'])}` : `${s.file}:${s.pos}#${s.row}`;
-    if (seen.has(id)) dups.push(id);
-    seen.add(id);
-  }
-  return dups;
-}
-
 async function assertReplayEqualsTable(records: readonly CdcChangeRecord<CdcRecordSource>[], table: string): Promise<number> {
-  assert.deepEqual(duplicates(records, table).slice(0, 5), [], `${table}: no change twice`);
+  const place = (src: CdcRecordSource) => {
+    const s = src as unknown as { file: string; pos: number; row: number };
+    return `${s.file}:${s.pos}#${s.row}`;
+  };
+  assert.deepEqual(duplicateRecords(records, table, place).slice(0, 5), [], `${table}: no change twice`);
   const expected = await selectAll(server, table);
-  const actual = replay(records, table);
+  const actual = replayRecords(records, table);
   assert.equal(actual.size, expected.size, `${table}: row count`);
   for (const [id, row] of expected) assert.deepEqual(actual.get(id), row, `${table}: row ${id}`);
   return expected.size;
@@ -106,10 +85,9 @@ test('MariaDB: a table created mid-stream with 50,000 rows inserted before and d
     const baseRows = await assertReplayEqualsTable(all, 'base');
     assert.ok(addedRows > 45_000, `added_orders has ${addedRows} rows`);
     // The other table streamed during the added table's snapshot: its changes lie between the first and the last snapshot row.
-    const snapshotAt = all.flatMap((r, i) => (isAdded(r) && r.op === 'r' ? [i] : []));
-    const between = all.slice(snapshotAt[0], snapshotAt[snapshotAt.length - 1]).filter((r) => r.source.table === 'base').length;
+    const between = recordsDuringSnapshot(all, 'added_orders', 'base');
     assert.ok(between > 0, 'changes of base were emitted during the snapshot of added_orders');
-    console.log(`added_orders: ${addedRows} rows (${snapshotAt.length} snapshot records, ${all.filter((r) => isAdded(r) && r.op !== 'r').length} log changes); base: ${baseRows} rows, ${between} changes during the snapshot; ${records.length} records before the checkpoint`);
+    console.log(`added_orders: ${addedRows} rows (${all.filter((r) => isAdded(r) && r.op === 'r').length} snapshot records, ${all.filter((r) => isAdded(r) && r.op !== 'r').length} log changes); base: ${baseRows} rows, ${between} changes during the snapshot; ${records.length} records before the checkpoint`);
   } finally {
     stop = true;
     await baseWork.catch(() => {});
