@@ -50,6 +50,12 @@ export class LogFollower<P, S extends CdcRecordSource> {
   caughtUp = false;
 
   schemaChanges = 0;
+  /**
+   * Tables whose rows are checked against the tracked schema: those not changed since the split's
+   * position. After a change the log's own description (or an unparsed DDL) is the truth.
+   */
+  readonly #settled = new Set<string>();
+  #checkRows = true;
 
   /** `described`: the tables' schemas now, for those the split has none of (a first start). */
   constructor(log: CdcLogReader<P, S>, split: LogSplit<P>, setup: LogFollowerSetup<P>, described: readonly CdcTableSchema[] = []) {
@@ -204,7 +210,9 @@ export class LogFollower<P, S extends CdcRecordSource> {
    */
   #schemaChange(ev: CdcSchemaEvent<P, S>, out: SourceOutput<CdcChangeRecord<S>>): boolean {
     const name = `${ev.db}.${ev.table}`;
+    this.#settled.add(name);
     if (ev.unrecognized !== undefined) {
+      if (!ev.table) this.#checkRows = false;
       // Never dropped silently: rows still decode by the log's own metadata, but downstream gets no record of it.
       const at = this.#setup.formatPosition(ev.at);
       this.#setup.warn(`a DDL statement at ${at} was not understood (${ev.unrecognized}); schemas are tracked as before it: ${(ev.statement ?? '').slice(0, 500)}`, { position: at, statement: ev.statement, reason: ev.unrecognized });
@@ -252,6 +260,7 @@ export class LogFollower<P, S extends CdcRecordSource> {
     if (from !== undefined && Math.floor(ev.ts / 1000) < Math.floor(from / 1000)) return;
     const name = `${ev.db}.${ev.table}`;
     if (!this.knows(ev.db, ev.table)) this.found(ev.db, ev.table, `has changes at ${this.#setup.formatPosition(ev.at)} and was not snapshotted`);
+    this.#checkDecoded(ev, name);
     const table = this.#tables.get(name);
     const adding = this.#adding.length > 0 && this.#adding.some((a) => a.db === ev.db && a.table === ev.table);
     const version = this.#setup.includeSchemaChanges ? this.#schemas.version(ev.db, ev.table) : undefined;
@@ -284,6 +293,33 @@ export class LogFollower<P, S extends CdcRecordSource> {
       // The commit time is the record's event time (a WatermarkStrategy makes watermarks from it).
       out.collect(record, ev.ts);
     });
+  }
+
+  /**
+   * A restored split's schemas are the tables' as of its position. A row of a table not changed
+   * since, decoded with other columns (the server's schema now, after an ALTER or DROP while the
+   * job was stopped), would be a wrong decode: refused, naming table and position.
+   */
+  #checkDecoded(ev: CdcRowsEvent<P, S>, name: string): void {
+    if (!this.#checkRows || this.#settled.has(name)) return;
+    const tracked = this.#schemas.get(ev.db, ev.table);
+    const first = ev.rows[0];
+    const image = first?.after ?? first?.before;
+    if (!tracked || !image) return;
+    const names = tracked.columns.map((c) => c.name);
+    const decoded = Object.keys(image);
+    // Inserts carry every column; other images may carry fewer (a key-only delete, unchanged TOASTed values).
+    const fits = decoded.every((c) => names.includes(c)) && (ev.op !== 'c' || decoded.length === names.length);
+    if (fits) return;
+    this.#settled.add(name);
+    const at = this.#setup.formatPosition(ev.at);
+    throw new CdcSchemaChangeError(
+      ev.db,
+      ev.table,
+      at,
+      'stale-schema',
+      `its row at ${at} was decoded with columns (${decoded.join(', ')}), but the table had (${names.join(', ')}) there (the checkpoint's schema): it was altered or dropped after this point and the log is decoded with its schema now. Restore from a checkpoint taken after the change, or let the log describe its own rows (MySQL/MariaDB: binlog_row_metadata = FULL)`,
+    );
   }
 
   /**
