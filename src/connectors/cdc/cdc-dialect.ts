@@ -1,6 +1,7 @@
 import type { CdcRecordSource, RowImage } from './change-record.ts';
 import type { ChunkBound, ChunkKeyKind } from './chunk-key.ts';
 import type { SnapshotSplit } from './cdc-split.ts';
+import type { ChunkingOptions } from './chunk-splitter.ts';
 import type { CdcSchemaEvent, CdcTableSchema } from './schema-change.ts';
 
 /**
@@ -33,6 +34,16 @@ export interface CdcDialect<P, S extends CdcRecordSource> {
    * version. Either way a change is followed and logged.
    */
   readonly includeSchemaChanges?: boolean;
+  /**
+   * Tables that come to match the source's patterns (created while the job runs, or matched by the
+   * patterns of a resumed job) are snapshotted in chunks by the log's reader, then followed (Flink
+   * CDC's scan.newly-added-table.enabled). Needs `chunking` and `captures`.
+   */
+  readonly scanNewlyAddedTables?: boolean;
+  /** How added tables are cut (the enumerator's options). */
+  readonly chunking?: ChunkingOptions;
+  /** Whether the source's patterns capture table `db.table`. */
+  captures?(db: string, table: string): boolean;
 
   /** Negative, zero or positive as a is before, at or after b; throws when they cannot be ordered. */
   comparePositions(a: P, b: P): number;
@@ -88,6 +99,10 @@ export interface CdcCatalog<P> {
   keyAtOffset(table: CdcTable, from: ChunkBound, offset: number): Promise<ChunkBound>;
   /** The smallest key > `from`, null if none (a chunk key shared by more than a chunk's rows). */
   keyAfter(table: CdcTable, from: ChunkBound): Promise<ChunkBound>;
+  /** The captured tables as they are now, none an empty list (for tables added later). */
+  discoverTables?(): Promise<CdcTable[]>;
+  /** Makes the server log an added table's changes for the source (PostgreSQL: adds it to the publication). */
+  capture?(table: CdcTable): Promise<void>;
   close(): Promise<void>;
 }
 

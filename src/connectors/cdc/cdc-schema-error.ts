@@ -7,7 +7,8 @@ export class CdcSchemaChangeError extends Error {
   readonly table: string;
   /** Where in the log (the dialect's formatted position). */
   readonly position: string;
-  readonly reason: 'chunk-key-dropped' | 'primary-key-dropped';
+  /** 'stale-schema': a row decoded with other columns than the checkpoint's schema of its table at that point. */
+  readonly reason: 'chunk-key-dropped' | 'primary-key-dropped' | 'stale-schema';
   readonly unrecoverable = true;
   constructor(db: string, table: string, position: string, reason: CdcSchemaChangeError['reason'], detail: string) {
     super(`table ${db}.${table} cannot be followed past ${position}: ${detail}`);

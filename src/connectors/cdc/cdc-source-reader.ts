@@ -2,9 +2,18 @@ import type { InputStatus, ReaderActivity, SourceOutput, SourceReader, SourceRea
 import type { CdcDialect, CdcReaderSession } from './cdc-dialect.ts';
 import type { CdcSourceEvent, CdcSplit, FinishedReport, LogSplit, SnapshotSplit } from './cdc-split.ts';
 import type { CdcChangeRecord, CdcRecordSource } from './change-record.ts';
+import { AddedTableSnapshot, type AddedTableStep } from './added-table-snapshot.ts';
+import type { CdcTable } from './cdc-dialect.ts';
 import { LogFollower } from './log-follower.ts';
 import { readChunk, type ChunkResult } from './snapshot-chunk-reader.ts';
 import { TableFigures } from './table-figures.ts';
+
+/** How often the log's reader looks for added tables the log has not shown (scanNewlyAddedTables). */
+const DISCOVERY_INTERVAL_MS = 5_000;
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
 
 interface ChunkRead<P> {
   readonly split: SnapshotSplit;
@@ -36,6 +45,13 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
   #logError: unknown;
   /** The log position each checkpoint resumes from, until the checkpoint completes. */
   readonly #checkpointPositions = new Map<number, P>();
+  /** Tables added later: their snapshots, the chunk read in flight (the log waits meanwhile), the last chunk's HIGH. */
+  #added: AddedTableSnapshot<P, S> | undefined;
+  #addedRead: { done?: AddedTableStep<P>; error?: unknown; readonly settled: Promise<void> } | undefined;
+  #addedHigh: P | undefined;
+  /** When the log's reader next looks for added tables (a table PostgreSQL's WAL has no word of until it is published). */
+  #discoverAt = 0;
+  #discovering = false;
   #requested = false;
   #wake: (() => void) | undefined;
   readonly #figures = new TableFigures();
@@ -92,7 +108,7 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
       return 'more';
     }
     this.#startNextRead();
-    if (this.#log) return this.#log.poll(output);
+    if (this.#log) return this.#pollLog(this.#log, output);
     if (this.#logSplit && !this.#logOpening && this.#reads.length === 0) this.#openLog();
     if (this.#reads.length === 0 && this.#queue.length === 0 && !this.#logSplit) {
       if (this.#noMoreSplits) return 'end';
@@ -155,10 +171,13 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
     const opened = async () => {
       // Schemas as the log phase begins, for tables the checkpoint has none of (a first start).
       const described = split.schemas === undefined || split.schemas.length === 0 ? ((await session.describeTables?.()) ?? []) : [];
-      return { log: await session.openLog(split.start), described };
+      // Tables added later: what the patterns capture now, compared with the split's list below.
+      if (d.scanNewlyAddedTables) this.#added = new AddedTableSnapshot(d, session, this.#ctx.parallelism);
+      const now = this.#added ? await this.#added.discover() : [];
+      return { log: await session.openLog(split.start), described, now };
     };
     this.#logOpening = opened().then(
-      ({ log, described }) => {
+      ({ log, described, now }) => {
         this.#ctx.log.info(`following ${d.logName} from ${d.formatPosition(split.start)}${split.maxHigh ? ` (dropping changes the snapshot's chunks hold, up to ${d.formatPosition(split.maxHigh)})` : ''}`);
         const setup = {
           comparePositions: (a: P, b: P) => d.comparePositions(a, b),
@@ -167,8 +186,11 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
           info: (message: string, fields?: Record<string, unknown>) => this.#ctx.log.info(message, fields),
           warn: (message: string, fields?: Record<string, unknown>) => this.#ctx.log.warn(message, fields),
           figures: this.#figures,
+          addTables: this.#added !== undefined,
         };
         this.#log = new LogFollower(log, split, setup, described);
+        if (this.#added) this.#log.reconcile(now, (db, table) => d.captures?.(db, table) ?? true, split.captured !== undefined);
+        this.#discoverAt = Date.now() + DISCOVERY_INTERVAL_MS;
         this.#logReader = log;
         this.#log.available().then(() => this.#signal(), () => {});
         this.#signal();
@@ -180,6 +202,77 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
     );
   }
 
+  /**
+   * The log phase. While a chunk of an added table is read the log waits (its events stay
+   * buffered), so every change the follower dropped as "in a chunk to come" is at or before that
+   * chunk's HIGH. Between chunks the log is followed up to the last HIGH (or its end), so the
+   * other tables keep streaming during an added table's snapshot.
+   */
+  #pollLog(log: LogFollower<P, S>, output: SourceOutput<CdcChangeRecord<S>>): InputStatus {
+    const read = this.#addedRead;
+    if (read) {
+      if (read.error !== undefined) throw read.error;
+      if (!read.done) return 'nothing';
+      this.#addedRead = undefined;
+      this.#applyAdded(log, read.done, output);
+      return 'more';
+    }
+    const next = log.nextAdding;
+    const caughtUp = this.#addedHigh === undefined || log.caughtUp || this.#dialect.comparePositions(log.position, this.#addedHigh) >= 0;
+    if (next && caughtUp) {
+      const state: { done?: AddedTableStep<P>; error?: unknown; settled: Promise<void> } = { settled: Promise.resolve() };
+      state.settled = this.#added!.step(next).then(
+        (done) => void (state.done = done),
+        (error: unknown) => void (state.error = error),
+      );
+      this.#addedRead = state;
+      return 'nothing';
+    }
+    this.#maybeDiscover(log);
+    return log.poll(output);
+  }
+
+  /** An added table's chunk: its rows and the follower's knowledge of its HIGH in one poll, so a checkpoint has both or neither. */
+  #applyAdded(log: LogFollower<P, S>, step: AddedTableStep<P>, output: SourceOutput<CdcChangeRecord<S>>): void {
+    if (step.kind === 'gone') {
+      log.abandon(step.db, step.table, step.why);
+      return;
+    }
+    const { split, result, plan } = step;
+    const session = this.#session!;
+    for (let row = 0; row < result.rows.length; row++) {
+      output.collect({ op: 'r', before: null, after: result.rows[row]!, source: session.snapshotSource(split, result.high, row, result.readAt) }, result.readAt);
+    }
+    this.#rows += result.rows.length;
+    this.#chunks++;
+    this.#merged += result.merged;
+    this.#figures.count(split.db, split.table, 'r', result.rows.length);
+    this.#addedHigh = result.high;
+    // Known only from a poll after this chunk: the log is followed up to its HIGH before the next one.
+    log.caughtUp = false;
+    log.chunkRead(plan, { start: split.start, end: split.end, high: result.high });
+    this.#ctx.log.debug(`read chunk ${split.id} of an added table: ${result.rows.length} rows, ${result.merged} changes merged`, { chunk: split.id, rows: result.rows.length });
+  }
+
+  /** Now and then the log's reader looks for added tables the log itself has not shown (PostgreSQL's unpublished ones). */
+  #maybeDiscover(log: LogFollower<P, S>): void {
+    if (!this.#added || this.#discovering || Date.now() < this.#discoverAt) return;
+    this.#discovering = true;
+    this.#added.discover().then(
+      (tables: CdcTable[]) => {
+        for (const t of tables) log.found(t.db, t.table, 'was found matching the source\'s patterns');
+        this.#discovering = false;
+        this.#discoverAt = Date.now() + DISCOVERY_INTERVAL_MS;
+        this.#signal();
+      },
+      (error: unknown) => {
+        this.#discovering = false;
+        this.#discoverAt = Date.now() + DISCOVERY_INTERVAL_MS;
+        this.#ctx.log.warn(`looking for tables added later failed; tried again in ${DISCOVERY_INTERVAL_MS / 1000} s: ${(error as Error).message}`);
+      },
+    );
+  }
+
   #request(): void {
     if (this.#requested) return;
     this.#requested = true;
@@ -187,8 +280,11 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
   }
 
   isAvailable(): Promise<void> {
-    if (this.#log) return this.#log.available();
-    return new Promise((resolve) => (this.#wake = resolve));
+    if (this.#addedRead) return this.#addedRead.settled;
+    if (!this.#log) return new Promise((resolve) => (this.#wake = resolve));
+    // An added table's next chunk, or a look for added tables, is due even while the log is idle.
+    if (this.#added) return Promise.race([this.#log.available(), delay(this.#log.nextAdding ? 50 : Math.max(50, this.#discoverAt - Date.now()))]);
+    return this.#log.available();
   }
 
   #signal(): void {
@@ -255,7 +351,9 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
     if (this.#closed) return;
     this.#closed = true;
     await this.#logOpening?.catch(() => {});
+    await this.#addedRead?.settled;
     await this.#log?.close();
+    await this.#added?.close();
     await this.#session?.close();
   }
 }

@@ -206,7 +206,9 @@ export class CdcSplitEnumerator<P, S extends CdcRecordSource> implements SplitEn
         .sort((a, b) => a.index - b.index)
         .map((c) => ({ start: c.start, end: c.end, high: c.high })),
     }));
-    return { kind: 'binlog', id: 'binlog', start: highs[0]!, skipEvents: 0, tables, maxHigh: highs[highs.length - 1]! };
+    // With tables added later, the log's reader compares what matches with what was snapshotted.
+    const captured = this.#dialect.scanNewlyAddedTables === true ? { captured: s.tables.map((t) => `${t.db}.${t.table}`) } : {};
+    return { kind: 'binlog', id: 'binlog', start: highs[0]!, skipEvents: 0, tables, maxHigh: highs[highs.length - 1]!, ...captured };
   }
 
   /** Undefined before start() has looked at the tables: a restore from it starts over. */

@@ -1,4 +1,5 @@
 import type { ChunkBound, ChunkKeyKind } from './chunk-key.ts';
+import type { TablePlan } from './chunk-splitter.ts';
 import type { CdcTableSchema } from './schema-change.ts';
 
 /**
@@ -60,6 +61,21 @@ export interface LogSplit<P> {
   readonly fromTimestamp?: number;
   /** The captured tables' schemas at `start` (absent in checkpoints from before schema tracking). */
   readonly schemas?: ReadonlyArray<CdcTableSchema>;
+  /**
+   * The tables ('db.table') the source has a snapshot of or is snapshotting (scanNewlyAddedTables):
+   * a matching table not among them is new and snapshotted while the log is followed. Absent in
+   * checkpoints from before it and for sources that start without a snapshot.
+   */
+  readonly captured?: readonly string[];
+  /** Tables being snapshotted in the log phase, in the order found; their finished chunks are in `tables`. */
+  readonly adding?: ReadonlyArray<AddingTable>;
+}
+
+/** A table found while the log is followed: its cutting progress once planned (null before). */
+export interface AddingTable {
+  readonly db: string;
+  readonly table: string;
+  readonly plan: TablePlan | null;
 }
 
 /** A reader's report that a chunk is done, kept in its state until the enumerator has it. */

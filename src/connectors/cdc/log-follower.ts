@@ -1,7 +1,8 @@
 import type { SourceOutput } from '../../api/source.ts';
 import { CdcSchemaChangeError } from './cdc-schema-error.ts';
 import type { CdcLogReader, CdcRowsEvent } from './cdc-dialect.ts';
-import type { FinishedTable, LogSplit } from './cdc-split.ts';
+import type { AddingTable, FinishedTable, LogSplit } from './cdc-split.ts';
+import type { TablePlan } from './chunk-splitter.ts';
 import type { CdcChangeRecord, CdcRecordSource, RowImage } from './change-record.ts';
 import { compareChunkKeys } from './chunk-key.ts';
 import type { CdcSchemaEvent, CdcTableSchema } from './schema-change.ts';
@@ -13,6 +14,8 @@ export interface LogFollowerSetup<P> {
   readonly comparePositions: (a: P, b: P) => number;
   readonly formatPosition: (p: P) => string;
   readonly includeSchemaChanges: boolean;
+  /** scanNewlyAddedTables: a captured table the split does not know yet is snapshotted before it is followed. */
+  readonly addTables?: boolean;
   readonly info: (message: string, fields?: Record<string, unknown>) => void;
   readonly warn: (message: string, fields?: Record<string, unknown>) => void;
   /** Per-table counts, shared with the snapshot's (the reader's). */
@@ -35,6 +38,10 @@ export class LogFollower<P, S extends CdcRecordSource> {
   #skip: number;
   #txn: { start: P; events: number } | undefined;
   #tables: Map<string, FinishedTable<P>>;
+  /** With addTables: the tables snapshotted or being snapshotted ('db.table'). */
+  readonly #captured: Set<string> | undefined;
+  /** Tables being snapshotted by the log's reader: their changes are dropped until their chunk is read, and after it up to its HIGH. */
+  #adding: AddingTable[];
   events = 0;
   changes = 0;
   dropped = 0;
@@ -43,6 +50,12 @@ export class LogFollower<P, S extends CdcRecordSource> {
   caughtUp = false;
 
   schemaChanges = 0;
+  /**
+   * Tables whose rows are checked against the tracked schema: those not changed since the split's
+   * position. After a change the log's own description (or an unparsed DDL) is the truth.
+   */
+  readonly #settled = new Set<string>();
+  #checkRows = true;
 
   /** `described`: the tables' schemas now, for those the split has none of (a first start). */
   constructor(log: CdcLogReader<P, S>, split: LogSplit<P>, setup: LogFollowerSetup<P>, described: readonly CdcTableSchema[] = []) {
@@ -54,6 +67,89 @@ export class LogFollower<P, S extends CdcRecordSource> {
     this.#split = split;
     this.#skip = split.skipEvents;
     this.#tables = new Map(split.tables.map((t) => [`${t.db}.${t.table}`, t]));
+    // Kept only while the option is on: a list left from a run without it would miss the tables created meanwhile.
+    this.#captured = setup.addTables ? new Set(split.captured ?? []) : undefined;
+    this.#adding = setup.addTables ? [...(split.adding ?? [])] : [];
+    if (!setup.addTables) this.#split = withoutAdding(split);
+  }
+
+  /**
+   * A captured table the split does not know: its changes are dropped from here on until its
+   * chunks are read (each chunk's HIGH is taken after this point, so the chunk holds them).
+   */
+  found(db: string, table: string, why: string): void {
+    const name = `${db}.${table}`;
+    if (!this.#captured || this.#captured.has(name)) return;
+    this.#captured.add(name);
+    this.#adding.push({ db, table, plan: null });
+    this.#setup.info(`table ${name} ${why}: it is snapshotted in chunks while ${this.#setup.formatPosition(this.position)} onwards is followed, then followed`, { table: name });
+  }
+
+  /** Whether the split lists the table as snapshotted or being snapshotted (true when not tracked). */
+  knows(db: string, table: string): boolean {
+    return this.#captured?.has(`${db}.${table}`) ?? true;
+  }
+
+  /** The tables the split lists (undefined without addTables). */
+  get captured(): ReadonlySet<string> | undefined {
+    return this.#captured;
+  }
+
+  /** The table whose next chunk is to be read. */
+  get nextAdding(): AddingTable | undefined {
+    return this.#adding[0];
+  }
+
+  /**
+   * A chunk of an added table was read (and its rows emitted in the same poll): from here its key
+   * range's changes are dropped up to `high` and followed after it. `plan`: the cutting after it.
+   */
+  chunkRead(plan: TablePlan, chunk: FinishedTable<P>['chunks'][number]): void {
+    const name = `${plan.db}.${plan.table}`;
+    const t = this.#tables.get(name) ?? { db: plan.db, table: plan.table, keyColumn: plan.keyColumn, keyKind: plan.keyKind, chunks: [] };
+    this.#tables.set(name, { ...t, chunks: [...t.chunks, chunk] });
+    this.#adding = plan.done ? this.#adding.filter((a) => `${a.db}.${a.table}` !== name) : this.#adding.map((a) => (`${a.db}.${a.table}` === name ? { ...a, plan } : a));
+    const maxHigh = this.#split.maxHigh === null || this.#compare(chunk.high, this.#split.maxHigh) > 0 ? chunk.high : this.#split.maxHigh;
+    this.#split = { ...this.#split, tables: [...this.#tables.values()], maxHigh };
+    if (plan.done) this.#setup.info(`table ${name} is snapshotted (${plan.nextIndex} chunk(s)); it is followed`, { table: name });
+  }
+
+  /**
+   * Compares the split's tables with those the patterns capture now, as a job resumes: a matching
+   * table the split does not list is snapshotted; a listed one the patterns no longer match leaves
+   * the state. A split without a list (a checkpoint from before it) adopts what matches now.
+   */
+  reconcile(now: ReadonlyArray<{ readonly db: string; readonly table: string }>, captures: (db: string, table: string) => boolean, listed: boolean): void {
+    const captured = this.#captured;
+    if (!captured) return;
+    if (!listed) {
+      for (const t of now) captured.add(`${t.db}.${t.table}`);
+      for (const t of this.#split.tables) captured.add(`${t.db}.${t.table}`);
+      this.#setup.info(`tables added later are looked for from here on; the ${captured.size} table(s) matching now are taken as snapshotted`);
+      return;
+    }
+    for (const name of [...captured]) {
+      const dot = name.indexOf('.');
+      const [db, table] = [name.slice(0, dot), name.slice(dot + 1)];
+      if (captures(db, table)) continue;
+      captured.delete(name);
+      this.#adding = this.#adding.filter((a) => a.db !== db || a.table !== table);
+      this.#tables.delete(name);
+      this.#schemas.forget(db, table);
+      this.#split = { ...this.#split, tables: [...this.#tables.values()] };
+      this.#setup.info(`table ${name} no longer matches the source's patterns: dropped from the state, no longer followed`, { table: name });
+    }
+    for (const t of now) this.found(t.db, t.table, 'matches the source\'s patterns and was not snapshotted (patterns changed on resume, or created while the job was stopped)');
+  }
+
+  /** An added table that cannot be snapshotted (gone): dropped from the state, named in the log. */
+  abandon(db: string, table: string, why: string): void {
+    const name = `${db}.${table}`;
+    this.#adding = this.#adding.filter((a) => `${a.db}.${a.table}` !== name);
+    this.#captured?.delete(name);
+    this.#tables.delete(name);
+    this.#split = { ...this.#split, tables: [...this.#tables.values()] };
+    this.#setup.warn(`table ${name} is not snapshotted: ${why}`, { table: name });
   }
 
   available(): Promise<void> {
@@ -93,8 +189,8 @@ export class LogFollower<P, S extends CdcRecordSource> {
   #commit(at: P): void {
     this.#txn = undefined;
     this.#skip = 0;
-    const passed = this.#split.maxHigh !== null && this.#compare(at, this.#split.maxHigh) >= 0;
-    // Past every chunk's HIGH: no change can be in a chunk any more, the chunk table is dropped.
+    // Past every chunk's HIGH with no table still being snapshotted: no change can be in a chunk any more, the chunk table is dropped.
+    const passed = this.#split.maxHigh !== null && this.#adding.length === 0 && this.#compare(at, this.#split.maxHigh) >= 0;
     if (passed) this.#tables = new Map();
     this.#split = { ...this.#split, start: at, skipEvents: 0, ...(passed ? { tables: [], maxHigh: null } : {}) };
   }
@@ -102,7 +198,8 @@ export class LogFollower<P, S extends CdcRecordSource> {
   /** Where to resume: the current transaction's start and how many of its rows events are out. */
   snapshot(): LogSplit<P> {
     const schemas = this.#schemas.snapshot();
-    const split = schemas.length > 0 ? { ...this.#split, schemas } : this.#split;
+    const tracked = this.#captured ? { captured: [...this.#captured], adding: this.#adding } : {};
+    const split = { ...this.#split, ...(schemas.length > 0 ? { schemas } : {}), ...tracked };
     if (!this.#txn) return split;
     return { ...split, start: this.#txn.start, skipEvents: this.#txn.events };
   }
@@ -113,13 +210,17 @@ export class LogFollower<P, S extends CdcRecordSource> {
    */
   #schemaChange(ev: CdcSchemaEvent<P, S>, out: SourceOutput<CdcChangeRecord<S>>): boolean {
     const name = `${ev.db}.${ev.table}`;
+    this.#settled.add(name);
     if (ev.unrecognized !== undefined) {
+      if (!ev.table) this.#checkRows = false;
       // Never dropped silently: rows still decode by the log's own metadata, but downstream gets no record of it.
       const at = this.#setup.formatPosition(ev.at);
       this.#setup.warn(`a DDL statement at ${at} was not understood (${ev.unrecognized}); schemas are tracked as before it: ${(ev.statement ?? '').slice(0, 500)}`, { position: at, statement: ev.statement, reason: ev.unrecognized });
       return false;
     }
     this.#refuseUnfollowable(ev, name);
+    // Rows of a table created or renamed into the patterns may predate this point (RENAME TABLE): it is snapshotted.
+    if (ev.changes?.some((c) => c.kind === 'create.table')) this.found(ev.db, ev.table, `was created at ${this.#setup.formatPosition(ev.at)}`);
     const tracked = this.#schemas.apply(ev);
     if (!tracked) return false;
     this.schemaChanges++;
@@ -158,7 +259,10 @@ export class LogFollower<P, S extends CdcRecordSource> {
     const from = this.#split.fromTimestamp;
     if (from !== undefined && Math.floor(ev.ts / 1000) < Math.floor(from / 1000)) return;
     const name = `${ev.db}.${ev.table}`;
+    if (!this.knows(ev.db, ev.table)) this.found(ev.db, ev.table, `has changes at ${this.#setup.formatPosition(ev.at)} and was not snapshotted`);
+    this.#checkDecoded(ev, name);
     const table = this.#tables.get(name);
+    const adding = this.#adding.length > 0 && this.#adding.some((a) => a.db === ev.db && a.table === ev.table);
     const version = this.#setup.includeSchemaChanges ? this.#schemas.version(ev.db, ev.table) : undefined;
     ev.rows.forEach((r, row) => {
       // A decoder may leave an absent image undefined.
@@ -166,10 +270,10 @@ export class LogFollower<P, S extends CdcRecordSource> {
       const after = r.after ?? null;
       let op = ev.op;
       // Halves of the change that the snapshot already holds are dropped.
-      const afterSeen = after !== null && table !== undefined && this.#seen(table, after, ev.at);
+      const afterSeen = after !== null && (table !== undefined ? this.#seen(table, after, ev.at, adding) : adding);
       // An update without a before image (PostgreSQL without REPLICA IDENTITY FULL, key unchanged)
       // is of the after image's row: seen or not with it.
-      const beforeSeen = before === null ? op === 'u' && afterSeen : table !== undefined && this.#seen(table, before, ev.at);
+      const beforeSeen = before === null ? op === 'u' && afterSeen : table !== undefined ? this.#seen(table, before, ev.at, adding) : adding;
       let b = before;
       let a = after;
       if (op === 'u' && beforeSeen !== afterSeen) {
@@ -191,8 +295,38 @@ export class LogFollower<P, S extends CdcRecordSource> {
     });
   }
 
-  /** Whether the finished chunk holding this row's key was read at or after the event. */
-  #seen(table: FinishedTable<P>, row: RowImage, at: P): boolean {
+  /**
+   * A restored split's schemas are the tables' as of its position. A row of a table not changed
+   * since, decoded with other columns (the server's schema now, after an ALTER or DROP while the
+   * job was stopped), would be a wrong decode: refused, naming table and position.
+   */
+  #checkDecoded(ev: CdcRowsEvent<P, S>, name: string): void {
+    if (!this.#checkRows || this.#settled.has(name)) return;
+    const tracked = this.#schemas.get(ev.db, ev.table);
+    const first = ev.rows[0];
+    const image = first?.after ?? first?.before;
+    if (!tracked || !image) return;
+    const names = tracked.columns.map((c) => c.name);
+    const decoded = Object.keys(image);
+    // Inserts carry every column; other images may carry fewer (a key-only delete, unchanged TOASTed values).
+    const fits = decoded.every((c) => names.includes(c)) && (ev.op !== 'c' || decoded.length === names.length);
+    if (fits) return;
+    this.#settled.add(name);
+    const at = this.#setup.formatPosition(ev.at);
+    throw new CdcSchemaChangeError(
+      ev.db,
+      ev.table,
+      at,
+      'stale-schema',
+      `its row at ${at} was decoded with columns (${decoded.join(', ')}), but the table had (${names.join(', ')}) there (the checkpoint's schema): it was altered or dropped after this point and the log is decoded with its schema now. Restore from a checkpoint taken after the change, or let the log describe its own rows (MySQL/MariaDB: binlog_row_metadata = FULL)`,
+    );
+  }
+
+  /**
+   * Whether the finished chunk holding this row's key was read at or after the event. A key in no
+   * finished chunk of a table being snapshotted (`adding`) is in a chunk still to be read: seen.
+   */
+  #seen(table: FinishedTable<P>, row: RowImage, at: P, adding = false): boolean {
     const key = row[table.keyColumn];
     const chunks = table.chunks;
     let lo = 0;
@@ -204,10 +338,16 @@ export class LogFollower<P, S extends CdcRecordSource> {
       else if (c.end !== null && compareChunkKeys(table.keyKind, key, c.end) >= 0) lo = mid + 1;
       else return this.#compare(at, c.high) <= 0;
     }
-    return false;
+    return adding;
   }
 
   close(): Promise<void> {
     return this.#log.close();
   }
+}
+
+/** A split as a source without addTables keeps it. */
+function withoutAdding<P>(split: LogSplit<P>): LogSplit<P> {
+  const { captured: _c, adding: _a, ...rest } = split;
+  return rest;
 }

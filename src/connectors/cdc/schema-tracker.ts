@@ -25,6 +25,11 @@ export class SchemaTracker {
   }
 
   /** The schemas as the stream began, for tables the checkpoint did not have. */
+  /** A table no longer captured: its schema leaves the state. */
+  forget(db: string, table: string): void {
+    this.#tables.delete(key(db, table));
+  }
+
   seed(schemas: readonly CdcTableSchema[]): void {
     for (const s of schemas) if (!this.#tables.has(key(s.db, s.table))) this.#tables.set(key(s.db, s.table), s);
     if (schemas.length > 0) this.#complete = true;

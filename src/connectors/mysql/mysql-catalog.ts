@@ -74,6 +74,25 @@ export class MySqlCatalog implements CdcCatalog<MySqlLogPosition> {
   }
 
   async listTables(): Promise<CdcTable[]> {
+    const tables = await this.discoverTables();
+    if (tables.length === 0) {
+      const rows = await this.#baseTables();
+      throw new NoTablesMatchedError(this.#o.database, this.#o.tables, rows.map((r) => (r.TABLE_SCHEMA === this.#o.database ? r.TABLE_NAME : `${r.TABLE_SCHEMA}.${r.TABLE_NAME}`)));
+    }
+    return tables;
+  }
+
+  /** The matching tables now, none an empty list. */
+  async discoverTables(): Promise<CdcTable[]> {
+    const o = this.#o;
+    const matched = (await this.#baseTables()).filter((r) => tableMatches(o, r.TABLE_NAME, r.TABLE_SCHEMA));
+    const schemas = new TableSchemaCache(this.#sql);
+    const tables: CdcTable[] = [];
+    for (const r of matched) tables.push(chunkTable(await schemas.get(r.TABLE_SCHEMA, r.TABLE_NAME), o.chunkKeyColumn));
+    return tables;
+  }
+
+  async #baseTables(): Promise<Array<{ TABLE_SCHEMA: string; TABLE_NAME: string }>> {
     const o = this.#o;
     // Patterns naming other databases: every database but the server's own.
     const rows = capturesOtherDatabases(o)
@@ -81,12 +100,7 @@ export class MySqlCatalog implements CdcCatalog<MySqlLogPosition> {
           "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys') AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_SCHEMA, TABLE_NAME",
         )
       : await this.#sql.query<{ TABLE_SCHEMA: string; TABLE_NAME: string }>("SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME", [o.database]);
-    const matched = rows.filter((r) => tableMatches(o, r.TABLE_NAME, r.TABLE_SCHEMA));
-    if (matched.length === 0) throw new NoTablesMatchedError(o.database, o.tables, rows.map((r) => (r.TABLE_SCHEMA === o.database ? r.TABLE_NAME : `${r.TABLE_SCHEMA}.${r.TABLE_NAME}`)));
-    const schemas = new TableSchemaCache(this.#sql);
-    const tables: CdcTable[] = [];
-    for (const r of matched) tables.push(chunkTable(await schemas.get(r.TABLE_SCHEMA, r.TABLE_NAME), o.chunkKeyColumn));
-    return tables;
+    return rows;
   }
 
   keyRange(t: CdcTable) {

@@ -44,6 +44,15 @@ export interface MySqlCdcOptions extends MySqlConnectionOptions {
    * Default false: no new record kind; changes are still followed and logged.
    */
   readonly includeSchemaChanges?: boolean;
+  /**
+   * Tables that come to match `tables` while the job runs (CREATE TABLE, RENAME TABLE into the
+   * patterns) or when a job resumes with other patterns are snapshotted in chunks by the binlog's
+   * reader while it follows the other tables, then followed (Flink CDC's
+   * scan.newly-added-table.enabled); tables no longer matching on resume leave the state. Backfills
+   * of their chunks use a spare server id: the `serverId` range needs one more id than readers.
+   * Default false: a new table is followed from the binlog only.
+   */
+  readonly scanNewlyAddedTables?: boolean;
 }
 
 export interface ResolvedCdcOptions extends Required<Omit<MySqlCdcOptions, 'serverId' | 'tables' | 'chunkKeyColumn' | 'database'>> {
@@ -82,6 +91,7 @@ export function resolveCdcOptions(o: MySqlCdcOptions): ResolvedCdcOptions {
     distributionFactorLower: o.distributionFactorLower ?? 0.05,
     connectTimeoutMs: o.connectTimeoutMs ?? 10_000,
     includeSchemaChanges: o.includeSchemaChanges ?? false,
+    scanNewlyAddedTables: o.scanNewlyAddedTables ?? false,
   };
 }
 

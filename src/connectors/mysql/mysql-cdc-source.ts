@@ -33,6 +33,8 @@ export class MySqlCdcSource implements Source<ChangeRecord, CdcSplit, MySqlEnume
   createEnumerator(ctx: EnumeratorContext<CdcSplit>, restored: MySqlEnumeratorState | undefined): SplitEnumerator<CdcSplit, MySqlEnumeratorState | undefined> {
     // Fails here, at the start, rather than when the binlog phase begins.
     serverIdFor(this.options, ctx.parallelism - 1, ctx.parallelism);
+    // Tables added later are backfilled with a spare id while the binlog is followed.
+    if (this.options.scanNewlyAddedTables) serverIdFor(this.options, ctx.parallelism, ctx.parallelism + 1);
     return new CdcSplitEnumerator(ctx, this.#dialect, this.options, restored, this.options.startup.mode === 'initial');
   }
 

@@ -4,7 +4,8 @@ import type { MySqlLogPosition } from './cdc-split.ts';
 import type { ChangeSource } from './change-record.ts';
 import { detectGtidStrategy, type GtidStrategy } from './gtid-strategy.ts';
 import { MySqlCatalog } from './mysql-catalog.ts';
-import { serverIdFor, type ResolvedCdcOptions } from './mysql-cdc-options.ts';
+import type { ChunkingOptions } from '../cdc/chunk-splitter.ts';
+import { serverIdFor, tableMatches, type ResolvedCdcOptions } from './mysql-cdc-options.ts';
 import { MySqlReaderSession } from './mysql-reader-session.ts';
 import { connectSql, type SqlClient } from './sql-client.ts';
 
@@ -16,10 +17,18 @@ export class MySqlDialect implements CdcDialect<MySqlLogPosition, ChangeSource> 
   #strategy: GtidStrategy | undefined;
 
   readonly includeSchemaChanges: boolean;
+  readonly scanNewlyAddedTables: boolean;
+  readonly chunking: ChunkingOptions;
 
   constructor(options: ResolvedCdcOptions) {
     this.#o = options;
     this.includeSchemaChanges = options.includeSchemaChanges;
+    this.scanNewlyAddedTables = options.scanNewlyAddedTables;
+    this.chunking = options;
+  }
+
+  captures(db: string, table: string): boolean {
+    return tableMatches(this.#o, table, db);
   }
 
   comparePositions(a: MySqlLogPosition, b: MySqlLogPosition): number {
@@ -37,6 +46,8 @@ export class MySqlDialect implements CdcDialect<MySqlLogPosition, ChangeSource> 
   }
 
   connectReader(subtask: number, parallelism: number): Promise<CdcReaderSession<MySqlLogPosition, ChangeSource>> {
-    return MySqlReaderSession.connect(this.#o, serverIdFor(this.#o, subtask, parallelism));
+    // One id beyond the readers' for an added table's backfills while the binlog is followed.
+    const spare = this.#o.scanNewlyAddedTables ? serverIdFor(this.#o, parallelism, parallelism + 1) : undefined;
+    return MySqlReaderSession.connect(this.#o, serverIdFor(this.#o, subtask, parallelism), spare);
   }
 }

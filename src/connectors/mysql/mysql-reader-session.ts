@@ -22,18 +22,25 @@ export class MySqlReaderSession implements CdcReaderSession<MySqlLogPosition, Ch
   readonly #sql: SqlClient;
   readonly #schemas: TableSchemaCache;
   readonly #strategy: GtidStrategy;
+  /**
+   * The id of backfills while this session follows the binlog (an added table's chunks): the
+   * server would drop the follower's connection for a second one with its id.
+   */
+  readonly #spareServerId: number | undefined;
+  #following = false;
 
-  private constructor(o: ResolvedCdcOptions, serverId: number, sql: SqlClient, strategy: GtidStrategy) {
+  private constructor(o: ResolvedCdcOptions, serverId: number, sql: SqlClient, strategy: GtidStrategy, spareServerId: number | undefined) {
     this.#o = o;
     this.#serverId = serverId;
+    this.#spareServerId = spareServerId;
     this.#sql = sql;
     this.#schemas = new TableSchemaCache(sql);
     this.#strategy = strategy;
   }
 
-  static async connect(o: ResolvedCdcOptions, serverId: number): Promise<MySqlReaderSession> {
+  static async connect(o: ResolvedCdcOptions, serverId: number, spareServerId?: number): Promise<MySqlReaderSession> {
     const sql = await connectSql(o, o.connectTimeoutMs);
-    return new MySqlReaderSession(o, serverId, sql, await detectGtidStrategy(sql));
+    return new MySqlReaderSession(o, serverId, sql, await detectGtidStrategy(sql), spareServerId);
   }
 
   /** Watermarks are compared by file and offset only: one query, no GTID state. */
@@ -51,13 +58,16 @@ export class MySqlReaderSession implements CdcReaderSession<MySqlLogPosition, Ch
 
   async openLog(from: MySqlLogPosition, backfill?: { readonly db: string; readonly table: string }): Promise<BinlogLogReader> {
     const o = this.#o;
+    const serverId = backfill && this.#following ? this.#spareServerId : this.#serverId;
+    if (serverId === undefined) throw new Error('a backfill while following the binlog needs a spare server id (scanNewlyAddedTables)');
+    if (!backfill) this.#following = true;
     const include = backfill ? (db: string, table: string) => db === backfill.db && table === backfill.table : (db: string, table: string) => tableMatches(o, table, db);
     const client = await BinlogClient.open({
       host: o.host,
       port: o.port,
       user: o.user,
       password: o.password,
-      serverId: this.#serverId,
+      serverId,
       start: from.file !== undefined ? { kind: 'file', file: from.file, pos: from.pos } : { kind: 'gtid', gtid: from.gtid },
       schemas: this.#schemas,
       include,

@@ -1,7 +1,8 @@
 import type { CdcCatalog, CdcStartup, CdcTable } from '../cdc/cdc-dialect.ts';
 import type { ChunkBound } from '../cdc/chunk-key.ts';
 import { parseLsn, type Lsn } from './lsn.ts';
-import { quoteTable } from './pg-quote.ts';
+import { quoteIdent, quoteTable } from './pg-quote.ts';
+import { TableNotPublishedError } from './postgres-cdc-error.ts';
 import { PgSqlClient } from './pg-sql-client.ts';
 import { PgTypeCatalog } from './pg-type-catalog.ts';
 import { loadTableTypes } from './pg-table-rows.ts';
@@ -68,6 +69,27 @@ export class PostgresCatalog implements CdcCatalog<Lsn> {
   async listTables(): Promise<CdcTable[]> {
     this.#tables ??= await listCapturedTables(this.#sql, this.#o.database, this.#o.tables, this.#o.chunkKeyColumn ?? {});
     return this.#tables;
+  }
+
+  /** The matching tables now (uncached), none an empty list: for tables added later. */
+  discoverTables(): Promise<CdcTable[]> {
+    return listCapturedTables(this.#sql, this.#o.database, this.#o.tables, this.#o.chunkKeyColumn ?? {}, false);
+  }
+
+  /**
+   * An added table joins the publication (unless it publishes all tables) before its first chunk's
+   * LOW: pgoutput sends only published tables' changes, and a table outside the publication would
+   * be snapshotted and then never updated.
+   */
+  async capture(t: CdcTable): Promise<void> {
+    const publication = this.#o.publicationName ?? DEFAULT_PUBLICATION;
+    const [p] = await this.#sql.query<{ all: boolean }>('SELECT puballtables AS all FROM pg_publication WHERE pubname = $1', [publication]);
+    if (p?.all) return;
+    const [listed] = await this.#sql.query<{ n: number }>('SELECT 1 AS n FROM pg_publication_tables WHERE pubname = $1 AND schemaname = $2 AND tablename = $3', [publication, t.db, t.table]);
+    if (listed) return;
+    const site = { host: this.#o.host, port: this.#o.port };
+    if (!(this.#o.createMissing ?? true)) throw new TableNotPublishedError(site, `${t.db}.${t.table}`, publication);
+    await this.#sql.query(`ALTER PUBLICATION ${quoteIdent(publication)} ADD TABLE ${quoteTable(t.db, t.table)}`);
   }
 
   async keyRange(t: CdcTable): Promise<{ min: ChunkBound; max: ChunkBound; approxRows: number }> {

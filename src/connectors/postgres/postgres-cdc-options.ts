@@ -46,6 +46,14 @@ export interface PostgresCdcOptions extends PostgresConnectionOptions {
    * Default false: no new record kind; changes are still followed and logged.
    */
   readonly includeSchemaChanges?: boolean;
+  /**
+   * Tables that come to match `tables` while the job runs (found every 5 s, or by their rows when
+   * the publication is FOR ALL TABLES) or when a job resumes with other patterns are added to the
+   * publication (with createMissing), snapshotted in chunks by the WAL's reader while it follows
+   * the other tables, then followed (Flink CDC's scan.newly-added-table.enabled); tables no longer
+   * matching on resume leave the state. Default false.
+   */
+  readonly scanNewlyAddedTables?: boolean;
   /** Where warnings go (a table without REPLICA IDENTITY FULL, a truncate). Default console.warn. */
   readonly warn?: (message: string) => void;
   /**

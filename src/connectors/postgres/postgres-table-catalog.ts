@@ -25,6 +25,7 @@ export async function listCapturedTables(
   database: string,
   patterns: ReadonlyArray<string | RegExp>,
   chunkKeyColumn: Readonly<Record<string, string>>,
+  noneIsAnError = true,
 ): Promise<CdcTable[]> {
   const all = await sql.query<{ schema: string; table: string }>(
     `SELECT n.nspname AS schema, c.relname AS table FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -33,7 +34,7 @@ export async function listCapturedTables(
      ORDER BY 1, 2`,
   );
   const matched = all.filter((t) => pgTableMatches(patterns, t.schema, t.table));
-  if (matched.length === 0) throw new PgTableSelectionError(database, patterns, `no table matches (tables there: ${all.map((t) => `${t.schema}.${t.table}`).join(', ') || 'none'})`);
+  if (matched.length === 0 && noneIsAnError) throw new PgTableSelectionError(database, patterns, `no table matches (tables there: ${all.map((t) => `${t.schema}.${t.table}`).join(', ') || 'none'})`);
   const out: CdcTable[] = [];
   for (const t of matched) out.push(await planKey(sql, database, patterns, t.schema, t.table, chunkKeyColumn));
   return out;

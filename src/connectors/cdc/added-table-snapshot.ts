@@ -1,0 +1,64 @@
+import type { CdcCatalog, CdcDialect, CdcReaderSession, CdcTable } from './cdc-dialect.ts';
+import type { AddingTable, SnapshotSplit } from './cdc-split.ts';
+import type { CdcRecordSource } from './change-record.ts';
+import { nextChunk, planTable, type TablePlan } from './chunk-splitter.ts';
+import { readChunk, type ChunkResult } from './snapshot-chunk-reader.ts';
+
+/** One step of an added table's snapshot: a chunk read (its rows as of `result.high`), or the table gone. */
+export type AddedTableStep<P> =
+  | { readonly kind: 'chunk'; readonly plan: TablePlan; readonly split: SnapshotSplit; readonly result: ChunkResult<P> }
+  | { readonly kind: 'gone'; readonly db: string; readonly table: string; readonly why: string };
+
+/**
+ * The log reader's snapshots of tables added later (scanNewlyAddedTables): cuts an added table
+ * into chunks with a catalog of its own and reads each with the initial snapshot's LOW/HIGH
+ * algorithm on the reader's session. The reader emits a chunk in the same poll in which its log
+ * follower learns the chunk's HIGH, so the chunk's rows go out on the log's channel before any
+ * later change of their keys.
+ */
+export class AddedTableSnapshot<P, S extends CdcRecordSource> {
+  readonly #dialect: CdcDialect<P, S>;
+  readonly #session: CdcReaderSession<P, S>;
+  readonly #readers: number;
+  #catalog: Promise<CdcCatalog<P>> | undefined;
+
+  constructor(dialect: CdcDialect<P, S>, session: CdcReaderSession<P, S>, readers: number) {
+    this.#dialect = dialect;
+    this.#session = session;
+    this.#readers = readers;
+  }
+
+  /** The captured tables now (the dialect's discoverTables). */
+  async discover(): Promise<CdcTable[]> {
+    const catalog = await this.#connect();
+    return (await catalog.discoverTables?.()) ?? [];
+  }
+
+  /** Plans `t` if it is not yet (making the server log it for the source), then cuts and reads its next chunk. */
+  async step(t: AddingTable): Promise<AddedTableStep<P>> {
+    const catalog = await this.#connect();
+    const o = this.#dialect.chunking!;
+    let plan = t.plan;
+    if (plan === null) {
+      const found = (await catalog.discoverTables?.())?.find((x) => x.db === t.db && x.table === t.table);
+      if (!found) return { kind: 'gone', db: t.db, table: t.table, why: 'it no longer exists or no longer matches the patterns' };
+      await catalog.capture?.(found);
+      plan = await planTable(catalog, found, o);
+    }
+    const next = (await nextChunk(catalog, plan, o.chunkSize))!;
+    const d = this.#dialect;
+    const result = await readChunk({ session: this.#session, comparePositions: (a: P, b: P) => d.comparePositions(a, b), logName: d.logName }, next.split);
+    return { kind: 'chunk', plan: next.plan, split: next.split, result };
+  }
+
+  #connect(): Promise<CdcCatalog<P>> {
+    this.#catalog ??= this.#dialect.connectCatalog(this.#readers);
+    return this.#catalog;
+  }
+
+  async close(): Promise<void> {
+    const c = this.#catalog;
+    this.#catalog = undefined;
+    await (await c?.catch(() => undefined))?.close();
+  }
+}
