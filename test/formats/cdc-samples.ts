@@ -26,3 +26,13 @@ export const postgresChanges: PostgresChangeRecord[] = [
     source: { db: 'app', schema: 'public', table: 'posts', lsn: '16/B374D848', changeLsn: '16/B374D800', index: 2, txId: 771, ts: 1_733_370_001_000, snapshot: false },
   },
 ];
+
+/** A value as text that tells bigints, bytes and numbers apart, keys sorted (values cross threads as structured clones, which turn Buffers into Uint8Arrays). */
+export function canonical(v: unknown): string {
+  if (typeof v === 'bigint') return `${v}n`;
+  if (v instanceof Uint8Array) return `0x${Buffer.from(v).toString('hex')}`;
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v instanceof Map) return `Map{${[...v].map(([k, x]) => `${canonical(k)}:${canonical(x)}`).join(',')}}`;
+  if (typeof v === 'object' && v !== null) return `{${Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => `${k}:${canonical(x)}`).join(',')}}`;
+  return JSON.stringify(v) ?? 'undefined';
+}

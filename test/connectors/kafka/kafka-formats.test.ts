@@ -11,17 +11,7 @@ import { CollectionSource } from '../../../src/connectors/collection/index.ts';
 import { KafkaDeserializers, KafkaSerializers, KafkaSink, KafkaSource, type KafkaDeserializer, type KafkaSinkOptions } from '../../../src/connectors/kafka/index.ts';
 import { runCollecting, uniqueId } from '../../fixtures/helpers.ts';
 import { readTopic, startKafkaTest, stopKafkaTest, type KafkaTestEnv } from '../../fixtures/kafka-topics.ts';
-import { mysqlChanges, postgresChanges } from '../../formats/cdc-samples.ts';
-
-/** A value as text that tells bigints, bytes and numbers apart, keys sorted (values cross threads as structured clones, which turn Buffers into Uint8Arrays). */
-function canonical(v: unknown): string {
-  if (typeof v === 'bigint') return `${v}n`;
-  if (v instanceof Uint8Array) return `0x${Buffer.from(v).toString('hex')}`;
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v instanceof Map) return `Map{${[...v].map(([k, x]) => `${canonical(k)}:${canonical(x)}`).join(',')}}`;
-  if (typeof v === 'object' && v !== null) return `{${Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => `${k}:${canonical(x)}`).join(',')}}`;
-  return JSON.stringify(v) ?? 'undefined';
-}
+import { canonical, mysqlChanges, postgresChanges } from '../../formats/cdc-samples.ts';
 
 describe('Kafka payload formats and partitioners', () => {
   let env: KafkaTestEnv;
