@@ -8,6 +8,7 @@ import { h } from '../dom.js';
 import { bytes, count, percent, rate } from '../format.js';
 import { jobGraph } from '../graph.js';
 import { subtaskLoad, vertexLoad } from '../load.js';
+import { consumerLagCards } from './consumer-lag.js';
 import { sourceProgressCards } from './source-progress.js';
 import { watermarksCard, watermarkText } from './watermarks.js';
 /** @import { Load } from '../load.js' */
@@ -83,6 +84,7 @@ export function overviewTab(jobId) {
       return [
         h('section', { class: 'card graph-card' }, h('h2', null, 'Job graph'), h('div', { class: 'graph-wrap' }, jobGraph(job.vertices, selected)), legend()),
         ...sourceProgressCards(job),
+        ...consumerLagCards(job),
         h('section', { class: 'card' }, h('h2', null, 'Vertices'), verticesTable(job, rates, selected)),
         watermarksCard(job),
         vertex ? h('section', { class: 'card' }, h('h2', null, `Subtasks of ${vertex.name}`), subtasksTable(vertex)) : null,

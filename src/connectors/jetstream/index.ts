@@ -25,3 +25,8 @@ export type { LogFields, LogLevel, Logger } from '../../log/logger.ts';
 export type { DeadLetter } from '../../api/dead-letter.ts';
 export type { SinkCheckpointing, SinkContext } from '../../api/sink.ts';
 export type { CommitRetryPolicy, Committer, PrecommitCheckpoint, PrecommittingSinkWriter } from '../../api/two-phase-committing-sink.ts';
+
+// Payload formats (shared with the Kafka connector): `serializer: debeziumJson().serialize`, `deserializer: typedFormat(type).deserialize`.
+export { typedFormat, debeziumJson, canalJson, FormatError, FORMAT_FAILURES, UNAVAILABLE_VALUE } from '../../formats/index.ts';
+export type { ValueFormat, DebeziumJsonOptions, DebeziumChange, CanalJsonOptions, ChangeLike, ChangeRow, ChangeSourceLike, DecodedChange, DecodedSource, FormatFailure } from '../../formats/index.ts';
+export type { Type } from '../../serialization/type-info.ts';

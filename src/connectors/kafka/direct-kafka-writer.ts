@@ -2,8 +2,8 @@ import type { Kafka, Producer } from 'kafkajs';
 import type { PrecommittingSinkWriter } from '../../api/two-phase-committing-sink.ts';
 import type { KafkaCommittable } from './kafka-committable.ts';
 import type { KafkaSinkOptions } from './kafka-sink-options.ts';
-import { PartitionCounts } from './partition-counts.ts';
-import { buildRecord, topicMessages, type OutgoingRecord } from './record-builder.ts';
+import { buildRecord, type OutgoingRecord } from './record-builder.ts';
+import { SinkPartitioner } from './sink-partitioner.ts';
 
 /** Sends in flight before the writer stops taking input. */
 const MAX_IN_FLIGHT = 8;
@@ -16,15 +16,15 @@ const MAX_IN_FLIGHT = 8;
 export class DirectKafkaWriter<T> implements PrecommittingSinkWriter<T, KafkaCommittable> {
   readonly #o: KafkaSinkOptions<T>;
   readonly #producer: Producer;
-  readonly #partitions: PartitionCounts;
+  readonly #partitions: SinkPartitioner<T>;
   #buffer: OutgoingRecord[] = [];
   readonly #inFlight = new Set<Promise<void>>();
   #failure: unknown;
 
-  constructor(o: KafkaSinkOptions<T>, kafka: Kafka, producer: Producer) {
+  constructor(o: KafkaSinkOptions<T>, kafka: Kafka, producer: Producer, subtask: number, parallelism: number) {
     this.#o = o;
     this.#producer = producer;
-    this.#partitions = new PartitionCounts(kafka);
+    this.#partitions = new SinkPartitioner(o, kafka, subtask, parallelism);
   }
 
   write(value: T): void {
@@ -38,7 +38,7 @@ export class DirectKafkaWriter<T> implements PrecommittingSinkWriter<T, KafkaCom
     const records = this.#buffer;
     this.#buffer = [];
     const p = (async () => {
-      await this.#producer.sendBatch({ topicMessages: await topicMessages(this.#o, records, this.#partitions.get) });
+      await this.#producer.sendBatch({ topicMessages: await this.#partitions.assign(records) });
     })().catch((e: unknown) => {
       this.#failure ??= e;
     });

@@ -4,6 +4,7 @@ export type { KafkaSourceOptions, KafkaStartingOffsets } from './kafka-source-op
 export type { KafkaSplit } from './kafka-split.ts';
 export type { KafkaEnumeratorState } from './kafka-split-enumerator.ts';
 export { KafkaDeserializers } from './kafka-record.ts';
+export { KafkaSerializers, type KafkaSerializer } from './kafka-serializers.ts';
 export type { KafkaDeserializer, KafkaRecord, KafkaTextRecord } from './kafka-record.ts';
 export { KafkaDeserializationError } from './kafka-deserialization-error.ts';
 
@@ -19,10 +20,16 @@ export type { StructField, TypeInfo } from '../../serialization/type-info.ts';
 
 // The sink.
 export { KafkaSink } from './kafka-sink.ts';
-export type { KafkaSinkOptions, KafkaDeliveryGuarantee } from './kafka-sink-options.ts';
+export type { KafkaSinkOptions, KafkaDeliveryGuarantee, KafkaPartitioner, PartitionTarget } from './kafka-sink-options.ts';
+export { PartitionOutOfRangeError } from './partition-out-of-range-error.ts';
 export type { KafkaCommittable, KafkaTransactionEvent } from './kafka-committable.ts';
 export { TransactionTimeoutTooShortError } from './transaction-timeout-too-short-error.ts';
 export type { LogFields, LogLevel, Logger } from '../../log/logger.ts';
 export type { SinkCheckpointing, SinkContext } from '../../api/sink.ts';
 export type { CommitRetryPolicy, Committer, PrecommitCheckpoint, PrecommittingSinkWriter } from '../../api/two-phase-committing-sink.ts';
 export type { DeadLetter } from '../../api/dead-letter.ts';
+
+// Payload formats (shared with the JetStream connector).
+export { typedFormat, debeziumJson, canalJson, FormatError, FORMAT_FAILURES, UNAVAILABLE_VALUE } from '../../formats/index.ts';
+export type { ValueFormat, DebeziumJsonOptions, DebeziumChange, CanalJsonOptions, ChangeLike, ChangeRow, ChangeSourceLike, DecodedChange, DecodedSource, FormatFailure } from '../../formats/index.ts';
+export type { Type } from '../../serialization/type-info.ts';

@@ -1,3 +1,9 @@
+import { canalJson } from '../../formats/canal-json.ts';
+import type { DecodedChange } from '../../formats/change.ts';
+import { debeziumJson, type DebeziumChange } from '../../formats/debezium-json.ts';
+import { typedFormat } from '../../formats/typed-format.ts';
+import type { Type } from '../../serialization/type-info.ts';
+
 /** A Kafka record as the deserializer sees it. */
 export interface KafkaRecord {
   readonly topic: string;
@@ -10,10 +16,18 @@ export interface KafkaRecord {
   readonly headers: ReadonlyMap<string, Uint8Array>;
 }
 
-/** A record as a value of the stream; a throw fails the job naming topic, partition and offset. */
-export type KafkaDeserializer<T> = (record: KafkaRecord) => T;
+/**
+ * A record as a value of the stream; a throw fails the job naming topic, partition and offset.
+ * `undefined` skips the record (its offset still counts as read): a tombstone, say.
+ */
+export type KafkaDeserializer<T> = (record: KafkaRecord) => T | undefined;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A format's deserializer of values; a record without a value (a tombstone, as Debezium writes after a delete) is skipped. */
+function ofValue<T>(deserialize: (bytes: Uint8Array) => T): KafkaDeserializer<T> {
+  return (r) => (r.value === null ? undefined : deserialize(r.value));
+}
 
 /** The common deserializers: the value as UTF-8 text, as JSON, as bytes, or the whole record with its value as text. */
 export const KafkaDeserializers = {
@@ -30,6 +44,12 @@ export const KafkaDeserializers = {
     value: r.value === null ? null : utf8.decode(r.value),
     headers: Object.fromEntries([...r.headers].map(([k, v]) => [k, utf8.decode(v)])),
   }),
+  /** The value in weir's binary encoding of a declared type (KafkaSerializers.typed's bytes). */
+  typed: <T>(type: Type<T>): KafkaDeserializer<T> => ofValue(typedFormat(type).deserialize),
+  /** Debezium change events (the envelope, with or without Connect's schema); tombstones are skipped. */
+  debeziumJson: (): KafkaDeserializer<DebeziumChange> => ofValue(debeziumJson().deserialize),
+  /** Canal messages: every row of a message, in order (flatMap them); tombstones are skipped. */
+  canalJson: (): KafkaDeserializer<DecodedChange[]> => ofValue(canalJson().deserialize),
 };
 
 export interface KafkaTextRecord {

@@ -13,12 +13,17 @@ export interface KafkaSinkOptions<T> {
   readonly connection: KafkaConnectionOptions;
   /** One topic for all, or one per record. */
   readonly topic: string | ((value: T) => string);
-  /** A record's value. Unset: JSON.stringify (strings as they are). */
+  /** A record's value (KafkaSerializers has the common ones). Unset: JSON.stringify (strings as they are). */
   readonly serializer?: (value: T) => string | Uint8Array | null;
   /** A record's key: partitions by its hash (murmur2, as Kafka's Java client). Unset: no key, partitions in turn. */
   readonly key?: (value: T) => string | Uint8Array | null;
-  /** A record's partition, overriding the key's hash. */
-  readonly partition?: (value: T, partitions: number) => number;
+  /**
+   * How a record's partition is chosen (Flink's FlinkKafkaPartitioner): 'key-hash' (unset) the
+   * murmur2 hash of the key as Kafka's Java client, records without a key in turn; 'fixed' subtask
+   * i writes partition i mod n (Flink's FlinkFixedPartitioner: with at least as many partitions
+   * as subtasks, each partition has one writer); or a function of the record.
+   */
+  readonly partitioner?: 'key-hash' | 'fixed' | KafkaPartitioner<T>;
   readonly headers?: (value: T) => Readonly<Record<string, string>>;
   /** Unset: 'exactly-once'. */
   readonly guarantee?: KafkaDeliveryGuarantee;
@@ -38,3 +43,17 @@ export interface KafkaSinkOptions<T> {
 }
 
 export const DEFAULT_TRANSACTION_TIMEOUT_MS = 15 * 60_000;
+
+/** What a partitioner function knows besides the record. */
+export interface PartitionTarget {
+  readonly topic: string;
+  /** The topic's partition count. */
+  readonly partitions: number;
+  /** The record's serialized key, if it has one. */
+  readonly key: Buffer | string | null;
+  readonly subtask: number;
+  readonly parallelism: number;
+}
+
+/** A record's partition, in [0, target.partitions). */
+export type KafkaPartitioner<T> = (value: T, target: PartitionTarget) => number;

@@ -28,6 +28,8 @@ export class KafkaSink<T> implements TwoPhaseCommittingSink<T, KafkaCommittable>
   constructor(options: KafkaSinkOptions<T>) {
     const g = options.guarantee ?? 'exactly-once';
     if (g !== 'exactly-once' && g !== 'at-least-once' && g !== 'none') throw new TypeError(`KafkaSink: guarantee must be 'exactly-once', 'at-least-once' or 'none', got ${JSON.stringify(g)}`);
+    const p = options.partitioner ?? 'key-hash';
+    if (p !== 'key-hash' && p !== 'fixed' && typeof p !== 'function') throw new TypeError(`KafkaSink: partitioner must be 'key-hash', 'fixed' or a function, got ${JSON.stringify(p)}`);
     this.#o = options;
     this.commitRetry = options.commitRetry;
   }
@@ -38,13 +40,13 @@ export class KafkaSink<T> implements TwoPhaseCommittingSink<T, KafkaCommittable>
     if ((o.guarantee ?? 'exactly-once') !== 'exactly-once') {
       const producer = kafka.producer({ allowAutoTopicCreation: false });
       await connectOrExplain(o.connection, () => producer.connect());
-      return new DirectKafkaWriter(o, kafka, producer);
+      return new DirectKafkaWriter(o, kafka, producer, ctx.subtaskIndex, ctx.parallelism);
     }
     const timeoutMs = this.#transactionTimeout(ctx);
     const committer = this.#committers.get(key(ctx));
     this.#committers.delete(key(ctx));
     watchProducerIds();
-    return new TransactionalKafkaWriter(o, kafka, ctx.subtaskIndex, sinkTransactionIdPrefix(o.transactionIdPrefix, ctx), committer?.firstSlot ?? 1, timeoutMs);
+    return new TransactionalKafkaWriter(o, kafka, ctx.subtaskIndex, ctx.parallelism, sinkTransactionIdPrefix(o.transactionIdPrefix, ctx), committer?.firstSlot ?? 1, timeoutMs);
   }
 
   createCommitter(ctx: SinkContext): Committer<KafkaCommittable> {

@@ -151,10 +151,11 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
       const offset = Number(message.offset);
       if (split.endOffset !== undefined && offset >= split.endOffset) continue;
       const record = toRecord(split, message);
-      const out = output.createOutputForSplit?.(split.id) ?? output;
-      out.collect(this.#deserialize(record), record.timestamp);
+      const value = this.#deserialize(record);
       split.nextOffset = offset + 1;
       n++;
+      if (value === undefined) continue;
+      (output.createOutputForSplit?.(split.id) ?? output).collect(value, record.timestamp);
       this.#emitted++;
     }
     this.#finishBounded(output);
@@ -164,7 +165,7 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
     return 'nothing';
   }
 
-  #deserialize(record: KafkaRecord): T {
+  #deserialize(record: KafkaRecord): T | undefined {
     try {
       return this.#o.deserializer ? this.#o.deserializer(record) : ((record.value === null ? '' : utf8.decode(record.value)) as T);
     } catch (e) {

@@ -21,16 +21,3 @@ function asBuffer(v: string | Uint8Array | null): Buffer | string | null {
   if (v === null || typeof v === 'string') return v;
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 }
-
-/** Records grouped by topic, with the sink's partition function applied (partition counts from `partitions`). */
-export async function topicMessages<T>(o: KafkaSinkOptions<T>, records: readonly OutgoingRecord[], partitions: (topic: string) => Promise<number>): Promise<{ topic: string; messages: Message[] }[]> {
-  const byTopic = new Map<string, Message[]>();
-  for (const r of records) {
-    let m = r.message;
-    if (o.partition) m = { ...m, partition: o.partition(r.value as T, await partitions(r.topic)) };
-    const list = byTopic.get(r.topic);
-    if (list) list.push(m);
-    else byTopic.set(r.topic, [m]);
-  }
-  return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
-}

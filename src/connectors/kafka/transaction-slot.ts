@@ -2,8 +2,8 @@ import type { Kafka, Producer, Transaction } from 'kafkajs';
 import type { KafkaCommittable } from './kafka-committable.ts';
 import { producerIdentity, type ProducerIdentity } from './kafkajs-internals.ts';
 import type { KafkaSinkOptions } from './kafka-sink-options.ts';
-import type { PartitionCounts } from './partition-counts.ts';
-import { topicMessages, type OutgoingRecord } from './record-builder.ts';
+import type { OutgoingRecord } from './record-builder.ts';
+import type { SinkPartitioner } from './sink-partitioner.ts';
 
 /**
  * One transaction of a subtask, `<prefix>-<subtask>-<slot>`: its producer's InitProducerId
@@ -14,7 +14,7 @@ export class TransactionSlot<T> {
   readonly slot: number;
   readonly transactionalId: string;
   readonly #o: KafkaSinkOptions<T>;
-  readonly #partitions: PartitionCounts;
+  readonly #partitions: SinkPartitioner<T>;
   readonly #producer: Producer;
   readonly #begun: Promise<Transaction>;
   readonly #inFlight = new Set<Promise<void>>();
@@ -24,7 +24,7 @@ export class TransactionSlot<T> {
   /** Its producer id and epoch, once its InitProducerId answered. */
   identity: ProducerIdentity | undefined;
 
-  constructor(o: KafkaSinkOptions<T>, kafka: Kafka, partitions: PartitionCounts, transactionalId: string, slot: number, transactionTimeoutMs: number) {
+  constructor(o: KafkaSinkOptions<T>, kafka: Kafka, partitions: SinkPartitioner<T>, transactionalId: string, slot: number, transactionTimeoutMs: number) {
     this.#o = o;
     this.#partitions = partitions;
     this.slot = slot;
@@ -63,7 +63,7 @@ export class TransactionSlot<T> {
     const previous = [...this.#inFlight].at(-1) ?? Promise.resolve();
     const p = (async () => {
       const tx = await this.#begun;
-      const batch = await topicMessages(this.#o, records, this.#partitions.get);
+      const batch = await this.#partitions.assign(records);
       await previous;
       await tx.sendBatch({ topicMessages: batch });
     })().catch((e: unknown) => {

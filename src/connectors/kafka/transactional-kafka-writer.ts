@@ -4,8 +4,8 @@ import type { PrecommittingSinkWriter } from '../../api/two-phase-committing-sin
 import type { KafkaCommittable, KafkaTransactionEvent } from './kafka-committable.ts';
 import type { KafkaSinkOptions } from './kafka-sink-options.ts';
 import { liveTransactions } from './live-transactions.ts';
-import { PartitionCounts } from './partition-counts.ts';
 import { buildRecord } from './record-builder.ts';
+import { SinkPartitioner } from './sink-partitioner.ts';
 import { TransactionSlot } from './transaction-slot.ts';
 
 const MAX_IN_FLIGHT = 8;
@@ -21,17 +21,17 @@ export class TransactionalKafkaWriter<T> implements PrecommittingSinkWriter<T, K
   readonly #subtask: number;
   readonly #prefix: string;
   readonly #timeoutMs: number;
-  readonly #partitions: PartitionCounts;
+  readonly #partitions: SinkPartitioner<T>;
   readonly #events: BroadcastChannel | undefined;
   #current: TransactionSlot<T>;
 
-  constructor(o: KafkaSinkOptions<T>, kafka: Kafka, subtask: number, prefix: string, firstSlot: number, transactionTimeoutMs: number) {
+  constructor(o: KafkaSinkOptions<T>, kafka: Kafka, subtask: number, parallelism: number, prefix: string, firstSlot: number, transactionTimeoutMs: number) {
     this.#o = o;
     this.#kafka = kafka;
     this.#subtask = subtask;
     this.#prefix = prefix;
     this.#timeoutMs = transactionTimeoutMs;
-    this.#partitions = new PartitionCounts(kafka);
+    this.#partitions = new SinkPartitioner(o, kafka, subtask, parallelism);
     this.#events = o.transactionEvents === undefined ? undefined : new BroadcastChannel(o.transactionEvents);
     this.#current = this.#open(firstSlot);
   }
