@@ -1,7 +1,7 @@
 import type { YAMLMap } from 'yaml';
 import type { BlockReader, ReadValue } from './block-reader.ts';
 import { BadValueProblem } from './pipeline-problem.ts';
-import { SINK_KEYS, SINK_TYPES, type SchemaChangeBehavior } from './pipeline-keys.ts';
+import { SINK_KEYS, SINK_TYPES, type SchemaChangeBehavior, type KeySpec } from './pipeline-keys.ts';
 import type { SinkDefinition } from './pipeline-definition.ts';
 import { appliedSchemaChanges, schemaChangeTypesNamed } from './schema-change-types.ts';
 import type { YamlSource } from './yaml-source.ts';
@@ -12,8 +12,8 @@ export function readSinkBlock(src: YamlSource, reader: BlockReader, map: YAMLMap
   const typeText = typeEntry?.value && 'value' in typeEntry.value ? String((typeEntry.value as { value: unknown }).value) : undefined;
   const type = SINK_TYPES.find((t) => t === typeText?.toLowerCase());
   const specs = SINK_KEYS[type ?? 'print'];
-  const allKeys = [...new Set(Object.values(SINK_KEYS).flatMap((s) => s.map((k) => k.key)))];
-  const values = reader.read(map, 'sink', `sink${type ? ` (${type})` : ''}`, type ? specs : specs.filter((s) => s.key === 'type'), undefined, type ? [] : allKeys);
+  
+  const values = reader.read(map, 'sink', `sink${type ? ` (${type})` : ''}`, type ? specs : anyTypeKeys(SINK_KEYS));
   if (!type || !values.has('type')) return undefined;
   const include = checkedChangeTypes(src, reader, values.get('include.schema.changes'), 'sink.include.schema.changes');
   const exclude = checkedChangeTypes(src, reader, values.get('exclude.schema.changes'), 'sink.exclude.schema.changes');
@@ -41,4 +41,11 @@ function checkTopicMapping(src: YamlSource, reader: BlockReader, read: ReadValue
       reader.report(new BadValueProblem(src.placeOf(read.node, 'sink.sink.tableId-to-topic.mapping'), `'${entry}' is not table:topic (mappings are 'db.t1:topic1;db.t2:topic2')`));
     }
   }
+}
+
+/** With the type unknown, the keys of every type (none required): the type's own problem is the one to report. */
+function anyTypeKeys(all: Readonly<Record<string, readonly KeySpec[]>>): KeySpec[] {
+  const byKey = new Map<string, KeySpec>();
+  for (const spec of Object.values(all).flat()) if (!byKey.has(spec.key)) byKey.set(spec.key, { ...spec, required: spec.key === 'type' });
+  return [...byKey.values()];
 }

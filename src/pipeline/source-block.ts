@@ -1,7 +1,7 @@
 import type { YAMLMap } from 'yaml';
 import type { BlockReader, ReadValue } from './block-reader.ts';
 import { BadRegexProblem, BadValueProblem, MissingKeyProblem } from './pipeline-problem.ts';
-import { SOURCE_KEYS, SOURCE_TYPES, type SourceType } from './pipeline-keys.ts';
+import { SOURCE_KEYS, SOURCE_TYPES, type SourceType, type KeySpec } from './pipeline-keys.ts';
 import type { SourceDefinition } from './pipeline-definition.ts';
 import { splitUnescaped, TablePatternError, TableSelector, isLiteral } from './table-selector.ts';
 import { isValidTimeZone } from './time-zone.ts';
@@ -13,24 +13,26 @@ export function readSourceBlock(src: YamlSource, reader: BlockReader, map: YAMLM
   const typeText = typeEntry?.value && 'value' in typeEntry.value ? String((typeEntry.value as { value: unknown }).value) : undefined;
   const type = SOURCE_TYPES.find((t) => t === typeText?.toLowerCase());
   const specs = SOURCE_KEYS[type ?? 'mysql'];
-  const values = reader.read(map, 'source', `source${type ? ` (${type})` : ''}`, type ? specs : specs.filter((s) => s.key === 'type'), undefined, type ? [] : specs.map((s) => s.key));
+  const values = reader.read(map, 'source', `source${type ? ` (${type})` : ''}`, type ? specs : anyTypeKeys(SOURCE_KEYS));
   if (!type || !values.has('type')) return undefined;
   const before = problemsCount(reader);
   const tables = values.get('tables');
   const excluded = values.get('tables.exclude');
   let database = values.get('database')?.value as string | undefined;
   let selector: TableSelector | undefined;
+  let shapedWell = false;
   let excludedSelector: TableSelector | undefined;
   if (tables) {
     const shaped = shapeTables(src, reader, type, tables, database);
     database = shaped?.database ?? database;
+    shapedWell = shaped !== undefined;
     selector = shaped && parseSelector(src, reader, shaped.text, tables, 'source.tables');
   }
   if (excluded) {
     const shaped = shapeTables(src, reader, type, excluded, database);
     excludedSelector = shaped && parseSelector(src, reader, shaped.text, excluded, 'source.tables.exclude');
   }
-  if (type === 'postgres' && tables && !database) {
+  if (type === 'postgres' && shapedWell && !database) {
     reader.report(new MissingKeyProblem(src.placeOf(map, 'source'), 'database', "name it, or write the tables as database.schema.table (Flink CDC's form)"));
   }
   checkStartup(src, reader, map, type, values);
@@ -108,4 +110,11 @@ function checkStartup(src: YamlSource, reader: BlockReader, map: YAMLMap, type: 
   if (mode === 'specific-offset' && !values.has('scan.startup.specific-offset.gtid-set') && !(values.has('scan.startup.specific-offset.file') && values.has('scan.startup.specific-offset.pos'))) {
     reader.report(new MissingKeyProblem(place, 'scan.startup.specific-offset.file', "'specific-offset' starts at a binlog file and position (scan.startup.specific-offset.file and .pos) or at a GTID set (scan.startup.specific-offset.gtid-set)"));
   }
+}
+
+/** With the type unknown, the keys of every type (none required): the type's own problem is the one to report. */
+function anyTypeKeys(all: Readonly<Record<string, readonly KeySpec[]>>): KeySpec[] {
+  const byKey = new Map<string, KeySpec>();
+  for (const spec of Object.values(all).flat()) if (!byKey.has(spec.key)) byKey.set(spec.key, { ...spec, required: spec.key === 'type' });
+  return [...byKey.values()];
 }

@@ -16,8 +16,8 @@ export interface ShadowedTransform {
 /**
  * Rules that can never apply because earlier rules take every table they could match. Decided
  * where it can be decided without the database's catalog: a rule whose every pattern is a literal
- * table id matched by an earlier rule, or is matched by an earlier catch-all pattern (every part
- * '\.*') of as many parts. A pattern rule that an earlier pattern rule merely overlaps is not
+ * table id matched by an earlier rule, or is covered by an earlier pattern of as many parts whose
+ * every part is '\.*' or the same as the later one's (`db.\.*` covers `db.orders_\d+`). A pattern rule that an earlier pattern rule merely overlaps is not
  * flagged (it may still apply to some tables).
  */
 export function findShadowedTransforms(transforms: readonly Pick<TransformDefinition, 'selector'>[]): ShadowedTransform[] {
@@ -34,7 +34,7 @@ function coveringRule(transforms: readonly Pick<TransformDefinition, 'selector'>
   for (let i = 0; i < before; i++) {
     const earlier = transforms[i]!.selector;
     if (literal && earlier.matches(pattern.join('.'))) return { rule: i, table: pattern.join('.') };
-    if (earlier.parts.some((p) => p.length === pattern.length && p.every((part) => part === '.*'))) return { rule: i, table: pattern.join('.') };
+    if (earlier.parts.some((p) => p.length === pattern.length && p.every((part, n) => part === '.*' || part.toLowerCase() === pattern[n]!.toLowerCase()))) return { rule: i, table: pattern.join('.') };
   }
   return undefined;
 }
