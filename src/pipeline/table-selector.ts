@@ -81,3 +81,14 @@ export function splitUnescaped(text: string, separator: string): string[] {
   out.push(text.slice(start));
   return out;
 }
+
+/**
+ * One regular expression over whole table ids for weir's CDC sources (which take RegExps over
+ * 'db.table' / 'schema.table'): the selected patterns, minus the excluded ones. Parts are matched
+ * without regard to case, as the selectors.
+ */
+export function selectionRegExp(selected: TableSelector, excluded?: TableSelector): RegExp {
+  const alternatives = (s: TableSelector) => s.parts.map((p) => p.map((part) => `(?:${part})`).join('\\.')).join('|');
+  const exclusion = excluded ? `(?!(?:${alternatives(excluded)})$)` : '';
+  return new RegExp(`^${exclusion}(?:${alternatives(selected)})$`, 'i');
+}
