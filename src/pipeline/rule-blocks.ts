@@ -58,7 +58,7 @@ export function readTransforms(src: YamlSource, reader: BlockReader, node: Node 
     if (!selector) return;
     const placed = (key: string) => {
       const r = v.get(key);
-      return r ? src.placedText(r.node, String(r.value)) : undefined;
+      return r ? src.placedText(r.node, String(r.value), key === 'projection') : undefined;
     };
     out.push({
       sourceTable: String(source.value),

@@ -3,7 +3,10 @@ import { YamlSyntaxProblem, type ProblemPlace } from './pipeline-problem.ts';
 
 /** A text of the file with where it stands: projections and filters keep theirs for the expression compiler's errors. */
 export interface PlacedText {
+  /** The value: for a projection, Flink CDC's '\\*' (a '*' YAML would read as an alias) is already '*'. */
   readonly text: string;
+  /** The value as the scalar holds it, before that. */
+  readonly raw: string;
   readonly line: number;
   readonly column: number;
   /** Offset of the node in the file (of its quote, for a quoted scalar). */
@@ -44,9 +47,10 @@ export class YamlSource {
     return this.placeOfOffset(node?.range?.[0] ?? 0, path);
   }
 
-  placedText(node: Node, text: string): PlacedText {
+  placedText(node: Node, raw: string, unescapeStar = false): PlacedText {
     const place = this.placeOf(node, '');
-    return { text, line: place.line, column: place.column, offset: node.range?.[0] ?? 0, style: isScalar(node) ? String(node.type ?? 'PLAIN') : 'PLAIN' };
+    const text = unescapeStar ? raw.replaceAll('\\*', '*') : raw;
+    return { text, raw, line: place.line, column: place.column, offset: node.range?.[0] ?? 0, style: isScalar(node) ? String(node.type ?? 'PLAIN') : 'PLAIN' };
   }
 }
 
@@ -63,4 +67,17 @@ export function describeNode(node: Node | null | undefined): string {
     return `the text '${String(v)}'`;
   }
   return 'an alias';
+}
+
+/**
+ * The line and column in the file of a character of a placed text (an index into `text`), for
+ * errors inside a projection or filter. Exact for a value on one line written plain or quoted
+ * without escapes (the usual way); otherwise the place of the value's start.
+ */
+export function placeWithin(placed: PlacedText, index: number): { line: number; column: number } {
+  const oneLine = !placed.raw.includes('\n') && ['PLAIN', 'QUOTE_SINGLE', 'QUOTE_DOUBLE'].includes(placed.style);
+  if (!oneLine || index < 0 || index > placed.text.length) return { line: placed.line, column: placed.column };
+  let rawIndex = 0;
+  for (let i = 0; i < index; i++) rawIndex += placed.raw.startsWith('\\*', rawIndex) && placed.text[i] === '*' && placed.raw !== placed.text ? 2 : 1;
+  return { line: placed.line, column: placed.column + (placed.style === 'PLAIN' ? 0 : 1) + rawIndex };
 }

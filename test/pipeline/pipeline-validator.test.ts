@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { checkPipelineText, loadPipelineFile } from '../../src/pipeline/pipeline-validator.ts';
 import { PipelineCheckError, UnknownKeyProblem, type PipelineProblem } from '../../src/pipeline/pipeline-problem.ts';
 import { TableRouter } from '../../src/pipeline/table-router.ts';
+import { placeWithin } from '../../src/pipeline/yaml-source.ts';
 import { firstMatchingTransform } from '../../src/pipeline/transform-rules.ts';
 
 const EXAMPLE = 'examples/pipelines/mariadb-to-postgres.yaml';
@@ -43,7 +44,10 @@ test('the example pipeline is whole: source, two merging routes, transforms with
   assert.deepEqual(t.primaryKeys, ['shard', 'id']);
   const lines = readFileSync(EXAMPLE, 'utf8').split('\n');
   const p = t.projection!;
-  assert.equal(lines[p.line - 1]!.slice(p.column - 1), p.text, 'the projection is kept with its line and column');
+  assert.equal(lines[p.line - 1]!.slice(p.column - 1), p.raw, 'the projection is kept with its line and column');
+  assert.equal(p.text, '*, price * quantity AS total, __table_name__ AS shard', "Flink CDC's \\* is *");
+  const at = placeWithin(p, p.text.indexOf('quantity'));
+  assert.equal(lines[at.line - 1]!.slice(at.column - 1, at.column - 1 + 'quantity'.length), 'quantity', 'a position inside maps to the file');
   assert.equal(t.filter!.text, "status <> 'test' AND quantity > 0");
 });
 
