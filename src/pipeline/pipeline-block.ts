@@ -50,8 +50,16 @@ export function readPipelineBlock(src: YamlSource, reader: BlockReader, map: YAM
   for (const [own, weirKey] of Object.entries(SAME_AS)) {
     const mine = values.get(own);
     if (!mine) continue;
-    if (weirKey in config) reader.report(new ConflictingKeysProblem(src.placeOf(configNodes.get(weirKey), `pipeline.${weirKey}`), weirKey, own));
-    else config[weirKey] = mine.value;
+    if (weirKey in config) {
+      reader.report(new ConflictingKeysProblem(src.placeOf(configNodes.get(weirKey), `pipeline.${weirKey}`), weirKey, own));
+      continue;
+    }
+    try {
+      config[weirKey] = parseConfigValue(weirKey as 'pipeline.name' | 'parallelism.default', mine.value);
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      reader.report(new BadValueProblem(src.placeOf(mine.node, `pipeline.${own}`), `${e.problem} (it sets ${weirKey})`, e));
+    }
   }
   const zone = values.get('local-time-zone');
   if (zone && !isValidTimeZone(String(zone.value))) reader.report(new BadValueProblem(src.placeOf(zone.node, 'pipeline.local-time-zone'), `'${zone.value}' is not a time zone (an IANA name such as UTC or Europe/Paris)`));

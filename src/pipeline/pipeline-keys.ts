@@ -1,3 +1,5 @@
+import { UPPER_BOUND_MAX_PARALLELISM } from '../config/parallelism-bounds.ts';
+
 /**
  * The keys of each block of a pipeline file, declared once: the validator reads blocks by these,
  * and the JSON Schema shipped with the package is made from them, so the two agree. Names are Flink
@@ -184,7 +186,7 @@ export type SchemaChangeBehavior = (typeof SCHEMA_CHANGE_BEHAVIORS)[number];
 /** The pipeline block's own keys; every weir configuration key is accepted besides, by its name. */
 export const PIPELINE_KEYS: readonly KeySpec[] = [
   k('name', 'string', "The pipeline's (job's) name; sets weir's pipeline.name.", { weir: 'pipeline.name' }),
-  k('parallelism', 'int', 'The parallelism of every operator (default 1); sets weir\'s parallelism.default.', { min: 1, weir: 'parallelism.default' }),
+  k('parallelism', 'int', 'The parallelism of every operator (default 1); sets weir\'s parallelism.default.', { min: 1, max: UPPER_BOUND_MAX_PARALLELISM, weir: 'parallelism.default' }),
   k('local-time-zone', 'string', 'The time zone of time functions in expressions (an IANA zone such as UTC or Europe/Paris); default the machine\'s.'),
   k('schema.change.behavior', choices(...SCHEMA_CHANGE_BEHAVIORS), "How schema changes reach the sink: 'exception', 'evolve', 'try_evolve', 'lenient' (default) or 'ignore'."),
   k('route-mode', { oneOf: ['ALL_MATCH', 'FIRST_MATCH', 'all_match', 'first_match'] }, "'ALL_MATCH' (default: a table goes to every matching route's sink table) or 'FIRST_MATCH'."),

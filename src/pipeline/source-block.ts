@@ -15,7 +15,7 @@ export function readSourceBlock(src: YamlSource, reader: BlockReader, map: YAMLM
   const specs = SOURCE_KEYS[type ?? 'mysql'];
   const values = reader.read(map, 'source', `source${type ? ` (${type})` : ''}`, type ? specs : anyTypeKeys(SOURCE_KEYS));
   if (!type || !values.has('type')) return undefined;
-  const before = problemsCount(reader);
+  const before = reader.problemCount;
   const tables = values.get('tables');
   const excluded = values.get('tables.exclude');
   let database = values.get('database')?.value as string | undefined;
@@ -38,15 +38,11 @@ export function readSourceBlock(src: YamlSource, reader: BlockReader, map: YAMLM
   checkStartup(src, reader, map, type, values);
   const zone = values.get('server-time-zone');
   if (zone && !isValidTimeZone(String(zone.value))) reader.report(new BadValueProblem(src.placeOf(zone.node, 'source.server-time-zone'), `'${zone.value}' is not a time zone (an IANA name such as UTC or Asia/Shanghai)`));
-  if (!selector || problemsCount(reader) > before) return undefined;
+  if (!selector || reader.problemCount > before) return undefined;
   const options = Object.fromEntries([...values].map(([k, v]) => [k, v.value]));
   if (database) options['database'] = database;
   const name = values.get('name')?.value as string | undefined;
   return { type, name, options, tables: selector, excludedTables: excludedSelector, place: src.placeOf(map, '') };
-}
-
-function problemsCount(reader: BlockReader): number {
-  return reader.problemCount;
 }
 
 /**

@@ -68,6 +68,9 @@ test('weir configuration keys in the pipeline block are checked by their declara
   assert.deepEqual(nested.problems, []);
   assert.deepEqual(nested.definition!.pipeline.config, { 'execution.checkpointing.interval': '5 s' });
   assert.deepEqual(brief(problems(`${MINIMAL}pipeline:\n  name: a\n  pipeline.name: b\n`)), ['11:3 conflicting-keys pipeline.pipeline.name']);
+  const tooMany = problems(`${MINIMAL}pipeline:\n  parallelism: 100000\n`);
+  assert.deepEqual(brief(tooMany), ['10:16 bad-value pipeline.parallelism']);
+  assert.match(tooMany[0]!.message, /must be at most 32768, got 100000/);
 });
 
 test('wrong types, missing keys, bad values and bad regexes: all of them, in file order', () => {
