@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Node } from 'yaml';
+import { isScalar, type Node } from 'yaml';
 import { BlockReader } from './block-reader.ts';
 import { AmbiguousPrimaryKeyProblem, MissingKeyProblem, PipelineCheckError, TransformNeverAppliesProblem, UnknownKeyProblem, type PipelineProblem } from './pipeline-problem.ts';
 import { TOP_LEVEL_BLOCKS } from './pipeline-keys.ts';
@@ -45,7 +45,7 @@ export function checkPipelineText(file: string, text: string): PipelineCheck {
     if (!blocks.has(required)) reader.report(new MissingKeyProblem(src.placeOf(root, ''), required, required === 'source' ? 'the database the pipeline reads' : 'where the changes go'));
   }
   const pipelineNode = blocks.get('pipeline');
-  const pipeline = readPipelineBlock(src, reader, pipelineNode === undefined || pipelineNode === null ? undefined : reader.asMap(pipelineNode, 'pipeline', 'a map of settings'));
+  const pipeline = readPipelineBlock(src, reader, pipelineNode === undefined || pipelineNode === null || (isScalar(pipelineNode) && pipelineNode.value === null) ? undefined : reader.asMap(pipelineNode, 'pipeline', 'a map of settings'));
   const sourceMap = blocks.has('source') ? reader.asMap(blocks.get('source'), 'source', "a map ('type: mysql', 'hostname: ...', 'tables: ...')") : undefined;
   const source = sourceMap && readSourceBlock(src, reader, sourceMap);
   const sinkMap = blocks.has('sink') ? reader.asMap(blocks.get('sink'), 'sink', "a map ('type: postgres', 'hostname: ...')") : undefined;

@@ -1,4 +1,4 @@
-import { isSeq, type Node } from 'yaml';
+import { isScalar, isSeq, type Node } from 'yaml';
 import type { BlockReader } from './block-reader.ts';
 import { BadRegexProblem, BadValueProblem, WrongTypeProblem } from './pipeline-problem.ts';
 import { ROUTE_KEYS, TRANSFORM_KEYS } from './pipeline-keys.ts';
@@ -9,7 +9,7 @@ import { describeNode, type YamlSource } from './yaml-source.ts';
 
 /** The items of a rule list (`route`, `transform`); a single map is not a list (Flink CDC's blocks are lists). */
 function ruleItems(src: YamlSource, reader: BlockReader, node: Node | null, block: string): Node[] {
-  if (node === null) return [];
+  if (node === null || (isScalar(node) && node.value === null)) return [];
   if (isSeq(node)) return node.items as Node[];
   reader.report(new WrongTypeProblem(src.placeOf(node, block), `a list of rules (each item starting with '- source-table: ...')`, describeNode(node)));
   return [];

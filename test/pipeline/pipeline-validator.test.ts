@@ -104,6 +104,14 @@ pipeline:
   ]);
 });
 
+test('empty route, transform and pipeline blocks are none; an empty file or a list is not a pipeline', () => {
+  const r = checkPipelineText('p.yaml', `${MINIMAL}route:\ntransform:\npipeline:\n`);
+  assert.deepEqual(r.problems, []);
+  assert.deepEqual([r.definition!.routes.length, r.definition!.transforms.length, r.definition!.pipeline.schemaChangeBehavior], [0, 0, 'lenient']);
+  assert.deepEqual(brief(problems('')), ['1:1 wrong-type ']);
+  assert.deepEqual(brief(problems('- a\n')), ['1:1 wrong-type ']);
+});
+
 test('YAML syntax errors and keys written twice are reported with their places', () => {
   assert.deepEqual(brief(problems(`${MINIMAL}sink:\n  type: print\n`)).map((s) => s.split(' ')[1]), ['yaml-syntax']);
   const [p] = problems('source:\n  type: [mysql\n');
