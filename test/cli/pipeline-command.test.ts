@@ -18,7 +18,7 @@ test('weir pipeline --check on the example prints the source, table patterns, ro
   assert.match(r.stdout, /^ {2}1\. shop\.orders_\\d\+ -> shop\.orders/m);
   assert.match(r.stdout, /^ {2}2\. shop\.order_items_\\d\+ -> shop\.order_items/m);
   assert.match(r.stdout, /filter: status <> 'test' AND quantity > 0; primary-keys: shard, id$/m);
-  assert.match(r.stdout, /^sink: postgres 127\.0\.0\.1:5433 database analytics, mode changelog/m);
+  assert.match(r.stdout, /^sink: postgres 127\.0\.0\.1:5433 database weir, mode changelog/m);
   assert.match(r.stdout, /^weir configuration: execution\.checkpointing\.interval=10 s$/m);
 });
 
