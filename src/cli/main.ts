@@ -15,6 +15,7 @@ import { PACKAGE_VERSION } from './package-version.ts';
 import { jobManagerCommand, taskManagerCommand } from './cluster-commands.ts';
 import { submitCommand } from './submit-command.ts';
 import { localClusterCommand } from './local-cluster.ts';
+import { pipelineCommand } from './pipeline-command.ts';
 
 // `weir inspect ... | head` closes the pipe early: that is not an error.
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
@@ -196,6 +197,15 @@ remote(
 remote(program.command('cancel').description('cancel a job (no savepoint)').argument('<job-id>', 'the job')).action(async (jobId: string, o) => {
   process.exitCode = await cancelCommand(jobId, o);
 });
+
+program
+  .command('pipeline')
+  .description('a Flink CDC 3 style YAML pipeline (source, sink, route, transform, pipeline): --check validates it')
+  .argument('<file>', 'the pipeline YAML file')
+  .option('--check', 'validate the file and print a summary, without running it (exit 1 with file:line:column errors)')
+  .action((file: string, o: { check?: boolean }) => {
+    process.exitCode = pipelineCommand(file, o);
+  });
 
 remote(
   program

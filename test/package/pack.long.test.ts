@@ -87,11 +87,11 @@ describe('the npm package', { timeout: 600_000 }, () => {
 
   test('the tarball holds the compiled package, the dashboard and the command, and no tests or sources', () => {
     const files = ok(run('tar', ['tzf', tarball], root), 'tar').split('\n').filter(Boolean);
-    for (const f of ['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/cli/main.js', 'package/dist/worker/slot-executor-thread.js', 'package/dist/cluster/engine-imports.mjs', 'package/dist/cluster/slot-bootstrap.mjs', 'package/web/index.html', 'package/bin/weir.mjs', 'package/LICENSE', 'package/README.md']) {
+    for (const f of ['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/cli/main.js', 'package/dist/worker/slot-executor-thread.js', 'package/dist/cluster/engine-imports.mjs', 'package/dist/cluster/slot-bootstrap.mjs', 'package/web/index.html', 'package/bin/weir.mjs', 'package/LICENSE', 'package/README.md', 'package/schemas/pipeline.schema.json']) {
       assert.ok(files.includes(f), `${f} is in the tarball`);
     }
-    // The examples and the MariaDB and PostgreSQL scripts the README runs are shipped (issue 24; the JetStream example, issue 28; the Kafka example, issue 32), and the Nexmark queries it points to (join-queries.ts is imported by queries.ts); nothing else of examples/ or scripts/.
-    const shipped = new Set(['package/examples/wordcount.ts', 'package/examples/cdc-orders.ts', 'package/examples/orders-to-postgres.ts', 'package/examples/jetstream-counts.ts', 'package/examples/kafka-wordcount.ts', 'package/examples/nexmark/nexmark.ts', 'package/examples/nexmark/queries.ts', 'package/examples/nexmark/join-queries.ts', 'package/scripts/mariadb-for-examples.sh', 'package/scripts/postgres-for-examples.sh']);
+    // The examples and the MariaDB and PostgreSQL scripts the README runs are shipped (issue 24; the JetStream example, issue 28; the Kafka example, issue 32; the pipeline example, issue 33), and the Nexmark queries it points to (join-queries.ts is imported by queries.ts); nothing else of examples/ or scripts/.
+    const shipped = new Set(['package/examples/wordcount.ts', 'package/examples/cdc-orders.ts', 'package/examples/orders-to-postgres.ts', 'package/examples/jetstream-counts.ts', 'package/examples/kafka-wordcount.ts', 'package/examples/nexmark/nexmark.ts', 'package/examples/nexmark/queries.ts', 'package/examples/nexmark/join-queries.ts', 'package/examples/pipelines/mariadb-to-postgres.yaml', 'package/scripts/mariadb-for-examples.sh', 'package/scripts/postgres-for-examples.sh']);
     for (const f of files.filter((f) => !shipped.has(f))) assert.doesNotMatch(f, /^package\/(src|test|bench|scripts|examples)\//, `${f} does not belong in the package`);
     const pkg = JSON.parse(readFileSync(join(project, 'node_modules', 'weir-stream', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
     assert.ok(!('tsx' in pkg.dependencies), 'tsx is needed only to develop weir itself');
