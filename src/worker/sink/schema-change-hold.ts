@@ -1,3 +1,5 @@
+import type { SchemaChangeClassifier } from '../../api/two-phase-committing-sink.ts';
+
 /**
  * Holds a sink table's records behind a schema change until the transaction holding the rows
  * before the change has committed: a prepared transaction keeps locks that an ALTER TABLE waits
@@ -8,12 +10,6 @@
  * and the records up to the next change are released, and a next change starts a new hold.
  * Held records are in the checkpoint (snapshot/restore), so none is lost or doubled.
  */
-export interface SchemaChangeClassifier<T> {
-  /** The sink table a record goes to. */
-  tableOf(record: T): string;
-  /** Whether the record is a schema change that must wait for the commits before it. */
-  holdsBack(record: T): boolean;
-}
 
 /** One table's hold as a checkpoint keeps it. `waitFor`: the checkpoint whose completion releases it (none before a cut). */
 export interface HeldTable<T> {
