@@ -19,7 +19,7 @@ const ddl = (table: string, id: string): Rec => ({ table, id, ddl: true });
 
 function recordingSink(log: string[]) {
   let written: string[] = [];
-  const sink: TwoPhaseCommittingSink<Rec, string[]> = {
+  const sink: TwoPhaseCommittingSink<Rec, string> = {
     schemaChanges: { tableOf: (r) => r.table, holdsBack: (r) => r.ddl === true },
     createWriter: () => ({
       write: (r: Rec) => void (log.push(`write ${r.id}`), written.push(r.id)),
@@ -29,7 +29,7 @@ function recordingSink(log: string[]) {
         return c;
       },
     }),
-    createCommitter: () => ({ commit: (cs: readonly string[][]) => void log.push(...cs.flat().map((c) => `commit ${c}`)) }),
+    createCommitter: () => ({ commit: (cs: readonly string[]) => void log.push(...cs.map((c) => `commit ${c}`)) }),
   };
   return sink;
 }
