@@ -9,6 +9,8 @@ export const SINK_FAILURE_REASONS = {
   PRE_COMMIT_FAILED: { restartable: true, message: "the pre-commit (flush, prepare) failed: what was staged for the checkpoint is lost and is replayed from the last one" },
   RECORD_REFUSED: { restartable: false, message: 'the target refused a record (a constraint, a type, a length): it would be refused again on every replay' },
   TARGET_MISMATCH: { restartable: false, message: "the target does not fit the sink's records (a missing column, a type that cannot hold the field)" },
+  SCHEMA_CHANGE_REFUSED: { restartable: false, message: "a schema change the sink's schema.change.behavior does not allow (exception), or one no sink table can take: every replay brings it again" },
+  SCHEMA_CHANGE_FAILED: { restartable: true, message: 'applying a schema change to the target failed (evolve): the job restarts from its checkpoint and applies it again, once' },
   TARGET_UNSUPPORTED: { restartable: false, message: 'the target lacks what the sink needs (prepared transactions disabled, a missing key)' },
 } as const satisfies Record<string, { readonly restartable: boolean; readonly message: string }>;
 

@@ -34,8 +34,24 @@ export interface TwoPhaseCommittingSink<T, Committable> {
    * Unset: a refused record fails the job.
    */
   readonly deadLetterOutput?: OutputTag<DeadLetter<T>>;
+  /**
+   * For a sink that applies schema changes to its tables (a pipeline's database sink): which
+   * records are changes that must wait until the transactions before them are committed, and
+   * which sink table each record goes to. weir then holds a change and the later records of its
+   * table until the first checkpoint after the change completes (in the checkpoint, so none is
+   * lost or doubled); other tables go on. Records must reach the sink keyed by `tableOf` (a
+   * restore gives each held table to the subtask that owns its key). Unset: no hold.
+   */
+  readonly schemaChanges?: SchemaChangeClassifier<T>;
   createWriter(ctx: SinkContext): PrecommittingSinkWriter<T, Committable> | Promise<PrecommittingSinkWriter<T, Committable>>;
   createCommitter(ctx: SinkContext): Committer<Committable> | Promise<Committer<Committable>>;
+}
+
+export interface SchemaChangeClassifier<T> {
+  /** The sink table a record goes to. */
+  tableOf(record: T): string;
+  /** Whether the record is a schema change that must wait for the commits before it. */
+  holdsBack(record: T): boolean;
 }
 
 export interface PrecommittingSinkWriter<T, Committable> {

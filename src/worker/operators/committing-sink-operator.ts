@@ -4,6 +4,8 @@ import { systemClock } from '../../clock/clock.ts';
 import type { OperatorStateEntry } from '../../state/operator-state-backend.ts';
 import { CommittableCollector, type PendingCommit } from '../sink/committable-collector.ts';
 import { CommitRetrier } from '../sink/commit-retrier.ts';
+import { SchemaChangeHold, type HeldTable } from '../sink/schema-change-hold.ts';
+import { keyGroupFor, operatorIndexForKeyGroup } from '../../state/key-group.ts';
 import { AbstractStreamOperator, type OperatorContext } from './stream-operator.ts';
 import type { CheckpointType } from '../../network/stream-event.ts';
 
@@ -17,6 +19,7 @@ const STATE_NAME = '_sink-committables';
 /** The last pre-commit's id, once the input has ended: it belongs after every checkpoint. */
 const AFTER_EVERY_CHECKPOINT = Number.MAX_SAFE_INTEGER;
 const LEGACY_STATE_NAME = '_sink-writer';
+const HELD_STATE_NAME = '_sink-held';
 
 /**
  * Runs a TwoPhaseCommittingSink (Flink's SinkWriterOperator and CommitterOperator in one): the
@@ -43,6 +46,9 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
   readonly #unemitted = new Map<number, ReadonlySet<number>>();
   /** The final pre-commit ran at the end of input (a dead-letter output needs its letters before the end of data). */
   #finalPrecommit: Promise<unknown> | undefined;
+  /** With the sink's schemaChanges: records held behind schema changes, and what each cut held. */
+  #hold: SchemaChangeHold<unknown> | undefined;
+  readonly #heldAtCut = new Map<number, HeldTable<unknown>[]>();
 
   constructor(sink: TwoPhaseCommittingSink<unknown, unknown>) {
     super();
@@ -62,6 +68,7 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
       onRetry: (origin, attempt, delayMs, e) =>
         ctx.log.warn(`commit ${origin === 'restored' ? 'of the restored checkpoint' : `of checkpoint ${origin}`} failed (attempt ${attempt}), retrying in ${delayMs} ms: ${e instanceof Error ? e.message : String(e)}`),
     });
+    if (this.#sink.schemaChanges) this.#hold = new SchemaChangeHold(this.#sink.schemaChanges);
     if (ctx.operatorState.isRestored) await this.#recover(ctx);
     else await this.#committer.abortLeftovers?.();
     this.#writer = await this.#sink.createWriter(ctx);
@@ -80,9 +87,13 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
     const unattributed = distinct([...entries.filter((p) => p.subtask === undefined).flatMap((p) => p.committables), ...legacy]);
     const share = [...distinct(entries.filter((p) => p.subtask !== undefined && mine(p.subtask)).flatMap((p) => p.committables)), ...unattributed.filter((_, i) => mine(i))];
     if (share.length > 0) await this.#retrier.commit('restored', share);
+    // Held tables go to the subtask that owns the table's key now (the sink's input is keyed by table).
+    const owned = (h: HeldTable<unknown>) => operatorIndexForKeyGroup(keyGroupFor(h.table, ctx.maxParallelism), ctx.parallelism, ctx.maxParallelism) === ctx.subtaskIndex;
+    this.#hold?.restore(ctx.operatorState.restoredValues<HeldTable<unknown>>(HELD_STATE_NAME).filter(owned));
   }
 
   processElement(value: unknown): void {
+    if (this.#hold && !this.#hold.offer(value)) return;
     this.#writer.write(value);
   }
 
@@ -103,6 +114,10 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
 
   /** The cut: records after it belong to the next checkpoint; the pre-commit's work goes on in the asynchronous part. */
   override prepareSnapshot(checkpointId: number, type: CheckpointType): void {
+    if (this.#hold) {
+      this.#hold.cut(checkpointId);
+      this.#heldAtCut.set(checkpointId, structuredClone(this.#hold.snapshot()));
+    }
     this.#precommit(checkpointId, { savepoint: type === 'savepoint' }).catch(() => {});
     if (this.#sink.deadLetterOutput) this.#unemitted.set(checkpointId, this.#collector.unemittedAtCut());
   }
@@ -138,16 +153,25 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
       if (e instanceof SinkError) throw e;
       throw new SinkError('PRE_COMMIT_FAILED', this.#retrier.target, `the pre-commit of checkpoint ${checkpointId} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
-    return new Map([[STATE_NAME, { mode: 'union', values: structuredClone(state) }]]);
+    const held = this.#heldAtCut.get(checkpointId);
+    this.#heldAtCut.delete(checkpointId);
+    const entries = new Map<string, OperatorStateEntry>([[STATE_NAME, { mode: 'union', values: structuredClone(state) }]]);
+    if (held) entries.set(HELD_STATE_NAME, { mode: 'union', values: held });
+    return entries;
   }
 
   /** Commits every checkpoint up to this one (notifications can be skipped or come late), beside the task. */
   override notifyCheckpointComplete(checkpointId: number): void {
     for (const id of this.#unemitted.keys()) if (id <= checkpointId) this.#unemitted.delete(id);
     this.#emitDeadLetters(checkpointId);
+    for (const id of this.#heldAtCut.keys()) if (id <= checkpointId) this.#heldAtCut.delete(id);
     const due = this.#collector.takeDue(checkpointId);
-    if (due.length === 0) return;
+    if (due.length === 0) {
+      this.#releaseHeld(checkpointId);
+      return;
+    }
     const next = this.#committing.then(() => this.#commitAll(due));
+    if (this.#hold?.holding) void next.then(() => this.#ctx.mailboxExecutor.execute('release records held behind schema changes', () => this.#releaseHeld(checkpointId)), () => {});
     // A commit that fails for good fails the task, through its mailbox like any operator failure.
     next.catch((e: unknown) => {
       const time = this.#ctx.processingTime;
@@ -156,6 +180,12 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
       });
     });
     this.#committing = next;
+  }
+
+  /** The checkpoint's transactions are committed: schema changes waiting for it go to the writer, with their tables' records. */
+  #releaseHeld(checkpointId: number): void {
+    if (!this.#hold?.holding) return;
+    for (const record of this.#hold.complete(checkpointId)) this.#writer.write(record);
   }
 
   async #commitAll(due: readonly PendingCommit[]): Promise<void> {
