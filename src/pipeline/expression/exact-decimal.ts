@@ -1,0 +1,148 @@
+/**
+ * An exact decimal number: an unscaled BigInt and a scale (value = unscaled / 10^scale), as Java's
+ * BigDecimal, which Flink CDC's expressions compute DECIMAL with. weir's CDC sources carry DECIMAL
+ * and NUMERIC values as their printed text ('-12.50'); going through a JS number would round them.
+ */
+export type DecimalRounding = 'HALF_UP' | 'DOWN' | 'FLOOR' | 'CEILING';
+
+const TEN = 10n;
+const POW: bigint[] = [1n];
+function pow10(n: number): bigint {
+  while (POW.length <= n) POW.push(POW[POW.length - 1]! * TEN);
+  return POW[n]!;
+}
+
+const DECIMAL_TEXT = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
+
+export class ExactDecimal {
+  constructor(
+    readonly unscaled: bigint,
+    readonly scale: number,
+  ) {}
+
+  /** Parses decimal text ('-12.50', '3', '.5', '1.5e3'); null for text that is no decimal number. */
+  static parse(text: string): ExactDecimal | null {
+    const m = DECIMAL_TEXT.exec(text.trim());
+    if (!m || (m[2] === '' && (m[3] ?? '') === '')) return null;
+    const frac = m[3] ?? '';
+    let unscaled = BigInt((m[2] || '0') + frac);
+    let scale = frac.length;
+    const exp = m[4] ? Number(m[4]) : 0;
+    if (exp > 0) {
+      if (exp >= scale) {
+        unscaled *= pow10(exp - scale);
+        scale = 0;
+      } else scale -= exp;
+    } else scale -= exp;
+    return new ExactDecimal(m[1] === '-' ? -unscaled : unscaled, scale);
+  }
+
+  static fromInteger(v: number | bigint): ExactDecimal {
+    return new ExactDecimal(BigInt(v), 0);
+  }
+
+  /** A double as Java's BigDecimal.valueOf does: through its shortest printed form. */
+  static fromDouble(v: number): ExactDecimal | null {
+    return Number.isFinite(v) ? ExactDecimal.parse(String(v)) : null;
+  }
+
+  withScale(scale: number, rounding: DecimalRounding = 'HALF_UP'): ExactDecimal {
+    if (scale === this.scale) return this;
+    if (scale > this.scale) return new ExactDecimal(this.unscaled * pow10(scale - this.scale), scale);
+    return new ExactDecimal(divideRounded(this.unscaled, pow10(this.scale - scale), rounding), scale);
+  }
+
+  add(o: ExactDecimal): ExactDecimal {
+    const s = Math.max(this.scale, o.scale);
+    return new ExactDecimal(this.withScale(s).unscaled + o.withScale(s).unscaled, s);
+  }
+
+  subtract(o: ExactDecimal): ExactDecimal {
+    const s = Math.max(this.scale, o.scale);
+    return new ExactDecimal(this.withScale(s).unscaled - o.withScale(s).unscaled, s);
+  }
+
+  multiply(o: ExactDecimal): ExactDecimal {
+    return new ExactDecimal(this.unscaled * o.unscaled, this.scale + o.scale);
+  }
+
+  /** this / o at `scale` digits, rounded by `rounding`; null when o is zero. */
+  divide(o: ExactDecimal, scale: number, rounding: DecimalRounding): ExactDecimal | null {
+    if (o.unscaled === 0n) return null;
+    // this/o = (a/10^sa) / (b/10^sb); scaled by 10^scale: a * 10^(scale - sa + sb) / b.
+    const shift = scale - this.scale + o.scale;
+    const num = shift >= 0 ? this.unscaled * pow10(shift) : this.unscaled;
+    const den = shift >= 0 ? o.unscaled : o.unscaled * pow10(-shift);
+    return new ExactDecimal(divideRounded(num, den, rounding), scale);
+  }
+
+  /** The remainder with the dividend's sign (Java's BigDecimal.remainder); null when o is zero. */
+  remainder(o: ExactDecimal): ExactDecimal | null {
+    if (o.unscaled === 0n) return null;
+    const s = Math.max(this.scale, o.scale);
+    return new ExactDecimal(this.withScale(s).unscaled % o.withScale(s).unscaled, s);
+  }
+
+  negate(): ExactDecimal {
+    return new ExactDecimal(-this.unscaled, this.scale);
+  }
+
+  abs(): ExactDecimal {
+    return this.unscaled < 0n ? this.negate() : this;
+  }
+
+  compare(o: ExactDecimal): number {
+    const s = Math.max(this.scale, o.scale);
+    const a = this.withScale(s).unscaled;
+    const b = o.withScale(s).unscaled;
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+
+  isZero(): boolean {
+    return this.unscaled === 0n;
+  }
+
+  /** Digits of the unscaled value (BigDecimal's precision), at least 1. */
+  precision(): number {
+    const u = this.unscaled < 0n ? -this.unscaled : this.unscaled;
+    return u === 0n ? 1 : u.toString().length;
+  }
+
+  toNumber(): number {
+    return Number(this.toString());
+  }
+
+  /** Truncated toward zero, as Java's longValue(). */
+  toBigInt(): bigint {
+    return this.scale <= 0 ? this.unscaled * pow10(-this.scale) : this.unscaled / pow10(this.scale);
+  }
+
+  /** Plain text with exactly `scale` decimals ('-0.50'), as the CDC sources print DECIMAL. */
+  toString(): string {
+    if (this.scale <= 0) return (this.unscaled * pow10(-this.scale)).toString();
+    const neg = this.unscaled < 0n;
+    const digits = (neg ? -this.unscaled : this.unscaled).toString().padStart(this.scale + 1, '0');
+    const cut = digits.length - this.scale;
+    return `${neg ? '-' : ''}${digits.slice(0, cut)}.${digits.slice(cut)}`;
+  }
+}
+
+function divideRounded(num: bigint, den: bigint, rounding: DecimalRounding): bigint {
+  const q = num / den; // truncated toward zero
+  const r = num % den;
+  if (r === 0n) return q;
+  const negative = num < 0n !== den < 0n;
+  switch (rounding) {
+    case 'DOWN':
+      return q;
+    case 'FLOOR':
+      return negative ? q - 1n : q;
+    case 'CEILING':
+      return negative ? q : q + 1n;
+    case 'HALF_UP': {
+      const twice = (r < 0n ? -r : r) * 2n;
+      const d = den < 0n ? -den : den;
+      return twice >= d ? (negative ? q - 1n : q + 1n) : q;
+    }
+  }
+}
