@@ -304,8 +304,8 @@ function like(negated: boolean, node: AstNode, scope: CompileScope): Compiled {
   if (s.type.kind !== 'STRING' && s.type.kind !== 'NULL') scope.fail('type-mismatch', node, `LIKE needs a string, not ${typeText(s.type)}`);
   let code: string;
   if (p.constant !== undefined && typeof p.constant === 'string' && (!esc || typeof esc.constant === 'string')) {
-    code = `rt.likeRe(${s.code}, ${scope.constant(likeRegExp(p.constant, (esc?.constant as string | undefined) ?? null))})`;
-  } else code = `rt.like(${s.code}, ${toText(p)}, ${esc ? toText(esc) : 'null'})`;
+    code = `rt.likeRe(${s.code}, ${scope.constant(likeRegExp(p.constant, (esc?.constant as string | undefined) ?? '\\'))})`;
+  } else code = `rt.like(${s.code}, ${toText(p)}${esc ? `, ${toText(esc)}` : ''})`;
   return { code: negated ? `rt.not(${code})` : code, type: T.boolean };
 }
 

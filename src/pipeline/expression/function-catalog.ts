@@ -340,6 +340,8 @@ export const FUNCTION_NAMES: readonly string[] = [...Object.keys(FUNCTIONS), 'TR
 export function compileFunctionCall(node: AstNode, scope: CompileScope, compile: (n: AstNode) => Compiled): Compiled {
   const name = String(node.name?.name?.map((p: AstNode) => p.value).join('.') ?? node.name).toUpperCase();
   if (name === 'TRIM') return trimSql(node, scope, compile);
+  // `NOT (a > 1)` reads as a call of NOT to the grammar.
+  if (name === 'NOT' && node.args?.value?.length === 1) return compile({ type: 'unary_expr', operator: 'NOT', expr: node.args.value[0], loc: node.loc });
   const rawArgs = (node.args?.value ?? []) as AstNode[];
   if (name === 'TIMESTAMPDIFF' || name === 'TIMESTAMP_DIFF' || name === 'TIMESTAMPADD') {
     const c: Call = { name, node, args: [{ code: '', type: T.string }, ...rawArgs.slice(1).map(compile)], scope };

@@ -213,7 +213,7 @@ function regexpExtract(s: N<string>, pattern: N<string>, index: N<number> = 0): 
 }
 
 const LIKE_CACHE = new Map<string, RegExp>();
-/** SQL LIKE: % any run, _ one character, `escape` before either takes it literally. */
+/** SQL LIKE: % any run, _ one character, `escape` (by default a backslash, as in MySQL and PostgreSQL) before either takes it literally. */
 export function likeRegExp(pattern: string, escape: string | null): RegExp {
   const key = `${escape ?? ''}\u0000${pattern}`;
   let r = LIKE_CACHE.get(key);
@@ -232,7 +232,7 @@ export function likeRegExp(pattern: string, escape: string | null): RegExp {
   }
   return r;
 }
-function like(s: N<string>, pattern: N<string>, escape: N<string> = null): N<boolean> {
+function like(s: N<string>, pattern: N<string>, escape: N<string> = '\\'): N<boolean> {
   if (s === null || pattern === null) return null;
   return likeRegExp(pattern, escape).test(s);
 }
