@@ -152,25 +152,26 @@ function projectItems(
   for (const col of parsed.ast as AstNode[]) {
     const expr = col.expr;
     const alias: string | null = col.as ?? null;
+    const at = expr?.loc ? expr : col;
     if (expr.type === 'column_ref' && columnName(expr) === '*') {
-      if (alias) scope.fail('syntax', col, '* takes no alias');
-      for (const [name, s] of sources) place({ name, column: passThroughColumn(s.column, s.type), compiled: null, passThroughCode: `r[${JSON.stringify(name)}]` }, col);
+      if (alias) scope.fail('syntax', at, '* takes no alias');
+      for (const [name, s] of sources) place({ name, column: passThroughColumn(s.column, s.type), compiled: null, passThroughCode: `r[${JSON.stringify(name)}]` }, at);
       continue;
     }
-    if (alias && alias in METADATA_COLUMNS) scope.fail('reserved-name', col, `'${alias}' is a metadata column and cannot be an alias`);
+    if (alias && alias in METADATA_COLUMNS) scope.fail('reserved-name', at, `'${alias}' is a metadata column and cannot be an alias`);
     if (expr.type === 'column_ref' && (!alias || alias === columnName(expr))) {
       const name = columnName(expr);
       const b = readSource(name);
       if (!b) scope.fail('unknown-column', expr, `unknown column '${name}'`);
       const s = sources.get(name);
       const column: ProjectedColumn = s ? passThroughColumn(s.column, s.type) : { name, type: T.string, typeText: 'STRING', origin: 'metadata' };
-      place({ name, column, compiled: null, passThroughCode: s ? `r[${JSON.stringify(name)}]` : b.code }, col);
+      place({ name, column, compiled: null, passThroughCode: s ? `r[${JSON.stringify(name)}]` : b.code }, at);
       continue;
     }
     if (!alias) scope.fail('syntax', expr, 'a computed column needs a name: <expression> AS <name>');
     const compiled = compileNode(expr, scope);
     const type = compiled.type.kind === 'NULL' ? T.string : compiled.type;
-    place({ name: alias, column: { name: alias, type, typeText: typeText(type), origin: 'computed' }, compiled, passThroughCode: '' }, col);
+    place({ name: alias, column: { name: alias, type, typeText: typeText(type), origin: 'computed' }, compiled, passThroughCode: '' }, at);
   }
   return items;
 }
