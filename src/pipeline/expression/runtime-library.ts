@@ -41,6 +41,12 @@ function dec(v: unknown): N<ExactDecimal> {
   throw new ExpressionEvaluationError('not-a-decimal', `${typeof v} is no decimal number`);
 }
 
+/** MySQL's TINYINT(1) and BIT(1) are BOOLEAN to Flink CDC; weir's MySQL source reads TINYINT(1) as 0/1. */
+function bool(v: unknown): N<boolean> {
+  if (v === null || v === undefined) return null;
+  return typeof v === 'boolean' ? v : v !== 0 && v !== 0n;
+}
+
 function big(v: unknown): N<bigint> {
   if (v === null || v === undefined) return null;
   if (typeof v === 'bigint') return v;
@@ -506,7 +512,7 @@ function extract(unit: string, v: N<string>, ltz: boolean, x: EvaluationContext)
 }
 
 export const RUNTIME_LIBRARY = {
-  dec, big, num, str, dblStr, decOut,
+  dec, bool, big, num, str, dblStr, decOut,
   iadd, isub, imul, idiv, imod, ineg, ladd, lsub, lmul, ldiv, lmod, lneg, dadd, dsub, dmul, ddiv, dmod, dneg, xadd, xsub, xmul, xdiv, xmod, xneg,
   cmp, xcmp, tcmp, timeCmp, bytesCmp, ne, not,
   upper, lower, charLength, concat2, concat, concatWs, trim, WHITESPACE, substr, regexpReplace, regexpExtract, like, likeRe, pad, replace, repeat, left, right, locate, startsWith, endsWith, toBase64, fromBase64,

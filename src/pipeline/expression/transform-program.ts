@@ -79,7 +79,7 @@ export function compileTransform(def: TransformDefinition, ctx: EvaluationContex
     const s = sourceBindings.get(name);
     if (!s) return undefined;
     const ref = `r[${JSON.stringify(name)}]`;
-    return { code: s.type.kind === 'DECIMAL' ? `rt.dec(${ref})` : s.type.kind === 'BIGINT' ? `rt.big(${ref})` : `(${ref} ?? null)`, type: s.type };
+    return { code: s.type.kind === 'DECIMAL' ? `rt.dec(${ref})` : s.type.kind === 'BIGINT' ? `rt.big(${ref})` : s.type.kind === 'BOOLEAN' ? `rt.bool(${ref})` : `(${ref} ?? null)`, type: s.type };
   };
 
   const items = def.projection !== undefined && def.projection.trim() !== '' ? projectItems(parseExpression(def.projection, 'projection', def.ruleIndex), def, sourceBindings, readSource, gen) : null;
