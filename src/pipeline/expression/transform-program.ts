@@ -73,13 +73,20 @@ export function compileTransform(def: TransformDefinition, ctx: EvaluationContex
   const gen = new Generator();
   const sourceBindings = new Map<string, { column: CdcColumn; type: SqlType }>();
   for (const c of def.columns) sourceBindings.set(c.name, { column: c, type: sourceColumnTypeOf(c.type, def.dialect) });
+  const decimalTemps = new Map<string, string>();
   const readSource = (name: string): ColumnBinding | undefined => {
     const meta = METADATA_COLUMNS[name as keyof typeof METADATA_COLUMNS];
     if (meta) return { code: `m.${meta}`, type: T.string };
     const s = sourceBindings.get(name);
     if (!s) return undefined;
     const ref = `r[${JSON.stringify(name)}]`;
-    return { code: s.type.kind === 'DECIMAL' ? `rt.dec(${ref})` : s.type.kind === 'BIGINT' ? `rt.big(${ref})` : s.type.kind === 'BOOLEAN' ? `rt.bool(${ref})` : `(${ref} ?? null)`, type: s.type };
+    if (s.type.kind === 'DECIMAL') {
+      // Parsed once per row however often the expressions name it: a temporary starts undefined per call.
+      let t = decimalTemps.get(name);
+      if (!t) decimalTemps.set(name, (t = gen.temp()));
+      return { code: `(${t} === undefined ? (${t} = rt.dec(${ref})) : ${t})`, type: s.type };
+    }
+    return { code: s.type.kind === 'BIGINT' ? `rt.big(${ref})` : s.type.kind === 'BOOLEAN' ? `rt.bool(${ref})` : `(${ref} ?? null)`, type: s.type };
   };
 
   const items = def.projection !== undefined && def.projection.trim() !== '' ? projectItems(parseExpression(def.projection, 'projection', def.ruleIndex), def, sourceBindings, readSource, gen) : null;
