@@ -12,13 +12,36 @@ function pow10(n: number): bigint {
   return POW[n]!;
 }
 
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const DECIMAL_TEXT = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 
 export class ExactDecimal {
+  /** The unscaled value as a double when it is a safe integer (most rows' values): BigInt costs 100s of ns an operation. NaN otherwise. */
+  readonly small: number;
+  private big: bigint | undefined;
+
+  /** `unscaled` a bigint, or a number that is a safe integer. */
   constructor(
-    readonly unscaled: bigint,
+    unscaled: bigint | number,
     readonly scale: number,
-  ) {}
+  ) {
+    if (typeof unscaled === 'number') {
+      this.small = unscaled === 0 ? 0 : unscaled; // no -0
+      this.big = undefined;
+    } else {
+      this.big = unscaled;
+      this.small = unscaled >= -SAFE && unscaled <= SAFE ? Number(unscaled) : NaN;
+    }
+  }
+
+  /** A decimal from a safe-integer unscaled value, without BigInt. */
+  static ofSmall(unscaled: number, scale: number): ExactDecimal {
+    return new ExactDecimal(unscaled, scale);
+  }
+
+  get unscaled(): bigint {
+    return (this.big ??= BigInt(this.small));
+  }
 
   /** Parses decimal text ('-12.50', '3', '.5', '1.5e3'); null for text that is no decimal number. */
   static parse(text: string): ExactDecimal | null {
@@ -52,21 +75,37 @@ export class ExactDecimal {
 
   withScale(scale: number, rounding: DecimalRounding = 'HALF_UP'): ExactDecimal {
     if (scale === this.scale) return this;
+    const n = this.small;
+    if (n === n && scale - this.scale <= 15 && this.scale - scale <= 15) {
+      if (scale > this.scale) {
+        const r = n * NUM_POW[scale - this.scale]!;
+        if (Math.abs(r) <= MAX_SAFE) return ExactDecimal.ofSmall(r, scale);
+      } else return ExactDecimal.ofSmall(divideSmall(n, NUM_POW[this.scale - scale]!, rounding), scale);
+    }
     if (scale > this.scale) return new ExactDecimal(this.unscaled * pow10(scale - this.scale), scale);
     return new ExactDecimal(divideRounded(this.unscaled, pow10(this.scale - scale), rounding), scale);
   }
 
   add(o: ExactDecimal): ExactDecimal {
     const s = Math.max(this.scale, o.scale);
+    const a = this.withScale(s).small;
+    const b = o.withScale(s).small;
+    if (a === a && b === b && Math.abs(a + b) <= MAX_SAFE) return ExactDecimal.ofSmall(a + b, s);
     return new ExactDecimal(this.withScale(s).unscaled + o.withScale(s).unscaled, s);
   }
 
   subtract(o: ExactDecimal): ExactDecimal {
     const s = Math.max(this.scale, o.scale);
+    const a = this.withScale(s).small;
+    const b = o.withScale(s).small;
+    if (a === a && b === b && Math.abs(a - b) <= MAX_SAFE) return ExactDecimal.ofSmall(a - b, s);
     return new ExactDecimal(this.withScale(s).unscaled - o.withScale(s).unscaled, s);
   }
 
   multiply(o: ExactDecimal): ExactDecimal {
+    const p = this.small * o.small;
+    // A product below 2^53 in magnitude is exact in a double (NaN fails the test).
+    if (Math.abs(p) <= MAX_SAFE) return ExactDecimal.ofSmall(p, this.scale + o.scale);
     return new ExactDecimal(this.unscaled * o.unscaled, this.scale + o.scale);
   }
 
@@ -88,6 +127,7 @@ export class ExactDecimal {
   }
 
   negate(): ExactDecimal {
+    if (this.small === this.small) return ExactDecimal.ofSmall(-this.small, this.scale);
     return new ExactDecimal(-this.unscaled, this.scale);
   }
 
@@ -97,13 +137,16 @@ export class ExactDecimal {
 
   compare(o: ExactDecimal): number {
     const s = Math.max(this.scale, o.scale);
+    const x = this.withScale(s).small;
+    const y = o.withScale(s).small;
+    if (x === x && y === y) return x < y ? -1 : x > y ? 1 : 0;
     const a = this.withScale(s).unscaled;
     const b = o.withScale(s).unscaled;
     return a < b ? -1 : a > b ? 1 : 0;
   }
 
   isZero(): boolean {
-    return this.unscaled === 0n;
+    return this.small === 0 || (this.small !== this.small && this.unscaled === 0n);
   }
 
   /** Digits of the unscaled value (BigDecimal's precision), at least 1. */
@@ -123,10 +166,9 @@ export class ExactDecimal {
 
   /** Plain text with exactly `scale` decimals ('-0.50'), as the CDC sources print DECIMAL. */
   toString(): string {
-    const u = this.unscaled;
-    if (this.scale > 0 && u > -SAFE && u < SAFE) {
+    const n = this.small;
+    if (this.scale > 0 && n === n) {
       // The common case without BigInt's string conversion: the unscaled value fits a double exactly.
-      const n = Number(u);
       const digits = String(n < 0 ? -n : n).padStart(this.scale + 1, '0');
       const cut = digits.length - this.scale;
       return `${n < 0 ? '-' : ''}${digits.slice(0, cut)}.${digits.slice(cut)}`;
@@ -139,7 +181,26 @@ export class ExactDecimal {
   }
 }
 
-const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+const NUM_POW = Array.from({ length: 16 }, (_, i) => 10 ** i);
+
+/** divideRounded on safe integers (exact: the quotient and remainder of safe integers are). */
+function divideSmall(num: number, den: number, rounding: DecimalRounding): number {
+  const q = Math.trunc(num / den);
+  const r = num - q * den;
+  if (r === 0) return q;
+  const negative = num < 0;
+  switch (rounding) {
+    case 'DOWN':
+      return q;
+    case 'FLOOR':
+      return negative ? q - 1 : q;
+    case 'CEILING':
+      return negative ? q : q + 1;
+    case 'HALF_UP':
+      return Math.abs(r) * 2 >= den ? (negative ? q - 1 : q + 1) : q;
+  }
+}
 
 /**
  * The fast path of parse: plain text ('-12.50', '3') of up to 15 digits, scanned by hand; a
@@ -167,7 +228,7 @@ function parsePlain(text: string): ExactDecimal | null {
     else return null;
   }
   if (digits === 0 || digits > 15) return null;
-  return new ExactDecimal(BigInt(neg ? -value : value), scale < 0 ? 0 : scale);
+  return ExactDecimal.ofSmall(neg ? -value : value, scale < 0 ? 0 : scale);
 }
 
 function divideRounded(num: bigint, den: bigint, rounding: DecimalRounding): bigint {
