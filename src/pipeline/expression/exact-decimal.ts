@@ -17,20 +17,21 @@ const DECIMAL_TEXT = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 
 export class ExactDecimal {
   /** The unscaled value as a double when it is a safe integer (most rows' values): BigInt costs 100s of ns an operation. NaN otherwise. */
-  readonly small: number;
-  private big: bigint | undefined;
+  declare readonly small: number;
+  declare readonly scale: number;
+  // Assigned in one order with one type each (BigInt or null), so every instance keeps one shape.
+  declare private big: bigint | null;
 
   /** `unscaled` a bigint, or a number that is a safe integer. */
-  constructor(
-    unscaled: bigint | number,
-    readonly scale: number,
-  ) {
+  constructor(unscaled: bigint | number, scale: number) {
     if (typeof unscaled === 'number') {
       this.small = unscaled === 0 ? 0 : unscaled; // no -0
-      this.big = undefined;
+      this.scale = scale;
+      this.big = null;
     } else {
-      this.big = unscaled;
       this.small = unscaled >= -SAFE && unscaled <= SAFE ? Number(unscaled) : NaN;
+      this.scale = scale;
+      this.big = unscaled;
     }
   }
 
