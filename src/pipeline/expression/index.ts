@@ -8,3 +8,4 @@ export { sourceColumnType, sourceColumnTypeOf } from './source-column-type.ts';
 export { typeText } from './sql-type.ts';
 export type { SqlType, SqlTypeKind } from './sql-type.ts';
 export { FUNCTION_NAMES } from './function-catalog.ts';
+export { dataEventType } from './data-event-type.ts';

@@ -23,3 +23,13 @@ describe('pipeline expressions: the documentation', () => {
     assert.equal(evaluate('IF(flag, 1, 2)', { ...ROW, flag: 0 }), 2);
   });
 });
+
+describe('pipeline expressions: __data_event_type__ of CDC records', () => {
+  it('maps snapshot rows, inserts, both images of updates and deletes', async () => {
+    const { dataEventType } = await import('../../../src/pipeline/expression/index.ts');
+    assert.deepEqual(
+      [dataEventType('r', 'after'), dataEventType('c', 'after'), dataEventType('u', 'before'), dataEventType('u', 'after'), dataEventType('d', 'before')],
+      ['+I', '+I', '-U', '+U', '-D'],
+    );
+  });
+});
