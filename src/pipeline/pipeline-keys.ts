@@ -97,8 +97,9 @@ function mysqlKeys(): KeySpec[] {
 export const SINK_TYPES = ['postgres', 'mysql', 'kafka', 'jetstream', 'files', 'print'] as const;
 export type SinkType = (typeof SINK_TYPES)[number];
 
-export const SCHEMA_CHANGE_TYPES = ['add.column', 'alter.column.type', 'create.table', 'drop.column', 'drop.table', 'rename.column', 'truncate.table'] as const;
-export type SchemaChangeType = (typeof SCHEMA_CHANGE_TYPES)[number];
+// The database sinks' schema evolution owns the names; the file's keys take them from there.
+export { SCHEMA_CHANGE_KINDS as SCHEMA_CHANGE_TYPES, type SinkSchemaChangeKind as SchemaChangeType } from '../connectors/database-sink/sink-table-schema.ts';
+import { SCHEMA_CHANGE_KINDS as SCHEMA_CHANGE_TYPES } from '../connectors/database-sink/sink-table-schema.ts';
 
 const VALUE_FORMAT = k('value.format', choices('debezium-json', 'canal-json'), "How a change is written: 'debezium-json' (default) or 'canal-json'.");
 
@@ -180,8 +181,8 @@ export const TRANSFORM_KEYS: readonly KeySpec[] = [
   k('description', 'string', 'What the rule is for.'),
 ];
 
-export const SCHEMA_CHANGE_BEHAVIORS = ['exception', 'evolve', 'try_evolve', 'lenient', 'ignore'] as const;
-export type SchemaChangeBehavior = (typeof SCHEMA_CHANGE_BEHAVIORS)[number];
+export { SCHEMA_CHANGE_BEHAVIORS, type SchemaChangeBehavior } from '../connectors/database-sink/schema-change-behavior.ts';
+import { SCHEMA_CHANGE_BEHAVIORS } from '../connectors/database-sink/schema-change-behavior.ts';
 
 /** The pipeline block's own keys; every weir configuration key is accepted besides, by its name. */
 export const PIPELINE_KEYS: readonly KeySpec[] = [

@@ -24,9 +24,12 @@ export interface SchemaChangeTypeFilter {
   readonly exclude?: readonly string[];
 }
 
+/** Whether a tag names the kind: 'all', or words that follow each other in its name ('drop', 'column', 'column.type', 'add.column'). */
 export function schemaChangeTagMatches(tag: string, kind: SinkSchemaChangeKind): boolean {
-  const t = tag.trim().toLowerCase();
-  return t === 'all' || t === kind || kind.split('.').includes(t);
+  const words = tag.trim().toLowerCase().split('.');
+  if (words.length === 1 && words[0] === 'all') return true;
+  const parts = kind.split('.');
+  return parts.some((_, i) => words.every((w, j) => parts[i + j] === w));
 }
 
 /** Tags that match no kind: each is a mistake in the file (the caller names where). */
