@@ -4,7 +4,7 @@ export type { EvaluationContext } from './runtime-library.ts';
 export { ExpressionError, ExpressionEvaluationError, EXPRESSION_ERROR_CODES } from './expression-error.ts';
 export type { ExpressionErrorCode, ExpressionPosition } from './expression-error.ts';
 export { ExactDecimal } from './exact-decimal.ts';
-export { sourceColumnType, sourceColumnTypeOf } from './source-column-type.ts';
+export { sourceColumnTypeOf } from './source-column-type.ts';
 export { typeText } from './sql-type.ts';
 export type { SqlType, SqlTypeKind } from './sql-type.ts';
 export { FUNCTION_NAMES } from './function-catalog.ts';
