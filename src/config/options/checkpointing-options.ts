@@ -20,7 +20,7 @@ export const CHECKPOINTING_OPTIONS = [
     .withDescription(
       'Incremental checkpoints: each keyed operator subtask writes only the entries changed since the checkpoint it builds on, into files under the job\'s shared/ ' +
         'that later checkpoints reference too (reference-counted, deleted once no retained checkpoint needs them). Savepoints stay full and self-contained. ' +
-        'The lmdb backend writes deltas; the heap backend writes full checkpoints.',
+        'Both backends write deltas: lmdb of the keys written to its store, heap of the keys its tables changed (a changelog of keys, the values copied at the checkpoint).',
     )
     .withDeprecatedKeys('state.backend.incremental'),
   option('execution.checkpointing.incremental.max-deltas').intType().between(1, 10_000).defaultValue(10)
