@@ -32,7 +32,7 @@ export const CHECKPOINTING_OPTIONS = [
     .withDescription(
       'Who owns a retained checkpoint a job is started from (-s): NO_CLAIM, the job never deletes it or the shared files it names, and its first checkpoint ' +
         'writes its own files (a full one); CLAIM, the job retains it as its own and deletes it, with the shared files only it names, once subsumed ' +
-        '(then other checkpoints of the job that took it may no longer restore); its first checkpoint is full too, as its files lie in the other job\'s location. ' +
+        '(then other checkpoints of the job that took it may no longer restore); with incremental checkpoints its next checkpoints build on the claimed chain where it lies, and its shared files go once no retained checkpoint names them. ' +
         'Savepoints are never claimed. A job\'s own checkpoints (after a failover or a JobManager restart) are always its own. weir run --claim-mode sets it.',
     )
     .withDeprecatedKeys('execution.savepoint-restore-mode'),
