@@ -76,8 +76,11 @@ function rotated<T>(items: readonly T[], by: number): T[] {
   return [...items.slice(k), ...items.slice(0, k)];
 }
 
+/** --incremental: the 'on' side takes incremental checkpoints (the heap backend's deltas of the keys changed). */
+let incremental = false;
+
 function checkpointConfig(dir: string): Record<string, unknown> {
-  return { 'execution.checkpointing.interval': '1 s', 'execution.checkpointing.dir': dir, 'execution.checkpointing.mode': 'exactly-once' };
+  return { 'execution.checkpointing.interval': '1 s', 'execution.checkpointing.dir': dir, 'execution.checkpointing.mode': 'exactly-once', ...(incremental ? { 'execution.checkpointing.incremental': true } : {}) };
 }
 
 /** Sync/async/state figures of some checkpoints, each checkpoint taken at its slowest subtask. */
@@ -306,6 +309,7 @@ export const checkpoint: Scenario = {
   description: `cost of exactly-once checkpoints every 1 s on 1M keys (records/s on vs off), longest sync pause and record latency during checkpoints at 1M and 4M keys`,
   flags: {
     only: 'throughput or latency (default both)',
+    incremental: "'on' takes incremental checkpoints (execution.checkpointing.incremental; default off)",
     keys: `keys of the throughput part (default ${fmtNumber(DEFAULT_KEYS)}); --records sets its input (default ${fmtNumber(DEFAULT_RECORDS)})`,
     'latency-keys': `comma-separated key counts of the latency part (default ${DEFAULT_LATENCY_KEYS.join(',')})`,
     load: `latency part: source rate as a fraction of the calibrated capacity (default ${DEFAULT_LOAD})`,
@@ -317,6 +321,7 @@ export const checkpoint: Scenario = {
   async run(options): Promise<ScenarioResult> {
     const { log, runs } = options;
     const only = options.flags.only;
+    incremental = options.flags.incremental !== undefined && options.flags.incremental !== 'false';
     const doThroughput = only === undefined || only === 'throughput';
     const doLatency = only === undefined || only === 'latency';
     if (!doThroughput && !doLatency) throw new Error(`--only must be throughput or latency, got '${only}'`);

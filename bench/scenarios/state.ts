@@ -53,7 +53,7 @@ interface Sample {
   readonly checkpoints: ReadonlyArray<{ readonly checkpointed: number; readonly full: number }>;
 }
 
-async function runOnce(variant: Variant, keys: number, records: number, hotRecords: number): Promise<Sample> {
+async function runOnce(backend: 'lmdb' | 'heap', variant: Variant, keys: number, records: number, hotRecords: number): Promise<Sample> {
   await settle();
   const probe = new Probe({ prefill: keys, markEvery: MARK_EVERY });
   const dir = mkdtempSync(join(tmpdir(), 'weir-bench-state-'));
@@ -61,7 +61,7 @@ async function runOnce(variant: Variant, keys: number, records: number, hotRecor
     const master = await createJobMaster({
       job: job(keys, records, hotRecords, probe),
       config: {
-        'state.backend.type': 'lmdb',
+        'state.backend.type': backend,
         'state.backend.lmdb.localdir': join(dir, 'local'),
         ...(variant === 'off' ? {} : { 'execution.checkpointing.interval': '1 s', 'execution.checkpointing.dir': join(dir, 'checkpoints') }),
         ...(variant === 'incremental' ? { 'execution.checkpointing.incremental': true } : {}),
@@ -85,18 +85,20 @@ async function runOnce(variant: Variant, keys: number, records: number, hotRecor
 
 export const state: Scenario = {
   name: 'state',
-  description: 'lmdb backend: incremental checkpoints against full ones and none, ~1% of keys changed per 1 s interval (bytes per checkpoint, throughput)',
-  flags: { '--keys N': `keys in the state (default ${DEFAULT_KEYS})`, '--hot-records N': `records per position of the hot 1% of keys (default ${DEFAULT_HOT_RECORDS})` },
+  description: 'lmdb (or heap) backend: incremental checkpoints against full ones and none, ~1% of keys changed per 1 s interval (bytes per checkpoint, throughput)',
+  flags: { '--backend lmdb|heap': 'the state backend (default lmdb)', '--keys N': `keys in the state (default ${DEFAULT_KEYS})`, '--hot-records N': `records per position of the hot 1% of keys (default ${DEFAULT_HOT_RECORDS})` },
   defaultRuns: 2,
   async run(options: ScenarioOptions): Promise<ScenarioResult> {
     const keys = intFlag(options, 'keys', DEFAULT_KEYS);
+    const backend = options.flags.backend ?? 'lmdb';
+    if (backend !== 'lmdb' && backend !== 'heap') throw new Error(`--backend must be lmdb or heap, got '${backend}'`);
     const hotRecords = intFlag(options, 'hot-records', DEFAULT_HOT_RECORDS);
     const records = options.records ?? keys + 8_000_000;
     const samples: Sample[] = [];
     for (let run = 0; run < options.runs; run++) {
       for (let k = 0; k < VARIANTS.length; k++) {
         const variant = VARIANTS[(k + run) % VARIANTS.length]!;
-        const s = await runOnce(variant, keys, records, hotRecords);
+        const s = await runOnce(backend, variant, keys, records, hotRecords);
         samples.push(s);
         const c = s.checkpoints;
         options.log(
@@ -117,10 +119,10 @@ export const state: Scenario = {
     return {
       table: { columns: ['variant', 'records/s', 'vs off', 'checkpoints', 'written/ckpt B', 'full state B', 'written/full'], rows },
       notes: [
-        `${fmtNumber(keys)} keys on lmdb, then ${fmtNumber(records - keys)} records over a hot 1% of the keys moving every ${fmtNumber(hotRecords)} records; checkpoints every 1 s.`,
+        `${fmtNumber(keys)} keys on ${backend}, then ${fmtNumber(records - keys)} records over a hot 1% of the keys moving every ${fmtNumber(hotRecords)} records; checkpoints every 1 s.`,
         `incremental vs off: ${fmtRatio(rate('incremental') / rate('off'))} (goal 0.95x); full vs off: ${fmtRatio(rate('full') / rate('off'))}.`,
       ],
-      data: { keys, records, hotRecords, samples },
+      data: { backend, keys, records, hotRecords, samples },
     };
   },
 };

@@ -17,6 +17,17 @@ import { keyedHandleFiles, resolveStateFile, SHARED_DIRECTORY } from './incremen
 const STAGED_CHECKPOINT = 'chk';
 
 /**
+ * Where a checkpoint's own files are staged below `root`: deep enough that every file a handle
+ * names relative to it (`../shared/x`, or `../../<other job>/shared/x` for a chain built on a
+ * claimed checkpoint) lands inside `root`.
+ */
+function stagedCheckpointDir(root: string, files: readonly string[]): string {
+  const climbs = files.map((f) => (isAbsolute(f) ? 0 : f.split('/').findIndex((part) => part !== '..')));
+  const depth = Math.max(1, ...climbs);
+  return join(root, ...Array.from({ length: depth - 1 }, (_, i) => `up${i}`), STAGED_CHECKPOINT);
+}
+
+/**
  * A subtask's state on the JetStream object store. The files are the file system's, written by
  * the same code into a local staging directory and then uploaded (a state file is written once
  * and never changed, which is what an object store is for); a restore downloads the files a
@@ -57,20 +68,21 @@ export class ObjectStoreCheckpointStorageWorkerView implements CheckpointStorage
 
   async restoreKeyed(...[backend, state, location]: Parameters<CheckpointStorageWorkerView['restoreKeyed']>): Promise<void> {
     await withStaging(async (dir) => {
-      const own = join(dir, STAGED_CHECKPOINT);
-      await this.#download(location, state.keyed.flatMap((h) => keyedHandleFiles(h).map((f) => f.file)), own);
+      const files = state.keyed.flatMap((h) => keyedHandleFiles(h).map((f) => f.file));
+      const own = stagedCheckpointDir(dir, files);
+      await this.#download(location, files, own);
       await fileCheckpointStorageWorkerView.restoreKeyed(backend, state, own);
     });
   }
 
   async stageRestore(restore: TaskRestoreState): Promise<StagedRestore> {
     const root = await mkdtemp(join(tmpdir(), 'weir-nats-restore-'));
-    const dir = join(root, STAGED_CHECKPOINT);
+    const files = [
+      ...Object.values(restore.operators).flatMap((o) => o.keyed.flatMap((h) => keyedHandleFiles(h).map((f) => f.file))),
+      ...(restore.channels ? [...restore.channels.inputs, ...restore.channels.outputs].map((c) => c.handle.file) : []),
+    ];
+    const dir = stagedCheckpointDir(root, files);
     try {
-      const files = [
-        ...Object.values(restore.operators).flatMap((o) => o.keyed.flatMap((h) => keyedHandleFiles(h).map((f) => f.file))),
-        ...(restore.channels ? [...restore.channels.inputs, ...restore.channels.outputs].map((c) => c.handle.file) : []),
-      ];
       await this.#download(restore.directory, files, dir);
     } catch (e) {
       await rm(root, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { CONFIG_OPTIONS, SECRET_CONFIG_KEYS, type ConfigKey, type WeirConfig } from '../config/configuration.ts';
 import type { JobManagerConfigView, ResourceView, TaskManagerDetailsView, TaskManagerInfoView, TaskManagersView } from '../rest/rest-views.ts';
+import type { TaskManagerStateRow } from '../rest/task-manager-state.ts';
 import type { RegisteredTaskManager } from './registered-task-manager.ts';
 import type { ResourceManager } from './resource-manager.ts';
 
@@ -13,8 +14,9 @@ export function restId(resourceId: string): string {
   return /^[0-9a-f]{32}$/.test(resourceId) ? resourceId : createHash('sha256').update(resourceId).digest('hex').slice(0, 32);
 }
 
-export function taskManagerInfo(tm: RegisteredTaskManager): TaskManagerInfoView {
+export function taskManagerInfo(tm: RegisteredTaskManager, state: readonly TaskManagerStateRow[] = []): TaskManagerInfoView {
   const r = tm.registration;
+  const local = state.find((s) => s.id === tm.id);
   return {
     id: restId(tm.id),
     resourceId: tm.id,
@@ -44,6 +46,7 @@ export function taskManagerInfo(tm: RegisteredTaskManager): TaskManagerInfoView 
       totalProcessMemory: r.hardware.heapLimit,
     },
     blocked: false,
+    localState: local === undefined ? null : { localBytes: local.localBytes, cacheHits: local.cacheHits, cacheMisses: local.cacheMisses, cacheHitRate: local.cacheHitRate ?? null },
   };
 }
 
@@ -51,14 +54,14 @@ function resource(slots: number): ResourceView {
   return { cpuCores: slots, taskHeapMemory: 0, taskOffHeapMemory: 0, managedMemory: 0, networkMemory: 0, extendedResources: {} };
 }
 
-export function taskManagersView(resources: ResourceManager): TaskManagersView {
-  return { taskmanagers: resources.taskManagers().map(taskManagerInfo) };
+export function taskManagersView(resources: ResourceManager, state: readonly TaskManagerStateRow[]): TaskManagersView {
+  return { taskmanagers: resources.taskManagers().map((tm) => taskManagerInfo(tm, state)) };
 }
 
 /** GET /taskmanagers/:id: Flink's TaskManagerDetailsInfo, the info with its slots' allocations. */
-export function taskManagerDetails(tm: RegisteredTaskManager): TaskManagerDetailsView {
+export function taskManagerDetails(tm: RegisteredTaskManager, state: readonly TaskManagerStateRow[]): TaskManagerDetailsView {
   return {
-    ...taskManagerInfo(tm),
+    ...taskManagerInfo(tm, state),
     allocatedSlots: tm.slots.flatMap((a, index) => (a === undefined ? [] : [{ index, allocation: a }])),
     metrics: {
       heapUsed: 0,

@@ -1,3 +1,4 @@
+import { taskManagerStateRows } from '../rest/task-manager-state.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WeirConfig } from '../config/configuration.ts';
 import type { Service, StopReason } from '../lifecycle/service.ts';
@@ -201,13 +202,13 @@ export class JobManager implements Service {
         if (!code) return reply.code(404).send({ errors: [`no bundle ${hash}`] });
         return reply.type('text/javascript').send(code);
       });
-      r.get('/taskmanagers', async () => taskManagersView(this.resources));
+      r.get('/taskmanagers', async () => taskManagersView(this.resources, taskManagerStateRows(this.store.list())));
       r.get('/taskmanagers/:taskmanagerid', async (req, reply) => {
         const id = (req.params as { taskmanagerid: string }).taskmanagerid;
         // By Flink's 32-hex id, or by the resource id.
         const tm = this.resources.get(id) ?? this.resources.taskManagers().find((t) => restId(t.id) === id);
         if (!tm) return reply.code(404).send({ errors: [`no TaskManager ${(req.params as { taskmanagerid: string }).taskmanagerid}`] });
-        return taskManagerDetails(tm);
+        return taskManagerDetails(tm, taskManagerStateRows(this.store.list()));
       });
       r.get('/jobmanager/config', async () => jobManagerConfig(this.#o.config, this.#haStatus()));
     };

@@ -18,6 +18,7 @@ export class RemoteSlotConnection implements SlotExecutorConnection, SlotListene
   readonly location = 'remote' as const;
   readonly where: string;
   readonly host: string;
+  readonly taskManagerId: string;
   readonly grant: SlotGrant;
   readonly ready: Promise<void>;
   /** Its process was lost before the slot was ready (the allocation may ask again). */
@@ -41,6 +42,7 @@ export class RemoteSlotConnection implements SlotExecutorConnection, SlotListene
     const tm = o.grant.taskManager;
     this.where = `slot ${o.grant.slot} of TaskManager ${tm.id} at ${tm.address}`;
     this.host = tm.registration.host;
+    this.taskManagerId = tm.id;
     this.ready = new Promise((resolve, reject) => (this.#readiness = { resolve, reject }));
     // Not awaited by everyone: a slot lost before anyone asked must not be an unhandled rejection.
     this.ready.catch(() => {});

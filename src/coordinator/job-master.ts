@@ -187,6 +187,11 @@ export class JobMaster {
     return this.#ctx.pool.hostOf(taskManager);
   }
 
+  /** The resource id of a cluster TaskManager process the job's TaskManager `taskManager` is a slot of (undefined for threads). */
+  taskManagerIdOf(taskManager: number): string | undefined {
+    return this.#ctx.pool.taskManagerIdOf(taskManager);
+  }
+
   /** Where a TaskManager of the job runs, for a cluster's slots ("slot 1 of TaskManager tm-a at 10.0.0.2:4001"). */
   whereIs(taskManager: number): string | undefined {
     return this.#ctx.pool.whereIs(taskManager);

@@ -15,6 +15,8 @@ export interface SlotExecutorConnection {
   readonly where?: string;
   /** For remote ones: the host its process runs on (the REST API's subtask host). */
   readonly host?: string;
+  /** For remote ones: the resource id of its TaskManager process (what GET /taskmanagers lists). */
+  readonly taskManagerId?: string;
   send(message: ToTaskExecutor): void;
   /** Messages from the executor; a lost one is reported through onLost. */
   onMessage(handler: (message: FromTaskExecutor) => void): void;

@@ -93,6 +93,11 @@ export class SlotExecutorPool implements Service {
     return this.#connections[index]?.host ?? 'localhost';
   }
 
+  /** The resource id of the TaskManager process a cluster's slot is in (undefined for threads of this process). */
+  taskManagerIdOf(index: number): string | undefined {
+    return this.#connections[index]?.taskManagerId;
+  }
+
   /** TaskManagers that are not lost. */
   live(): number[] {
     return this.#connections.map((c) => c.index).filter((i) => !this.#lost.has(i));

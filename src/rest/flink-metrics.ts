@@ -4,7 +4,8 @@ import type { JobMaster } from '../coordinator/job-master.ts';
 import type { JobDirectory } from './job-directory.ts';
 import { collectedFamily, type Labels } from './collected-family.ts';
 import { jobSummary } from './job-views.ts';
-import { JOB_FIGURES, JOBMANAGER_FIGURES, OPERATOR_FIGURES, TASK_FIGURES, type Figure } from './metric-figures.ts';
+import { JOB_FIGURES, JOBMANAGER_FIGURES, OPERATOR_FIGURES, TASK_FIGURES, TASKMANAGER_FIGURES, type Figure } from './metric-figures.ts';
+import { taskManagerStateRows, type TaskManagerStateRow } from './task-manager-state.ts';
 import { operatorRows, reportedTaskRows, type JobRow, type OperatorRow, type TaskRow } from './metric-rows.ts';
 
 /**
@@ -58,6 +59,7 @@ export function registerFlinkMetrics(registry: Registry, jobs: JobDirectory): vo
   register(registry, JOBMANAGER_FIGURES, { name: 'jobmanager', labelNames: ['host'], rows: () => [[{ host }, jobs.list()]] });
   register<JobRow>(registry, JOB_FIGURES, { name: 'jobmanager_job', labelNames: JOB_LABELS, rows: () => jobs.list().map((m) => [jobLabels(m), { m }] as const) });
   register<TaskRow>(registry, TASK_FIGURES, { name: 'taskmanager_job_task', labelNames: TASK_LABELS, rows: tasks });
+  register<TaskManagerStateRow>(registry, TASKMANAGER_FIGURES, { name: 'taskmanager', labelNames: ['tm_id', 'host'], rows: () => taskManagerStateRows(jobs.list()).map((r) => [{ tm_id: filtered(r.id), host }, r] as const) });
   register<OperatorRow>(registry, OPERATOR_FIGURES, { name: 'taskmanager_job_task_operator', labelNames: OPERATOR_LABELS, rows: operators });
 }
 

@@ -5,6 +5,7 @@ import type { TaskRates } from '../coordinator/task-rates.ts';
 import { decodeWatermark } from '../network/wire-watermark.ts';
 import { attemptStart } from './job-timeline.ts';
 import type { JobRow, OperatorRow, TaskRow } from './metric-rows.ts';
+import type { TaskManagerStateRow } from './task-manager-state.ts';
 
 /** A figure's value in its base unit; undefined where the row has none (no checkpoint yet, not a window operator). */
 export type Value = number | undefined;
@@ -207,5 +208,30 @@ export const OPERATOR_FIGURES: ReadonlyArray<Figure<OperatorRow>> = [
       return r.isSourceHead && Number.isFinite(wm) ? Date.now() - wm : undefined;
     },
     flink: { name: 'watermarkLag', help: 'sources: ms between now and the watermark the source sent (none before the first).' },
+  },
+];
+
+/**
+ * Scope taskmanager: each TaskManager's local state, its subtasks' keyed operators on the lmdb
+ * backend added up (task-manager-state.ts), named as Flink's RocksDB figures are.
+ */
+export const TASKMANAGER_FIGURES: ReadonlyArray<Figure<TaskManagerStateRow>> = [
+  {
+    value: (r) => r.localBytes,
+    flink: { name: 'lmdb_total_store_size', help: 'bytes the local lmdb stores of the TaskManager\'s keyed operators take on disk (its state working directory).' },
+    weir: { name: 'weir_taskmanager_state_local_bytes', type: 'gauge', help: 'Bytes the local state stores of a TaskManager take on disk in its state working directory (lmdb backend).' },
+  },
+  {
+    value: (r) => r.cacheHitRate,
+    flink: { name: 'lmdb_cache_hit_rate', help: 'share of the state accesses of the TaskManager\'s keyed operators on lmdb that the in-memory caches answered.' },
+    weir: { name: 'weir_taskmanager_state_cache_hit_ratio', type: 'gauge', help: 'Share of the state accesses of a TaskManager (lmdb backend) that the in-memory caches answered, since the stores opened.' },
+  },
+  {
+    value: (r) => r.cacheHits,
+    weir: { name: 'weir_taskmanager_state_cache_hits_total', type: 'counter', help: 'State accesses of a TaskManager (lmdb backend) that the in-memory caches answered.' },
+  },
+  {
+    value: (r) => r.cacheMisses,
+    weir: { name: 'weir_taskmanager_state_cache_misses_total', type: 'counter', help: 'State accesses of a TaskManager (lmdb backend) that went to the local stores.' },
   },
 ];

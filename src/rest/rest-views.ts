@@ -512,6 +512,8 @@ export interface TaskManagerInfoView {
   readonly hardware: { readonly cpuCores: number; readonly physicalMemory: number; readonly freeMemory: number; readonly managedMemory: number };
   readonly memoryConfiguration: Readonly<Record<string, number>>;
   readonly blocked: boolean;
+  /** weir's: its keyed state on local disk (lmdb backend), its running subtasks' added up; null when they keep none there. */
+  readonly localState: { readonly localBytes: number; readonly cacheHits: number; readonly cacheMisses: number; readonly cacheHitRate: number | null } | null;
 }
 
 export interface ResourceView {

@@ -4,7 +4,8 @@ import type { JobMaster } from '../coordinator/job-master.ts';
 import type { Stoppable } from '../lifecycle/service.ts';
 import type { JobDirectory } from './job-directory.ts';
 import { collectedFamily, type Labels } from './collected-family.ts';
-import { JOB_FIGURES, OPERATOR_FIGURES, TASK_FIGURES, type Figure } from './metric-figures.ts';
+import { JOB_FIGURES, OPERATOR_FIGURES, TASK_FIGURES, TASKMANAGER_FIGURES, type Figure } from './metric-figures.ts';
+import { taskManagerStateRows, type TaskManagerStateRow } from './task-manager-state.ts';
 import { operatorRows, reportedTaskRows, type JobRow, type OperatorRow, type TaskRow } from './metric-rows.ts';
 
 /** Checkpoints take from milliseconds (a small state) to minutes (a large one to slow storage). */
@@ -33,6 +34,7 @@ export function registerWeirMetrics(registry: Registry, jobs: JobDirectory): Wei
   register<JobRow>(registry, JOB_FIGURES, JOB, () => jobs.list().map((m) => [{ job_id: m.jobId }, { m }] as const));
   register<TaskRow>(registry, TASK_FIGURES, SUBTASK, tasks);
   register<OperatorRow>(registry, OPERATOR_FIGURES, OPERATOR, () => tasks().flatMap(([labels, task]) => operatorRows(task).map((r) => [{ ...labels, operator: r.o.uid }, r] as const)));
+  register<TaskManagerStateRow>(registry, TASKMANAGER_FIGURES, ['taskmanager'], () => taskManagerStateRows(jobs.list()).map((r) => [{ taskmanager: r.id }, r] as const));
   const durations = checkpointDurations(registry, jobs);
   return {
     discoverSourceFigures() {

@@ -1,5 +1,5 @@
 import type { WeirConfig } from '../config/configuration.ts';
-import { heapStateBackend } from './heap-state-backend.ts';
+import { createHeapStateBackend } from './heap-state-backend.ts';
 import { LmdbStateBackend } from './lmdb/lmdb-state-backend.ts';
 import type { StateBackend } from './state-backend.ts';
 
@@ -8,14 +8,11 @@ type StateBackendConfig = Pick<WeirConfig, 'state.backend.type' | 'state.backend
 
 /** The state backend `state.backend.type` names, with its settings. */
 export function createStateBackend(config: StateBackendConfig): StateBackend {
+  const incremental = config['execution.checkpointing.incremental'] === true ? { maxDeltas: config['execution.checkpointing.incremental.max-deltas'] ?? 10 } : null;
   switch (config['state.backend.type']) {
     case 'heap':
-      return heapStateBackend;
+      return createHeapStateBackend(incremental);
     case 'lmdb':
-      return new LmdbStateBackend({
-        localDir: config['state.backend.lmdb.localdir'],
-        cacheEntries: config['state.backend.lmdb.cache-entries'],
-        incremental: config['execution.checkpointing.incremental'] === true ? { maxDeltas: config['execution.checkpointing.incremental.max-deltas'] ?? 10 } : null,
-      });
+      return new LmdbStateBackend({ localDir: config['state.backend.lmdb.localdir'], cacheEntries: config['state.backend.lmdb.cache-entries'], incremental });
   }
 }

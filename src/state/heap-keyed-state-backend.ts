@@ -22,11 +22,17 @@ import { storedStateInfo, type KeyedStateInfo } from './stored-state-info.ts';
 import type { ReduceFunction } from '../api/functions.ts';
 import { passthroughSerializer } from './passthrough-serializer.ts';
 import type { CapturedKeyedState } from './captured-state.ts';
+import type { KeyedStateHandle } from '../checkpoint/state-handles.ts';
 import type { InPlaceAggregate } from './in-place-aggregate.ts';
 import type { KeyedStateBackend, RestoredEntrySink, StoredStateInfo } from './keyed-state-backend.ts';
 import { TtlStates } from './ttl/ttl-states.ts';
 import { withSnapshotCleanup } from './ttl/ttl-snapshot-cleanup.ts';
 import type { Entry } from './state-table.ts';
+import { IncrementalSnapshots, type MaterializationPolicy, type SnapshotRequest } from './incremental/incremental-snapshots.ts';
+import type { RestoredChain } from './incremental/restored-chain.ts';
+import { heapDeltaTables } from './heap-delta-tables.ts';
+import { snapshotOf } from '../serialization/serializer-snapshot.ts';
+import type { TypeSerializer } from '../api/serializer.ts';
 
 export type { StoredStateInfo } from './keyed-state-backend.ts';
 
@@ -37,6 +43,9 @@ export interface RegisteredState {
   restoredAs: StoredStateInfo | undefined;
 }
 
+
+/** Changed entries, as a share of all, above which an incremental checkpoint writes a full base rather than a delta. */
+const DENSE_CHANGES = 0.2;
 
 /**
  * Keyed state on the heap for one operator of one subtask. Every state is a StateTable split by
@@ -56,14 +65,31 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
   readonly #ttl: TtlStates;
   /** Where each state's incremental TTL cleanup goes on from: a key group and a place in its Map. */
   readonly #sweeps = new Map<string, { keyGroup: number; at: Iterator<[Key, Entry<unknown>]> | undefined }>();
+  /**
+   * Incremental checkpoints (undefined: off): the tables track the keys changed between
+   * snapshots, and a checkpoint writes those since its base as a delta (heap-delta-tables.ts), a
+   * full base again after max-deltas (FLIP-158's changelog, materialized).
+   */
+  readonly #incremental: IncrementalSnapshots | undefined;
 
-  constructor(keyGroupRange: KeyGroupRange, maxParallelism: number, uid: string, describe: () => string, now: () => number = Date.now) {
+  constructor(keyGroupRange: KeyGroupRange, maxParallelism: number, uid: string, describe: () => string, now: () => number = Date.now, incremental: MaterializationPolicy | null = null) {
     this.keyGroupRange = keyGroupRange;
     this.maxParallelism = maxParallelism;
     this.uid = uid;
     this.#describe = describe;
     this.#now = now;
     this.#ttl = new TtlStates(this, now);
+    this.#incremental = incremental === null ? undefined : new IncrementalSnapshots(incremental);
+  }
+
+  #newTable(copy: (v: unknown) => unknown): StateTable<unknown> {
+    const table = new StateTable<unknown>(this.keyGroupRange.end - this.keyGroupRange.start + 1, copy);
+    if (this.#incremental !== undefined) table.trackChanges();
+    return table;
+  }
+
+  restoredChain(chain: RestoredChain): void {
+    this.#incremental?.restored(chain, this.keyGroupRange);
   }
 
   /** Puts restored entries of one key group back; they stay in stored form until the state is registered. */
@@ -89,7 +115,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     let state = this.states.get(info.name);
     if (!state) {
       const descriptor = { kind: info.kind, name: info.name, serializer: passthroughSerializer(info), type: undefined, upgrade: undefined } as unknown as StateDescriptor;
-      state = { descriptor, table: new StateTable<unknown>(this.keyGroupRange.end - this.keyGroupRange.start + 1, (v) => v), restoredAs: info };
+      state = { descriptor, table: this.#newTable((v) => v), restoredAs: info };
       this.states.set(info.name, state);
     }
     return state.table;
@@ -144,16 +170,39 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     return keys;
   }
 
-  snapshot(): CapturedKeyedState {
-    return {
-      uid: this.uid,
-      keyGroupRange: this.keyGroupRange,
-      maxParallelism: this.maxParallelism,
-      tables: withSnapshotCleanup(
-        [...this.states.values()].map((s) => ({ descriptor: s.descriptor, snapshot: s.table.snapshot() })),
-        this.#now(),
-      ),
-    };
+  snapshot(request?: SnapshotRequest): CapturedKeyedState {
+    const base = { uid: this.uid, keyGroupRange: this.keyGroupRange, maxParallelism: this.maxParallelism };
+    const now = this.#now();
+    const full = () => withSnapshotCleanup([...this.states.values()].map((s) => ({ descriptor: s.descriptor, snapshot: s.table.snapshot() })), now);
+    const incremental = this.#incremental;
+    if (incremental === undefined) return { ...base, tables: full() };
+    this.#takeChanges(incremental, request);
+    const plan = incremental.plan(request);
+    if (plan === undefined) return { ...base, tables: full() };
+    const written = (handle: KeyedStateHandle) => incremental.written(plan.checkpointId, handle);
+    if (plan.changed === null) return { ...base, tables: full(), incremental: { plan, tables: [], written } };
+    // A delta: no copy-on-write snapshot of the whole tables; the writer reads the delta's (its own) tables only.
+    const tables = heapDeltaTables(this.states.values(), this.keyGroupRange, plan.changed, now);
+    return { ...base, tables, incremental: { plan, tables, written } };
+  }
+
+  /**
+   * The keys each table changed since the last snapshot go to the incremental side, by key group.
+   * When a checkpoint finds more than DENSE_CHANGES of the entries changed, it is a full base
+   * instead (copy-on-write, nothing copied in the synchronous part): a delta's synchronous part
+   * is O(changed), and with every key changed between checkpoints (the checkpoint bench, 1M keys)
+   * deltas ran at 0.28x of no checkpoints against 0.45x for full ones, pauses of seconds.
+   */
+  #takeChanges(incremental: IncrementalSnapshots, request: SnapshotRequest | undefined): void {
+    const changes = [...this.states].map(([name, s]) => [name, s.table.takeChanges(), s.table.size] as const);
+    const changed = changes.reduce((n, c) => n + c[1].size, 0);
+    const entries = changes.reduce((n, c) => n + c[2], 0);
+    if (request?.type === 'checkpoint' && request.incrementalBase !== undefined && changed > DENSE_CHANGES * entries) {
+      // A full base holds these changes; until one completes, no checkpoint builds on an older one.
+      incremental.requireFull();
+      return;
+    }
+    for (const [name, keys] of changes) for (const key of keys) incremental.markDirty(name, keyGroupFor(userKey(key), this.maxParallelism), key);
   }
 
   sweep(stateName: string, count: number, fn: (value: unknown) => unknown): void {
@@ -210,6 +259,8 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
         );
       }
       if (stored) {
+        // A state whose serializer changed (so its info in the files): a delta cannot follow files written with the other.
+        if (JSON.stringify(stored.snapshot) !== JSON.stringify(snapshotOf(descriptor.serializer as TypeSerializer<unknown>))) this.#incremental?.requireFull();
         this.#claim(existing, stored, descriptor);
         existing.descriptor = descriptor;
         existing.restoredAs = undefined;
@@ -217,8 +268,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
       }
       return existing.table;
     }
-    const copy = descriptor.serializer.copy as (v: unknown) => unknown;
-    const table = new StateTable<unknown>(this.keyGroupRange.end - this.keyGroupRange.start + 1, copy);
+    const table = this.#newTable(descriptor.serializer.copy as (v: unknown) => unknown);
     this.states.set(descriptor.name, { descriptor, table, restoredAs: undefined });
     return table;
   }

@@ -33,6 +33,8 @@ const INDEX_LIMIT = 65_536;
  */
 const INDEX_BYPASS = 8 * INDEX_LIMIT;
 
+const EMPTY_KEYS: ReadonlySet<Key> = new Set();
+
 /** Entry.old when the entry holds no value for a snapshot. */
 const NO_OLD: unique symbol = Symbol('no old value');
 
@@ -68,6 +70,12 @@ export class StateTable<V> {
   readonly #index = new Map<Key, Entry<V>>();
   #indexHits = 0;
   #indexBypass = 0;
+  /**
+   * Incremental checkpoints: the keys changed since the last takeChanges() (undefined: not
+   * tracked). An entry whose version is the table's current one is already in it, so a hot key
+   * costs one comparison per change, not a lookup.
+   */
+  #changed: Set<Key> | undefined;
 
   constructor(keyGroups: number, copy: (value: V) => V) {
     this.maps = Array.from({ length: keyGroups }, () => new Map());
@@ -87,14 +95,47 @@ export class StateTable<V> {
   get(kg: number, key: Key): V | undefined {
     const entry = this.maps[kg]!.get(key);
     if (entry === undefined) return undefined;
+    if (typeof entry.value !== 'object' || entry.value === null) return entry.value;
     const snap = this.#active;
-    if (snap !== undefined && entry.version <= snap.version && entry.written !== snap.version && typeof entry.value === 'object' && entry.value !== null) {
+    if (snap !== undefined && entry.version <= snap.version && entry.written !== snap.version) {
       // The caller may mutate what it reads: keep the snapshot's object, hand out a copy.
       snap.saveOld(entry, entry.value);
       entry.value = this.#copy(entry.value);
-      entry.version = this.#version;
-    }
+      this.#changing(entry, key);
+    } else if (this.#changed !== undefined) this.#changing(entry, key);
     return entry.value;
+  }
+
+  /** Changed keys are tracked from now on (incremental checkpoints). */
+  trackChanges(): void {
+    this.#changed ??= new Set();
+  }
+
+  /** The keys changed (written, removed, or read as a mutable object) since the last call, and tracking starts over. */
+  takeChanges(): ReadonlySet<Key> {
+    const changed = this.#changed;
+    if (changed === undefined || changed.size === 0) return EMPTY_KEYS;
+    this.#changed = new Set();
+    // Entries changed before now carry an older version than any change from now on.
+    this.#version++;
+    return changed;
+  }
+
+  /**
+   * The current value of a key as a snapshot writes it, copied (an incremental checkpoint's
+   * delta takes its few changed entries this way in its synchronous part), or undefined if absent.
+   */
+  capture(kg: number, key: Key): unknown {
+    const entry = this.maps[kg]!.get(key);
+    if (entry === undefined) return undefined;
+    const value = typeof entry.value === 'object' && entry.value !== null ? this.#copy(entry.value) : entry.value;
+    return this.#stored === undefined ? value : this.#stored(value);
+  }
+
+  /** An entry is about to change: its key joins the changed keys (if tracked), and it takes the current version. */
+  #changing(entry: Entry<V>, key: Key): void {
+    if (this.#changed !== undefined && entry.version !== this.#version) this.#changed.add(key);
+    entry.version = this.#version;
   }
 
   /**
@@ -148,13 +189,14 @@ export class StateTable<V> {
       snap.saveOld(entry, current);
       if (typeof current === 'object' && current !== null) entry.value = this.#copy(current);
     }
-    entry.version = this.#version;
+    this.#changing(entry, key);
     return entry;
   }
 
   #add(map: Map<Key, Entry<V>>, key: Key, value: V): void {
     const entry: Entry<V> = { value, version: this.#version, written: 0, old: NO_OLD };
     map.set(key, entry);
+    this.#changed?.add(key);
     this.#remember(key, entry);
   }
 
@@ -186,17 +228,21 @@ export class StateTable<V> {
     const entry = map.get(key);
     if (entry === undefined) {
       map.set(key, { value, version: this.#version, written: 0, old: NO_OLD });
+      this.#changed?.add(key);
       return;
     }
     const snap = this.#active;
     if (snap !== undefined && entry.version <= snap.version && entry.written !== snap.version) snap.saveOld(entry, entry.value);
     entry.value = value;
-    entry.version = this.#version;
+    this.#changing(entry, key);
   }
 
-  /** A restored entry into an empty table (no snapshot is active while a restore runs): no lookup first. */
+  /**
+   * A restored entry into an empty table (no snapshot is active while a restore runs): no lookup
+   * first. Version 0: older than any change, so a change after the restore counts as one.
+   */
   load(kg: number, key: Key, value: V): void {
-    this.maps[kg]!.set(key, { value, version: this.#version, written: 0, old: NO_OLD });
+    this.maps[kg]!.set(key, { value, version: 0, written: 0, old: NO_OLD });
   }
 
   remove(kg: number, key: Key): void {
@@ -212,6 +258,7 @@ export class StateTable<V> {
       entry.written = snap.version;
     }
     map.delete(key);
+    this.#changed?.add(key);
     if (this.#index.size > 0) this.#index.delete(key);
   }
 

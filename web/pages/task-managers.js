@@ -1,6 +1,7 @@
 // @ts-check
 // The Task Managers page: the TaskManager processes registered with this JobManager, their slots
-// and when they last answered a heartbeat. A `weir run` has no such processes (its TaskManagers are
+// when they last answered a heartbeat, and their keyed state on local disk (lmdb backend: bytes in
+// the state working directory, and the share of state accesses the in-memory caches answered). A `weir run` has no such processes (its TaskManagers are
 // threads of its own process) and says so.
 import { ApiError, api } from '../api.js';
 import { h, morphChildren } from '../dom.js';
@@ -31,13 +32,13 @@ export function taskManagersPage(main) {
           h(
             'thead',
             null,
-            h('tr', null, h('th', null, 'ID'), h('th', null, 'Host'), h('th', { class: 'num' }, 'Data port'), h('th', { class: 'num' }, 'Slots'), h('th', { class: 'num' }, 'Free'), h('th', { class: 'num' }, 'CPU cores'), h('th', { class: 'num' }, 'Memory'), h('th', { class: 'num' }, 'Free memory'), h('th', null, 'Last heartbeat')),
+            h('tr', null, h('th', null, 'ID'), h('th', null, 'Host'), h('th', { class: 'num' }, 'Data port'), h('th', { class: 'num' }, 'Slots'), h('th', { class: 'num' }, 'Free'), h('th', { class: 'num' }, 'CPU cores'), h('th', { class: 'num' }, 'Memory'), h('th', { class: 'num' }, 'Free memory'), h('th', { class: 'num', title: 'bytes the local state stores (lmdb backend) take in the state working directory' }, 'State on disk'), h('th', { class: 'num', title: 'state accesses the in-memory caches answered, of all (lmdb backend)' }, 'Cache hit rate'), h('th', null, 'Last heartbeat')),
           ),
           h(
             'tbody',
             null,
             list.length === 0
-              ? h('tr', null, h('td', { colspan: 9, class: 'empty' }, 'No TaskManager has registered. Start one: weir taskmanager --jobmanager ' + location.host))
+              ? h('tr', null, h('td', { colspan: 11, class: 'empty' }, 'No TaskManager has registered. Start one: weir taskmanager --jobmanager ' + location.host))
               : list.map((t) =>
                   h(
                     'tr',
@@ -50,6 +51,12 @@ export function taskManagersPage(main) {
                     h('td', { class: 'num' }, count(t.hardware.cpuCores)),
                     h('td', { class: 'num' }, bytes(t.hardware.physicalMemory)),
                     h('td', { class: 'num' }, bytes(t.hardware.freeMemory)),
+                    h('td', { class: 'num' }, t.localState ? bytes(t.localState.localBytes) : '–'),
+                    h(
+                      'td',
+                      { class: 'num', title: t.localState ? `${count(t.localState.cacheHits)} hits, ${count(t.localState.cacheMisses)} misses` : 'no state on local disk' },
+                      t.localState && t.localState.cacheHitRate !== null ? `${(100 * t.localState.cacheHitRate).toFixed(1)}%` : '–',
+                    ),
                     h('td', null, `${dateTime(t.timeSinceLastHeartbeat)} (${duration(now - t.timeSinceLastHeartbeat)} ago)`),
                   ),
                 ),

@@ -18,13 +18,39 @@ export function sharedFileName(name: string): string {
   return `${SHARED_PREFIX}${name}`;
 }
 
+/**
+ * Whether a handle's file is a shared one: relative, directly in a `shared/` directory. Mostly
+ * `../shared/<name>`; a chain built on a claimed checkpoint of another job names that job's files
+ * as `../../<other job>/shared/<name>` (rebaseHandle).
+ */
 export function isSharedFile(file: string): boolean {
-  return file.startsWith(SHARED_PREFIX);
+  return file.startsWith('../') && posix.basename(posix.dirname(file)) === SHARED_DIRECTORY;
 }
 
 /** The shared file's own name (what the `shared/` directory lists), from a handle's name of it. */
 export function sharedFileBaseName(file: string): string {
-  return file.slice(SHARED_PREFIX.length);
+  return posix.basename(file);
+}
+
+/**
+ * A handle written for a checkpoint at `from`, its shared files named for a checkpoint at `to`
+ * instead (the same files: a job that claimed another job's checkpoint builds its next ones on
+ * that chain, where it lies). Undefined when no relative name reaches them (another bucket).
+ */
+export function rebaseHandle(handle: KeyedStateHandle, from: string, to: string): KeyedStateHandle | undefined {
+  const rename = (file: string): string | undefined => {
+    if (!isSharedFile(file)) return undefined;
+    const at = sharedFileLocation(from, file);
+    if (!isNatsObjectLocation(to)) return isNatsObjectLocation(at) ? undefined : posix.relative(to, at);
+    if (!isNatsObjectLocation(at)) return undefined;
+    const a = parseNatsObjectLocation(at);
+    const t = parseNatsObjectLocation(to);
+    return a.bucket === t.bucket ? posix.relative(`/${t.path}`, `/${a.path}`) : undefined;
+  };
+  const files = keyedHandleFiles(handle).map((h) => ({ h, file: rename(h.file) }));
+  if (files.some((f) => f.file === undefined)) return undefined;
+  const [base, ...deltas] = files.map(({ h, file }) => ({ ...h, file: file! }));
+  return deltas.length === 0 ? base! : { ...base!, deltas };
 }
 
 /** A file a handle names, resolved against the checkpoint's location (posix: object names and paths alike). */

@@ -20,7 +20,7 @@ export const CHECKPOINTING_OPTIONS = [
     .withDescription(
       'Incremental checkpoints: each keyed operator subtask writes only the entries changed since the checkpoint it builds on, into files under the job\'s shared/ ' +
         'that later checkpoints reference too (reference-counted, deleted once no retained checkpoint needs them). Savepoints stay full and self-contained. ' +
-        'The lmdb backend writes deltas; the heap backend writes full checkpoints.',
+        'Both backends write deltas: lmdb of the keys written to its store, heap of the keys its tables changed (a changelog of keys, the values copied at the checkpoint).',
     )
     .withDeprecatedKeys('state.backend.incremental'),
   option('execution.checkpointing.incremental.max-deltas').intType().between(1, 10_000).defaultValue(10)
@@ -32,7 +32,7 @@ export const CHECKPOINTING_OPTIONS = [
     .withDescription(
       'Who owns a retained checkpoint a job is started from (-s): NO_CLAIM, the job never deletes it or the shared files it names, and its first checkpoint ' +
         'writes its own files (a full one); CLAIM, the job retains it as its own and deletes it, with the shared files only it names, once subsumed ' +
-        '(then other checkpoints of the job that took it may no longer restore); its first checkpoint is full too, as its files lie in the other job\'s location. ' +
+        '(then other checkpoints of the job that took it may no longer restore); with incremental checkpoints its next checkpoints build on the claimed chain where it lies, and its shared files go once no retained checkpoint names them. ' +
         'Savepoints are never claimed. A job\'s own checkpoints (after a failover or a JobManager restart) are always its own. weir run --claim-mode sets it.',
     )
     .withDeprecatedKeys('execution.savepoint-restore-mode'),

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import type { KeyedStateHandle } from '../../checkpoint/state-handles.ts';
 import type { Key, KeyGroupRange } from '../key-group.ts';
+import { rebaseHandle } from '../../checkpoint/incremental/shared-state-files.ts';
 import { DirtyKeys } from './dirty-keys.ts';
 import { handleWithin, type RestoredChain } from './restored-chain.ts';
 
@@ -45,9 +46,9 @@ export interface MaterializationPolicy {
  * The first checkpoint after a restore builds on the restored chain when the coordinator names
  * the restored checkpoint as its base (it does only for a checkpoint it retains: the job's own,
  * or one it claimed; never another job's under NO_CLAIM, whose first checkpoint is full), the
- * subtask was restored from that one handle alone, the handle holds none of another subtask's
- * key groups (a rescale), and the new checkpoint's location is beside the restored one (the
- * handle names shared files relative to it). Otherwise it is full.
+ * subtask was restored from that one handle alone, and the handle holds none of another
+ * subtask's key groups (a rescale). A chain in another job's location (claimed) is named from the
+ * new checkpoint's location (rebaseHandle). Otherwise it is full.
  */
 export class IncrementalSnapshots {
   readonly #policy: MaterializationPolicy;
@@ -94,7 +95,7 @@ export class IncrementalSnapshots {
       this.#minBase = id;
     }
     const baseId = request.incrementalBase;
-    const base = baseId === null || baseId < this.#minBase || !this.#besideRestored(baseId, request.location) ? undefined : this.#written.get(baseId);
+    const base = baseId === null || baseId < this.#minBase ? undefined : this.#baseFor(baseId, request.location);
     if (baseId !== null) {
       // Nothing older than the base will be built on again: the coordinator's bases only grow.
       this.#spans = this.#spans.filter((s) => s.id > baseId || base === undefined);
@@ -104,11 +105,18 @@ export class IncrementalSnapshots {
     return { checkpointId: id, base, changed: DirtyKeys.union(this.#spans.filter((s) => s.id > baseId!).map((s) => s.dirty)) };
   }
 
-  /** A checkpoint at `location` may name the files of base `baseId` as they are named (only a restored chain may lie elsewhere). */
-  #besideRestored(baseId: number, location: string | undefined): boolean {
+  /**
+   * The handle of base `baseId` as a checkpoint at `location` names its files: as written, but a
+   * restored chain that lies in another location (a claimed checkpoint of another job) renamed
+   * to reach it from there; undefined (a full checkpoint) when no name does.
+   */
+  #baseFor(baseId: number, location: string | undefined): KeyedStateHandle | undefined {
+    const handle = this.#written.get(baseId);
     const r = this.#restored;
-    if (r === undefined || r.checkpointId !== baseId) return true;
-    return location !== undefined && posix.dirname(location) === posix.dirname(r.location);
+    if (handle === undefined || r === undefined || r.checkpointId !== baseId) return handle;
+    if (location === undefined) return undefined;
+    if (posix.dirname(location) === posix.dirname(r.location)) return handle;
+    return rebaseHandle(handle, r.location, location);
   }
 
   #materializes(base: KeyedStateHandle): boolean {

@@ -4,13 +4,15 @@ import type { StateDescriptor } from '../../api/state-descriptors.ts';
 import type { CapturedTable } from '../captured-state.ts';
 import type { DirtyKeys } from '../incremental/dirty-keys.ts';
 import type { Key, KeyGroupRange } from '../key-group.ts';
-import type { TableSnapshot } from '../state-table.ts';
+import { entriesTable } from '../incremental/entries-table.ts';
 
 /** What a delta needs of one state of the store. */
 export interface DeltaState {
   readonly descriptor: StateDescriptor;
   readonly keyBytes: (keyGroup: number, key: Key) => Buffer;
   readonly decodeStored: (bytes: Uint8Array) => unknown;
+  /** State TTL's snapshot cleanup (deltaCleanup): a changed value expired whole is written as removed. */
+  readonly keep?: (value: unknown) => unknown;
 }
 
 /**
@@ -35,8 +37,10 @@ export function lmdbDeltaTables(
       const removed: Key[] = [];
       for (const key of changed.keysOf(state.descriptor.name, kg) ?? []) {
         const bytes = db.get(state.keyBytes(kg, key), { transaction });
-        if (bytes === undefined) removed.push(key);
-        else onValue(key, state.decodeStored(Buffer.from(bytes)));
+        const value = bytes === undefined ? undefined : state.decodeStored(Buffer.from(bytes));
+        const kept = value === undefined || state.keep === undefined ? value : state.keep(value);
+        if (kept === undefined) removed.push(key);
+        else onValue(key, kept);
       }
       return removed;
     };
@@ -82,25 +86,4 @@ function once(fn: () => void): () => void {
     done = true;
     fn();
   };
-}
-
-/** A TableSnapshot from its keyGroupEntries alone (the other two views are built on it). */
-function entriesTable(keyGroupEntries: TableSnapshot<unknown>['keyGroupEntries'], release: () => void): TableSnapshot<unknown> {
-  function* keyGroupFrames(keyGroupIndex: number, slice: number, prefix: readonly unknown[]): Generator<unknown[]> {
-    const keys: Key[] = new Array(slice);
-    const values: unknown[] = new Array(slice);
-    for (const n of keyGroupEntries(keyGroupIndex, slice, keys, values)) {
-      const frame = prefix.slice();
-      for (let i = 0; i < n; i++) frame.push(keys[i], values[i]);
-      yield frame;
-    }
-  }
-  function* keyGroupSlices(keyGroupIndex: number, slice: number): Generator<Array<[Key, unknown]>> {
-    for (const frame of keyGroupFrames(keyGroupIndex, slice, [])) {
-      const pairs: Array<[Key, unknown]> = [];
-      for (let i = 0; i < frame.length; i += 2) pairs.push([frame[i] as Key, frame[i + 1]]);
-      yield pairs;
-    }
-  }
-  return { keyGroupEntries, keyGroupFrames, keyGroupSlices, release };
 }

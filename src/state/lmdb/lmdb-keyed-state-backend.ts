@@ -35,7 +35,7 @@ import type { RestoredChain } from '../incremental/restored-chain.ts';
 import { type CachedEntry, StateCache } from './state-cache.ts';
 import { decodeStateKey, encodeStateKey, statePrefix } from './state-key-bytes.ts';
 import { TtlStates } from '../ttl/ttl-states.ts';
-import { withSnapshotCleanup } from '../ttl/ttl-snapshot-cleanup.ts';
+import { deltaCleanup, withSnapshotCleanup } from '../ttl/ttl-snapshot-cleanup.ts';
 import { descriptorValueBytes, inPlaceValueBytes, storedValueBytes, type StateValueBytes } from './state-value-bytes.ts';
 
 
@@ -425,9 +425,10 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
       this.#openSnapshots--;
       if (this.#closed) this.#closeStore();
     };
+    const now = this.#now();
     const tables = withSnapshotCleanup(
       states.map((s) => ({ descriptor: s.descriptor, snapshot: lmdbTableSnapshot(this.#db, transaction, this.keyGroupRange, s.id, s.bytes.decodeStored, release) })),
-      this.#now(),
+      now,
     );
     if (plan === undefined) return { ...base, tables };
     const incremental = this.#incremental!;
@@ -438,7 +439,10 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
             this.#db,
             transaction,
             this.keyGroupRange,
-            states.map((s) => ({ descriptor: s.descriptor, keyBytes: (kg: number, key: Key) => this.#keyBytes(kg, s, key), decodeStored: s.bytes.decodeStored })),
+            states.map((s) => {
+              const keep = deltaCleanup(s.descriptor, now);
+              return { descriptor: s.descriptor, keyBytes: (kg: number, key: Key) => this.#keyBytes(kg, s, key), decodeStored: s.bytes.decodeStored, ...(keep ? { keep } : {}) };
+            }),
             plan.changed,
             release,
           );

@@ -1,4 +1,5 @@
 import type { CapturedKeyedState } from '../captured-state.ts';
+import type { StateDescriptor } from '../../api/state-descriptors.ts';
 import type { Key } from '../key-group.ts';
 import type { TableSnapshot } from '../state-table.ts';
 import { isTtlStored } from './ttl-stored-descriptor.ts';
@@ -49,4 +50,15 @@ function filtered(inner: TableSnapshot<unknown>, keep: (value: unknown) => unkno
     }
   }
   return { keyGroupEntries, keyGroupFrames, keyGroupSlices, release: () => inner.release() };
+}
+
+/**
+ * The same cleanup for an incremental checkpoint's delta: what is left at `now` of a changed
+ * value of a TTL state that asks for it, or undefined when it has expired whole, which the delta
+ * writes as a removed key (skipping it would leave the value an earlier file of the chain holds).
+ * Undefined for other states: their changed values are written as they are.
+ */
+export function deltaCleanup(descriptor: StateDescriptor, now: number): ((value: unknown) => unknown) | undefined {
+  if (!isTtlStored(descriptor) || !descriptor.ttl.config.cleanup.fullSnapshot) return undefined;
+  return descriptor.ttl.expire(now);
 }

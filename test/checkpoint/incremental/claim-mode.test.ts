@@ -3,8 +3,10 @@
 // (num-retained 3); job B (another job id, the same checkpoint directory) is started from A's
 // latest retained checkpoint. NO_CLAIM (the default): B never retains or deletes anything of A,
 // its first checkpoint names none of A's files, and A's checkpoints all restore afterwards.
-// CLAIM: B retains A's checkpoint as its own, so once B's checkpoints subsume it, its directory
-// and the shared files only it named are deleted, while B's retained checkpoints restore.
+// CLAIM: B retains A's checkpoint as its own and builds its next checkpoints on that chain where
+// it lies (deltas naming A's shared files from B's location); once subsumed, its directory goes,
+// A's shared files stay exactly while a retained checkpoint of B names them and are deleted once
+// none does, while B's retained checkpoints restore.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
@@ -13,6 +15,7 @@ import { ValueStateDescriptor, Types } from '../../../src/index.ts';
 import { buildConfig } from '../../../src/config/configuration.ts';
 import type { CheckpointStorage, CheckpointStorageWorkerView } from '../../../src/checkpoint/checkpoint-storage.ts';
 import { createCheckpointStorage, createCheckpointStorageWorkerView } from '../../../src/checkpoint/create-checkpoint-storage.ts';
+import { keyedBytes, keyedBytesWritten } from '../../../src/checkpoint/incremental/keyed-state-size.ts';
 import { sharedFileLocations } from '../../../src/checkpoint/incremental/shared-state-files.ts';
 import type { KeyedStateHandle, TaskStateSnapshot } from '../../../src/checkpoint/state-handles.ts';
 import { CheckpointCoordinator } from '../../../src/coordinator/checkpoint-coordinator.ts';
@@ -188,7 +191,7 @@ describe('claim modes', { timeout: 120_000 }, () => {
     b.close();
   });
 
-  test('CLAIM: the job retains the other job\'s checkpoint as its own and deletes it, with the shared files only it named, once subsumed', async () => {
+  test('CLAIM: the job retains the other job\'s checkpoint as its own, builds its next checkpoints on that chain where it lies, and deletes the claimed files once no retained checkpoint names them', async () => {
     const dir = join(root, 'claim');
     const worker = createCheckpointStorageWorkerView(buildConfig({}));
     const a = await jobA(dir, worker);
@@ -199,17 +202,28 @@ describe('claim modes', { timeout: 120_000 }, () => {
     assert.deepEqual(b.c.store.all().map((x) => x.id), [claimed.id], 'B retains the claimed checkpoint');
     assert.deepEqual(b.model, a.models.get(claimed.id));
     const first = await b.checkpoint();
-    // Its files lie in A's location, which B's handles do not name (they name files beside B's checkpoints): a full base.
-    assert.equal(b.handles.get(first)!.deltas, undefined);
+    // B builds on the claimed chain where it lies: its first checkpoint names A's base and deltas from B's location, and writes only a delta.
+    const claimedHandle = a.handles.get(claimed.id)!;
+    const firstHandle = b.handles.get(first)!;
+    assert.equal(firstHandle.file, `../../job-a/shared/${claimedHandle.file.split('/').at(-1)}`, 'the claimed base, named from B\'s checkpoint');
+    assert.deepEqual(firstHandle.deltas!.slice(0, -1).map((d) => d.file), claimedHandle.deltas!.map((d) => `../../job-a/shared/${d.file.split('/').at(-1)}`));
+    assert.equal(firstHandle.deltas!.at(-1)!.file, `../shared/out-0-0-c${first}-delta`);
+    const bFirst = b.c.store.all().find((x) => x.id === first)!;
+    assert.ok(keyedBytesWritten(firstHandle, first) * 5 < keyedBytes(firstHandle), `B's first checkpoint wrote ${keyedBytesWritten(firstHandle, first)} of ${keyedBytes(firstHandle)} bytes`);
+    const claimedFiles = sharedFileLocations(claimed.metadata, claimed.directory);
+    assert.deepEqual(sharedFileLocations(bFirst.metadata, bFirst.directory).filter((f) => claimedFiles.includes(f)).sort(), [...claimedFiles].sort(), 'the same files, counted by location');
     await b.checkpoint();
     assert.ok(existsSync(claimed.directory), 'still retained (num-retained 3)');
     await b.checkpoint();
     assert.ok(!existsSync(claimed.directory), 'subsumed: its directory is deleted');
-    // Only the claimed checkpoint's files were B's to count: those no retained checkpoint of B names are gone.
-    const bNames = new Set(b.c.store.all().flatMap((x) => sharedFileLocations(x.metadata, x.directory)));
-    const onlyClaimed = sharedFileLocations(claimed.metadata, claimed.directory).filter((f) => !bNames.has(f));
-    assert.ok(onlyClaimed.length > 0);
-    for (const f of onlyClaimed) assert.ok(!existsSync(f), `${f} is deleted`);
+    // The claimed chain's files stay while a retained checkpoint of B names them.
+    const bNames = () => new Set(b.c.store.all().flatMap((x) => sharedFileLocations(x.metadata, x.directory)));
+    for (const f of claimedFiles) assert.equal(existsSync(f), bNames().has(f), `${f} exists exactly while a retained checkpoint of B names it`);
+    for (const x of b.c.store.all()) await b.restoresExactly(x, b.models.get(x.id)!);
+    // Once B's chain is materialized (max-deltas 4) and the checkpoints on the old chain are subsumed, A's files that B claimed are gone.
+    for (let i = 0; i < 8 && claimedFiles.some((f) => bNames().has(f)); i++) await b.checkpoint();
+    assert.ok(!claimedFiles.some((f) => bNames().has(f)), 'B\'s retained checkpoints name none of the claimed files any more');
+    for (const f of claimedFiles) assert.ok(!existsSync(f), `${f} is deleted`);
     // A's other checkpoints were never B's: their directories stay.
     for (const x of others) assert.ok(existsSync(join(x.directory, '_metadata')));
     for (const x of b.c.store.all()) await b.restoresExactly(x, b.models.get(x.id)!);

@@ -1,4 +1,4 @@
-// Incremental checkpoints on the lmdb backend in running jobs: the word count's committed output
+// Incremental checkpoints on the lmdb and the heap backend in running jobs: the word count's committed output
 // is exact after 5 injected failures (in this thread and on worker TaskManagers); after 50 and
 // more checkpoints with num-retained 3 the only shared files left are those the 3 retained
 // checkpoints' _metadata name; and a job restored from another job's incremental checkpoint at
@@ -15,11 +15,12 @@ import { sharedFileBaseName, sharedStateFiles } from '../../../src/checkpoint/in
 import { verifyCheckpointFiles } from '../../../src/checkpoint/verify-checkpoint-files.ts';
 import type { CompletedCheckpoint } from '../../../src/coordinator/completed-checkpoint.ts';
 import { diffSortedLines, expectedRunningCounts, JobEvents, makeTempDir, readCommittedLines, removeDir, writeWordsFile } from '../../fixtures/recovery-helpers.ts';
-import { stateBackendConfig } from '../../fixtures/state-backends.ts';
+import { STATE_BACKENDS, stateBackendConfig } from '../../fixtures/state-backends.ts';
+import type { StateBackendType } from '../../../src/state/state-backend.ts';
 
 const JOB = join(import.meta.dirname, '..', '..', 'fixtures', 'jobs', 'wordcount-throttled.ts');
 
-const INCREMENTAL = { ...stateBackendConfig('lmdb'), 'execution.checkpointing.incremental': true, 'execution.checkpointing.incremental.max-deltas': 3 };
+const incrementalOn = (type: StateBackendType) => ({ ...stateBackendConfig(type), 'execution.checkpointing.incremental': true, 'execution.checkpointing.incremental.max-deltas': 3 });
 
 let root: string;
 let input: string;
@@ -82,14 +83,15 @@ function assertExact(output: string): void {
   assert.equal(diff, undefined, `committed output is not exactly-once: ${diff}`);
 }
 
-describe('incremental checkpoints on the lmdb backend', () => {
+for (const backend of STATE_BACKENDS) describe(`incremental checkpoints on the ${backend} backend`, () => {
+  const INCREMENTAL = incrementalOn(backend);
   for (const c of [
     { parallelism: 2, taskManagers: 0, seed: 51 },
     { parallelism: 3, taskManagers: 3, seed: 52 },
   ]) {
     const where = c.taskManagers === 0 ? 'in this thread' : `on ${c.taskManagers} worker TaskManagers`;
     test(`exactly-once: parallelism ${c.parallelism} ${where}, committed output is exact after 5 failures`, async () => {
-      const dir = join(root, `eo-p${c.parallelism}-tm${c.taskManagers}`);
+      const dir = join(root, `${backend}-eo-p${c.parallelism}-tm${c.taskManagers}`);
       const output = join(dir, 'output');
       const events = new JobEvents();
       // Restores and completions in the order they happened, with each completed checkpoint's metadata.
@@ -140,7 +142,7 @@ describe('incremental checkpoints on the lmdb backend', () => {
   }
 
   test('retention in a running job: with num-retained 3, shared/ holds exactly the files the 3 retained checkpoints name', async () => {
-    const dir = join(root, 'retention');
+    const dir = join(root, `${backend}-retention`);
     const output = join(dir, 'output');
     const events = new JobEvents();
     const master = await createJobMaster({
@@ -187,7 +189,7 @@ describe('incremental checkpoints on the lmdb backend', () => {
   });
 
   test('rescale and NO_CLAIM: a job restored at parallelism 3 from another job\'s incremental checkpoint at 2 finishes exact, writes a full first checkpoint, and leaves that job\'s files', async () => {
-    const dir = join(root, 'rescale');
+    const dir = join(root, `${backend}-rescale`);
     const output = join(dir, 'output');
     const failNow = join(dir, 'fail-now');
     const checkpoints = join(dir, 'checkpoints');

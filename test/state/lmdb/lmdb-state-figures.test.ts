@@ -1,7 +1,8 @@
 // The lmdb state backend's figures on the faces: per keyed operator the bytes its local store
 // takes on disk and the state accesses its cache answered or sent to the store, in the subtask
 // reports, the REST vertex metrics (Flink's ids, as for RocksDB's) and /metrics under Flink's
-// and weir's names; a heap-backed operator reports none of them.
+// and weir's names, and added up per TaskManager (bytes in its state working directory, cache hit
+// rate) in /metrics; a heap-backed operator reports none of them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createJobMaster, defineJob } from '../../../src/index.ts';
@@ -67,6 +68,14 @@ test('lmdb: the local store size and the cache hits and misses reach the subtask
     assert.match(text, /flink_taskmanager_job_task_operator_lmdb_cache_miss\{[^}]*operator_name="Sum"[^}]*\} [1-9]\d*/);
     assert.match(text, /weir_operator_state_local_bytes\{[^}]*operator="sum"[^}]*\} [1-9]\d*/);
     assert.match(text, /weir_operator_state_cache_misses_total\{[^}]*operator="sum"[^}]*\} [1-9]\d*/);
+    // Per TaskManager (the Sum subtask's; the others keep no state on local disk): its bytes on disk and cache hit rate.
+    const sample = (re: RegExp) => Number(re.exec(text)?.[1]);
+    const tmBytes = sample(/^flink_taskmanager_lmdb_total_store_size\{[^}]*tm_id="[^"]+"[^}]*\} (\d+)$/m);
+    assert.equal(tmBytes, sample(/^weir_taskmanager_state_local_bytes\{taskmanager="[^"]+"\} (\d+)$/m));
+    assert.equal(tmBytes, figures.localBytes, 'the TaskManager\'s bytes on disk are its one store\'s');
+    const rate = sample(/^weir_taskmanager_state_cache_hit_ratio\{taskmanager="[^"]+"\} ([\d.e-]+)$/m);
+    assert.equal(rate, figures.cacheHits / (figures.cacheHits + figures.cacheMisses), text.split('\n').filter((l) => l.includes('taskmanager_state')).join('\n'));
+    assert.equal(sample(/^flink_taskmanager_lmdb_cache_hit_rate\{[^}]*\} ([\d.e-]+)$/m), rate);
   });
 });
 
@@ -75,6 +84,6 @@ test('heap: no local store figures', async () => {
     for (let i = 0; i < 200 && stateOf().length === 0; i++) await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(stateOf(), [undefined], 'the Sum subtask reports, without state figures');
     const text = (await get('/metrics')) as string;
-    assert.doesNotMatch(text, /lmdb_total_store_size\{|weir_operator_state_local_bytes\{/);
+    assert.doesNotMatch(text, /lmdb_total_store_size\{|weir_operator_state_local_bytes\{|weir_taskmanager_state_local_bytes\{/);
   });
 });

@@ -1,4 +1,4 @@
-// Incremental checkpoints on the lmdb backend, below the job: a checkpoint writes a delta of the
+// Incremental checkpoints on the lmdb and the heap backend, below the job: a checkpoint writes a delta of the
 // keys changed since the checkpoint it builds on into the job's shared/ directory, the chain of
 // base and deltas restores exactly the state at that checkpoint (also split over two subtasks,
 // a rescale by key-group range), a chain is materialized again after max-deltas, a checkpoint
@@ -22,6 +22,8 @@ import { seededRandom } from '../../../src/coordinator/fault-injector.ts';
 import { keyGroupFor, type Key } from '../../../src/state/key-group.ts';
 import type { KeyedStateBackend } from '../../../src/state/keyed-state-backend.ts';
 import { LmdbStateBackend } from '../../../src/state/lmdb/lmdb-state-backend.ts';
+import { createHeapStateBackend } from '../../../src/state/heap-state-backend.ts';
+import type { StateBackend } from '../../../src/state/state-backend.ts';
 import type { SnapshotRequest } from '../../../src/state/incremental/incremental-snapshots.ts';
 import { makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
 
@@ -32,8 +34,16 @@ before(() => {
 });
 after(() => removeDir(dir));
 
+type BackendType = 'lmdb' | 'heap';
+let backendType: BackendType = 'lmdb';
+
+function stateBackend(name: string, maxDeltas: number): StateBackend {
+  if (backendType === 'heap') return createHeapStateBackend({ maxDeltas });
+  return new LmdbStateBackend({ localDir: join(dir, `local-${name}`), cacheEntries: 64, incremental: { maxDeltas } });
+}
+
 function backend(name: string, range = { start: 0, end: MAX - 1 }, maxDeltas = 100): KeyedStateBackend {
-  return new LmdbStateBackend({ localDir: join(dir, `local-${name}`), cacheEntries: 64, incremental: { maxDeltas } }).createKeyedStateBackend({
+  return stateBackend(name, maxDeltas).createKeyedStateBackend({
     jobId: 'job',
     uid: 'counts',
     subtask: 0,
@@ -132,7 +142,11 @@ async function restoreInto(b: KeyedStateBackend, handle: KeyedStateHandle, locat
   return model;
 }
 
-describe('incremental checkpoints on the lmdb backend', () => {
+for (const type of ['lmdb', 'heap'] as const) describe(`incremental checkpoints on the ${type} backend`, () => {
+  before(() => {
+    backendType = type;
+  });
+
   test('each checkpoint writes the keys changed since its base; every chain restores the state of its checkpoint, whole and split by key-group range', async () => {
     rmSync(jobDir(), { recursive: true, force: true });
     const b = backend('chain');
@@ -205,6 +219,41 @@ describe('incremental checkpoints on the lmdb backend', () => {
     assert.deepEqual(h7.deltas!.map((d) => d.writtenBy), [7]);
     assert.deepEqual(restoredState(h7, chk(7)), expectedOf(model));
     assert.ok(h1.file.endsWith('-c1-full'));
+    b.close();
+  });
+
+  test('a delta holds the state as of its synchronous part while the task goes on changing it (in place too) before it is written', async () => {
+    rmSync(jobDir(), { recursive: true, force: true });
+    const b = backend('in-flight');
+    const model: Model = { count: new Map(), seen: new Map(), tags: new Map() };
+    workload(b, model, 31, 20_000, 4_000);
+    const h1 = await checkpoint(b, 1, null);
+    assert.equal(h1.deltas, undefined);
+    workload(b, model, 32, 300, 4_000);
+    const atSnapshot = copyModel(model);
+    const keyed = b.snapshot({ checkpointId: 2, type: 'checkpoint', incrementalBase: 1 });
+    // The task goes on: most keys change (lists and maps in place, some keys removed) before the delta is written.
+    workload(b, model, 33, 8_000, 4_000);
+    let h2: KeyedStateHandle;
+    try {
+      const snapshot = await fileCheckpointStorageWorkerView.writeSnapshot({ checkpointId: 2, location: chk(2) }, [{ uid: 'counts', operatorId: 'op', keyed, operator: new Map() }], { vertexId: 'v', subtask: 0, headUid: 'counts' }, new AbortController().signal);
+      h2 = snapshot.operators[0]!.keyed!;
+    } finally {
+      for (const t of [...keyed.tables, ...(keyed.incremental?.tables ?? [])]) t.snapshot.release();
+    }
+    assert.deepEqual(h2.deltas!.map((d) => d.writtenBy), [2]);
+    assert.deepEqual(restoredState(h2, chk(2)), expectedOf(atSnapshot));
+    // The changes made while it was written are in the next checkpoint: a delta on lmdb; on heap,
+    // with more than a fifth of the entries changed, a full base (a delta's synchronous copy would cost more).
+    const h3 = await checkpoint(b, 3, 2);
+    if (backendType === 'lmdb') assert.deepEqual(h3.deltas!.map((d) => d.writtenBy), [2, 3]);
+    else assert.equal(h3.file, '../shared/counts-0-0-c3-full');
+    assert.deepEqual(restoredState(h3, chk(3)), expectedOf(model));
+    // And the chain goes on from it: a few changes, a delta.
+    workload(b, model, 34, 100, 4_000);
+    const h4 = await checkpoint(b, 4, 3);
+    assert.deepEqual(h4.deltas!.map((d) => d.writtenBy), backendType === 'lmdb' ? [2, 3, 4] : [4]);
+    assert.deepEqual(restoredState(h4, chk(4)), expectedOf(model));
     b.close();
   });
 
