@@ -140,7 +140,7 @@ export type {
   CheckpointCompletion,
 } from './api/source.ts';
 export type { Sink, SinkWriter, SinkContext, SinkCheckpointing } from './api/sink.ts';
-export type { TwoPhaseCommittingSink, PrecommittingSinkWriter, PrecommitCheckpoint, Committer } from './api/two-phase-committing-sink.ts';
+export type { TwoPhaseCommittingSink, PrecommittingSinkWriter, PrecommitCheckpoint, Committer, SchemaChangeClassifier } from './api/two-phase-committing-sink.ts';
 export type { DeadLetter } from './api/dead-letter.ts';
 export type { OperatorSettings } from './api/transformation.ts';
 export type { WeirConfig, ConfigKey, ConsistencyMode, ConfigLayer } from './config/configuration.ts';

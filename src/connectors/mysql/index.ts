@@ -32,7 +32,7 @@ export { CdcSchemaChangeError } from '../cdc/cdc-schema-error.ts';
 export type { CommitRetryPolicy, Committer, PrecommitCheckpoint, PrecommittingSinkWriter } from '../../api/two-phase-committing-sink.ts';
 export type { OutputTag } from '../../api/output-tag.ts';
 export type { SinkCheckpointing, SinkContext } from '../../api/sink.ts';
-export type { FinishedChunk, FinishedReport, FinishedTable, LogSplit, SnapshotSplit } from '../cdc/cdc-split.ts';
+export type { AddingTable, FinishedChunk, FinishedReport, FinishedTable, LogSplit, SnapshotSplit } from '../cdc/cdc-split.ts';
 export type { LogFields, LogLevel, Logger } from '../../log/logger.ts';
 export type { CdcEnumeratorState } from '../cdc/cdc-split-enumerator.ts';
 export type { StructField, TypeInfo } from '../../serialization/type-info.ts';

@@ -36,7 +36,7 @@ export type { DeadLetter } from '../../api/dead-letter.ts';
 // entry point can name them (test/api/exported-types.test.ts checks every entry point).
 export type { ResolvedPostgresCdcOptions } from './postgres-cdc-options.ts';
 export type { CheckpointCompletion, EnumeratorContext, InputStatus, ReaderActivity, SourceOutput, SourceReader, SourceReaderContext, SplitEnumerator } from '../../api/source.ts';
-export type { FinishedChunk, FinishedReport, FinishedTable, LogSplit, SnapshotSplit } from '../cdc/cdc-split.ts';
+export type { AddingTable, FinishedChunk, FinishedReport, FinishedTable, LogSplit, SnapshotSplit } from '../cdc/cdc-split.ts';
 export type { CdcEnumeratorState } from '../cdc/cdc-split-enumerator.ts';
 export type { CdcChangeRecord, CdcRecordSource } from '../cdc/change-record.ts';
 export type { CdcColumn, CdcSchemaChange, CdcSchemaChangeKind, CdcSchemaChangeRecordBody, CdcTableSchema } from '../cdc/schema-change.ts';
