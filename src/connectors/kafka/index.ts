@@ -7,6 +7,7 @@ export { KafkaDeserializers } from './kafka-record.ts';
 export { KafkaSerializers, type KafkaSerializer } from './kafka-serializers.ts';
 export type { KafkaDeserializer, KafkaRecord, KafkaTextRecord } from './kafka-record.ts';
 export { KafkaDeserializationError } from './kafka-deserialization-error.ts';
+export type { KafkaUnreadableRecord } from './kafka-unreadable-record.ts';
 
 export type { KafkaConnectionOptions } from './kafka-connection.ts';
 export { KafkaUnreachableError } from './kafka-unreachable-error.ts';

@@ -1,5 +1,7 @@
 import type { KafkaConnectionOptions } from './kafka-connection.ts';
+import type { OutputTag } from '../../api/output-tag.ts';
 import type { KafkaDeserializer } from './kafka-record.ts';
+import type { KafkaUnreadableRecord } from './kafka-unreadable-record.ts';
 
 /**
  * Where a fresh start begins reading each partition (a restore goes on from the checkpoint's
@@ -20,8 +22,14 @@ export interface KafkaSourceOptions<T> {
   readonly topicPattern?: RegExp;
   /** The consumer group: its committed offsets are a starting point (`committed`) and are updated after each completed checkpoint, for monitoring only. Unset: 'weir'. */
   readonly groupId?: string;
-  /** Unset: the value as UTF-8 text. */
+  /** A throw fails the job with KafkaDeserializationError naming topic, partition and offset (or see deserializationErrorOutput). Unset: the value as UTF-8 text. */
   readonly deserializer?: KafkaDeserializer<T>;
+  /**
+   * Records the deserializer throws on go to this side output, `fromSource(...).getSideOutput(tag)`,
+   * instead of failing the job: each with its topic, partition, offset, timestamp, key, headers,
+   * value and the reason.
+   */
+  readonly deserializationErrorOutput?: OutputTag<KafkaUnreadableRecord>;
   /** Unset: 'earliest'. With `specific`, keys are `topic-partition`; partitions not named start at earliest. */
   readonly startingOffsets?: KafkaStartingOffsets;
   /** Stop at the partitions' end offsets as they were at the job's start. Unset: unbounded. */

@@ -7,7 +7,10 @@ import { KafkaDeserializationError } from './kafka-deserialization-error.ts';
 import type { KafkaRecord } from './kafka-record.ts';
 import type { KafkaSourceOptions } from './kafka-source-options.ts';
 import { splitId, type KafkaSplit } from './kafka-split.ts';
+import type { KafkaUnreadableRecord } from './kafka-unreadable-record.ts';
 
+/** What #deserialize returns for a record it sent to the deserialization-error side output. */
+const UNREADABLE = Symbol('unreadable');
 /** Records emitted per pollNext: small enough that checkpoints and mails get their turn. */
 const POLL_BATCH = 256;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -54,6 +57,7 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
   #available: (() => void) | undefined;
   #closed = false;
   #emitted = 0;
+  #unreadableCount = 0;
   readonly #pendingCommits = new Map<number, KafkaSplit[]>();
   #admin: Admin | undefined;
   #commitFailures = 0;
@@ -151,10 +155,10 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
       const offset = Number(message.offset);
       if (split.endOffset !== undefined && offset >= split.endOffset) continue;
       const record = toRecord(split, message);
-      const value = this.#deserialize(record);
+      const value = this.#deserialize(record, output);
       split.nextOffset = offset + 1;
       n++;
-      if (value === undefined) continue;
+      if (value === undefined || value === UNREADABLE) continue;
       (output.createOutputForSplit?.(split.id) ?? output).collect(value, record.timestamp);
       this.#emitted++;
     }
@@ -165,11 +169,18 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
     return 'nothing';
   }
 
-  #deserialize(record: KafkaRecord): T | undefined {
+  /** The record as a value, undefined to skip it, or UNREADABLE when it went to the deserialization-error side output. */
+  #deserialize(record: KafkaRecord, output: SourceOutput<T>): T | undefined | typeof UNREADABLE {
     try {
       return this.#o.deserializer ? this.#o.deserializer(record) : ((record.value === null ? '' : utf8.decode(record.value)) as T);
     } catch (e) {
-      throw new KafkaDeserializationError(record.topic, record.partition, record.offset, e);
+      const error = new KafkaDeserializationError(record.topic, record.partition, record.offset, e);
+      const tag = this.#o.deserializationErrorOutput;
+      // An output without side outputs (a wrapper's) cannot take it: failing is better than losing it.
+      if (tag === undefined || output.output === undefined) throw error;
+      output.output(tag, unreadable(record, e), record.timestamp);
+      this.#unreadableCount++;
+      return UNREADABLE;
     }
   }
 
@@ -245,7 +256,7 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
   }
 
   metrics(): Record<string, number> {
-    const m: Record<string, number> = { recordsEmitted: this.#emitted, offsetCommitFailures: this.#commitFailures };
+    const m: Record<string, number> = { recordsEmitted: this.#emitted, unreadableRecords: this.#unreadableCount, offsetCommitFailures: this.#commitFailures };
     let lag = 0;
     for (const s of this.#splits.values()) {
       const l = s.finished ? 0 : Math.max(0, s.highWatermark - s.nextOffset);
@@ -287,4 +298,11 @@ function toRecord(split: SplitState, m: KafkaMessage): KafkaRecord {
     if (last !== undefined) headers.set(k, typeof last === 'string' ? Buffer.from(last) : last);
   }
   return { topic: split.topic, partition: split.partition, offset: Number(m.offset), timestamp: Number(m.timestamp), key: m.key, value: m.value, headers };
+}
+
+function unreadable(r: KafkaRecord, cause: unknown): KafkaUnreadableRecord {
+  const headers: Record<string, Uint8Array> = {};
+  for (const [k, v] of r.headers) headers[k] = Uint8Array.from(v);
+  const copy = (b: Uint8Array | null) => (b === null ? null : Uint8Array.from(b));
+  return { topic: r.topic, partition: r.partition, offset: r.offset, timestamp: r.timestamp, key: copy(r.key), headers, value: copy(r.value), reason: cause instanceof Error ? cause.message : String(cause) };
 }
