@@ -59,7 +59,7 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
   #emitted = 0;
   #unreadableCount = 0;
   readonly #pendingCommits = new Map<number, KafkaSplit[]>();
-  #admin: Admin | undefined;
+  #admin: Promise<Admin> | undefined;
   #commitFailures = 0;
 
   constructor(o: KafkaSourceOptions<T>, ctx: SourceReaderContext) {
@@ -124,7 +124,33 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
     await consumer.subscribe({ topics: [...byTopic.keys()], fromBeginning: true });
     this.#paused = false;
     await consumer.run({ autoCommit: false, eachBatch: async ({ batch }) => this.#take(batch, consumer) });
+    await this.#learnEnds(open);
     return consumer;
+  }
+
+  /**
+   * Each split's log end as the broker has it now, so that the lag of a partition not fetched yet
+   * (the reader may pause on a full buffer before its first fetch of it) is its whole backlog, not 0.
+   */
+  async #learnEnds(open: readonly SplitState[]): Promise<void> {
+    const admin = await this.#adminClient();
+    for (const topic of new Set(open.map((s) => s.topic))) {
+      const ends = await admin.fetchTopicOffsets(topic);
+      for (const e of ends) {
+        const split = this.#splits.get(splitId({ topic, partition: e.partition }));
+        if (split) split.highWatermark = Math.max(split.highWatermark, Number(e.high));
+      }
+    }
+  }
+
+  /** One admin client for the reader's offset commits and end look-ups, made on first use. */
+  #adminClient(): Promise<Admin> {
+    this.#admin ??= (async () => {
+      const admin = kafkaClient(this.#o.connection, `weir-source-offsets-${this.#ctx.subtaskIndex}`).admin();
+      await admin.connect();
+      return admin;
+    })();
+    return this.#admin;
   }
 
   #take(batch: Batch, consumer: Consumer): void {
@@ -241,14 +267,10 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
     for (const id of this.#pendingCommits.keys()) if (id <= checkpointId) this.#pendingCommits.delete(id);
     if (splits === undefined || splits.length === 0) return;
     try {
-      if (this.#admin === undefined) {
-        const admin = kafkaClient(this.#o.connection, `weir-source-offsets-${this.#ctx.subtaskIndex}`).admin();
-        await admin.connect();
-        this.#admin = admin;
-      }
+      const admin = await this.#adminClient();
       for (const topic of new Set(splits.map((s) => s.topic))) {
         const partitions = splits.filter((s) => s.topic === topic).map((s) => ({ partition: s.partition, offset: String(s.nextOffset) }));
-        await this.#admin.setOffsets({ groupId: this.#o.groupId ?? 'weir', topic, partitions });
+        await admin.setOffsets({ groupId: this.#o.groupId ?? 'weir', topic, partitions });
       }
     } catch {
       this.#commitFailures++;
@@ -287,7 +309,7 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
     this.#closed = true;
     await this.#consumerChange;
     await this.#consumer?.disconnect().catch(() => {});
-    await this.#admin?.disconnect().catch(() => {});
+    await this.#admin?.then((a) => a.disconnect()).catch(() => {});
   }
 }
 
