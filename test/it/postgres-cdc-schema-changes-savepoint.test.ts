@@ -1,7 +1,8 @@
 // Schema changes across a stop-with-savepoint on PostgreSQL (includeSchemaChanges), the
 // counterpart of cdc-schema-changes-savepoint.test.ts: a PostgreSQL CDC job commits a change and
-// rows after it, stops with a savepoint; while it is stopped the table is renamed-into, retyped
-// and truncated, with rows after each; after the resume a column is dropped. PostgreSQL reports a
+// rows after it, a column is renamed, the job stops with a savepoint; while it is stopped rows of
+// the renamed shape are written, the table is retyped and truncated, with rows after each; after
+// the resume a column is dropped. PostgreSQL reports a
 // column change with the RELATION message before the table's next row, so the resumed job finds
 // the changes made while stopped by diffing against the savepoint's schema. The job commits each
 // DDL once and every row with the schema version and columns it was written with, line for line.
@@ -88,12 +89,15 @@ test('PostgreSQL: schema changes across a stop-with-savepoint: rows before and a
   await step('ALTER TABLE items ADD COLUMN note VARCHAR(10)', 'id, name, qty, note', (i) => `${i}, 'n${i}', ${i}, 'x${i}'`);
   await sql.query('INSERT INTO markers VALUES (2)');
   await committed(eventsA, 'marker 2', hasMarker(2));
-  // Rows of the version before the next change, then the stop; the changes come while stopped.
+  // Rows of the version before the next change, the change, then the stop: PostgreSQL reports
+  // the rename with the next row, written while stopped, so the savepoint holds the schema before it.
   await sql.query(inserts(next, PER_STEP, 'id, name, qty, note', (i) => `${i}, 'n${i}', ${i}, 'x${i}'`));
   next += PER_STEP;
+  await sql.query('ALTER TABLE items RENAME COLUMN name TO title');
   const savepoint = await first.stopWithSavepoint(join(root, 'savepoints'));
   await runningA;
-  await step('ALTER TABLE items RENAME COLUMN name TO title', 'id, title, qty, note', (i) => `${i}, 't${i}', ${i}, 'x${i}'`);
+  await sql.query(inserts(next, PER_STEP, 'id, title, qty, note', (i) => `${i}, 't${i}', ${i}, 'x${i}'`));
+  next += PER_STEP;
   await step('ALTER TABLE items ALTER COLUMN qty TYPE bigint', 'id, title, qty, note', (i) => `${i}, 't${i}', ${i * 1_000_000_000}, 'x${i}'`);
   const truncatedBelow = next;
   await step('TRUNCATE TABLE items', 'id, title, qty, note', (i) => `${i}, 'u${i}', ${i}, 'y${i}'`);
