@@ -1,6 +1,7 @@
 import type { Database, Transaction } from 'lmdb';
 import type { Key, KeyGroupRange } from '../key-group.ts';
 import type { TableSnapshot } from '../state-table.ts';
+import { entriesTable } from '../incremental/entries-table.ts';
 import { decodeStateKey, statePrefix } from './state-key-bytes.ts';
 
 /**
@@ -39,30 +40,10 @@ export function lmdbTableSnapshot(
       if (n < slice) return;
     }
   }
-  function* keyGroupFrames(keyGroupIndex: number, slice: number, prefix: readonly unknown[]): Generator<unknown[]> {
-    const keys: Key[] = new Array(slice);
-    const values: unknown[] = new Array(slice);
-    for (const n of keyGroupEntries(keyGroupIndex, slice, keys, values)) {
-      const frame = prefix.slice();
-      for (let i = 0; i < n; i++) frame.push(keys[i], values[i]);
-      yield frame;
-    }
-  }
-  function* keyGroupSlices(keyGroupIndex: number, slice: number): Generator<Array<[Key, unknown]>> {
-    for (const frame of keyGroupFrames(keyGroupIndex, slice, [])) {
-      const pairs: Array<[Key, unknown]> = [];
-      for (let i = 0; i < frame.length; i += 2) pairs.push([frame[i] as Key, frame[i + 1]]);
-      yield pairs;
-    }
-  }
-  return {
-    keyGroupEntries,
-    keyGroupFrames,
-    keyGroupSlices,
-    release: () => {
-      if (released) return;
-      released = true;
-      release();
-    },
-  };
+  return entriesTable(keyGroupEntries, () => {
+    if (released) return;
+    released = true;
+    release();
+  });
 }
+
