@@ -3,7 +3,8 @@
 // anywhere, and on either backend), and the job resumed from it starts a new chain with its first
 // checkpoint. Word count through the API: savepoint mid-run, stop with savepoint at p2, resume at
 // p3 from the moved savepoint, stop, resume at p1 to the end; and pause/resume with and without
-// drain. Every result is compared with counts computed from the datagen words themselves.
+// drain, on lmdb and on the heap. Every result is compared with counts computed from the datagen
+// words themselves.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
@@ -141,18 +142,18 @@ for (const backends of [['lmdb', 'lmdb', 'lmdb'], ['heap', 'lmdb', 'heap']] as c
   });
 });
 
-test('lmdb, incremental: pause and resume, stop with a savepoint, wait, resume; again with drain; nothing lost, nothing duplicated, each resumed job starts a new chain', { timeout: 120_000 }, async (t) => {
+for (const backend of ['lmdb', 'heap'] as const) test(`${backend}, incremental: pause and resume, stop with a savepoint, wait, resume; again with drain; nothing lost, nothing duplicated, each resumed job starts a new chain`, { timeout: 120_000 }, async (t) => {
   const WORDS = 60_000;
-  const out = join(root, 'pause-out');
-  const sps = join(root, 'pause-savepoints');
+  const out = join(root, `pause-out-${backend}`);
+  const sps = join(root, `pause-savepoints-${backend}`);
   const args = (rate?: number) => ['--words', String(WORDS), '--seed', String(SEED), '--output', out, '--checkpoint-interval', '100', ...(rate ? ['--rate', String(rate)] : [])];
 
-  const a = await start({ job: WORDCOUNT, args: args(4_000), config: config(2, 'lmdb', 'pause') });
+  const a = await start({ job: WORDCOUNT, args: args(4_000), config: config(2, backend, `pause-${backend}`) });
   await a.master.whenRunning();
   await progress(a, 3);
   const spA = await a.master.stopWithSavepoint(sps, false);
   await finished(a);
-  assertIncrementalRun(a.log, 'counts', true);
+  assertIncrementalRun(a.log, 'counts', backend === 'lmdb');
   assertCanonicalSavepoint(spA.metadata, 'counts');
   const factsA = await checkStopSavepoint(spA.directory, out, 'paused');
   assert.ok(emitted(factsA.splits) < WORDS, 'the input ended before the stop: make it larger');
@@ -160,14 +161,14 @@ test('lmdb, incremental: pause and resume, stop with a savepoint, wait, resume; 
   await sleep(300);
   assert.deepEqual(readCommittedLines(out), pausedLines, 'nothing is committed while the job is stopped');
 
-  const b = await start({ job: WORDCOUNT, args: args(4_000), config: config(2, 'lmdb', 'pause'), restoreFrom: spA.directory });
+  const b = await start({ job: WORDCOUNT, args: args(4_000), config: config(2, backend, `pause-${backend}`), restoreFrom: spA.directory });
   await b.master.whenRunning();
   await progress(b, 3);
   const spB = await b.master.stopWithSavepoint(sps, true);
   await finished(b);
   assert.deepEqual(b.events.restored, [{ checkpointId: spA.id, path: spA.directory, isSavepoint: true }]);
   assertFirstCheckpointStartsChain(b.log, 'counts');
-  assertIncrementalRun(b.log, 'counts', true);
+  assertIncrementalRun(b.log, 'counts', backend === 'lmdb');
   assertCanonicalSavepoint(spB.metadata, 'counts');
   const factsB = await checkStopSavepoint(spB.directory, out, 'paused with drain');
   assert.ok(emitted(factsB.splits) > emitted(factsA.splits), 'the resumed job made progress');
@@ -177,7 +178,7 @@ test('lmdb, incremental: pause and resume, stop with a savepoint, wait, resume; 
   assert.deepEqual(readCommittedLines(out), drainedLines, 'nothing is committed while the job is stopped');
 
   t.diagnostic(`words read: ${emitted(factsA.splits)} at the first stop, ${emitted(factsB.splits)} at the drained stop, of ${WORDS}`);
-  const c = await start({ job: WORDCOUNT, args: args(), config: config(2, 'lmdb', 'pause'), restoreFrom: spB.directory });
+  const c = await start({ job: WORDCOUNT, args: args(), config: config(2, backend, `pause-${backend}`), restoreFrom: spB.directory });
   await finished(c);
   assertExactOutput(out, WORDS, 'after two pauses');
 });
