@@ -145,8 +145,10 @@ describe('savepoints through the CLI', { timeout: 180_000 }, () => {
   let out: string;
 
   test('weir run -p 2, weir savepoint, weir stop --savepoint, weir run -s at p3, stop --drain, move, weir run -s at p1: exactly-once; weir inspect matches', async (t) => {
-    // 25 s of input at 6,000 words/s: the phases up to the second stop need a few of them, more on a busy machine.
-    const WORDS = 150_000;
+    // 66 s of input at 6,000 words/s: the phases up to the second stop need a few of them, but on a
+    // machine at load 15 they took over 25 s, and the job at p3 ended its input before `weir stop
+    // --drain` reached it (ECONNREFUSED, twice). The last phase reads the rest without a rate limit.
+    const WORDS = 400_000;
     out = join(root, 'out');
     const sps = join(root, 'savepoints');
     const job = (...rate: string[]) => ['--', '--words', String(WORDS), '--seed', String(SEED), '--output', out, '--checkpoint-interval', '200', ...rate];

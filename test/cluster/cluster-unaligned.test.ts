@@ -36,7 +36,9 @@ test('unaligned checkpoints over TCP under backpressure, SIGKILL of a TaskManage
   await cluster.startTaskManager({ id: 'tm-a' });
   await cluster.startTaskManager({ id: 'tm-b' });
   const input = join(root, 'words.txt');
-  const { counts } = writeWordsFile(input, { seed: 99, bytes: 200_000 });
+  // About 28 s at the sink's 2,500 words/s: the SIGKILL must come while the victim still runs (at
+  // load 15 the waits before it took the whole 14 s of a 200 kB input, twice: no restore).
+  const { counts } = writeWordsFile(input, { seed: 99, bytes: 400_000 });
   const output = join(root, 'out');
   const checkpointDir = join(root, 'checkpoints');
   const run = spawnWeir(
