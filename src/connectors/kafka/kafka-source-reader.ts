@@ -60,6 +60,7 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
   #unreadableCount = 0;
   readonly #pendingCommits = new Map<number, KafkaSplit[]>();
   #admin: Promise<Admin> | undefined;
+  #endsLookup: Promise<void> = Promise.resolve();
   #commitFailures = 0;
 
   constructor(o: KafkaSourceOptions<T>, ctx: SourceReaderContext) {
@@ -124,7 +125,8 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
     await consumer.subscribe({ topics: [...byTopic.keys()], fromBeginning: true });
     this.#paused = false;
     await consumer.run({ autoCommit: false, eachBatch: async ({ batch }) => this.#take(batch, consumer) });
-    await this.#learnEnds(open);
+    // A figure only: the reader does not wait for it, and a look-up that fails leaves the lag to the fetches.
+    this.#endsLookup = this.#endsLookup.then(() => this.#learnEnds(open)).catch(() => {});
     return consumer;
   }
 
@@ -133,6 +135,7 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
    * (the reader may pause on a full buffer before its first fetch of it) is its whole backlog, not 0.
    */
   async #learnEnds(open: readonly SplitState[]): Promise<void> {
+    if (this.#closed) return;
     const admin = await this.#adminClient();
     for (const topic of new Set(open.map((s) => s.topic))) {
       const ends = await admin.fetchTopicOffsets(topic);
@@ -309,6 +312,7 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
     this.#closed = true;
     await this.#consumerChange;
     await this.#consumer?.disconnect().catch(() => {});
+    await this.#endsLookup;
     await this.#admin?.then((a) => a.disconnect()).catch(() => {});
   }
 }
