@@ -305,7 +305,8 @@ export class LogFollower<P, S extends CdcRecordSource> {
     const tracked = this.#schemas.get(ev.db, ev.table);
     const first = ev.rows[0];
     const image = first?.after ?? first?.before;
-    if (!tracked || !image) return;
+    // A schema tracked without columns (a table the split knows only by name) says nothing to check against.
+    if (!tracked || !image || tracked.columns.length === 0) return;
     const names = tracked.columns.map((c) => c.name);
     const decoded = Object.keys(image);
     // Inserts carry every column; other images may carry fewer (a key-only delete, unchanged TOASTed values).
