@@ -312,8 +312,9 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
     this.#closed = true;
     await this.#consumerChange;
     await this.#consumer?.disconnect().catch(() => {});
-    await this.#endsLookup;
-    await this.#admin?.then((a) => a.disconnect()).catch(() => {});
+    // Not waited for: with a broker away the end look-up retries for minutes, and a restart would wait
+    // on it. Disconnecting the admin ends it (its rejection is caught where it was started).
+    void this.#admin?.then((a) => a.disconnect()).catch(() => {});
   }
 }
 
