@@ -78,3 +78,13 @@ describe('CommittingSinkOperator with schema changes', () => {
     assert.deepEqual(restoredLog, ['commit txn4:a1', 'commit txn5:', 'write A', 'write a2', 'write a3']);
   });
 });
+
+test('an input that ends while records are held fails naming the held tables, instead of dropping them', async () => {
+  const log: string[] = [];
+  const h = new OperatorHarness(new CommittingSinkOperator(recordingSink(log) as TwoPhaseCommittingSink<unknown, unknown>));
+  await h.open();
+  h.element(ddl('a', 'A'));
+  h.element(row('a', 'a1'));
+  await assert.rejects(async () => h.operator.endInput(), /ended while 1 table\(s\) held records behind a schema change/);
+  assert.deepEqual(log, []);
+});
