@@ -23,7 +23,7 @@ export type { StructField, TypeInfo } from '../../serialization/type-info.ts';
 export { KafkaSink } from './kafka-sink.ts';
 export type { KafkaSinkOptions, KafkaDeliveryGuarantee, KafkaPartitioner, PartitionTarget } from './kafka-sink-options.ts';
 export { PartitionOutOfRangeError } from './partition-out-of-range-error.ts';
-export type { KafkaCommittable, KafkaTransactionEvent } from './kafka-committable.ts';
+export type { FirstOffsets, KafkaCommittable, KafkaTransactionEvent } from './kafka-committable.ts';
 export { TransactionTimeoutTooShortError } from './transaction-timeout-too-short-error.ts';
 export type { LogFields, LogLevel, Logger } from '../../log/logger.ts';
 export type { SinkCheckpointing, SinkContext } from '../../api/sink.ts';

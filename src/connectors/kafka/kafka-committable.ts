@@ -14,9 +14,16 @@ export interface KafkaCommittable {
   readonly records: number;
 }
 
-/** What the sink's transactions go through, posted on the sink's `transactionEvents` channel. */
+/** Per `topic/partition`, the offset of a transaction's first record there. */
+export type FirstOffsets = Readonly<Record<string, number>>;
+
+/**
+ * What the sink's transactions go through, posted on the sink's `transactionEvents` channel.
+ * `firstOffsets` tell a transaction's records from another's where two share a producer id and
+ * epoch (a test broker that draws ids at random; real brokers never repeat one).
+ */
 export type KafkaTransactionEvent =
-  | { readonly type: 'pre-committed'; readonly committable: KafkaCommittable }
+  | { readonly type: 'pre-committed'; readonly committable: KafkaCommittable; readonly firstOffsets?: FirstOffsets }
   | { readonly type: 'committed'; readonly committable: KafkaCommittable; readonly resumed: boolean }
-  | { readonly type: 'aborted'; readonly transactionalId: string; readonly producerId?: string; readonly producerEpoch?: number }
+  | { readonly type: 'aborted'; readonly transactionalId: string; readonly producerId?: string; readonly producerEpoch?: number; readonly firstOffsets?: FirstOffsets }
   | { readonly type: 'fenced'; readonly transactionalId: string; readonly producerId: string; readonly producerEpoch: number };

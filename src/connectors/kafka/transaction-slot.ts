@@ -21,6 +21,8 @@ export class TransactionSlot<T> {
   #buffer: OutgoingRecord[] = [];
   #records = 0;
   #failure: unknown;
+  /** Per `topic/partition`, the offset of its first record in this transaction (from the brokers' answers). */
+  readonly #firstOffsets = new Map<string, number>();
   /** Its producer id and epoch, once its InitProducerId answered. */
   identity: ProducerIdentity | undefined;
 
@@ -65,12 +67,22 @@ export class TransactionSlot<T> {
       const tx = await this.#begun;
       const batch = await this.#partitions.assign(records);
       await previous;
-      await tx.sendBatch({ topicMessages: batch });
+      for (const m of await tx.sendBatch({ topicMessages: batch })) this.#noteOffset(m.topicName, m.partition, m.baseOffset ?? m.offset);
     })().catch((e: unknown) => {
       this.#failure ??= e;
     });
     const tracked = p.finally(() => this.#inFlight.delete(tracked));
     this.#inFlight.add(tracked);
+  }
+
+  #noteOffset(topic: string, partition: number, offset: string | undefined): void {
+    const key = `${topic}/${partition}`;
+    if (offset !== undefined && !this.#firstOffsets.has(key)) this.#firstOffsets.set(key, Number(offset));
+  }
+
+  /** Where its records begin in each partition it wrote: which records are its, where producer ids are not unique. */
+  get firstOffsets(): Readonly<Record<string, number>> {
+    return Object.fromEntries(this.#firstOffsets);
   }
 
   oldestSend(): Promise<void> | undefined {

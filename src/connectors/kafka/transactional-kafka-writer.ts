@@ -62,13 +62,13 @@ export class TransactionalKafkaWriter<T> implements PrecommittingSinkWriter<T, K
     }
     const { committable, producer, transaction } = precommitted;
     liveTransactions.set(committable.transactionalId, { producer, transaction, committable });
-    this.#events?.postMessage({ type: 'pre-committed', committable } satisfies KafkaTransactionEvent);
+    this.#events?.postMessage({ type: 'pre-committed', committable, firstOffsets: slot.firstOffsets } satisfies KafkaTransactionEvent);
     return [committable];
   }
 
   async #abortSlot(slot: TransactionSlot<T>): Promise<void> {
     await slot.abort();
-    this.#events?.postMessage({ type: 'aborted', transactionalId: slot.transactionalId, ...slot.identity } satisfies KafkaTransactionEvent);
+    this.#events?.postMessage({ type: 'aborted', transactionalId: slot.transactionalId, ...slot.identity, firstOffsets: slot.firstOffsets } satisfies KafkaTransactionEvent);
   }
 
   async close(): Promise<void> {
