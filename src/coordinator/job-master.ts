@@ -139,7 +139,7 @@ export class JobMaster {
   async stopWithSavepoint(dir: string | undefined, drain = false): Promise<CompletedCheckpoint> {
     const targetDir = await this.#triggers.savepointTarget(dir);
     const state = this.#state;
-    if (!state.stopWithSavepoint) throw new SavepointError(this.jobId, `the job is ${this.status} and not stoppable now`);
+    if (!state.stopWithSavepoint) throw new SavepointError(this.jobId, `the job cannot be stopped with a savepoint now: it is ${state.phase ?? this.status}`);
     return state.stopWithSavepoint(targetDir, drain);
   }
 

@@ -85,3 +85,20 @@ test('a failure after the savepoint completed ends the job FINISHED, not restart
   const diff = diffSortedLines(readCommittedLines(output), expectedRunningCounts(wordCounts(SEED, WORDS)));
   assert.equal(diff, undefined, `stopped and resumed, the committed output is not exactly w\\t1..w\\tn for every word: ${diff}`);
 });
+
+test('a second stop-with-savepoint while the first runs is refused, saying the job is stopping already', { timeout: 60_000 }, async () => {
+  const events = new JobEvents();
+  const config = { 'execution.checkpointing.dir': join(root, 'checkpoints-twice') } as const;
+  const master = await createJobMaster({ job: job(join(root, 'out-twice'), { close: false }, 8000), config, listener: events.listener, log: createLogger({ level: 'error', write: () => {} }) });
+  const result = master.run();
+  await master.whenRunning();
+  await events.waitFor('a checkpoint', () => events.completed.length >= 1, 30_000);
+  const first = master.stopWithSavepoint(join(root, 'savepoints-twice'));
+  await assert.rejects(master.stopWithSavepoint(join(root, 'savepoints-twice')), (e: Error) => {
+    assert.equal(e.name, 'SavepointError');
+    assert.match(e.message, /cannot be stopped with a savepoint now: it is stopping with a savepoint already/);
+    return true;
+  });
+  await first;
+  assert.equal((await result).status, 'FINISHED');
+});

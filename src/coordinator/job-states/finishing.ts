@@ -11,6 +11,7 @@ import { restartOrFail } from './restarting.ts';
  */
 export class Finishing implements JobState {
   readonly status = 'RUNNING' as const;
+  readonly phase = 'finishing: its input has ended and the final checkpoint commits the rest';
   readonly #ctx: JobContext;
 
   constructor(ctx: JobContext, finalCheckpoint: boolean) {

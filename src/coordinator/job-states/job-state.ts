@@ -22,6 +22,8 @@ import type { WatermarkAlignmentCoordinator } from '../watermark-alignment-coord
  */
 export interface JobState {
   readonly status: JobStatus;
+  /** Where a state shares its status with others, what it is doing: for messages that refuse a request. */
+  readonly phase?: string;
   /** A subtask, a TaskManager, a split enumerator or the checkpoints failed. */
   onFailure(cause: SerializedError): void;
   /** A subtask of the current attempt reports a new status. */

@@ -16,6 +16,7 @@ import { restartOrFail } from './restarting.ts';
  */
 export class StoppingWithSavepoint implements JobState {
   readonly status = 'RUNNING' as const;
+  readonly phase = 'stopping with a savepoint already';
   readonly #ctx: JobContext;
   readonly savepoint: Promise<CompletedCheckpoint>;
   /** The savepoint completed and was committed: its id. */
