@@ -14,12 +14,12 @@
 // Variants alternate within a run; ratios per run, medians reported.
 import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import type { SourceOutput, SourceReaderContext } from '../../src/api/source.ts';
 import { JetStreamSink } from '../../src/connectors/jetstream/index.ts';
 import { JetStreamSourceReader } from '../../src/connectors/jetstream/jetstream-source-reader.ts';
 import { startNatsCluster } from '../../test/fixtures/nats-cluster.ts';
-import { sinkContext } from '../../test/fixtures/sink-commit-idempotence.ts';
-import { fmtNumber, fmtRatio, settle, summarize, timed, type Scenario, type ScenarioOptions, type ScenarioResult } from '../harness.ts';
+import { fmtNumber, fmtRatio, timed, type Scenario, type ScenarioOptions, type ScenarioResult } from '../harness.ts';
+import { runVariants, variantTable } from '../side-by-side.ts';
+import { benchReaderContext, drainReader, driveSink } from '../connector-drivers.ts';
 
 interface Event {
   id: number;
@@ -70,11 +70,11 @@ export const jetstreamBench: Scenario = {
         },
         'sink-exactly-once': async () => {
           await jsm.streams.purge('out');
-          return driveSink(eo, data, ++round);
+          return driveSink(eo, data, `sink-${++round}`);
         },
         'sink-at-least-once': async () => {
           await jsm.streams.purge('out');
-          return driveSink(alo, data, ++round);
+          return driveSink(alo, data, `sink-${++round}`);
         },
         'client-consume': async () =>
           (
@@ -91,36 +91,17 @@ export const jetstreamBench: Scenario = {
           ).ms,
         'source-reader': async () => readAll(nats.servers, n),
       };
-      const samples: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
-      const ratios = { eo: [] as number[], alo: [] as number[], source: [] as number[] };
-      for (let run = 0; run < options.runs; run++) {
-        const names = Object.keys(variants);
-        const order = [...names.slice(run % names.length), ...names.slice(0, run % names.length)];
-        const ms: Record<string, number> = {};
-        for (const v of order) {
-          await settle();
-          ms[v] = await variants[v]!();
-          samples[v]!.push((n / ms[v]!) * 1000);
-          options.log(`run ${run + 1}/${options.runs} ${v.padEnd(18)} ${fmtNumber((n / ms[v]!) * 1000)} msgs/s`);
-        }
-        ratios.eo.push(ms['client-publish']! / ms['sink-exactly-once']!);
-        ratios.alo.push(ms['client-publish']! / ms['sink-at-least-once']!);
-        ratios.source.push(ms['client-consume']! / ms['source-reader']!);
-      }
-      const sum = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)]));
-      const r = { eo: summarize(ratios.eo), alo: summarize(ratios.alo), source: summarize(ratios.source) };
+      const m = await runVariants(options, n, 'msgs/s', variants, { eo: ['client-publish', 'sink-exactly-once'], alo: ['client-publish', 'sink-at-least-once'], source: ['client-consume', 'source-reader'] });
+      const r = { eo: m.ratios.eo!, alo: m.ratios.alo!, source: m.ratios.source! };
       return {
-        table: {
-          columns: ['variant', 'msgs/s (median)', 'min', 'max'],
-          rows: Object.entries(sum).map(([k, s]) => [k, fmtNumber(s.median), fmtNumber(s.min), fmtNumber(s.max)]),
-        },
+        table: variantTable(m, 'msgs/s'),
         notes: [
           `${fmtNumber(n)} messages of ${texts[0]!.length} bytes, ${options.runs} runs per variant, nats-server ${nats.version}; connectors driven directly.`,
           `JetStreamSink exactly-once / client publish: ${fmtRatio(r.eo.median)}`,
           `JetStreamSink at-least-once / client publish: ${fmtRatio(r.alo.median)}`,
           `JetStreamSourceReader / client consume: ${fmtRatio(r.source.median)}`,
         ],
-        data: { messages: n, samples: sum, ratios: r },
+        data: { messages: n, samples: m.samples, ratios: r },
       };
     } finally {
       await nc.close().catch(() => {});
@@ -129,40 +110,8 @@ export const jetstreamBench: Scenario = {
   },
 };
 
-async function driveSink(sink: JetStreamSink<Event>, data: readonly Event[], round: number): Promise<number> {
-  const ctx = sinkContext({ jobName: 'bench', uid: `sink-${round}` });
-  const writer = await sink.createWriter(ctx);
-  const committer = await sink.createCommitter(ctx);
-  const { ms } = await timed(async () => {
-    for (const e of data) {
-      writer.write(e);
-      const ready = writer.ready?.();
-      if (ready) await ready;
-    }
-    await committer.commit(await writer.prepareCommit(1));
-  });
-  await writer.close?.();
-  await committer.close?.();
-  return ms;
-}
-
 async function readAll(servers: string, n: number): Promise<number> {
-  const log = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, child: () => log };
-  const ctx = { jobId: 'bench', jobName: 'bench', operatorName: 'Source', operatorUid: 'source', subtaskIndex: 0, parallelism: 1, maxParallelism: 128, attemptNumber: 0, log, sendSplitRequest: () => {}, sendSourceEvent: () => {} } as unknown as SourceReaderContext;
-  const reader = new JetStreamSourceReader<unknown>({ connection: { servers }, stream: 'in', bounded: true, deserializer: (d) => JSON.parse(new TextDecoder().decode(d)) as unknown }, ctx);
-  let count = 0;
-  const output: SourceOutput<unknown> = { collect: () => void count++ };
+  const reader = new JetStreamSourceReader<unknown>({ connection: { servers }, stream: 'in', bounded: true, deserializer: (d) => JSON.parse(new TextDecoder().decode(d)) as unknown }, benchReaderContext());
   await reader.start();
-  const { ms } = await timed(async () => {
-    reader.addSplits([{ filter: 'in.>', nextSequence: 1, endSequence: n }]);
-    reader.notifyNoMoreSplits();
-    for (;;) {
-      const status = reader.pollNext(output);
-      if (status === 'end') break;
-      if (status === 'nothing') await reader.isAvailable();
-    }
-  });
-  await reader.close();
-  if (count !== n) throw new Error(`source-reader read ${count} of ${n} messages`);
-  return ms;
+  return drainReader(reader, [{ filter: 'in.>', nextSequence: 1, endSequence: n }], n);
 }

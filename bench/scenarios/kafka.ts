@@ -12,12 +12,12 @@
 // The connectors are driven directly, without a job around them. Variants alternate within a
 // run; ratios per run, medians reported.
 import { Kafka, logLevel } from 'kafkajs';
-import type { SourceOutput, SourceReaderContext } from '../../src/api/source.ts';
 import { KafkaSink } from '../../src/connectors/kafka/index.ts';
 import { KafkaSourceReader } from '../../src/connectors/kafka/kafka-source-reader.ts';
 import { startKafkaMock } from '../../test/fixtures/kafka-mock.ts';
-import { sinkContext } from '../../test/fixtures/sink-commit-idempotence.ts';
-import { fmtNumber, fmtRatio, settle, summarize, timed, type Scenario, type ScenarioOptions, type ScenarioResult } from '../harness.ts';
+import { fmtNumber, fmtRatio, timed, type Scenario, type ScenarioOptions, type ScenarioResult } from '../harness.ts';
+import { runVariants, variantTable } from '../side-by-side.ts';
+import { benchReaderContext, drainReader, driveSink } from '../connector-drivers.ts';
 
 interface Event {
   id: number;
@@ -68,41 +68,22 @@ export const kafkaBench: Scenario = {
           await tp.disconnect();
           return ms;
         },
-        'sink-exactly-once': async () => driveSink(new KafkaSink<Event>({ connection, topic: await newTopic() }), data, ++round),
-        'sink-at-least-once': async () => driveSink(new KafkaSink<Event>({ connection, topic: await newTopic(), guarantee: 'at-least-once' }), data, ++round),
+        'sink-exactly-once': async () => driveSink(new KafkaSink<Event>({ connection, topic: await newTopic() }), data, `sink-${++round}`),
+        'sink-at-least-once': async () => driveSink(new KafkaSink<Event>({ connection, topic: await newTopic(), guarantee: 'at-least-once' }), data, `sink-${++round}`),
         'client-consume': async () => consumeAll(kafka, n, ++round),
         'source-reader': async () => readAll(mock.bootstrap, n),
       };
-      const samples: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
-      const ratios = { eo: [] as number[], alo: [] as number[], source: [] as number[] };
-      for (let run = 0; run < options.runs; run++) {
-        const names = Object.keys(variants);
-        const order = [...names.slice(run % names.length), ...names.slice(0, run % names.length)];
-        const ms: Record<string, number> = {};
-        for (const v of order) {
-          await settle();
-          ms[v] = await variants[v]!();
-          samples[v]!.push((n / ms[v]!) * 1000);
-          options.log(`run ${run + 1}/${options.runs} ${v.padEnd(18)} ${fmtNumber((n / ms[v]!) * 1000)} msgs/s`);
-        }
-        ratios.eo.push(ms['client-transaction']! / ms['sink-exactly-once']!);
-        ratios.alo.push(ms['client-send']! / ms['sink-at-least-once']!);
-        ratios.source.push(ms['client-consume']! / ms['source-reader']!);
-      }
-      const sum = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)]));
-      const r = { eo: summarize(ratios.eo), alo: summarize(ratios.alo), source: summarize(ratios.source) };
+      const m = await runVariants(options, n, 'msgs/s', variants, { eo: ['client-transaction', 'sink-exactly-once'], alo: ['client-send', 'sink-at-least-once'], source: ['client-consume', 'source-reader'] });
+      const r = { eo: m.ratios.eo!, alo: m.ratios.alo!, source: m.ratios.source! };
       return {
-        table: {
-          columns: ['variant', 'msgs/s (median)', 'min', 'max'],
-          rows: Object.entries(sum).map(([k, s]) => [k, fmtNumber(s.median), fmtNumber(s.min), fmtNumber(s.max)]),
-        },
+        table: variantTable(m, 'msgs/s'),
         notes: [
           `${fmtNumber(n)} messages of ${texts[0]!.length} bytes, ${options.runs} runs per variant, kafkajs 2.2.4 against librdkafka's mock cluster; connectors driven directly.`,
           `KafkaSink exactly-once / client transaction: ${fmtRatio(r.eo.median)}`,
           `KafkaSink at-least-once / client send: ${fmtRatio(r.alo.median)}`,
           `KafkaSourceReader / client consume: ${fmtRatio(r.source.median)}`,
         ],
-        data: { messages: n, samples: sum, ratios: r },
+        data: { messages: n, samples: m.samples, ratios: r },
       };
     } finally {
       await producer.disconnect().catch(() => {});
@@ -119,23 +100,6 @@ async function sendAll(texts: readonly string[], send: (messages: { value: strin
     if (inFlight.size >= 8) await Promise.race(inFlight);
   }
   await Promise.all(inFlight);
-}
-
-async function driveSink(sink: KafkaSink<Event>, data: readonly Event[], round: number): Promise<number> {
-  const ctx = sinkContext({ jobName: 'bench', uid: `sink-${round}` });
-  const committer = await sink.createCommitter(ctx);
-  const writer = await sink.createWriter(ctx);
-  const { ms } = await timed(async () => {
-    for (const e of data) {
-      writer.write(e);
-      const ready = writer.ready?.();
-      if (ready) await ready;
-    }
-    await committer.commit(await writer.prepareCommit(1));
-  });
-  await writer.close?.();
-  await committer.close?.();
-  return ms;
 }
 
 async function consumeAll(kafka: Kafka, n: number, round: number): Promise<number> {
@@ -159,22 +123,7 @@ async function consumeAll(kafka: Kafka, n: number, round: number): Promise<numbe
   return ms;
 }
 
-async function readAll(bootstrapServers: string, n: number): Promise<number> {
-  const log = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, child: () => log };
-  const ctx = { jobId: 'bench', jobName: 'bench', operatorName: 'Source', operatorUid: 'source', subtaskIndex: 0, parallelism: 1, maxParallelism: 128, attemptNumber: 0, log, sendSplitRequest: () => {}, sendSourceEvent: () => {} } as unknown as SourceReaderContext;
-  const reader = new KafkaSourceReader<unknown>({ connection: { bootstrapServers }, topics: ['in'], bounded: true, commitOffsetsOnCheckpoint: false, deserializer: (r) => JSON.parse(Buffer.from(r.value!).toString()) as unknown }, ctx);
-  let count = 0;
-  const output: SourceOutput<unknown> = { collect: () => void count++ };
-  const { ms } = await timed(async () => {
-    reader.addSplits([{ topic: 'in', partition: 0, nextOffset: 0, endOffset: n }]);
-    reader.notifyNoMoreSplits();
-    for (;;) {
-      const status = reader.pollNext(output);
-      if (status === 'end') break;
-      if (status === 'nothing') await reader.isAvailable();
-    }
-  });
-  await reader.close();
-  if (count !== n) throw new Error(`source-reader read ${count} of ${n} messages`);
-  return ms;
+function readAll(bootstrapServers: string, n: number): Promise<number> {
+  const reader = new KafkaSourceReader<unknown>({ connection: { bootstrapServers }, topics: ['in'], bounded: true, commitOffsetsOnCheckpoint: false, deserializer: (r) => JSON.parse(Buffer.from(r.value!).toString()) as unknown }, benchReaderContext());
+  return drainReader(reader, [{ topic: 'in', partition: 0, nextOffset: 0, endOffset: n }], n);
 }

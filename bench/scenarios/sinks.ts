@@ -23,16 +23,17 @@ import { PostgresSink } from '../../src/connectors/postgres/index.ts';
 import { MySqlSink } from '../../src/connectors/mysql/index.ts';
 import { startPostgres } from '../../test/fixtures/postgres-server.ts';
 import { startMariaDb } from '../../test/fixtures/mariadb-server.ts';
-import { sinkContext } from '../../test/fixtures/sink-commit-idempotence.ts';
-import { fmtNumber, fmtRatio, settle, summarize, timed, type Scenario, type ScenarioOptions, type ScenarioResult } from '../harness.ts';
+import { fmtNumber, fmtRatio, timed, type Scenario, type ScenarioOptions, type ScenarioResult } from '../harness.ts';
+import { runVariants, variantTable } from '../side-by-side.ts';
+import { driveSink } from '../connector-drivers.ts';
 import { copyFrom } from './pg-copy.ts';
 
-interface Row {
+type Row = {
   id: number;
   name: string;
   amount: number;
   at: Date;
-}
+};
 
 function rows(n: number): Row[] {
   const base = Date.UTC(2026, 0, 1);
@@ -53,23 +54,6 @@ function copyChunks(data: readonly Row[]): Buffer[] {
   return chunks;
 }
 
-async function driveSink<C>(sink: { createWriter(ctx: never): unknown; createCommitter(ctx: never): unknown }, data: readonly Row[]): Promise<number> {
-  const ctx = sinkContext({ jobName: 'bench', uid: 'sink' }) as never;
-  const writer = (await sink.createWriter(ctx)) as { write(r: Row): void; ready?(): Promise<void> | undefined; prepareCommit(id: number): Promise<C[]>; close?(): Promise<void> };
-  const committer = (await sink.createCommitter(ctx)) as { commit(c: C[]): Promise<void>; close?(): Promise<void>; abortLeftovers?(): Promise<void> };
-  await committer.abortLeftovers?.();
-  const { ms } = await timed(async () => {
-    for (const r of data) {
-      writer.write(r);
-      const ready = writer.ready?.();
-      if (ready) await ready;
-    }
-    await committer.commit(await writer.prepareCommit(1));
-  });
-  await writer.close?.();
-  await committer.close?.();
-  return ms;
-}
 
 export const sinks: Scenario = {
   name: 'sinks',
@@ -103,7 +87,7 @@ export const sinks: Scenario = {
         },
         'pg-sink': async () => {
           await pgClient.query('TRUNCATE bench');
-          return driveSink(pgSink, data);
+          return driveSink(pgSink, data, 'sink');
         },
         'my-insert': async () => {
           await my.query('TRUNCATE bench.bench');
@@ -117,38 +101,20 @@ export const sinks: Scenario = {
         },
         'my-sink': async () => {
           await my.query('TRUNCATE bench.bench');
-          return driveSink(mySink, data);
+          return driveSink(mySink, data, 'sink');
         },
       };
-      const samples: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
-      const ratios = { pg: [] as number[], my: [] as number[] };
-      for (let run = 0; run < options.runs; run++) {
-        const names = Object.keys(variants);
-        const order = [...names.slice(run % names.length), ...names.slice(0, run % names.length)];
-        const ms: Record<string, number> = {};
-        for (const v of order) {
-          await settle();
-          ms[v] = await variants[v]!();
-          samples[v]!.push((n / ms[v]!) * 1000);
-          options.log(`run ${run + 1}/${options.runs} ${v.padEnd(10)} ${fmtNumber((n / ms[v]!) * 1000)} rows/s`);
-        }
-        ratios.pg.push(ms['pg-copy']! / ms['pg-sink']!);
-        ratios.my.push(ms['my-insert']! / ms['my-sink']!);
-      }
-      const sum = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)]));
-      const pgRatio = summarize(ratios.pg);
-      const myRatio = summarize(ratios.my);
+      const m = await runVariants(options, n, 'rows/s', variants, { pg: ['pg-copy', 'pg-sink'], my: ['my-insert', 'my-sink'] });
+      const pgRatio = m.ratios.pg!;
+      const myRatio = m.ratios.my!;
       return {
-        table: {
-          columns: ['variant', 'rows/s (median)', 'min', 'max'],
-          rows: Object.entries(sum).map(([k, s]) => [k, fmtNumber(s.median), fmtNumber(s.min), fmtNumber(s.max)]),
-        },
+        table: variantTable(m, 'rows/s'),
         notes: [
           `${fmtNumber(n)} rows, ${options.runs} runs per variant; sinks driven directly (writer, pre-commit, commit).`,
           `PostgresSink / COPY: ${fmtRatio(pgRatio.median)} (goal >= 0.70x) ${pgRatio.median >= 0.7 ? 'met' : 'NOT met'}`,
           `MySqlSink / multi-row INSERT: ${fmtRatio(myRatio.median)} (goal >= 0.70x) ${myRatio.median >= 0.7 ? 'met' : 'NOT met'}`,
         ],
-        data: { rows: n, samples: sum, ratios: { postgres: pgRatio, mysql: myRatio } },
+        data: { rows: n, samples: m.samples, ratios: { postgres: pgRatio, mysql: myRatio } },
       };
     } finally {
       await pgClient.end().catch(() => {});
