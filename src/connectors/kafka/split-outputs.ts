@@ -1,0 +1,56 @@
+import type { SourceOutput } from '../../api/source.ts';
+
+/**
+ * The per-split outputs of a reader (Flink's split-local watermark generation): every assigned
+ * split gets its output at the first pollNext after it was assigned, records or not. A split
+ * whose output opens only with its first record would neither hold the reader's watermark back
+ * while it is empty nor ever be marked idle by withIdleness: the reader's watermark would run
+ * ahead on the other splits alone, and the empty partition's first records would come late.
+ * Outputs are made through the output pollNext is given (only there can the reader reach it).
+ */
+export class SplitOutputs<T> {
+  /** Assigned, not opened yet: opened by the next openAssigned. */
+  readonly #assigned = new Set<string>();
+  readonly #open = new Map<string, SourceOutput<T>>();
+
+  /** A split the reader now reads: its output opens at the next pollNext. */
+  assign(splitId: string): void {
+    if (!this.#open.has(splitId)) this.#assigned.add(splitId);
+  }
+
+  /** Whether some split still waits for its output (the reader should be polled to open it). */
+  get pending(): boolean {
+    return this.#assigned.size > 0;
+  }
+
+  /** Opens the output of every split assigned since the last call. */
+  openAssigned(output: SourceOutput<T>): void {
+    for (const id of this.#assigned) this.#openOne(id, output);
+    this.#assigned.clear();
+  }
+
+  /** The split's output (opened now if it was not). */
+  of(splitId: string, output: SourceOutput<T>): SourceOutput<T> {
+    return this.#open.get(splitId) ?? this.#openOne(splitId, output);
+  }
+
+  /** The split is finished or no longer read: its watermark no longer holds the reader back. */
+  release(splitId: string, output: SourceOutput<T>): void {
+    this.#assigned.delete(splitId);
+    if (!this.#open.delete(splitId)) return;
+    output.releaseOutputForSplit?.(splitId);
+  }
+
+  /** The splits whose outputs are open, for tests and descriptions. */
+  get openIds(): string[] {
+    return [...this.#open.keys()];
+  }
+
+  #openOne(splitId: string, output: SourceOutput<T>): SourceOutput<T> {
+    this.#assigned.delete(splitId);
+    // An output without split outputs (a wrapper's) is the one output of every split.
+    const split = output.createOutputForSplit?.(splitId) ?? output;
+    this.#open.set(splitId, split);
+    return split;
+  }
+}
