@@ -10,14 +10,24 @@ import { SplitOutputs } from '../../../src/connectors/kafka/split-outputs.ts';
 function fakeOutput() {
   const calls: string[] = [];
   const collected = new Map<string, unknown[]>();
+  const splits = new Map<string, SourceOutput<string>>();
   const output: SourceOutput<string> = {
     collect: (v) => void calls.push(`main:${v}`),
+    // Like the task's output: the same split output for the same id until released.
     createOutputForSplit: (id) => {
-      calls.push(`create:${id}`);
-      collected.set(id, []);
-      return { collect: (v) => void collected.get(id)!.push(v) };
+      let split = splits.get(id);
+      if (split === undefined) {
+        calls.push(`create:${id}`);
+        collected.set(id, []);
+        split = { collect: (v) => void collected.get(id)!.push(v) };
+        splits.set(id, split);
+      }
+      return split;
     },
-    releaseOutputForSplit: (id) => void calls.push(`release:${id}`),
+    releaseOutputForSplit: (id) => {
+      calls.push(`release:${id}`);
+      splits.delete(id);
+    },
   };
   return { output, calls, collected };
 }
@@ -37,7 +47,7 @@ test('every assigned split gets its output at the next poll, records or not', ()
   assert.deepEqual(calls, ['create:t-0', 'create:t-1', 'create:t-2'], 'a second poll opens nothing again');
 });
 
-test("a split's records go to its own output, opened once", () => {
+test("a split's records go to its own output", () => {
   const outputs = new SplitOutputs<string>();
   const { output, calls, collected } = fakeOutput();
   outputs.assign('t-0');
@@ -90,4 +100,23 @@ test('an output without split outputs (a wrapper) takes every split\'s records i
   outputs.release('t-0', plain);
   assert.deepEqual(got, ['a']);
   assert.deepEqual(outputs.openIds, []);
+});
+
+test("split outputs are asked of each poll's output, never kept from an earlier poll (a wrapper's per-poll output)", () => {
+  const outputs = new SplitOutputs<string>();
+  const polls: string[][] = [];
+  /** A wrapper's output for one poll: its split outputs note the records of that poll. */
+  const pollOutput = (): SourceOutput<string> => {
+    const got: string[] = [];
+    polls.push(got);
+    return { collect: () => assert.fail('records go to split outputs'), createOutputForSplit: (id) => ({ collect: (v) => void got.push(`${id}:${v}`) }) };
+  };
+  outputs.assign('t-0');
+  const first = pollOutput();
+  outputs.openAssigned(first);
+  outputs.of('t-0', first).collect('a');
+  const second = pollOutput();
+  outputs.openAssigned(second);
+  outputs.of('t-0', second).collect('b');
+  assert.deepEqual(polls, [['t-0:a'], ['t-0:b']]);
 });
