@@ -2,8 +2,8 @@
 // generation), in a real job on the librdkafka mock: a topic of 3 partitions with records in
 // partitions 0 and 1 only, counted in 1 s tumbling event-time windows. Partition 2 has a watermark
 // output from the start, empty or not: without withIdleness it holds every window back (a record
-// it gets later for the first window still counts in it); with withIdleness(3000) it is marked
-// idle after 3 s of processing time and the windows fire on partitions 0 and 1 alone.
+// it gets later for the first window still counts in it); with withIdleness(6000) it is marked
+// idle after 6 s of processing time and the windows fire on partitions 0 and 1 alone, not before.
 //
 // Why this cannot race (a previous attempt with withIdleness(500) saw windows of 5 records
 // instead of 10): idleness is processing time, and a partition WITH records can be marked idle
@@ -16,6 +16,12 @@
 // on the source's stream has seen every data record: whatever was marked idle meanwhile, every
 // data record was emitted before any watermark could pass its window. The run ends by cancelling
 // it once the expected windows have come (awaited, no sleeps).
+//
+// Why 6 s of idleness and not 3: the consumer's group join on the mock takes about 3 s (measured:
+// the data reached the tap 3.1-3.2 s after the start), so a 3 s timeout expires before the first
+// fetch and the windows would fire at the same time whether the empty partition had an output
+// holding them or none at all. With 6 s, a partition without an output lets them fire at about
+// 3.3 s; an output held until it is idle, at 6 s at the earliest.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createJobMaster, defineJob, TumblingEventTimeWindows, WatermarkStrategy, type Collector, type TimeWindow, type WindowContext } from '../../../src/index.ts';
@@ -28,7 +34,7 @@ import { LiveRecords, LiveSink } from '../../fixtures/live-sink.ts';
 const BASE = 1_700_000_000_000;
 const WINDOW = 1000;
 const DATA = 100;
-const IDLENESS = 3000;
+const IDLENESS = 6000;
 /** Larger than the data's event-time span (9.9 s): no data record's watermark closes a window. */
 const OUT_OF_ORDERNESS = 10_000;
 const CLOSING_TIME = BASE + 30_000;
@@ -150,6 +156,8 @@ describe('KafkaSource watermarks per partition', () => {
       try {
         await job.tap.until('every data record through the source', hasAll(data.map((r) => r.value)));
         await produce(topic, closing);
+        await job.tap.until('the closing records through the source', hasAll(closing.map((r) => r.value)));
+        const closedAfter = Date.now() - job.startedAt;
         const expected = expectedWindows(data, CLOSING_TIME - 1);
         assert.equal(expected.length, 10);
         assert.ok(expected.every((w) => w.values.length === 10), 'the data gives 10 records to each window');
@@ -157,7 +165,8 @@ describe('KafkaSource watermarks per partition', () => {
         const firedAfter = Date.now() - job.startedAt;
         assert.deepEqual([...job.windows.records].sort((a, b) => a.start - b.start), expected);
         // Partition 2 held them back until it had been without records for the idleness timeout.
-        assert.ok(firedAfter >= IDLENESS, `the windows fired ${firedAfter} ms after the start, before partition 2 could be idle`);
+        assert.ok(firedAfter >= IDLENESS, `the windows fired ${firedAfter} ms after the start (the closing records came through at ${closedAfter} ms), before partition 2 could be idle`);
+        console.log(`idleness ${IDLENESS} ms: closing records through the source ${closedAfter} ms after the start, windows fired at ${firedAfter} ms`);
       } finally {
         await job.stop();
       }
