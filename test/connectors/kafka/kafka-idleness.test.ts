@@ -24,8 +24,10 @@
 // 3.3 s; an output held until it is idle, at 6 s at the earliest.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createJobMaster, defineJob, TumblingEventTimeWindows, WatermarkStrategy, type Collector, type TimeWindow, type WindowContext } from '../../../src/index.ts';
+import { createJobMaster, createLogger, defineJob, TumblingEventTimeWindows, WatermarkStrategy, type Collector, type TimeWindow, type WindowContext } from '../../../src/index.ts';
+import type { SourceOutput, SourceReaderContext } from '../../../src/api/source.ts';
 import { KafkaDeserializers, KafkaSource, type KafkaTextRecord } from '../../../src/connectors/kafka/index.ts';
+import { KafkaSourceReader } from '../../../src/connectors/kafka/kafka-source-reader.ts';
 import { uniqueId } from '../../fixtures/helpers.ts';
 import { startKafkaTest, stopKafkaTest, type KafkaTestEnv } from '../../fixtures/kafka-topics.ts';
 import { LiveRecords, LiveSink } from '../../fixtures/live-sink.ts';
@@ -111,6 +113,45 @@ describe('KafkaSource watermarks per partition', () => {
     };
     return { tap, windows, startedAt, stop };
   }
+
+  test('the reader opens an output for every assigned partition at its next poll, records or not, and for one assigned while it waits', { timeout: 60_000 }, async () => {
+    await env.mock.createTopic('opened', 3);
+    await env.mock.createTopic('opened-later', 1);
+    await produce('opened', [{ value: 'x', partition: 0, timestamp: BASE }]);
+    const ctx: SourceReaderContext = {
+      jobId: 'j', jobName: 'j', operatorName: 'kafka', operatorUid: 'outputs', subtaskIndex: 0, parallelism: 1, maxParallelism: 128, attemptNumber: 0,
+      log: createLogger({ level: 'error', write: () => {} }), sendSplitRequest: () => {}, sendSourceEvent: () => {},
+    };
+    const reader = new KafkaSourceReader<string>({ connection: { bootstrapServers: env.mock.bootstrap }, topics: ['opened'] }, ctx);
+    const opened: string[] = [];
+    const got: string[] = [];
+    const output: SourceOutput<string> = {
+      collect: (v) => assert.fail(`record ${v} on the reader's main output`),
+      createOutputForSplit: (id) => {
+        if (!opened.includes(id)) opened.push(id);
+        return { collect: (v) => void got.push(`${id}:${v}`) };
+      },
+    };
+    try {
+      reader.addSplits([0, 1, 2].map((partition) => ({ topic: 'opened', partition, nextOffset: 0 })));
+      await reader.isAvailable();
+      reader.pollNext(output);
+      assert.deepEqual(opened, ['opened-0', 'opened-1', 'opened-2'], 'every partition has its output at the first poll, before any record');
+      while (got.length === 0) {
+        await reader.isAvailable();
+        reader.pollNext(output);
+      }
+      assert.deepEqual(got, ['opened-0:x']);
+      // Nothing queued: the reader waits for records, and a new split must wake it for its output to open.
+      const waiting = reader.isAvailable();
+      reader.addSplits([{ topic: 'opened-later', partition: 0, nextOffset: 0 }]);
+      await waiting;
+      reader.pollNext(output);
+      assert.deepEqual(opened, ['opened-0', 'opened-1', 'opened-2', 'opened-later-0']);
+    } finally {
+      await reader.close();
+    }
+  });
 
   const hasAll = (values: readonly string[]) => (records: readonly string[]) => values.every((v) => records.includes(v));
 
