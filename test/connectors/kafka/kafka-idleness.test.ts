@@ -145,7 +145,9 @@ describe('KafkaSource watermarks per partition', () => {
       // Nothing queued: the reader waits for records, and a new split must wake it for its output to open.
       const waiting = reader.isAvailable();
       reader.addSplits([{ topic: 'opened-later', partition: 0, nextOffset: 0 }]);
-      await waiting;
+      let guard: NodeJS.Timeout | undefined;
+      const stuck = new Promise<never>((_, reject) => (guard = setTimeout(() => reject(new Error('the reader waiting for records was not woken by addSplits')), 10_000)));
+      await Promise.race([waiting, stuck]).finally(() => clearTimeout(guard));
       reader.pollNext(output);
       assert.deepEqual(opened, ['opened-0', 'opened-1', 'opened-2', 'opened-later-0']);
     } finally {
