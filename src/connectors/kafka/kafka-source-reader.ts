@@ -7,6 +7,7 @@ import { KafkaDeserializationError } from './kafka-deserialization-error.ts';
 import type { KafkaRecord } from './kafka-record.ts';
 import type { KafkaSourceOptions } from './kafka-source-options.ts';
 import { splitId, type KafkaSplit } from './kafka-split.ts';
+import { SplitOutputs } from './split-outputs.ts';
 import type { KafkaUnreadableRecord } from './kafka-unreadable-record.ts';
 
 /** What #deserialize returns for a record it sent to the deserialization-error side output. */
@@ -47,6 +48,8 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
   readonly #o: KafkaSourceOptions<T>;
   readonly #ctx: SourceReaderContext;
   readonly #splits = new Map<string, SplitState>();
+  /** Each split's watermark output, open from the first poll after its assignment whether it has records or not. */
+  readonly #outputs = new SplitOutputs<T>();
   #queue: Queued[] = [];
   #head = 0;
   #consumer: Consumer | undefined;
@@ -73,8 +76,11 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
       const id = splitId(s);
       const finished = s.endOffset !== undefined && s.nextOffset >= s.endOffset;
       this.#splits.set(id, { id, topic: s.topic, partition: s.partition, endOffset: s.endOffset, nextOffset: s.nextOffset, fetchedNext: s.nextOffset, seek: 0, highWatermark: s.nextOffset, finished });
+      if (!finished) this.#outputs.assign(id);
     }
     this.#restartConsumer();
+    // A reader waiting for records is polled again only when woken: the new splits' outputs open at that poll.
+    this.#wake();
   }
 
   notifyNoMoreSplits(): void {
@@ -177,6 +183,7 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
 
   pollNext(output: SourceOutput<T>): InputStatus {
     if (this.#failure !== undefined) throw this.#failure;
+    this.#outputs.openAssigned(output);
     let n = 0;
     while (this.#head < this.#queue.length && n < POLL_BATCH) {
       const { split, seek, message } = this.#queue[this.#head++]!;
@@ -188,7 +195,7 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
       split.nextOffset = offset + 1;
       n++;
       if (value === undefined || value === UNREADABLE) continue;
-      (output.createOutputForSplit?.(split.id) ?? output).collect(value, record.timestamp);
+      this.#outputs.of(split.id, output).collect(value, record.timestamp);
       this.#emitted++;
     }
     this.#finishBounded(output);
@@ -220,7 +227,7 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
       if (s.nextOffset >= s.endOffset || (s.fetchedNext >= s.endOffset && this.#queuedOf(s) === 0)) {
         s.finished = true;
         s.nextOffset = Math.max(s.nextOffset, s.endOffset);
-        output.releaseOutputForSplit?.(s.id);
+        this.#outputs.release(s.id, output);
       }
     }
   }
@@ -254,7 +261,7 @@ export class KafkaSourceReader<T> implements SourceReader<T, KafkaSplit> {
   }
 
   isAvailable(): Promise<void> {
-    if (this.#head < this.#queue.length || this.#failure !== undefined || (this.#noMoreSplits && this.#allFinished())) return Promise.resolve();
+    if (this.#head < this.#queue.length || this.#failure !== undefined || this.#outputs.pending || (this.#noMoreSplits && this.#allFinished())) return Promise.resolve();
     return new Promise<void>((resolve) => (this.#available = resolve));
   }
 

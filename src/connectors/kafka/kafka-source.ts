@@ -10,7 +10,8 @@ import { partitionSplits, resolveTopics } from './partition-offsets.ts';
  * Reads Kafka topics (Flink's KafkaSource): one split per partition, spread over the readers.
  * The position of each partition lives in weir's checkpoints and is sought on a restore; the
  * consumer group's committed offsets are only a starting point and a report for monitoring.
- * Event time is the record's timestamp, with watermarks per partition. With
+ * Event time is the record's timestamp, with watermarks per partition, each from the partition's
+ * assignment on (an empty one holds the watermark back until withIdleness marks it idle). With
  * partitionDiscoveryIntervalMs a split enumerator finds partitions and topics appearing later.
  */
 export class KafkaSource<T = string> implements Source<T, KafkaSplit, KafkaEnumeratorState | undefined> {
