@@ -1,5 +1,6 @@
 import type { DataStream } from '../api/data-stream.ts';
 import { FileSink } from '../connectors/file/file-sink.ts';
+import { onCheckpointRollingPolicy } from '../connectors/file/rolling-policy.ts';
 import { JetStreamSink } from '../connectors/jetstream/jetstream-sink.ts';
 import { KafkaSink } from '../connectors/kafka/kafka-sink.ts';
 import type { KafkaDeliveryGuarantee, KafkaPartitioner } from '../connectors/kafka/kafka-sink-options.ts';
@@ -59,13 +60,14 @@ export function pipelineSink(sink: SinkDefinition): AttachSink {
     case 'print':
     case 'files': {
       // Every change a line: rows in the value format, schema changes as weir's own JSON (no such Debezium or Canal row exists).
+      // Files roll at every checkpoint: a pipeline's output is visible as each checkpoint completes. One directory for all sink tables (each line names its table).
       const { keys, note } = keyTracker();
       const rows = rowFormat(sink, keys);
       const line = (c: PipelineChange) => {
         note(c);
         return c.op === 'ddl' ? changeLine(c) : decoder.decode(rows(c));
       };
-      return (stream) => void stream.sinkTo(sink.type === 'print' ? new PrintSink<PipelineChange>({ format: line }) : new FileSink<PipelineChange>(String(o['path']), { format: line }), settings);
+      return (stream) => void stream.sinkTo(sink.type === 'print' ? new PrintSink<PipelineChange>({ format: line }) : new FileSink<PipelineChange>(String(o['path']), { format: line, rollingPolicy: onCheckpointRollingPolicy() }), settings);
     }
     case 'kafka':
       return kafkaSink(sink, settings);

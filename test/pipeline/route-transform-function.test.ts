@@ -140,7 +140,7 @@ test('ADD COLUMN through a projection with *: one add.column after the last sour
   assert.equal(out.length, before);
 });
 
-test('RENAME and DROP of a passed-through column; a table created mid-run is announced (create.table, the rule's key) before its first row; an unknown table fails', async () => {
+test('RENAME and DROP of a passed-through column; a table created mid-run is announced (create.table, with the rule key) before its first row; an unknown table fails', async () => {
   const { fn, out } = await operator([
     { id: 'shop.orders_1', columns: [...ORDERS, { name: 'note', type: 'text', nullable: true }], primaryKey: ['id'] },
     { id: 'shop.customers', columns: [{ name: 'id', type: 'int(11)', nullable: false }, { name: 'name', type: 'text', nullable: true }], primaryKey: ['id'] },
