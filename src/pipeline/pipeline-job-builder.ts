@@ -5,7 +5,8 @@ import type { PipelineDefinition } from './pipeline-definition.ts';
 import type { PipelineChange } from './pipeline-change.ts';
 import { pipelineSink } from './pipeline-sink-factory.ts';
 import { pipelineSource } from './pipeline-source-factory.ts';
-import { RouteTransformFunction } from './route-transform-function.ts';
+import { RouteTransformFunction, tableIdOf } from './route-transform-function.ts';
+import type { CdcChangeRecord } from '../connectors/cdc/change-record.ts';
 import { openSourceCatalog } from './source-table-catalog.ts';
 import { TableRouter } from './table-router.ts';
 
@@ -25,6 +26,8 @@ export function buildPipelineJob(env: StreamExecutionEnvironment, def: PipelineD
   const timeZone = def.pipeline.localTimeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const changes = env
     .fromSource(pipelineSource(source), { name: `Source: ${source.name ?? source.type}`, uid: 'pipeline-source' })
+    // Keyed by source table: each table's schema is keyed state, restored with the log position it belongs to.
+    .keyBy((r: CdcChangeRecord) => (r.op === 'ddl' ? `${r.schemaChange!.schema.db}.${r.schemaChange!.schema.table}` : tableIdOf(r)))
     .process(
       () =>
         new RouteTransformFunction({

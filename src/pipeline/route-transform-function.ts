@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Collector, RuntimeContext } from '../api/functions.ts';
-import type { ProcessContext, ProcessFunction } from '../api/process-function.ts';
+import type { Collector, KeyedContext, KeyedProcessFunction, RuntimeContext } from '../api/functions.ts';
+import type { ValueState } from '../api/state.ts';
+import { ValueStateDescriptor } from '../api/state-descriptors.ts';
 import type { CdcChangeRecord, RowImage } from '../connectors/cdc/change-record.ts';
 import type { SinkTableRef } from '../connectors/database-sink/sink-schema-dialect.ts';
 import type { SinkSchemaChange, SinkTableSchema } from '../connectors/database-sink/sink-table-schema.ts';
@@ -25,6 +26,12 @@ export interface RouteTransformOptions {
   readonly catalog: () => SourceTableCatalog;
 }
 
+/** A source table's schema as the pipeline keeps it in keyed state (the key is the table's id). */
+export interface StoredSourceSchema {
+  readonly columns: readonly SourceColumn[];
+  readonly primaryKey: readonly string[];
+}
+
 interface TableState {
   readonly id: string;
   readonly columns: readonly SourceColumn[];
@@ -34,11 +41,13 @@ interface TableState {
 }
 
 /**
- * The pipeline's transform and route: each source change becomes a change of each sink table
- * its table routes to (TableRouter), projected and filtered by the first transform rule matching
- * its table. The source tables' schemas are read from the catalog at open (again at each
- * restart: the catalog as it is then wins, and a replayed schema change it already shows changes
- * nothing). Before a (source table, sink table) pair's first change in this subtask's run goes a
+ * The pipeline's transform and route, keyed by source table: each source change becomes a change
+ * of each sink table its table routes to (TableRouter), projected and filtered by the first
+ * transform rule matching its table. A table's schema is kept in keyed state, so a restore
+ * continues from the schema the checkpoint's log position had and a schema change replayed after
+ * it maps to the same sink changes with the same ids; a table the state does not hold yet takes
+ * its schema from the catalog, read at open. Without keyed state (tests), the catalog's schemas
+ * alone. Before a (source table, sink table) pair's first change in this subtask's run goes a
  * `create.table` with the transformed schema; each source schema change becomes one ddl change
  * per resulting sink change, with an id from its log position, its index and the pair.
  *
@@ -46,9 +55,12 @@ interface TableState {
  * becomes a delete at the sink, the reverse an insert (so a sink table holds exactly the rows
  * that pass; Flink CDC drops such updates, leaving the row behind).
  */
-export class RouteTransformFunction implements ProcessFunction<CdcChangeRecord, PipelineChange> {
+export class RouteTransformFunction implements KeyedProcessFunction<string, CdcChangeRecord, PipelineChange> {
   readonly #o: RouteTransformOptions;
   readonly #tables = new Map<string, TableState>();
+  #stored: ValueState<StoredSourceSchema> | undefined;
+  /** Tables whose in-memory state was set from (or stored into) the keyed state in this run: from then on both change together. */
+  readonly #synced = new Set<string>();
   /** `sourceTable>sinkTable` pairs whose create.table went out in this run. */
   readonly #announced = new Set<string>();
 
@@ -56,7 +68,8 @@ export class RouteTransformFunction implements ProcessFunction<CdcChangeRecord, 
     this.#o = options;
   }
 
-  async open(_ctx?: RuntimeContext): Promise<void> {
+  async open(ctx?: RuntimeContext): Promise<void> {
+    this.#stored = ctx?.getState(new ValueStateDescriptor<StoredSourceSchema>('source-table-schema'));
     const catalog = this.#o.catalog();
     try {
       for (const t of await catalog.readTables()) this.#tables.set(t.id, this.#state(t.id, t.columns, t.primaryKey));
@@ -65,9 +78,13 @@ export class RouteTransformFunction implements ProcessFunction<CdcChangeRecord, 
     }
   }
 
-  processElement(record: CdcChangeRecord, _ctx: ProcessContext | undefined, out: Collector<PipelineChange>): void {
-    if (record.op === 'ddl') return this.#schemaChange(record, out);
+  processElement(record: CdcChangeRecord, _ctx: KeyedContext<string> | undefined, out: Collector<PipelineChange>): void {
+    if (record.op === 'ddl') {
+      this.#sync(`${record.schemaChange!.schema.db}.${record.schemaChange!.schema.table}`);
+      return this.#schemaChange(record, out);
+    }
     const id = tableIdOf(record);
+    this.#sync(id);
     const t = this.#tables.get(id);
     if (!t) throw new UnknownSourceTableError(id, [...this.#tables.keys()]);
     const before = record.before && this.#project(t, record.before, record, record.op === 'u' ? '-U' : '-D');
@@ -82,6 +99,21 @@ export class RouteTransformFunction implements ProcessFunction<CdcChangeRecord, 
       this.#announce(t, table, record, out);
       out.collect({ table, sourceTable: id, op, before: b, after: a, ...(unchanged?.length ? { unchangedColumns: unchanged } : {}), ts: record.source.ts, snapshot: record.source.snapshot });
     }
+  }
+
+  /** Once per table and run: the keyed state's schema wins over the catalog's; a table without one stores the catalog's. */
+  #sync(id: string): void {
+    if (!this.#stored || this.#synced.has(id)) return;
+    this.#synced.add(id);
+    const stored = this.#stored.value();
+    if (stored) this.#tables.set(id, this.#state(id, stored.columns, stored.primaryKey));
+    else this.#store(this.#tables.get(id));
+  }
+
+  #store(t: TableState | undefined): void {
+    if (!this.#stored) return;
+    if (t) this.#stored.update({ columns: t.columns, primaryKey: t.primaryKey });
+    else this.#stored.clear();
   }
 
   #project(t: TableState, row: RowImage, record: CdcChangeRecord, type: string): RowImage | null {
@@ -101,6 +133,7 @@ export class RouteTransformFunction implements ProcessFunction<CdcChangeRecord, 
       // A table created (or first matched) while the pipeline runs: its columns are the record's.
       t = this.#state(id, columnsOfRecord(body.schema.columns, []), []);
       this.#tables.set(id, t);
+      this.#store(t);
       for (const table of t.sinks) this.#announce(t, table, record, out);
       return;
     }
@@ -124,6 +157,7 @@ export class RouteTransformFunction implements ProcessFunction<CdcChangeRecord, 
     // The record's columns are the log's truth after the statement (types as its parser read them).
     const final = this.#tables.get(id);
     if (final) this.#tables.set(id, this.#state(id, columnsOfRecord(body.schema.columns, final.columns), final.primaryKey));
+    this.#store(this.#tables.get(id));
   }
 
   #forget(t: TableState): void {

@@ -159,3 +159,44 @@ test('RENAME and DROP of a passed-through column; a table created mid-run is ann
   assert.deepEqual(out[0]!.schemaChange!.schema.primaryKey, ['shard', 'id']);
   assert.throws(() => feed(fn, out, row('orders_5', 'c', null, o(1, 'ok', '1.00', 1))), UnknownSourceTableError);
 });
+
+test('keyed state: restored from before an ADD COLUMN that the catalog already shows, the replayed ALTER maps to the same add.column with the same id', async () => {
+  const { definition } = checkPipelineText('p.yaml', YAML);
+  assert.ok(definition);
+  // One ValueState per key, as the keyed backend gives it: the current key is the record's table.
+  const stored = new Map<string, unknown>();
+  let key = '';
+  const ctx = { getState: () => ({ value: () => stored.get(key), update: (v: unknown) => void stored.set(key, v), clear: () => void stored.delete(key) }) } as never;
+  const make = async (columns: SourceTableSchema['columns']) => {
+    const fn = new RouteTransformFunction({
+      router: new TableRouter(definition.routes, definition.pipeline.routeMode),
+      transforms: definition.transforms,
+      dialect: 'mysql',
+      namespace: null,
+      evaluation: { clock: () => 0, timeZone: 'UTC' },
+      catalog: () => ({ readTables: async () => [{ id: 'shop.orders_1', columns, primaryKey: ['id'] }], close: async () => {} }),
+    });
+    await fn.open(ctx);
+    return fn;
+  };
+  const alter = ddl('orders_1', [{ kind: 'add.column', column: { name: 'note', type: 'varchar(20)' } }], [...ORDERS, { name: 'note', type: 'varchar(20)' }], 777);
+  key = 'shop.orders_1';
+  const first = await make(ORDERS);
+  const before: PipelineChange[] = [];
+  feed(first, before, row('orders_1', 'c', null, o(1, 'ok', '1.00', 1)));
+  const checkpoint = new Map(stored);
+  feed(first, before, alter);
+  const applied = before.filter((c) => c.schemaChange?.change.kind === 'add.column').map((c) => c.schemaChange!.id);
+  assert.equal(applied.length, 1);
+
+  // The restore: the state as the checkpoint had it, the catalog as it is now (with the column).
+  stored.clear();
+  for (const [k, v] of checkpoint) stored.set(k, v);
+  const second = await make([...ORDERS, { name: 'note', type: 'varchar(20)', nullable: true }]);
+  const after: PipelineChange[] = [];
+  feed(second, after, row('orders_1', 'c', null, o(2, 'ok', '1.00', 1)), alter);
+  assert.deepEqual(after[0]!.schemaChange!.schema.columns.map((c) => c.name), ['id', 'status', 'price', 'quantity', 'total', 'shard'], 'the create.table of the restored schema');
+  assert.deepEqual(after[1]!.after, { id: 2, status: 'ok', price: '1.00', quantity: 1, total: '1.00', shard: 'orders_1' });
+  assert.deepEqual(after.filter((c) => c.schemaChange?.change.kind === 'add.column').map((c) => c.schemaChange!.id), applied);
+  assert.deepEqual((stored.get('shop.orders_1') as { columns: { name: string }[] }).columns.map((c) => c.name), ['id', 'status', 'price', 'quantity', 'note']);
+});
