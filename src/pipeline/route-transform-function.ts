@@ -149,6 +149,8 @@ export class RouteTransformFunction implements KeyedProcessFunction<string, CdcC
       const sinkChanges = sinkChangesOf(change, t!.transform.schema, next.transform.schema);
       this.#tables.set(id, next);
       for (const table of next.sinks) {
+        // A pair's first record in this run: the table as it was before the change, then the change (a sink with the table plans the create to nothing).
+        if (t!.sinks.some((x) => x.namespace === table.namespace && x.table === table.table)) this.#announce(t!, table, record, out);
         if (!this.#announced.has(pairOf(id, table))) this.#announce(next, table, record, out);
         else sinkChanges.forEach((c, j) => this.#emitDdl(next, table, c, next.transform.schema, `${position}#${i}.${j}`, record, out));
       }

@@ -200,3 +200,10 @@ test('keyed state: restored from before an ADD COLUMN that the catalog already s
   assert.deepEqual(after.filter((c) => c.schemaChange?.change.kind === 'add.column').map((c) => c.schemaChange!.id), applied);
   assert.deepEqual((stored.get('shop.orders_1') as { columns: { name: string }[] }).columns.map((c) => c.name), ['id', 'status', 'price', 'quantity', 'note']);
 });
+
+test("a schema change as a pair's first record in a run: create.table of the schema before it, then the change", async () => {
+  const { fn, out } = await operator([{ id: 'shop.orders_1', columns: ORDERS, primaryKey: ['id'] }]);
+  feed(fn, out, ddl('orders_1', [{ kind: 'add.column', column: { name: 'note', type: 'varchar(20)' } }], [...ORDERS, { name: 'note', type: 'varchar(20)' }], 777));
+  assert.deepEqual(out.map((c) => c.schemaChange!.change.kind), ['create.table', 'add.column']);
+  assert.ok(!out[0]!.schemaChange!.schema.columns.some((c) => c.name === 'note'));
+});
