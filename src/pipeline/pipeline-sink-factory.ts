@@ -67,7 +67,12 @@ export function pipelineSink(sink: SinkDefinition): AttachSink {
         note(c);
         return c.op === 'ddl' ? changeLine(c) : decoder.decode(rows(c));
       };
-      return (stream) => void stream.sinkTo(sink.type === 'print' ? new PrintSink<PipelineChange>({ format: line }) : new FileSink<PipelineChange>(String(o['path']), { format: line, rollingPolicy: onCheckpointRollingPolicy() }), settings);
+      // The schema changes the pipeline's schema.change.behavior and include/exclude keep (a table's create.table always: it says what the rows are).
+      const kept = new Set<string>([...sink.schemaChanges, 'create.table']);
+      return (stream) =>
+        void stream
+          .filter((c) => c.op !== 'ddl' || kept.has(c.schemaChange!.change.kind), { name: 'Schema changes kept' })
+          .sinkTo(sink.type === 'print' ? new PrintSink<PipelineChange>({ format: line }) : new FileSink<PipelineChange>(String(o['path']), { format: line, rollingPolicy: onCheckpointRollingPolicy() }), settings);
     }
     case 'kafka':
       return kafkaSink(sink, settings);
