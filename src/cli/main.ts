@@ -200,11 +200,29 @@ remote(program.command('cancel').description('cancel a job (no savepoint)').argu
 
 program
   .command('pipeline')
-  .description('a Flink CDC 3 style YAML pipeline (source, sink, route, transform, pipeline): --check validates it')
+  .description('run a Flink CDC 3 style YAML pipeline (source, sink, route, transform, pipeline) as a job, as weir run runs one; --check validates it')
   .argument('<file>', 'the pipeline YAML file')
   .option('--check', 'validate the file and print a summary, without running it (exit 1 with file:line:column errors)')
-  .action((file: string, o: { check?: boolean }) => {
-    process.exitCode = pipelineCommand(file, o);
+  .option('-p, --parallelism <n>', 'default parallelism (parallelism.default), over the file\'s pipeline.parallelism')
+  .option('--name <name>', "the job's name, over the file's pipeline.name (pipeline.name)")
+  .option('--task-managers <n>', 'worker-thread TaskManagers (or processes, with --processes); 0 runs every subtask in this thread', '0')
+  .option('--processes', 'a local cluster: a JobManager here and --task-managers TaskManager processes on loopback')
+  .option('-m, --jobmanager <host:port>', 'submit to the cluster of this JobManager (weir jobmanager) instead of running here')
+  .option('-d, --detached', 'with -m: print the job id and return; the pipeline goes on')
+  .option('--token <token>', "with -m: the cluster's token (security.cluster.token), sent with every call")
+  .option('--checkpoint-dir <dir>', 'checkpoint storage (execution.checkpointing.dir)')
+  .option('-D, --define <key=value>', 'set any configuration key (repeatable), over the file\'s pipeline block', collect)
+  .option('--config <file>', 'YAML or JSON configuration file')
+  .option('-s, --from-savepoint <path>', 'start from a savepoint or a retained checkpoint (chk-N directory)')
+  .option('-n, --allow-non-restored-state', 'skip state of operators that are no longer in the job')
+  .addOption(new Option('--claim-mode <mode>', 'with -s: whether the job owns the retained checkpoint it starts from (execution.state-recovery.claim-mode)').choices(['NO_CLAIM', 'CLAIM']))
+  .option('--inject-failures <n>', 'make N task failures at seeded random points (testing exactly-once)')
+  .option('--seed <n>', 'seed for --inject-failures', '1')
+  .option('--inject-failures-in <name>', 'only into operators whose vertex name contains this text')
+  .option('--verbose', 'debug logging')
+  .action(async (file: string, o) => {
+    process.exitCode = await pipelineCommand(file, o);
+    if (!o.check) exitSoonAfterTheJob();
   });
 
 remote(

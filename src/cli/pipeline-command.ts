@@ -1,9 +1,33 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { checkPipelineText } from '../pipeline/pipeline-validator.ts';
 import { pipelineSummary } from '../pipeline/pipeline-summary.ts';
+import { DatabasePipelineSinkNotWiredError } from '../pipeline/pipeline-sink-factory.ts';
+import { pipelineJobArgs } from '../pipeline/pipeline-job.ts';
+import { localClusterCommand } from './local-cluster.ts';
+import { runCommand, type RunOptions } from './run-command.ts';
+import { submitCommand, type SubmitOptions } from './submit-command.ts';
 
-/** Exit codes: 0 a good file, 1 a file with problems, 2 a usage error (unreadable file, running not implemented). */
-export function pipelineCommand(file: string, o: { check?: boolean }, out: (s: string) => void = (s) => process.stdout.write(s), err: (s: string) => void = (s) => process.stderr.write(s)): number {
+/** The job module a pipeline runs as (src/ under tsx, dist/ when installed). */
+const PIPELINE_JOB = fileURLToPath(new URL(`../pipeline/pipeline-job${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
+
+export interface PipelineOptions extends RunOptions {
+  readonly check?: boolean;
+  readonly jobmanager?: string;
+  readonly detached?: boolean;
+  readonly token?: string;
+  readonly processes?: boolean;
+}
+
+/**
+ * `weir pipeline FILE`: checks the file, then runs it as a job as `weir run` runs one (here, on a
+ * local cluster with --processes, or on a cluster with -m), with the same progress view; the job
+ * commands (stop, savepoint, cancel) and `-s` apply as to any job. `--check` only checks.
+ * Exit codes: 0 a good file checked or a pipeline that finished, 1 a file with problems or a
+ * pipeline that failed or was cancelled, 2 a usage error (unreadable file, a sink not wired yet).
+ */
+export async function pipelineCommand(file: string, o: PipelineOptions, out: (s: string) => void = (s) => process.stdout.write(s), err: (s: string) => void = (s) => process.stderr.write(s)): Promise<number> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -21,6 +45,13 @@ export function pipelineCommand(file: string, o: { check?: boolean }, out: (s: s
     out(pipelineSummary(definition));
     return 0;
   }
-  err(`weir: running a pipeline is not yet implemented (issue 33); 'weir pipeline --check ${file}' checks the file\n`);
-  return 2;
+  const type = definition.sink.type;
+  if (type === 'postgres' || type === 'mysql') {
+    err(`weir: ${file}: ${new DatabasePipelineSinkNotWiredError(type).message}\n`);
+    return 2;
+  }
+  const args = pipelineJobArgs(resolve(file), text);
+  if (o.jobmanager) return submitCommand(PIPELINE_JOB, args, o as SubmitOptions);
+  if (o.processes) return localClusterCommand(PIPELINE_JOB, args, o as Parameters<typeof localClusterCommand>[2]);
+  return runCommand(PIPELINE_JOB, args, o);
 }

@@ -159,7 +159,7 @@ export const SINK_KEYS: Readonly<Record<SinkType, readonly KeySpec[]>> = {
   ],
   files: [
     ...SINK_COMMON,
-    k('path', 'string', 'The directory the part files go to (a directory per sink table).', { required: true, weir: 'directory' }),
+    k('path', 'string', 'The directory the part files go to (one for every sink table: each line names its table).', { required: true, weir: 'directory' }),
     VALUE_FORMAT,
   ],
   print: [...SINK_COMMON, VALUE_FORMAT],

@@ -1,5 +1,6 @@
 // `weir pipeline --check FILE`: a good file prints its summary and exits 0; a bad one prints every
-// problem as file:line:column: message and exits 1; running a pipeline is not there yet (exit 2).
+// problem as file:line:column: message and exits 1; running one with a database sink is refused until
+// those sinks are wired in (exit 2).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -22,7 +23,7 @@ test('weir pipeline --check on the example prints the source, table patterns, ro
   assert.match(r.stdout, /^weir configuration: execution\.checkpointing\.interval=10 s$/m);
 });
 
-test('weir pipeline --check on a bad file prints each problem as file:line:column and exits 1; without --check it is not implemented (exit 2)', async () => {
+test('weir pipeline --check on a bad file prints each problem as file:line:column and exits 1; running one with a postgres sink is refused (exit 2): that sink is not wired yet', async () => {
   const dir = makeTempDir('pipeline-check');
   try {
     const file = join(dir, 'bad.yaml');
@@ -39,7 +40,7 @@ test('weir pipeline --check on a bad file prints each problem as file:line:colum
     ]);
     const run = await weir(['pipeline', EXAMPLE]);
     assert.equal(run.code, 2);
-    assert.match(run.stderr, /running a pipeline is not yet implemented/);
+    assert.match(run.stderr, /the postgres pipeline sink is not wired into 'weir pipeline' yet/);
     const missing = await weir(['pipeline', '--check', join(dir, 'none.yaml')]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /none\.yaml: cannot read it/);

@@ -1,0 +1,15 @@
+/**
+ * A change of a table whose schema the pipeline does not know: the catalog did not list it when
+ * the pipeline opened and no schema change announced it (it was created between the two). The
+ * task fails; its restart reads the catalog again, which has it.
+ */
+export class UnknownSourceTableError extends Error {
+  readonly table: string;
+  readonly known: readonly string[];
+  constructor(table: string, known: readonly string[]) {
+    super(`a change of source table ${table}, whose schema the pipeline did not read at start (tables known: ${known.slice(0, 20).join(', ') || 'none'}${known.length > 20 ? ', ...' : ''}); a restart reads the catalog again`);
+    this.name = 'UnknownSourceTableError';
+    this.table = table;
+    this.known = known;
+  }
+}

@@ -1,0 +1,175 @@
+// A pipeline is a job: `weir stop --savepoint` stops it and `weir pipeline -s SAVEPOINT FILE`
+// resumes it. The pipeline of pipeline-mariadb-files.long.test.ts: changes before the stop, an
+// ADD COLUMN and more changes while it is stopped, then the resumed run. The committed output of
+// both runs together is compared record for record with the changes computed in JS, and the
+// add.column comes exactly once.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startMariaDb } from '../fixtures/mariadb-server.ts';
+import { connect } from '../fixtures/cdc-workload.ts';
+import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
+import { spawnWeir, weir as weirCommand } from '../fixtures/weir-process.ts';
+
+type Row = Record<string, unknown>;
+interface Order { id: number; status: string; cents: number; quantity: number; note?: string | null }
+
+const money = (cents: number) => `${Math.trunc(cents / 100)}.${String(Math.abs(cents) % 100).padStart(2, '0')}`;
+
+/** The transform in JS: the filter, then the projection (source columns, total, shard). */
+function transformed(shard: string, o: Order, hasNote: boolean): Row | null {
+  if (o.status === 'test' || o.quantity <= 0) return null;
+  return { id: o.id, status: o.status, price: money(o.cents), quantity: o.quantity, ...(hasNote ? { note: o.note ?? null } : {}), total: money(o.cents * o.quantity), shard };
+}
+
+/** A change of an order as the sink gets it: per image through the filter. */
+function expectedChange(shard: string, before: Order | null, after: Order | null, hasNote: boolean): string | null {
+  const b = before && transformed(shard, before, hasNote);
+  const a = after && transformed(shard, after, hasNote);
+  if (!b && !a) return null;
+  const op = b && a ? 'u' : a ? 'c' : 'd';
+  return JSON.stringify({ op, before: b, after: a });
+}
+
+test('weir pipeline stopped with a savepoint and resumed with -s: exactly once, record for record, an ADD COLUMN made while stopped applied once', { timeout: 300_000 }, async () => {
+  const dir = makeTempDir('pipeline-stop-resume');
+  const server = await startMariaDb();
+  const sql = await connect(server, 'mysql');
+  const out = join(dir, 'out');
+  let weir: ReturnType<typeof spawnWeir> | undefined;
+  let resumed: ReturnType<typeof spawnWeir> | undefined;
+  try {
+    await sql.query('CREATE DATABASE shop');
+    await sql.query('USE shop');
+    const tables: Record<string, Map<number, Order>> = { orders_1: new Map(), orders_2: new Map() };
+    for (const shard of Object.keys(tables)) {
+      await sql.query(`CREATE TABLE ${shard} (id INT PRIMARY KEY, status VARCHAR(10) NOT NULL, price DECIMAL(10,2) NOT NULL, quantity INT NOT NULL)`);
+      for (let id = 1; id <= 20; id++) {
+        const o: Order = { id, status: id % 5 === 0 ? 'test' : 'ok', cents: 100 * id + (shard === 'orders_1' ? 25 : 50), quantity: id % 4 };
+        await sql.query(`INSERT INTO ${shard} VALUES (?, ?, ?, ?)`, [o.id, o.status, money(o.cents), o.quantity]);
+        tables[shard]!.set(id, o);
+      }
+    }
+    await sql.query('CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(20))');
+    await sql.query("INSERT INTO customers VALUES (1, 'ann'), (2, 'bob')");
+    const file = join(dir, 'pipeline.yaml');
+    writeFileSync(
+      file,
+      `source:
+  type: mariadb
+  hostname: 127.0.0.1
+  port: ${server.port}
+  username: root
+  password: '${server.password}'
+  tables: shop.\\.*
+  server-id: 5400-5403
+sink:
+  type: files
+  path: ${out}
+route:
+  - source-table: shop.orders_\\d+
+    sink-table: shop.orders
+  - source-table: shop.customers
+    sink-table: shop.clients
+transform:
+  - source-table: shop.orders_\\d+
+    projection: \\*, price * quantity AS total, __table_name__ AS shard
+    filter: status <> 'test' AND quantity > 0
+    primary-keys: shard, id
+pipeline:
+  name: pipeline long test
+  parallelism: 1
+  execution.checkpointing.interval: 1 s
+`,
+    );
+    weir = spawnWeir(['pipeline', '-D', 'rest.port=0', '--checkpoint-dir', join(dir, 'checkpoints'), file]);
+    const [jobId, jm] = await Promise.all([weir.jobId(), weir.jobManager()]);
+    await weir.waitFor('the binlog followed', (r) => (r.lines.some((l) => l.includes('following the binlog')) ? true : undefined), 90_000);
+
+    // Expected: the snapshot (a set per sink table), then every change in the order the binlog has it.
+    const snapshot: string[] = [];
+    for (const [shard, rows] of Object.entries(tables)) for (const o of rows.values()) {
+      const a = transformed(shard, o, false);
+      if (a) snapshot.push(JSON.stringify({ table: 'shop.orders', op: 'r', before: null, after: a }));
+    }
+    snapshot.push(JSON.stringify({ table: 'shop.clients', op: 'r', before: null, after: { id: 1, name: 'ann' } }), JSON.stringify({ table: 'shop.clients', op: 'r', before: null, after: { id: 2, name: 'bob' } }));
+    const log: string[] = [];
+    let runs = [''];
+    // Part files part-<subtask>-<job id 8>a<attempt>-<n>: the runs in order, then each run's files in order.
+    const order = (n: string) => { const m = /^part-\d+-([0-9a-f]{8})a\d+-(\d+)$/.exec(n)!; return runs.indexOf(m[1]!) * 1e9 + Number(m[2]); };
+    const committed = () => (existsSync(out) ? readdirSync(out).filter((n) => n.startsWith('part-')).sort((a, b) => order(a) - order(b)).flatMap((n) => readFileSync(join(out, n), 'utf8').split('\n').filter((l) => l !== '')) : []);
+    let hasNote = false;
+    const write = async (shard: string, before: Order | null, after: Order | null) => {
+      if (after && !before) await sql.query(`INSERT INTO ${shard} (id, status, price, quantity${hasNote && shard === 'orders_1' ? ', note' : ''}) VALUES (?, ?, ?, ?${hasNote && shard === 'orders_1' ? ', ?' : ''})`, [after.id, after.status, money(after.cents), after.quantity, after.note ?? null]);
+      else if (after) await sql.query(`UPDATE ${shard} SET status = ?, price = ?, quantity = ? WHERE id = ?`, [after.status, money(after.cents), after.quantity, after.id]);
+      else await sql.query(`DELETE FROM ${shard} WHERE id = ?`, [before!.id]);
+      if (after) tables[shard]!.set(after.id, after);
+      else tables[shard]!.delete(before!.id);
+      const c = expectedChange(shard, before, after, hasNote && shard === 'orders_1');
+      if (c) log.push(c);
+    };
+    const step = async (shard: string, i: number) => {
+      const rows = tables[shard]!;
+      const id = 1 + ((i * 7) % 30);
+      const was = rows.get(id) ?? null;
+      if (!was) return write(shard, null, { id, status: i % 6 === 0 ? 'test' : 'ok', cents: 1000 + i, quantity: 1 + (i % 3), note: hasNote ? `n${i}` : undefined });
+      if (i % 5 === 0) return write(shard, was, null);
+      // Updates move rows into and out of the filter (quantity 0, status 'test').
+      return write(shard, was, { ...was, cents: was.cents + 1, quantity: i % 4, status: i % 9 === 0 ? 'test' : 'ok' });
+    };
+    for (let i = 1; i <= 40; i++) await step(i % 2 ? 'orders_1' : 'orders_2', i);
+    const stop = await weirCommand(['stop', jobId, '--savepoint', join(dir, 'savepoints'), '--jobmanager', jm]);
+    assert.equal(stop.code, 0, stop.stderr);
+    const savepoint = /^Savepoint completed\. Path: (\S+)$/m.exec(stop.stdout)?.[1];
+    assert.ok(savepoint, stop.stdout);
+    assert.equal(await weir.finished(60_000), 0, weir.tail());
+    runs = [jobId.slice(0, 8)];
+    const beforeStop = committed().length;
+    await sql.query('ALTER TABLE orders_1 ADD COLUMN note VARCHAR(20)');
+    hasNote = true;
+    const addColumnAt = log.length;
+    for (let i = 41; i <= 80; i++) await step(i % 2 ? 'orders_1' : 'orders_2', i);
+    await sql.query("UPDATE customers SET name = 'carl' WHERE id = 2");
+    resumed = spawnWeir(['pipeline', '-D', 'rest.port=0', '--checkpoint-dir', join(dir, 'checkpoints'), '-s', savepoint, file]);
+    const resumedJob = await resumed.jobId();
+    runs = [jobId, resumedJob].map((j) => j.slice(0, 8));
+    log.push(JSON.stringify({ table: 'shop.clients', op: 'u', before: { id: 2, name: 'bob' }, after: { id: 2, name: 'carl' } }));
+
+    // The committed output, once it holds the last change.
+    const deadline = Date.now() + 60_000;
+    while (!committed().some((l) => l.includes('"carl"'))) {
+      assert.ok(Date.now() < deadline, `the last change was not committed in 60 s:\n${resumed.tail()}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const lines = committed().map((l) => JSON.parse(l) as Row);
+
+    const ddl = lines.filter((l) => l['op'] === 'ddl');
+    assert.deepEqual(ddl.filter((l) => (l['schemaChange'] as { change: { kind: string } }).change.kind !== 'create.table').map((l) => `${l['sourceTable']} ${(l['schemaChange'] as { change: { kind: string } }).change.kind}`), ['shop.orders_1 add.column'], 'the ALTER made while stopped: once');
+    assert.ok(beforeStop > 0 && beforeStop < lines.length, `${beforeStop} of ${lines.length} lines before the stop`);
+    const add = ddl.find((l) => (l['schemaChange'] as { change: { kind: string } }).change.kind === 'add.column')!['schemaChange'] as { change: unknown; id: string; schema: { columns: { name: string }[] } };
+    assert.deepEqual(add.change, { kind: 'add.column', column: { name: 'note', type: { kind: 'VARCHAR', length: 20 }, nullable: true }, after: 'quantity' });
+    assert.match(add.id, /^binlog\.\d+:\d+#0\.0 shop\.orders_1>shop\.orders$/);
+    assert.deepEqual(add.schema.columns.map((c) => c.name), ['id', 'status', 'price', 'quantity', 'note', 'total', 'shard']);
+
+    // Rows: debezium-json, the sink table as source.db.table.
+    const rows = lines.filter((l) => l['op'] !== 'ddl').map((l) => ({ table: `${(l['source'] as Row)['db']}.${(l['source'] as Row)['table']}`, op: l['op'] as string, before: l['before'], after: l['after'] }));
+    const actualSnapshot = rows.filter((r) => r.op === 'r').map((r) => JSON.stringify(r)).sort();
+    assert.deepEqual(actualSnapshot, [...snapshot].sort(), 'the snapshot, as a set');
+    const actualLog = rows.filter((r) => r.op !== 'r');
+    const expectedLog = log.map((l) => JSON.parse(l) as Row).map((c) => ({ table: (c['table'] as string | undefined) ?? 'shop.orders', op: c['op'], before: c['before'], after: c['after'] }));
+    assert.deepEqual(actualLog.map((r) => JSON.stringify(r)), expectedLog.map((r) => JSON.stringify(r)), 'every change after the snapshot, in order');
+    assert.ok(expectedLog.length > 60, `compared ${expectedLog.length} changes`);
+    // The add.column comes after the changes before the ALTER and before those after it.
+    const ddlIndex = lines.findIndex((l) => l['op'] === 'ddl' && (l['schemaChange'] as { change: { kind: string } }).change.kind === 'add.column');
+    const logLines = lines.map((l, i) => ({ l, i })).filter(({ l }) => l['op'] !== 'ddl' && l['op'] !== 'r');
+    assert.ok(logLines[addColumnAt - 1]!.i < ddlIndex && ddlIndex < logLines[addColumnAt]!.i, 'the add.column sits between the changes around the ALTER');
+    process.stderr.write(`pipeline stop/resume: ${beforeStop} lines before the stop; ${actualSnapshot.length} snapshot rows, ${actualLog.length} later changes, ${ddl.length} schema changes compared\n`);
+  } finally {
+    weir?.kill();
+    resumed?.kill();
+    await sql.end();
+    await server.stop();
+    removeDir(dir);
+  }
+});
