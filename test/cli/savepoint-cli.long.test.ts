@@ -138,7 +138,7 @@ async function checkInspect(path: string, output: string, parallelism: number): 
   }
 }
 
-describe('savepoints through the CLI', { timeout: 180_000 }, () => {
+describe('savepoints through the CLI', { timeout: 300_000 }, () => {
   let midRun: string;
   let firstStop: string;
   let out: string;
