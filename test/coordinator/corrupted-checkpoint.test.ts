@@ -1,7 +1,7 @@
 // A retained checkpoint whose files are damaged: recovery skips it for the previous one when
 // allowed (and the output stays exactly-once when nothing was committed between the two), and
 // starting from it on purpose fails with CheckpointCorruptedError naming the damaged file. Without
-// the allowance a fallback past committed output fails the job: duplicating-fallback.test.ts.
+// the allowance a fallback past committed output fails the job: duplicating-fallback.long.test.ts (test:long).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, truncateSync, statSync } from 'node:fs';

@@ -1,6 +1,6 @@
 // The MySQL/MariaDB CDC source against a private MariaDB: snapshot in chunks while the table
 // changes, then the binlog; the table materialized from the committed change stream must equal
-// SELECT * of the table, with no change twice. Rescaling mid-snapshot: cdc-rescale.test.ts (both dialects).
+// SELECT * of the table, with no change twice. Rescaling mid-snapshot: cdc-rescale.long.test.ts (both dialects, test:long).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

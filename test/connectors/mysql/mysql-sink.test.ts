@@ -1,6 +1,6 @@
 // MySqlSink against a private MariaDB: one XA transaction per checkpoint and subtask, nothing
 // visible before XA COMMIT, idempotent commits, the three modes, refused records failing at once
-// with nothing visible, recovery by XA RECOVER. (Jobs with failures: mysql-sink-exactly-once.test.ts.)
+// with nothing visible, recovery by XA RECOVER. (Jobs with failures: mysql-sink-exactly-once.long.test.ts, test:long.)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import mysql from 'mysql2/promise';

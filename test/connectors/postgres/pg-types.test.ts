@@ -1,7 +1,7 @@
-import { test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { startPostgres } from '../../fixtures/postgres-server.ts';
+import { startPostgres, type PostgresServer } from '../../fixtures/postgres-server.ts';
 import { PgLogReader } from '../../../src/connectors/postgres/pg-log-reader.ts';
 import { parseLsn } from '../../../src/connectors/postgres/lsn.ts';
 import { PgSqlClient } from '../../../src/connectors/postgres/pg-sql-client.ts';
@@ -41,8 +41,15 @@ const ROWS = [
   `(4, ${Array.from({ length: 31 }, () => 'NULL').join(', ')})`,
 ];
 
+// One private server for the file: each test has its own tables, publication and slot (pgoutput
+// sends a slot only the tables of its publication).
+let server: PostgresServer;
+before(async () => {
+  server = await startPostgres();
+});
+after(() => server?.stop());
+
 test('every type arrives alike through a snapshot SELECT and through the change stream (insert and update), and exactly as specified', async () => {
-  const server = await startPostgres();
   const admin = new pg.Client(server.connectionOptions());
   await admin.connect();
   const sql = await PgSqlClient.connect(server.connectionOptions());
@@ -123,26 +130,24 @@ test('every type arrives alike through a snapshot SELECT and through the change 
   } finally {
     await sql.close();
     await admin.end();
-    await server.stop();
   }
 });
 
 test('an update leaving a TOASTed text column unchanged lists it in unchangedColumns and leaves it out of after, never null', async () => {
-  const server = await startPostgres();
   const admin = new pg.Client(server.connectionOptions());
   await admin.connect();
   try {
-    await admin.query(`CREATE TABLE docs (id int PRIMARY KEY, title text, body text)`);
+    await admin.query(`CREATE TABLE docs_toast (id int PRIMARY KEY, title text, body text)`);
     // EXTERNAL: stored out of line uncompressed, so a few KB are surely TOASTed.
-    await admin.query(`ALTER TABLE docs ALTER COLUMN body SET STORAGE EXTERNAL`);
-    await admin.query(`CREATE PUBLICATION p FOR TABLE docs`);
-    const slot = await admin.query(`SELECT lsn::text FROM pg_create_logical_replication_slot('s', 'pgoutput')`);
+    await admin.query(`ALTER TABLE docs_toast ALTER COLUMN body SET STORAGE EXTERNAL`);
+    await admin.query(`CREATE PUBLICATION p_toast FOR TABLE docs_toast`);
+    const slot = await admin.query(`SELECT lsn::text FROM pg_create_logical_replication_slot('s_toast', 'pgoutput')`);
     const body = 'lorem ipsum '.repeat(400); // 4.8 KB
-    await admin.query(`INSERT INTO docs VALUES (1, 'first', $1)`, [body]);
-    await admin.query(`UPDATE docs SET title = 'second' WHERE id = 1`);
-    await admin.query(`UPDATE docs SET body = body || '!' WHERE id = 1`);
+    await admin.query(`INSERT INTO docs_toast VALUES (1, 'first', $1)`, [body]);
+    await admin.query(`UPDATE docs_toast SET title = 'second' WHERE id = 1`);
+    await admin.query(`UPDATE docs_toast SET body = body || '!' WHERE id = 1`);
     const warnings: string[] = [];
-    const reader = await PgLogReader.open({ ...server.connectionOptions(), slot: 's', publication: 'p', start: parseLsn(slot.rows[0].lsn), warn: (m) => warnings.push(m) });
+    const reader = await PgLogReader.open({ ...server.connectionOptions(), slot: 's_toast', publication: 'p_toast', start: parseLsn(slot.rows[0].lsn), warn: (m) => warnings.push(m) });
     const records: PgChangeRecord[] = [];
     try {
       while (records.length < 3) {
@@ -162,25 +167,23 @@ test('an update leaving a TOASTed text column unchanged lists it in unchangedCol
     assert.equal(warnings.length, 1, 'one REPLICA IDENTITY warning for two updates');
   } finally {
     await admin.end();
-    await server.stop();
   }
 });
 
 test('with REPLICA IDENTITY FULL, an update leaving a TOASTed column unchanged has it in after, taken from the full before image', async () => {
-  const server = await startPostgres();
   const admin = new pg.Client(server.connectionOptions());
   await admin.connect();
   try {
-    await admin.query(`CREATE TABLE docs (id int PRIMARY KEY, title text, body text)`);
-    await admin.query(`ALTER TABLE docs ALTER COLUMN body SET STORAGE EXTERNAL`);
-    await admin.query(`ALTER TABLE docs REPLICA IDENTITY FULL`);
-    await admin.query(`CREATE PUBLICATION p FOR TABLE docs`);
-    const slot = await admin.query(`SELECT lsn::text FROM pg_create_logical_replication_slot('s', 'pgoutput')`);
+    await admin.query(`CREATE TABLE docs_full (id int PRIMARY KEY, title text, body text)`);
+    await admin.query(`ALTER TABLE docs_full ALTER COLUMN body SET STORAGE EXTERNAL`);
+    await admin.query(`ALTER TABLE docs_full REPLICA IDENTITY FULL`);
+    await admin.query(`CREATE PUBLICATION p_full FOR TABLE docs_full`);
+    const slot = await admin.query(`SELECT lsn::text FROM pg_create_logical_replication_slot('s_full', 'pgoutput')`);
     const body = 'lorem ipsum '.repeat(400);
-    await admin.query(`INSERT INTO docs VALUES (1, 'first', $1)`, [body]);
-    await admin.query(`UPDATE docs SET title = 'second' WHERE id = 1`);
+    await admin.query(`INSERT INTO docs_full VALUES (1, 'first', $1)`, [body]);
+    await admin.query(`UPDATE docs_full SET title = 'second' WHERE id = 1`);
     const warnings: string[] = [];
-    const reader = await PgLogReader.open({ ...server.connectionOptions(), slot: 's', publication: 'p', start: parseLsn(slot.rows[0].lsn), warn: (m) => warnings.push(m) });
+    const reader = await PgLogReader.open({ ...server.connectionOptions(), slot: 's_full', publication: 'p_full', start: parseLsn(slot.rows[0].lsn), warn: (m) => warnings.push(m) });
     const records: PgChangeRecord[] = [];
     try {
       while (records.length < 2) {
@@ -196,7 +199,6 @@ test('with REPLICA IDENTITY FULL, an update leaving a TOASTed column unchanged h
     assert.deepEqual(warnings, []);
   } finally {
     await admin.end();
-    await server.stop();
   }
 });
 
