@@ -55,6 +55,20 @@ function notADirectory(target: string, p: string): DirectoryError {
   return new DirectoryError(target, Object.assign(new Error(`${p} is a file, not a directory (ENOTDIR)`), { code: 'ENOTDIR', ours: true }));
 }
 
+/**
+ * mkdir said ENOTDIR: a directory the walk found became a file since (another process, a test's
+ * fault). Named like the walk names it, by the file; the system's words when it is gone again.
+ */
+function raced(target: string, dir: string, cause: unknown, kind: (p: string) => Kind): DirectoryError {
+  for (let q = dirname(dir); dirname(q) !== q; q = dirname(q)) if (kind(q) === 'file') return notADirectory(target, q);
+  return new DirectoryError(dir, cause);
+}
+
+async function racedAsync(target: string, dir: string, cause: unknown, kind: (p: string) => Promise<Kind>): Promise<DirectoryError> {
+  for (let q = dirname(dir); dirname(q) !== q; q = dirname(q)) if ((await kind(q)) === 'file') return notADirectory(target, q);
+  return new DirectoryError(dir, cause);
+}
+
 /** Makes `path` and its missing parents; refuses pseudo-filesystems (PseudoFileSystemError). */
 export function makeDirectoriesSync(path: string): void {
   const target = resolve(path);
@@ -70,6 +84,7 @@ export function makeDirectoriesSync(path: string): void {
     try {
       mkdirSync(dir);
     } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOTDIR') throw raced(target, dir, e, (q) => kindOf(q, () => statSync(q)));
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || kindOf(dir, () => statSync(dir)) !== 'dir') throw new DirectoryError(dir, e);
     }
   }
@@ -91,6 +106,7 @@ export async function makeDirectories(path: string): Promise<void> {
     try {
       await mkdir(dir);
     } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOTDIR') throw await racedAsync(target, dir, e, kindAt);
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || (await kindAt(dir)) !== 'dir') throw new DirectoryError(dir, e);
     }
   }

@@ -20,6 +20,12 @@ export class SourceOperator extends AbstractStreamOperator {
   #reader!: SourceReader<unknown, unknown>;
   #ctx!: OperatorContext;
   #initialSplits: unknown[] = [];
+  /**
+   * What the enumerator sent before the reader existed, for it in order once it does: a
+   * restarted subtask's mailbox runs while its operators open (a restore reads state), and an
+   * enumerator that assigns at registration may be that quick. Undefined once the reader runs.
+   */
+  #beforeReader: ((reader: SourceReader<unknown, unknown>) => void)[] | undefined = [];
   #watermarks!: SourceWatermarks;
   #periodic: Timer | undefined;
   #alignmentTimer: Timer | undefined;
@@ -82,6 +88,9 @@ export class SourceOperator extends AbstractStreamOperator {
     if (splits.length > 0) this.#reader.addSplits([...splits]);
     // An enumerator decides when there are no more splits; static splits are all there is.
     if (!this.hasEnumerator) this.#reader.notifyNoMoreSplits();
+    const early = this.#beforeReader ?? [];
+    this.#beforeReader = undefined;
+    for (const deliver of early) deliver(this.#reader);
     if (this.#watermarks.generates && ctx.autoWatermarkInterval > 0) this.#schedulePeriodic();
     if (this.#strategy?.alignment) this.#scheduleAlignmentReport();
   }
@@ -139,12 +148,19 @@ export class SourceOperator extends AbstractStreamOperator {
 
   /** Splits from the enumerator, delivered as mail (between two polls, in order with triggers). */
   addSplits(splits: unknown[], noMoreSplits: boolean): void {
-    if (splits.length > 0) this.#reader.addSplits(splits);
-    if (noMoreSplits) this.#reader.notifyNoMoreSplits();
+    this.#toReader((reader) => {
+      if (splits.length > 0) reader.addSplits(splits);
+      if (noMoreSplits) reader.notifyNoMoreSplits();
+    });
   }
 
   handleSourceEvent(event: unknown): void {
-    this.#reader.handleSourceEvent?.(event);
+    this.#toReader((reader) => reader.handleSourceEvent?.(event));
+  }
+
+  #toReader(deliver: (reader: SourceReader<unknown, unknown>) => void): void {
+    if (this.#beforeReader) this.#beforeReader.push(deliver);
+    else deliver(this.#reader);
   }
 
   pollNext(): InputStatus {
