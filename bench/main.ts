@@ -6,6 +6,7 @@ import { renderTable, writeResult, type Scenario, type ScenarioOptions } from '.
 import { asyncIo } from './scenarios/async.ts';
 import { backpressure } from './scenarios/backpressure.ts';
 import { cdc } from './scenarios/cdc.ts';
+import { pipelineBench } from './scenarios/pipeline.ts';
 import { checkpoint } from './scenarios/checkpoint.ts';
 import { cluster } from './scenarios/cluster.ts';
 import { codec } from './scenarios/codec.ts';
@@ -24,7 +25,7 @@ import { state } from './scenarios/state.ts';
 import { transformExpressions } from './scenarios/transform-expressions.ts';
 
 /** Every scenario by name; add new ones here (checkpoint, recovery, backpressure, savepoint, cdc, ...). */
-const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([wordcount, checkpoint, recovery, backpressure, savepoint, cdc, codec, exchange, haStorage, cluster, windows, nexmark, asyncIo, sinks, state, jetstreamBench, jetstreamMemory, kafkaBench, transformExpressions].map((s) => [s.name, s]));
+const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([wordcount, checkpoint, recovery, backpressure, savepoint, cdc, codec, exchange, haStorage, cluster, windows, nexmark, asyncIo, sinks, state, jetstreamBench, jetstreamMemory, kafkaBench, transformExpressions, pipelineBench].map((s) => [s.name, s]));
 
 function usage(): string {
   const lines = ['usage: npm run bench -- <scenario> [--runs N] [--records N] [scenario flags]', '', 'scenarios:'];

@@ -19,7 +19,9 @@ export async function runVariants(
   variants: Readonly<Record<string, () => Promise<number>>>,
   ratios: Readonly<Record<string, readonly [string, string]>>,
 ): Promise<SideBySide> {
-  const names = Object.keys(variants);
+  // --only a,b: those variants alone (to profile one); ratios need both of theirs.
+  const only = options.flags.only?.split(',').map((x) => x.trim());
+  const names = Object.keys(variants).filter((v) => only === undefined || only.includes(v));
   const width = Math.max(...names.map((v) => v.length)) + 1;
   const samples: Record<string, number[]> = Object.fromEntries(names.map((k) => [k, []]));
   const perRun: Record<string, number[]> = Object.fromEntries(Object.keys(ratios).map((k) => [k, []]));
@@ -32,11 +34,11 @@ export async function runVariants(
       samples[v]!.push((items / ms[v]!) * 1000);
       options.log(`run ${run + 1}/${options.runs} ${v.padEnd(width)} ${fmtNumber((items / ms[v]!) * 1000)} ${unit}`);
     }
-    for (const [name, [a, b]] of Object.entries(ratios)) perRun[name]!.push(ms[a]! / ms[b]!);
+    for (const [name, [a, b]] of Object.entries(ratios)) if (ms[a] !== undefined && ms[b] !== undefined) perRun[name]!.push(ms[a] / ms[b]);
   }
   return {
     samples: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)])),
-    ratios: Object.fromEntries(Object.entries(perRun).map(([k, v]) => [k, summarize(v)])),
+    ratios: Object.fromEntries(Object.entries(perRun).filter(([, v]) => v.length > 0).map(([k, v]) => [k, summarize(v)])),
   };
 }
 

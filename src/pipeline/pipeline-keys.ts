@@ -47,7 +47,7 @@ export const TOP_LEVEL_BLOCKS = ['source', 'sink', 'route', 'transform', 'pipeli
 export const SOURCE_TYPES = ['mysql', 'mariadb', 'postgres'] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
 
-const STARTUP_MYSQL = choices('initial', 'earliest-offset', 'latest-offset', 'specific-offset', 'timestamp');
+const STARTUP_MYSQL = choices('initial', 'snapshot', 'earliest-offset', 'latest-offset', 'specific-offset', 'timestamp');
 const STARTUP_POSTGRES = choices('initial', 'latest-offset', 'committed-offset', 'snapshot');
 
 const SOURCE_COMMON: readonly KeySpec[] = [
@@ -86,7 +86,7 @@ function mysqlKeys(): KeySpec[] {
     ...SOURCE_COMMON,
     k('port', 'int', 'The server port (default 3306).', { min: 1, max: 65535, weir: 'port' }),
     k('server-id', 'string', "A replication server id or a range '5400-5404', one id per parallel reader.", { pattern: { regex: '^\\s*\\d+\\s*(-\\s*\\d+\\s*)?$', hint: "a number or a range such as '5400-5404'" }, weir: 'serverId' }),
-    k('scan.startup.mode', STARTUP_MYSQL, "Where reading starts: 'initial' (snapshot, then the binlog), 'earliest-offset', 'latest-offset', 'specific-offset' or 'timestamp'.", { weir: 'startup' }),
+    k('scan.startup.mode', STARTUP_MYSQL, "Where reading starts: 'initial' (snapshot, then the binlog), 'snapshot' (the snapshot only, then the pipeline ends), 'earliest-offset', 'latest-offset', 'specific-offset' or 'timestamp'.", { weir: 'startup' }),
     k('scan.startup.specific-offset.file', 'string', "The binlog file of 'specific-offset'."),
     k('scan.startup.specific-offset.pos', 'int', "The binlog position of 'specific-offset'.", { min: 0 }),
     k('scan.startup.specific-offset.gtid-set', 'string', "The GTID set of 'specific-offset'."),

@@ -54,6 +54,8 @@ export function postgresCdcOptionsOf(s: SourceDefinition): PostgresCdcOptions {
 
 function mySqlStartup(o: Readonly<Record<string, unknown>>): StartupMode {
   switch (o['scan.startup.mode'] ?? 'initial') {
+    case 'snapshot':
+      return { mode: 'snapshot-only' };
     case 'earliest-offset':
       return { mode: 'earliest' };
     case 'latest-offset':

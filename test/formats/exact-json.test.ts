@@ -23,6 +23,17 @@ test('stringify: bigints exact, bytes through the given encoding, undefined fiel
   assert.deepEqual(parseExact('t', text), { id: -(2n ** 63n), raw: '01ff', s: 'é"\n', n: -0.5, list: [null, true, 2n ** 64n] });
 });
 
+test('stringify: a value JSON.stringify can write comes out the same as one that needs the exact walk', () => {
+  const row = { id: 7, name: 'ann "a"', price: '12.50', at: null, tags: ['x', 'y'], nested: { deep: [1, { z: false }] }, gone: undefined };
+  const plain = stringifyExact('t', row, hex);
+  assert.equal(plain, JSON.stringify(row));
+  // The same with a bigint (the exact walk): every other field written alike.
+  assert.equal(stringifyExact('t', { ...row, id: 7n }, hex), plain);
+  assert.equal(stringifyExact('t', { ...row, when: new Date(0) }, hex), plain.slice(0, -1) + ',"when":"1970-01-01T00:00:00.000Z"}');
+  assert.equal(stringifyExact('t', [1, undefined, 'a'], hex), '[1,null,"a"]');
+  assert.equal(stringifyExact('t', undefined, hex), 'null');
+});
+
 test('refusals name the format and where: NaN, a function, text that is not JSON', () => {
   assert.throws(() => stringifyExact('fmt', { a: [{ b: Number.POSITIVE_INFINITY }] }, hex), (e: unknown) => e instanceof FormatError && e.path === 'a[0].b' && /^fmt:/.test(e.message));
   assert.throws(() => stringifyExact('fmt', { f: () => 1 }, hex), (e: unknown) => e instanceof FormatError && e.path === 'f');

@@ -10,7 +10,8 @@ import { prepareSnapshotConnection } from '../../src/connectors/mysql/column-cod
 import { TYPE_CASES, TYPE_COLUMNS, TYPES_TABLE } from '../fixtures/column-types.ts';
 import { startMariaDb, type MariaDbServer } from '../fixtures/mariadb-server.ts';
 import { assertChangeStreamMatchesTable, committedMarker, connect, createOrders, runWorkload, type Sql } from '../fixtures/cdc-workload.ts';
-import { JobEvents, makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
+import { JobEvents, makeTempDir, readCommittedLines, removeDir } from '../fixtures/recovery-helpers.ts';
+import { parseChangeLines } from '../fixtures/cdc-records.ts';
 
 const JOB = join(import.meta.dirname, '..', 'fixtures', 'jobs', 'cdc-to-files.ts');
 
@@ -59,6 +60,22 @@ describe('MySqlCdcSource on a private MariaDB', () => {
     await assertChangeStreamMatchesTable(server, lines, 'orders');
     assert.ok(lines.some((l) => l.source.table === 'orders' && !l.source.snapshot), 'binlog changes were captured');
     assert.ok(job.restarts >= 2 && events.restored.length >= 2, events.describe());
+  });
+
+  test('snapshot-only: the job reads the table in chunks and ends FINISHED by itself, each row once', async () => {
+    await createOrders(sql, 'static_orders', 5000);
+    const output = join(root, 'snapshot-only', 'output');
+    const job = await createJobMaster({
+      job: JOB,
+      args: ['--port', String(server.port), '--password', server.password, '--output', output, '--chunk-size', '700', '--checkpoint-interval', '150', '--tables', 'static_orders', '--startup', 'snapshot-only'],
+      config: { 'parallelism.default': 2, 'execution.checkpointing.dir': join(root, 'snapshot-only', 'checkpoints') },
+      log: createLogger({ level: 'error' }),
+    });
+    const result = await job.run();
+    assert.equal(result.status, 'FINISHED', result.error?.message);
+    const lines = parseChangeLines(readCommittedLines(output));
+    assert.ok(lines.length > 0 && lines.every((c) => c.op === 'r' && c.source.snapshot), 'snapshot rows only');
+    assert.equal(await assertChangeStreamMatchesTable(server, lines, 'static_orders'), 5000);
   });
 
   test('every common column type round-trips exactly through the snapshot and the binlog', async () => {

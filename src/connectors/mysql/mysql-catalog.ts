@@ -54,6 +54,7 @@ export class MySqlCatalog implements CdcCatalog<MySqlLogPosition> {
     const s = this.#o.startup;
     switch (s.mode) {
       case 'initial':
+      case 'snapshot-only':
         return { snapshot: true };
       case 'latest':
         return { snapshot: false, start: await (await this.#gtid()).currentPosition(this.#sql) };

@@ -2,12 +2,14 @@ import type { MySqlConnectionOptions } from './mysql-connection-options.ts';
 
 /**
  * Where the source starts reading (Flink CDC's scan.startup.mode): `initial` snapshots the tables
- * and then follows the binlog; the others only follow the binlog, from its end (`latest`), from
+ * and then follows the binlog; `snapshot-only` ends after the snapshot (a bounded source: a
+ * one-off copy, a backfill); the others only follow the binlog, from its end (`latest`), from
  * the oldest binlog file the server still has (`earliest`), from the first event committed at or
  * after a time (`timestamp`, ms since the epoch), or from a given file and position or GTID.
  */
 export type StartupMode =
   | { readonly mode: 'initial' }
+  | { readonly mode: 'snapshot-only' }
   | { readonly mode: 'latest' }
   | { readonly mode: 'earliest' }
   | { readonly mode: 'timestamp'; readonly timestampMs: number }

@@ -35,7 +35,8 @@ export class MySqlCdcSource implements Source<ChangeRecord, CdcSplit, MySqlEnume
     serverIdFor(this.options, ctx.parallelism - 1, ctx.parallelism);
     // Tables added later are backfilled with a spare id while the binlog is followed.
     if (this.options.scanNewlyAddedTables) serverIdFor(this.options, ctx.parallelism, ctx.parallelism + 1);
-    return new CdcSplitEnumerator(ctx, this.#dialect, this.options, restored, this.options.startup.mode === 'initial');
+    const mode = this.options.startup.mode;
+    return new CdcSplitEnumerator(ctx, this.#dialect, this.options, restored, mode === 'initial' || mode === 'snapshot-only', mode === 'snapshot-only' ? 'end' : 'log');
   }
 
   createReader(ctx: SourceReaderContext): SourceReader<ChangeRecord, CdcSplit> {
