@@ -85,7 +85,7 @@ export async function startPipelineTargets(): Promise<{ targets: PipelineTarget[
       alterWithLockTimeout: async (statement) => {
         const c = await mysql.createConnection(maria.connectionOptions());
         try {
-          await c.query('SET SESSION lock_wait_timeout = 1');
+          await c.query('SET SESSION lock_wait_timeout = 1, innodb_lock_wait_timeout = 1');
           await c.query(statement);
           return undefined;
         } catch (e) {
