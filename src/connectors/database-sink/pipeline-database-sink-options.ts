@@ -28,4 +28,14 @@ export interface PipelineDatabaseSinkOptions<Connection> {
   /** Batches sent but not yet answered before the writer pushes back. Unset: 4. */
   readonly maxInFlightBatches?: number;
   readonly commitRetry?: CommitRetryPolicy;
+  /**
+   * How long a statement may wait for a row lock before it fails the attempt (which restarts).
+   * Upserts of a key wait for the previous checkpoint's prepared transaction to commit, which
+   * takes milliseconds; a failover that tears the job down while a writer waits so (its last
+   * pre-commit, after its input ended) would otherwise wait for ever: only the next attempt's
+   * recovery ends that transaction. Unset: 15 s.
+   */
+  readonly lockWaitSeconds?: number;
 }
+
+export const DEFAULT_PIPELINE_LOCK_WAIT_SECONDS = 15;

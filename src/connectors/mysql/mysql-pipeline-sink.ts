@@ -1,6 +1,6 @@
 import type { SinkContext } from '../../api/sink.ts';
 import type { CommitRetryPolicy, Committer, PrecommittingSinkWriter, TwoPhaseCommittingSink } from '../../api/two-phase-committing-sink.ts';
-import type { PipelineDatabaseSinkOptions } from '../database-sink/pipeline-database-sink-options.ts';
+import { DEFAULT_PIPELINE_LOCK_WAIT_SECONDS, type PipelineDatabaseSinkOptions } from '../database-sink/pipeline-database-sink-options.ts';
 import { PipelineSinkWriter, type PipelineWriterDialect } from '../database-sink/pipeline-sink-writer.ts';
 import { RecordRefusedError } from '../database-sink/record-refused-error.ts';
 import type { RoutedChange } from '../database-sink/routed-change.ts';
@@ -61,7 +61,7 @@ class MySqlPipelineSink implements TwoPhaseCommittingSink<RoutedChange, MySqlCom
       failure: (table, statement, e) => refusal(target, table, statement, e),
       end: () => control.end(),
     };
-    const transactions = new MySqlPipelineTransactions(connect, control, { prefix, subtask: ctx.subtaskIndex, server: mysqlServerOf(o.connection), database: o.connection.database ?? this.#marker });
+    const transactions = new MySqlPipelineTransactions(connect, control, { prefix, subtask: ctx.subtaskIndex, server: mysqlServerOf(o.connection), database: o.connection.database ?? this.#marker, lockWaitSeconds: o.lockWaitSeconds ?? DEFAULT_PIPELINE_LOCK_WAIT_SECONDS });
     return new PipelineSinkWriter(dialect, transactions, {
       behavior: o.schemaChangeBehavior ?? DEFAULT_SCHEMA_CHANGE_BEHAVIOR,
       ...(o.schemaChangeFilter ? { filter: o.schemaChangeFilter } : {}),

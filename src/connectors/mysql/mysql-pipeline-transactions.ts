@@ -23,12 +23,12 @@ interface OpenXa {
 export class MySqlPipelineTransactions implements PipelineTransactions<MySqlStatement, MySqlCommittable> {
   readonly #connect: () => Promise<MySqlSinkConnection>;
   readonly #control: MySqlSinkConnection;
-  readonly #where: { readonly prefix: TransactionIdPrefix; readonly subtask: number; readonly server: string; readonly database: string };
+  readonly #where: { readonly prefix: TransactionIdPrefix; readonly subtask: number; readonly server: string; readonly database: string; readonly lockWaitSeconds: number };
   #open: OpenXa | undefined;
   #lastCut = 0;
   readonly #ending = new Map<string, number>();
 
-  constructor(connect: () => Promise<MySqlSinkConnection>, control: MySqlSinkConnection, where: { prefix: TransactionIdPrefix; subtask: number; server: string; database: string }) {
+  constructor(connect: () => Promise<MySqlSinkConnection>, control: MySqlSinkConnection, where: { prefix: TransactionIdPrefix; subtask: number; server: string; database: string; lockWaitSeconds: number }) {
     this.#connect = connect;
     this.#control = control;
     this.#where = where;
@@ -80,6 +80,7 @@ export class MySqlPipelineTransactions implements PipelineTransactions<MySqlStat
     const connection = await this.#connect();
     try {
       const [row] = await connection.sql<{ id: number }>('SELECT CONNECTION_ID() AS id');
+      await connection.sql(`SET SESSION innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(this.#where.lockWaitSeconds))}`);
       const xa: OpenXa = { connection, gtrid: transactionId(this.#where.prefix, this.#where.subtask, this.#lastCut), bqual: randomBytes(8).toString('hex'), session: Number(row?.id) };
       await connection.sql(`XA START ${xidLiteral(xa.gtrid, xa.bqual)}`);
       return xa;

@@ -1,6 +1,6 @@
 import type { SinkContext } from '../../api/sink.ts';
 import type { CommitRetryPolicy, Committer, PrecommittingSinkWriter, TwoPhaseCommittingSink } from '../../api/two-phase-committing-sink.ts';
-import type { PipelineDatabaseSinkOptions } from '../database-sink/pipeline-database-sink-options.ts';
+import { DEFAULT_PIPELINE_LOCK_WAIT_SECONDS, type PipelineDatabaseSinkOptions } from '../database-sink/pipeline-database-sink-options.ts';
 import { PipelineSinkWriter, type PipelineWriterDialect } from '../database-sink/pipeline-sink-writer.ts';
 import { RecordRefusedError } from '../database-sink/record-refused-error.ts';
 import type { RoutedChange } from '../database-sink/routed-change.ts';
@@ -53,6 +53,7 @@ class PostgresPipelineSink implements TwoPhaseCommittingSink<RoutedChange, Postg
     });
     try {
       await checkPreparedTransactions(connection, server, target);
+      await connection.sql(`SET lock_timeout = '${Math.max(1, Math.ceil(o.lockWaitSeconds ?? DEFAULT_PIPELINE_LOCK_WAIT_SECONDS))}s'`);
     } catch (e) {
       await Promise.all([connection.end(), control.end()]);
       throw e;
