@@ -67,6 +67,8 @@ async function mariaDb(): Promise<Db> {
   };
 }
 
+/** The scenario on one target; each target's in a test file of its own (one process each). */
+export function pipelineSinkExactlyOnce(only: 'postgres' | 'mysql'): void {
 describe('pipeline database sinks exactly-once, with a schema change mid-run', () => {
   let root: string;
   before(() => {
@@ -78,6 +80,7 @@ describe('pipeline database sinks exactly-once, with a schema change mid-run', (
     ['postgres', postgresDb],
     ['mysql', mariaDb],
   ] as const) {
+    if (target !== only) continue;
     test(`${target}: 5 injected failures; tables equal the changes applied in order; the change applied once; no checkpoint expired`, async (t) => {
       const db = await start();
       try {
@@ -100,7 +103,8 @@ describe('pipeline database sinks exactly-once, with a schema change mid-run', (
         assert.equal(result.injectedFailures, 5);
         assert.ok(events.restored.length >= 2, `no restart restored a checkpoint: ${events.describe()}`);
         const causes = events.restarts.map((r) => r.cause);
-        assert.ok(!causes.some((c) => /duplicate column|already exists|SCHEMA_CHANGE/i.test(c)), `a restart was caused by the schema change: ${causes.join(' | ')}`);
+        // Every restart is an injected one: none from the schema change (a duplicate column, a table that exists) or a lock wait.
+        assert.deepEqual(causes.filter((c) => !c.startsWith('InjectedFailure')), [], 'restarts not injected');
         const expired = events.failed.filter((f) => /expired/i.test(`${f.reason} ${JSON.stringify(f.failure)}`));
         assert.deepEqual(expired.map((f) => f.id), [], 'no checkpoint expired');
 
@@ -125,3 +129,4 @@ describe('pipeline database sinks exactly-once, with a schema change mid-run', (
     });
   }
 });
+}
