@@ -220,7 +220,7 @@ export class MySqlSinkWriter<T> implements PrecommittingSinkWriter<T, MySqlCommi
 }
 
 /** Waits until the server no longer lists the session (its prepared XA transaction is then detached). */
-async function sessionGone(control: MySqlSinkConnection, session: number): Promise<void> {
+export async function sessionGone(control: MySqlSinkConnection, session: number): Promise<void> {
   for (let delay = 1; ; delay = Math.min(delay * 2, 100)) {
     const rows = await control.sql('SELECT 1 FROM information_schema.PROCESSLIST WHERE ID = ?', [session]);
     if (rows.length === 0) return;

@@ -76,7 +76,8 @@ export class PostgresSink<T = Record<string, unknown>> implements TwoPhaseCommit
   }
 }
 
-async function checkPreparedTransactions(connection: PgConnection, server: string, target: string): Promise<void> {
+/** Fails with what to set when the server cannot prepare transactions (shared with the pipeline sink). */
+export async function checkPreparedTransactions(connection: PgConnection, server: string, target: string): Promise<void> {
   const [row] = await connection.sql<{ max_prepared_transactions: string }>('SHOW max_prepared_transactions');
   if (Number(row?.max_prepared_transactions ?? 0) > 0) return;
   throw new SinkError(
