@@ -3,7 +3,6 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkPipelineText } from '../pipeline/pipeline-validator.ts';
 import { pipelineSummary } from '../pipeline/pipeline-summary.ts';
-import { DatabasePipelineSinkNotWiredError } from '../pipeline/pipeline-sink-factory.ts';
 import { pipelineJobArgs } from '../pipeline/pipeline-job.ts';
 import { localClusterCommand } from './local-cluster.ts';
 import { runCommand, type RunOptions } from './run-command.ts';
@@ -25,7 +24,7 @@ export interface PipelineOptions extends RunOptions {
  * local cluster with --processes, or on a cluster with -m), with the same progress view; the job
  * commands (stop, savepoint, cancel) and `-s` apply as to any job. `--check` only checks.
  * Exit codes: 0 a good file checked or a pipeline that finished, 1 a file with problems or a
- * pipeline that failed or was cancelled, 2 a usage error (unreadable file, a sink not wired yet).
+ * pipeline that failed or was cancelled, 2 a usage error (an unreadable file).
  */
 export async function pipelineCommand(file: string, o: PipelineOptions, out: (s: string) => void = (s) => process.stdout.write(s), err: (s: string) => void = (s) => process.stderr.write(s)): Promise<number> {
   let text: string;
@@ -44,11 +43,6 @@ export async function pipelineCommand(file: string, o: PipelineOptions, out: (s:
   if (o.check) {
     out(pipelineSummary(definition));
     return 0;
-  }
-  const type = definition.sink.type;
-  if (type === 'postgres' || type === 'mysql') {
-    err(`weir: ${file}: ${new DatabasePipelineSinkNotWiredError(type).message}\n`);
-    return 2;
   }
   const args = pipelineJobArgs(resolve(file), text);
   if (o.jobmanager) return submitCommand(PIPELINE_JOB, args, o as SubmitOptions);

@@ -21,7 +21,7 @@ export function buildPipelineJob(env: StreamExecutionEnvironment, def: PipelineD
   env.enableCheckpointing({ interval: DEFAULT_PIPELINE_CHECKPOINT_INTERVAL_MS, mode: 'exactly-once' });
   for (const [key, value] of Object.entries(def.pipeline.config)) env.set(key as ConfigKey, value as string);
   const source = def.source;
-  const attachSink = pipelineSink(def.sink);
+  const attachSink = pipelineSink(def.sink, def.pipeline);
   const router = new TableRouter(def.routes, def.pipeline.routeMode);
   const timeZone = def.pipeline.localTimeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const changes = env

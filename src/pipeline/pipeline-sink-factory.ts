@@ -7,17 +7,21 @@ import type { KafkaDeliveryGuarantee, KafkaPartitioner } from '../connectors/kaf
 import { PrintSink } from '../connectors/print/print-sink.ts';
 import { canalJson } from '../formats/canal-json.ts';
 import { debeziumJson } from '../formats/debezium-json.ts';
-import type { SinkDefinition } from './pipeline-definition.ts';
+import type { TwoPhaseCommittingSink } from '../api/two-phase-committing-sink.ts';
+import type { SchemaChangeBehavior } from '../connectors/database-sink/schema-change-behavior.ts';
+import { mysqlPipelineSink } from '../connectors/mysql/mysql-pipeline-sink.ts';
+import { postgresPipelineSink } from '../connectors/postgres/postgres-pipeline-sink.ts';
+import type { PipelineSettings, SinkDefinition } from './pipeline-definition.ts';
 import { asFormatChange, changeLine, type PipelineChange } from './pipeline-change.ts';
 
-/** `sink: type: postgres | mysql` before the database pipeline sinks are wired into the runner. */
-export class DatabasePipelineSinkNotWiredError extends Error {
+/** A database sink's `sink.mode` the pipeline sinks do not write: they mirror the source by key. */
+export class PipelineSinkModeError extends Error {
   readonly unrecoverable = true;
-  readonly sinkType: 'postgres' | 'mysql';
-  constructor(sinkType: 'postgres' | 'mysql') {
-    super(`the ${sinkType} pipeline sink is not wired into 'weir pipeline' yet (it comes with the database sinks, postgresPipelineSink / mysqlPipelineSink); use type kafka, jetstream, files or print meanwhile`);
-    this.name = 'DatabasePipelineSinkNotWiredError';
-    this.sinkType = sinkType;
+  readonly mode: string;
+  constructor(mode: string) {
+    super(`sink.mode '${mode}' is not supported by a pipeline's database sink: it writes rows as upserts and deletes by the sink table's primary key ('changelog', the default, or 'upsert')`);
+    this.name = 'PipelineSinkModeError';
+    this.mode = mode;
   }
 }
 
@@ -51,8 +55,8 @@ function keyTracker(): { keys: Map<string, readonly string[]>; note: (c: Pipelin
 
 const decoder = new TextDecoder();
 
-/** The sink of a pipeline's `sink` block. */
-export function pipelineSink(sink: SinkDefinition): AttachSink {
+/** The sink of a pipeline's `sink` block; a database sink follows the pipeline's schema.change.behavior. */
+export function pipelineSink(sink: SinkDefinition, pipeline: Pick<PipelineSettings, 'schemaChangeBehavior'> = { schemaChangeBehavior: 'lenient' }): AttachSink {
   const o = sink.options;
   const name = sink.name ?? `Sink: ${sink.type}`;
   const settings = { name, uid: 'pipeline-sink' };
@@ -80,9 +84,33 @@ export function pipelineSink(sink: SinkDefinition): AttachSink {
       return jetStreamSink(sink, settings);
     case 'postgres':
     case 'mysql':
-      // Wired at integration: postgresPipelineSink / mysqlPipelineSink of the database sinks.
-      throw new DatabasePipelineSinkNotWiredError(sink.type);
+      return databaseSink(sink, pipeline.schemaChangeBehavior, settings);
   }
+}
+
+/** PostgreSQL or MySQL: every sink table in one transaction per checkpoint, schema changes applied once (the sinks hold them back until the commits before them). */
+function databaseSink(sink: SinkDefinition, behavior: SchemaChangeBehavior, settings: { name: string; uid: string }): AttachSink {
+  const o = sink.options;
+  const mode = String(o['sink.mode'] ?? 'changelog');
+  if (mode !== 'changelog' && mode !== 'upsert') throw new PipelineSinkModeError(mode);
+  const list = (v: unknown) => (v === undefined ? undefined : (v as string[]));
+  const include = list(o['include.schema.changes']);
+  const exclude = list(o['exclude.schema.changes']);
+  const common = {
+    schemaChangeBehavior: behavior,
+    ...(include || exclude ? { schemaChangeFilter: { ...(include ? { include } : {}), ...(exclude ? { exclude } : {}) } } : {}),
+    ...(o['sink.transaction-id-prefix'] !== undefined ? { transactionIdPrefix: String(o['sink.transaction-id-prefix']) } : {}),
+    ...(o['sink.batch-size'] !== undefined ? { batchSize: Number(o['sink.batch-size']) } : {}),
+    name: settings.name,
+  };
+  const host = String(o['hostname']);
+  const user = String(o['username']);
+  const password = String(o['password'] ?? '');
+  const target =
+    sink.type === 'postgres'
+      ? postgresPipelineSink({ ...common, connection: { host, port: Number(o['port'] ?? 5432), user, password, database: String(o['database']) } })
+      : mysqlPipelineSink({ ...common, connection: { host, port: Number(o['port'] ?? 3306), user, password, ...(o['database'] !== undefined ? { database: String(o['database']) } : {}) } });
+  return (stream) => void stream.sinkTo(target as TwoPhaseCommittingSink<PipelineChange, unknown>, settings);
 }
 
 /** Schema changes are not Kafka or JetStream messages (Flink CDC's Kafka sink writes none either): they update the key tracker and stop here. */

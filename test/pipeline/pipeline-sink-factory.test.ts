@@ -1,4 +1,4 @@
-// The pipeline's sinks: a database sink type is a typed error until those sinks are wired in; a
+// The pipeline's sinks: every type makes a sink (a database sink's unsupported sink.mode is a typed error); a
 // row change becomes a debezium-json or canal-json message of its sink table (the table as db and
 // table, the source's commit time); a schema change line of files/print carries the whole change.
 import { test } from 'node:test';
@@ -6,14 +6,17 @@ import assert from 'node:assert/strict';
 import { canalJson } from '../../src/formats/canal-json.ts';
 import { debeziumJson } from '../../src/formats/debezium-json.ts';
 import { asFormatChange, changeLine, type PipelineChange } from '../../src/pipeline/pipeline-change.ts';
-import { DatabasePipelineSinkNotWiredError, pipelineSink } from '../../src/pipeline/pipeline-sink-factory.ts';
+import { PipelineSinkModeError, pipelineSink } from '../../src/pipeline/pipeline-sink-factory.ts';
 import type { SinkDefinition } from '../../src/pipeline/pipeline-definition.ts';
 
 const sink = (type: SinkDefinition['type'], options: Record<string, unknown> = {}): SinkDefinition => ({ type, name: undefined, options: { type, ...options }, schemaChanges: [], place: { line: 1, column: 1 } });
 
-test('postgres and mysql sinks: DatabasePipelineSinkNotWiredError naming the type; the others make a sink', () => {
+test('every sink type makes a sink; a database sink refuses sink.mode insert, naming it', () => {
+  const db = { hostname: '127.0.0.1', username: 'u', database: 'd' };
   for (const type of ['postgres', 'mysql'] as const) {
-    assert.throws(() => pipelineSink(sink(type)), (e: unknown) => e instanceof DatabasePipelineSinkNotWiredError && e.sinkType === type && /postgresPipelineSink/.test(e.message));
+    assert.equal(typeof pipelineSink(sink(type, db)), 'function');
+    assert.equal(typeof pipelineSink(sink(type, { ...db, 'sink.mode': 'upsert' }), { schemaChangeBehavior: 'evolve' }), 'function');
+    assert.throws(() => pipelineSink(sink(type, { ...db, 'sink.mode': 'insert' })), (e: unknown) => e instanceof PipelineSinkModeError && e.mode === 'insert' && /sink\.mode 'insert'/.test(e.message));
   }
   assert.equal(typeof pipelineSink(sink('print')), 'function');
   assert.equal(typeof pipelineSink(sink('files', { path: '/tmp/x' })), 'function');

@@ -2,7 +2,7 @@ import type { CdcRecordSource, RowImage } from './change-record.ts';
 import type { ChunkBound, ChunkKeyKind } from './chunk-key.ts';
 import type { SnapshotSplit } from './cdc-split.ts';
 import type { ChunkingOptions } from './chunk-splitter.ts';
-import type { CdcSchemaEvent, CdcTableSchema } from './schema-change.ts';
+import type { CdcColumn, CdcSchemaEvent, CdcTableSchema } from './schema-change.ts';
 
 /**
  * What the CDC core (chunked lock-free snapshot, LOW/HIGH merge, snapshot -> log hand-over,
@@ -123,7 +123,7 @@ export interface CdcReaderSession<P, S extends CdcRecordSource> {
    * rows are decoded and the reader is closed once it reaches a chunk's HIGH (soon); without, it
    * is the log phase over every captured table.
    */
-  openLog(from: P, backfill?: { readonly db: string; readonly table: string }): Promise<CdcLogReader<P, S>>;
+  openLog(from: P, backfill?: { readonly db: string; readonly table: string }, schemas?: ReadonlyArray<CdcTableSchema>): Promise<CdcLogReader<P, S>>;
   /**
    * The captured tables' columns now, the schemas a log phase that starts now begins with (a
    * dialect whose log describes each table before its first row, as pgoutput does, need not).
@@ -153,6 +153,12 @@ export interface CdcLogReader<P, S extends CdcRecordSource = CdcRecordSource> {
   checkpointComplete?(position: P): void;
   /** The dialect's own figures of the log phase, beside the reader's (e.g. PostgreSQL's `wal_slot_lag_bytes`). */
   metrics?(): Record<string, number>;
+  /**
+   * The columns the core tracks per table as of the events it has taken (a restore: the
+   * checkpoint's): a dialect whose log does not describe its rows (MySQL without
+   * binlog_row_metadata=FULL) decodes rows written before a later ALTER by them.
+   */
+  useTrackedColumns?(columnsOf: (db: string, table: string) => readonly CdcColumn[] | undefined): void;
   close(): Promise<void>;
 }
 

@@ -174,7 +174,7 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
       // Tables added later: what the patterns capture now, compared with the split's list below.
       if (d.scanNewlyAddedTables) this.#added = new AddedTableSnapshot(d, session, this.#ctx.parallelism);
       const now = this.#added ? await this.#added.discover() : [];
-      return { log: await session.openLog(split.start), described, now };
+      return { log: await session.openLog(split.start, undefined, split.schemas), described, now };
     };
     this.#logOpening = opened().then(
       ({ log, described, now }) => {
@@ -188,7 +188,9 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
           figures: this.#figures,
           addTables: this.#added !== undefined,
         };
-        this.#log = new LogFollower(log, split, setup, described);
+        const follower = new LogFollower(log, split, setup, described);
+        this.#log = follower;
+        log.useTrackedColumns?.((db, table) => follower.trackedColumns(db, table));
         if (this.#added) this.#log.reconcile(now, (db, table) => d.captures?.(db, table) ?? true, split.captured !== undefined);
         this.#discoverAt = Date.now() + DISCOVERY_INTERVAL_MS;
         this.#logReader = log;

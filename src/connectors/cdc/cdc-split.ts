@@ -62,6 +62,12 @@ export interface LogSplit<P> {
   /** The captured tables' schemas at `start` (absent in checkpoints from before schema tracking). */
   readonly schemas?: ReadonlyArray<CdcTableSchema>;
   /**
+   * Tables (`db.table`) whose schema in `schemas` is the catalog's as the log phase began, not yet
+   * confirmed by a row at `start` or later: the log may start before an ALTER made while the
+   * snapshot ran. Absent (a log split the enumerator made, or an older checkpoint): every one.
+   */
+  readonly unconfirmedSchemas?: readonly string[];
+  /**
    * The tables ('db.table') the source has a snapshot of or is snapshotting (scanNewlyAddedTables):
    * a matching table not among them is new and snapshotted while the log is followed. Absent in
    * checkpoints from before it and for sources that start without a snapshot.

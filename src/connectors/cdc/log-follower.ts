@@ -5,7 +5,7 @@ import type { AddingTable, FinishedTable, LogSplit } from './cdc-split.ts';
 import type { TablePlan } from './chunk-splitter.ts';
 import type { CdcChangeRecord, CdcRecordSource, RowImage } from './change-record.ts';
 import { compareChunkKeys } from './chunk-key.ts';
-import type { CdcSchemaEvent, CdcTableSchema } from './schema-change.ts';
+import type { CdcColumn, CdcSchemaEvent, CdcTableSchema } from './schema-change.ts';
 import { SchemaTracker } from './schema-tracker.ts';
 import { TableFigures } from './table-figures.ts';
 
@@ -33,6 +33,12 @@ export class LogFollower<P, S extends CdcRecordSource> {
   readonly #compare: (a: P, b: P) => number;
   readonly #setup: LogFollowerSetup<P>;
   readonly #schemas: SchemaTracker;
+  /**
+   * Tables whose tracked schema is the catalog's when the log phase began (a first start), not a
+   * checkpoint's: the log may start before an ALTER made while the snapshot ran, so the first
+   * row decides which columns the table had there.
+   */
+  readonly #provisional = new Set<string>();
   #split: LogSplit<P>;
   /** Rows events of the current transaction still to skip (emitted before the restored checkpoint). */
   #skip: number;
@@ -63,6 +69,9 @@ export class LogFollower<P, S extends CdcRecordSource> {
     this.#compare = setup.comparePositions;
     this.#setup = setup;
     this.#schemas = new SchemaTracker(split.schemas);
+    const restored = (split.schemas ?? []).map((s) => `${s.db}.${s.table}`);
+    for (const name of split.unconfirmedSchemas ?? restored) this.#provisional.add(name);
+    for (const s of described) if (!restored.includes(`${s.db}.${s.table}`)) this.#provisional.add(`${s.db}.${s.table}`);
     this.#schemas.seed(described);
     this.#split = split;
     this.#skip = split.skipEvents;
@@ -195,11 +204,16 @@ export class LogFollower<P, S extends CdcRecordSource> {
     this.#split = { ...this.#split, start: at, skipEvents: 0, ...(passed ? { tables: [], maxHigh: null } : {}) };
   }
 
+  /** A table's columns as tracked now (see CdcLogReader.useTrackedColumns). */
+  trackedColumns(db: string, table: string): readonly CdcColumn[] | undefined {
+    return this.#schemas.get(db, table)?.columns;
+  }
+
   /** Where to resume: the current transaction's start and how many of its rows events are out. */
   snapshot(): LogSplit<P> {
     const schemas = this.#schemas.snapshot();
     const tracked = this.#captured ? { captured: [...this.#captured], adding: this.#adding } : {};
-    const split = { ...this.#split, ...(schemas.length > 0 ? { schemas } : {}), ...tracked };
+    const split = { ...this.#split, ...(schemas.length > 0 ? { schemas, unconfirmedSchemas: [...this.#provisional] } : {}), ...tracked };
     if (!this.#txn) return split;
     return { ...split, start: this.#txn.start, skipEvents: this.#txn.events };
   }
@@ -310,7 +324,14 @@ export class LogFollower<P, S extends CdcRecordSource> {
     const names = tracked.columns.map((c) => c.name);
     const decoded = Object.keys(image);
     // Inserts carry every column; other images may carry fewer (a key-only delete, unchanged TOASTed values).
-    const fits = decoded.every((c) => names.includes(c)) && (ev.op !== 'c' || decoded.length === names.length);
+    const known = decoded.every((c) => names.includes(c));
+    // The catalog's columns now, read after the log's start: a row with fewer shows the table
+    // before a change still to come in the log (the dialects that check rows log full images).
+    if (this.#provisional.delete(name) && known) {
+      if (decoded.length < names.length) this.#schemas.rebase(ev.db, ev.table, decoded);
+      return;
+    }
+    const fits = known && (ev.op !== 'c' || decoded.length === names.length);
     if (fits) return;
     this.#settled.add(name);
     const at = this.#setup.formatPosition(ev.at);

@@ -35,6 +35,20 @@ export class SchemaTracker {
     if (schemas.length > 0) this.#complete = true;
   }
 
+  /**
+   * The table's columns become `names` (a subset of those tracked, in row order), at its version:
+   * a seed read after the position it stands for. False when a name is not tracked.
+   */
+  rebase(db: string, table: string, names: readonly string[]): boolean {
+    const k = key(db, table);
+    const prev = this.#tables.get(k);
+    if (!prev) return false;
+    const columns = names.map((n) => prev.columns.find((c) => c.name === n));
+    if (columns.some((c) => c === undefined)) return false;
+    this.#tables.set(k, { ...prev, columns: columns as CdcColumn[] });
+    return true;
+  }
+
   version(db: string, table: string): number {
     return this.#tables.get(key(db, table))?.version ?? 0;
   }

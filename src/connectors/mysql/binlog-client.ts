@@ -10,6 +10,7 @@ import type { MySqlConnectionOptions } from './mysql-connection-options.ts';
 import { mysql2Runner } from './query-runner.ts';
 import { binlogChecksum, checkBinlogSettings } from './server-check.ts';
 import { TableSchemaError, type TableSchemaCache } from './table-schema.ts';
+import type { TrackedColumns } from './tracked-columns.ts';
 
 export interface BinlogClientOptions extends MySqlConnectionOptions {
   /** This reader's replica id: unique among everything reading the server's binlog. */
@@ -18,6 +19,8 @@ export interface BinlogClientOptions extends MySqlConnectionOptions {
   /** Row events of other tables are skipped undecoded (their commits still come). */
   include?: (db: string, table: string) => boolean;
   schemas: TableSchemaCache;
+  /** The core's tracked columns: what rows written before a later ALTER are decoded by. */
+  tracked?: TrackedColumns;
   /** Rows (an event without rows counts one) buffered before reading from the server pauses. */
   maxBufferedRows?: number;
   /** The server sends a heartbeat after this long without events. */
@@ -72,6 +75,7 @@ export class BinlogClient {
       start: o.start,
       tracker: strategy.tracker(o.start),
       schemas: o.schemas,
+      ...(o.tracked ? { tracked: o.tracked } : {}),
       include: o.include,
       checksum,
       flavor: strategy.flavor,

@@ -1,5 +1,6 @@
 import * as zlib from 'node:zlib';
 import { BinaryReader } from './binary-reader.ts';
+import type { TrackedColumns } from './tracked-columns.ts';
 import { BinlogDecodeError, BinlogError, BinlogSchemaError, type BinlogErrorSite } from './binlog-error.ts';
 import type { BinlogEvent, Row } from './binlog-event.ts';
 import { BinlogEventType as E, FL_STANDALONE, LOG_EVENT_ARTIFICIAL_F, STMT_END_F } from './binlog-event-type.ts';
@@ -27,6 +28,7 @@ export interface BinlogDecoderOptions {
   readonly start: BinlogStart;
   readonly tracker: GtidTracker;
   readonly schemas: TableSchemaCache;
+  readonly tracked?: TrackedColumns;
   readonly include?: ((db: string, table: string) => boolean) | undefined;
   /** Whether events carry a CRC32 trailer before the FORMAT_DESCRIPTION says so (@@binlog_checksum). */
   readonly checksum: boolean;
@@ -305,6 +307,12 @@ export class BinlogDecoder {
         this.#refreshed.add(key);
         return { kind: 'schema', db: map.db, table: map.table, refresh: true };
       }
+      // Written before an ALTER TABLE that added columns: the columns the checkpoint's position had.
+      const tracked = trackedSchema(schema, this.#o.tracked?.namesOf(map.db, map.table));
+      if (tracked && mismatch(tracked, map) === undefined) {
+        this.#tables.set(map.tableId, this.#mapped(map, tracked));
+        return this.#skipped(h);
+      }
       // Written before an ALTER TABLE: the event's own metadata, where the server writes it, still fits.
       const own = tableSchemaFromTableMap(map, this.#o.flavor, (id) => this.#o.schemas.collationCharset(id));
       if (own && mismatch(own, map) === undefined) {
@@ -392,6 +400,14 @@ function readHeader(raw: Buffer): Header {
     logPos: raw.readUInt32LE(13),
     flags: raw.readUInt16LE(17),
   };
+}
+
+/** information_schema's columns of the tracked names, in their order; undefined when one is gone (dropped, renamed since). */
+function trackedSchema(schema: TableSchema, names: readonly string[] | undefined): TableSchema | undefined {
+  if (names === undefined || names.length === 0) return undefined;
+  const columns = names.map((n) => schema.columns.find((c) => c.name === n));
+  if (columns.some((c) => c === undefined)) return undefined;
+  return { ...schema, columns: columns as TableSchema['columns'] };
 }
 
 /** Why the TABLE_MAP's columns cannot be the schema's, or undefined when they fit. */

@@ -1,10 +1,11 @@
 import type { CdcLogEvent, CdcLogReader } from '../cdc/cdc-dialect.ts';
-import type { CdcSchemaEvent } from '../cdc/schema-change.ts';
+import type { CdcColumn, CdcSchemaEvent } from '../cdc/schema-change.ts';
 import type { BinlogClient } from './binlog-client.ts';
 import type { DdlEvent, RowsEvent } from './binlog-event.ts';
 import type { MySqlLogPosition } from './cdc-split.ts';
 import type { ChangeSource, RowImage } from './change-record.ts';
 import { parseDdl } from './ddl-statement.ts';
+import type { TrackedColumns } from './tracked-columns.ts';
 
 /**
  * A BinlogClient as the CDC core reads a log: rows events with their transaction's start and
@@ -17,8 +18,11 @@ export class BinlogLogReader implements CdcLogReader<MySqlLogPosition, ChangeSou
   readonly #include: (db: string, table: string) => boolean;
   #unrecognized = 0;
 
-  constructor(client: BinlogClient, include: (db: string, table: string) => boolean = () => true) {
+  readonly #tracked: TrackedColumns | undefined;
+
+  constructor(client: BinlogClient, include: (db: string, table: string) => boolean = () => true, tracked?: TrackedColumns) {
     this.#client = client;
+    this.#tracked = tracked;
     this.#include = include;
   }
 
@@ -65,6 +69,10 @@ export class BinlogLogReader implements CdcLogReader<MySqlLogPosition, ChangeSou
         ts,
         source: source(t.db, t.table),
       }));
+  }
+
+  useTrackedColumns(columnsOf: (db: string, table: string) => readonly CdcColumn[] | undefined): void {
+    this.#tracked?.use(columnsOf);
   }
 
   available(): Promise<void> {

@@ -2,6 +2,7 @@ import type { CdcReaderSession } from '../cdc/cdc-dialect.ts';
 import type { SnapshotSplit } from '../cdc/cdc-split.ts';
 import type { CdcTableSchema } from '../cdc/schema-change.ts';
 import { BinlogClient } from './binlog-client.ts';
+import { TrackedColumns } from './tracked-columns.ts';
 import { BinlogLogReader } from './binlog-log-reader.ts';
 import type { LogPosition, MySqlLogPosition } from './cdc-split.ts';
 import type { ChangeSource, RowImage } from './change-record.ts';
@@ -56,12 +57,15 @@ export class MySqlReaderSession implements CdcReaderSession<MySqlLogPosition, Ch
     return selectChunk(this.#sql, split);
   }
 
-  async openLog(from: MySqlLogPosition, backfill?: { readonly db: string; readonly table: string }): Promise<BinlogLogReader> {
+  async openLog(from: MySqlLogPosition, backfill?: { readonly db: string; readonly table: string }, schemas?: ReadonlyArray<CdcTableSchema>): Promise<BinlogLogReader> {
     const o = this.#o;
     const serverId = backfill && this.#following ? this.#spareServerId : this.#serverId;
     if (serverId === undefined) throw new Error('a backfill while following the binlog needs a spare server id (scanNewlyAddedTables)');
     if (!backfill) this.#following = true;
     const include = backfill ? (db: string, table: string) => db === backfill.db && table === backfill.table : (db: string, table: string) => tableMatches(o, table, db);
+    // The checkpoint's schemas until the log follower (which takes them over) exists: the decoder starts first.
+    const tracked = new TrackedColumns();
+    if (schemas) tracked.use((db, table) => schemas.find((s) => s.db === db && s.table === table)?.columns);
     const client = await BinlogClient.open({
       host: o.host,
       port: o.port,
@@ -70,9 +74,10 @@ export class MySqlReaderSession implements CdcReaderSession<MySqlLogPosition, Ch
       serverId,
       start: from.file !== undefined ? { kind: 'file', file: from.file, pos: from.pos } : { kind: 'gtid', gtid: from.gtid },
       schemas: this.#schemas,
+      tracked,
       include,
     });
-    return new BinlogLogReader(client, include);
+    return new BinlogLogReader(client, include, tracked);
   }
 
   /** The captured tables' columns from information_schema, in binlog row order. */
