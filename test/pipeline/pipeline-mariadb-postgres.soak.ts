@@ -1,3 +1,8 @@
+// NOT YET IN test:long: in 1 of 3 runs here the target stayed empty after the injected
+// failures while checkpoints went on completing (a stall of the pipeline's database sink or of
+// its held schema changes after a restore, not diagnosed yet); the other runs pass. Run with
+// `npm run soak -- test/pipeline/pipeline-mariadb-postgres.soak.ts` until that is fixed.
+//
 // A pipeline from MariaDB into PostgreSQL with injected failures: shards orders_1 and orders_2
 // merged into shop.orders by a route, a transform with a computed column and a filter, evolve.
 // While the job runs (and fails and restores), the shards take inserts, updates (into and out of
@@ -145,7 +150,8 @@ pipeline:
     const creates = all.rows.filter((r: { statements: string }) => /CREATE TABLE/.test(r.statements) && /"note"/.test(r.statements));
     assert.equal(applied.rows.length + creates.length, 1, `the note column made once: ${JSON.stringify(all.rows)}`);
     const columns = await target.query<{ column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_schema = 'shop' AND table_name = 'orders' ORDER BY ordinal_position");
-    assert.deepEqual(columns.rows.map((c) => c.column_name), ['id', 'status', 'price', 'quantity', 'note', 'total', 'shard']);
+    // PostgreSQL adds a column last (it has no AFTER): the order depends on whether note came with the create or later.
+    assert.deepEqual(columns.rows.map((c) => c.column_name).sort(), ['id', 'note', 'price', 'quantity', 'shard', 'status', 'total']);
     process.stderr.write(`pipeline into postgres: ${expected.length} rows equal; ${events.restored.length} restores; note column made once (${applied.rows.length === 1 ? 'add.column' : 'with the create.table'})\n`);
   } finally {
     await master?.cancel().catch(() => {});
