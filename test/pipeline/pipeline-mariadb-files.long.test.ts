@@ -8,32 +8,13 @@
 // then the add.column) where they belong.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startMariaDb } from '../fixtures/mariadb-server.ts';
 import { connect } from '../fixtures/cdc-workload.ts';
+import { createShop, expectedChange, money, transformed, type Order, type Row } from '../fixtures/pipeline-shop.ts';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
 import { spawnWeir } from '../fixtures/weir-process.ts';
-
-type Row = Record<string, unknown>;
-interface Order { id: number; status: string; cents: number; quantity: number; note?: string | null }
-
-const money = (cents: number) => `${Math.trunc(cents / 100)}.${String(Math.abs(cents) % 100).padStart(2, '0')}`;
-
-/** The transform in JS: the filter, then the projection (source columns, total, shard). */
-function transformed(shard: string, o: Order, hasNote: boolean): Row | null {
-  if (o.status === 'test' || o.quantity <= 0) return null;
-  return { id: o.id, status: o.status, price: money(o.cents), quantity: o.quantity, ...(hasNote ? { note: o.note ?? null } : {}), total: money(o.cents * o.quantity), shard };
-}
-
-/** A change of an order as the sink gets it: per image through the filter. */
-function expectedChange(shard: string, before: Order | null, after: Order | null, hasNote: boolean): string | null {
-  const b = before && transformed(shard, before, hasNote);
-  const a = after && transformed(shard, after, hasNote);
-  if (!b && !a) return null;
-  const op = b && a ? 'u' : a ? 'c' : 'd';
-  return JSON.stringify({ op, before: b, after: a });
-}
 
 test('weir pipeline: MariaDB shards merged and transformed into files, record for record, with an ADD COLUMN mid-run', { timeout: 240_000 }, async () => {
   const dir = makeTempDir('pipeline-mariadb');
@@ -42,49 +23,7 @@ test('weir pipeline: MariaDB shards merged and transformed into files, record fo
   const out = join(dir, 'out');
   let weir: ReturnType<typeof spawnWeir> | undefined;
   try {
-    await sql.query('CREATE DATABASE shop');
-    await sql.query('USE shop');
-    const tables: Record<string, Map<number, Order>> = { orders_1: new Map(), orders_2: new Map() };
-    for (const shard of Object.keys(tables)) {
-      await sql.query(`CREATE TABLE ${shard} (id INT PRIMARY KEY, status VARCHAR(10) NOT NULL, price DECIMAL(10,2) NOT NULL, quantity INT NOT NULL)`);
-      for (let id = 1; id <= 20; id++) {
-        const o: Order = { id, status: id % 5 === 0 ? 'test' : 'ok', cents: 100 * id + (shard === 'orders_1' ? 25 : 50), quantity: id % 4 };
-        await sql.query(`INSERT INTO ${shard} VALUES (?, ?, ?, ?)`, [o.id, o.status, money(o.cents), o.quantity]);
-        tables[shard]!.set(id, o);
-      }
-    }
-    await sql.query('CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(20))');
-    await sql.query("INSERT INTO customers VALUES (1, 'ann'), (2, 'bob')");
-    const file = join(dir, 'pipeline.yaml');
-    writeFileSync(
-      file,
-      `source:
-  type: mariadb
-  hostname: 127.0.0.1
-  port: ${server.port}
-  username: root
-  password: '${server.password}'
-  tables: shop.\\.*
-  server-id: 5400-5403
-sink:
-  type: files
-  path: ${out}
-route:
-  - source-table: shop.orders_\\d+
-    sink-table: shop.orders
-  - source-table: shop.customers
-    sink-table: shop.clients
-transform:
-  - source-table: shop.orders_\\d+
-    projection: \\*, price * quantity AS total, __table_name__ AS shard
-    filter: status <> 'test' AND quantity > 0
-    primary-keys: shard, id
-pipeline:
-  name: pipeline long test
-  parallelism: 1
-  execution.checkpointing.interval: 1 s
-`,
-    );
+    const { tables, file } = await createShop(sql, server, dir, out);
     weir = spawnWeir(['pipeline', '-D', 'rest.port=0', file]);
     await weir.waitFor('the binlog followed', (r) => (r.lines.some((l) => l.includes('following the binlog')) ? true : undefined), 90_000);
 
