@@ -81,7 +81,7 @@ describe('pipeline database sinks exactly-once, with a schema change mid-run', (
     ['mysql', mariaDb],
   ] as const) {
     if (target !== only) continue;
-    test(`${target}: 5 injected failures; tables equal the changes applied in order; the change applied once; no checkpoint expired`, async (t) => {
+    test(`${target}: 5 injected failures; tables equal the changes applied in order; the change applied once; no checkpoint expired`, { timeout: 300_000 }, async (t) => {
       const db = await start();
       try {
         const events = new JobEvents();

@@ -1,4 +1,0 @@
-// The pipeline database sink's exactly-once scenario (pipeline-sink-exactly-once-case.ts) on MariaDB.
-import { pipelineSinkExactlyOnce } from './pipeline-sink-exactly-once-case.ts';
-
-pipelineSinkExactlyOnce('mysql');
