@@ -15,7 +15,6 @@ import { PACKAGE_VERSION } from './package-version.ts';
 import { jobManagerCommand, taskManagerCommand } from './cluster-commands.ts';
 import { submitCommand } from './submit-command.ts';
 import { localClusterCommand } from './local-cluster.ts';
-import { pipelineCommand } from './pipeline-command.ts';
 
 // `weir inspect ... | head` closes the pipe early: that is not an error.
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
@@ -221,6 +220,9 @@ program
   .option('--inject-failures-in <name>', 'only into operators whose vertex name contains this text')
   .option('--verbose', 'debug logging')
   .action(async (file: string, o) => {
+    // Loaded only for `weir pipeline`: the pipeline brings a SQL parser, YAML and every sink, which
+    // every other command (a weir run in a 64 MB heap among them) would carry for nothing.
+    const { pipelineCommand } = await import('./pipeline-command.ts');
     process.exitCode = await pipelineCommand(file, o);
     if (!o.check) exitSoonAfterTheJob();
   });

@@ -1,14 +1,14 @@
 /** What pg hands a submittable: its connection, which writes protocol messages to the socket. */
 export interface CopyWire {
   query(text: string): void;
-  sendCopyFromChunk(chunk: Buffer): void;
+  sendCopyFromChunk(chunk: Uint8Array): void;
   endCopyFrom(): void;
   readonly stream: { readonly writableLength: number; once(event: 'drain', listener: () => void): unknown };
 }
 
 /** A COPY's side of the connection in one state: before the server accepts it, open, or ended. */
 interface CopyState {
-  write(chunk: Buffer): void;
+  write(chunk: Uint8Array): void;
   end(): void;
   /** Bytes written and not yet handed to the kernel. */
   backlog(): number;
@@ -31,7 +31,7 @@ export class CopyIn {
   #wire: CopyWire | undefined;
 
   /** A COPY whose data is all there: written and ended at once. */
-  static of(text: string, data: Buffer): CopyIn {
+  static of(text: string, data: Uint8Array): CopyIn {
     const copy = new CopyIn(text);
     copy.write(data);
     copy.end();
@@ -44,7 +44,7 @@ export class CopyIn {
     this.#state = new Waiting();
   }
 
-  write(chunk: Buffer): void {
+  write(chunk: Uint8Array): void {
     this.#state.write(chunk);
   }
 
@@ -110,11 +110,11 @@ export class CopyIn {
 }
 
 class Waiting implements CopyState {
-  readonly chunks: Buffer[] = [];
+  readonly chunks: Uint8Array[] = [];
   ended = false;
   #bytes = 0;
 
-  write(chunk: Buffer): void {
+  write(chunk: Uint8Array): void {
     this.chunks.push(chunk);
     this.#bytes += chunk.length;
   }
@@ -138,7 +138,7 @@ class Open implements CopyState {
     this.#wire = wire;
   }
 
-  write(chunk: Buffer): void {
+  write(chunk: Uint8Array): void {
     for (let at = 0; at < chunk.length; at += MAX_MESSAGE) this.#wire.sendCopyFromChunk(at === 0 && chunk.length <= MAX_MESSAGE ? chunk : chunk.subarray(at, at + MAX_MESSAGE));
   }
 
