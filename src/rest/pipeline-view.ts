@@ -1,0 +1,135 @@
+// GET /jobs/:id/pipeline (weir's own): a pipeline's source tables as its operators report them.
+// The CDC reader's per-table figures (`cdc_table_<figure>:<table>`, the CDC card's), the
+// transform's routes and last schema changes (pipeline-figures.ts) and the committing sink's held
+// schema changes (`schema_changes_held:<sink table>`), summed or merged over the subtasks.
+import type { JobMaster } from '../coordinator/job-master.ts';
+import { ROUTE_FIGURE, SCHEMA_CHANGE_FIGURE, TRANSFORM_ROUTE_UID } from '../pipeline/pipeline-figures.ts';
+import type { TaskMetrics } from '../rpc/job-master-gateway.ts';
+import { HELD_FIGURE } from '../worker/sink/schema-change-hold.ts';
+
+export interface PipelineView {
+  /** The newest report the figures come from (ms since the epoch): rates are taken between two views' `reported-at`. */
+  readonly 'reported-at': number;
+  /** The source's initial snapshot (its split enumerator's figures); null without one. */
+  readonly snapshot: PipelineSnapshotView | null;
+  /** Sorted by table. */
+  readonly tables: readonly PipelineTableView[];
+}
+
+export interface PipelineSnapshotView {
+  readonly tables: number;
+  readonly 'tables-done': number;
+  readonly rows: number;
+  readonly done: boolean;
+}
+
+export interface PipelineTableView {
+  /** The source table, `db.table` or `schema.table`. */
+  readonly table: string;
+  readonly 'snapshot-rows': number;
+  readonly inserts: number;
+  readonly updates: number;
+  readonly deletes: number;
+  /** Inserts, updates and deletes read from the log. */
+  readonly changes: number;
+  /** The sink tables its rows go to (after routes), sorted. */
+  readonly 'sink-tables': readonly string[];
+  readonly 'last-schema-change': PipelineSchemaChangeView | null;
+}
+
+export interface PipelineSchemaChangeView {
+  /** The source's kind: add.column, drop.column, rename.column, alter.column.type, truncate.table, drop.table, create.table. */
+  readonly kind: string;
+  /** When the source committed it (ms since the epoch). */
+  readonly at: number;
+  /** held: a sink table it goes to holds a schema change until the transactions before it commit; applied: passed to the sink. */
+  readonly state: 'held' | 'applied';
+}
+
+/** What the view is made of: the subtasks' reports and the split enumerators' figures. */
+export type PipelineFigures = Pick<JobMaster, 'taskMetrics' | 'sourceCoordinatorMetrics'>;
+
+const TABLE_PREFIX = 'cdc_table_';
+
+/** The pipeline view of a job: undefined when it is not a pipeline (no transform-and-route operator). */
+export function pipelineView(m: PipelineFigures & Pick<JobMaster, 'graph'>): PipelineView | undefined {
+  if (!isPipeline(m.graph)) return undefined;
+  return pipelineViewOf(m.taskMetrics(), m.sourceCoordinatorMetrics());
+}
+
+export function isPipeline(graph: Pick<JobMaster['graph'], 'vertices'>): boolean {
+  return graph.vertices.some((v) => v.operators.some((o) => o.uid === TRANSFORM_ROUTE_UID));
+}
+
+export function pipelineViewOf(tasks: readonly TaskMetrics[], enumerators: Record<string, Record<string, number>>): PipelineView {
+  const tables = new Map<string, { figures: Record<string, number>; sinks: Set<string>; change: { kind: string; at: number } | null }>();
+  const of = (name: string) => {
+    let t = tables.get(name);
+    if (!t) tables.set(name, (t = { figures: {}, sinks: new Set(), change: null }));
+    return t;
+  };
+  const held = new Set<string>();
+  let reportedAt = 0;
+  for (const task of tasks) {
+    reportedAt = Math.max(reportedAt, task.reportedAt);
+    for (const [key, value] of Object.entries(task.source ?? {})) {
+      const s = subject(key);
+      if (!s || !s.figure.startsWith(TABLE_PREFIX)) continue;
+      const figures = of(s.subject).figures;
+      const name = s.figure.slice(TABLE_PREFIX.length);
+      figures[name] = (figures[name] ?? 0) + value;
+    }
+    for (const o of task.operators ?? []) {
+      for (const [key, value] of Object.entries(o.figures ?? {})) {
+        const s = subject(key);
+        if (!s) continue;
+        if (s.figure === HELD_FIGURE && value > 0) held.add(s.subject);
+        if (o.uid !== TRANSFORM_ROUTE_UID) continue;
+        if (s.figure === ROUTE_FIGURE) {
+          const at = s.subject.indexOf('>');
+          if (at > 0) of(s.subject.slice(0, at)).sinks.add(s.subject.slice(at + 1));
+        } else if (s.figure.startsWith(SCHEMA_CHANGE_FIGURE)) {
+          const t = of(s.subject);
+          // Each subtask knows its own tables' changes; a rescaled job's old owner may remember an older one.
+          if (!t.change || t.change.at <= value) t.change = { kind: s.figure.slice(SCHEMA_CHANGE_FIGURE.length).replace(/_/g, '.'), at: value };
+        }
+      }
+    }
+  }
+  return {
+    'reported-at': reportedAt,
+    snapshot: snapshotOf(enumerators),
+    tables: [...tables.keys()].sort().map((name) => {
+      const t = tables.get(name)!;
+      const n = (f: string) => t.figures[f] ?? 0;
+      const sinks = [...t.sinks].sort();
+      const change = t.change && { ...t.change, state: sinks.some((s) => held.has(s)) ? ('held' as const) : ('applied' as const) };
+      return {
+        table: name,
+        'snapshot-rows': n('snapshot_rows'),
+        inserts: n('inserts'),
+        updates: n('updates'),
+        deletes: n('deletes'),
+        changes: n('inserts') + n('updates') + n('deletes'),
+        // A sink table without a namespace is `.table` in the figures.
+        'sink-tables': sinks.map((s) => (s.startsWith('.') ? s.slice(1) : s)),
+        'last-schema-change': change,
+      };
+    }),
+  };
+}
+
+/** The first enumerator with snapshot figures (a pipeline has one source). */
+function snapshotOf(enumerators: Record<string, Record<string, number>>): PipelineSnapshotView | null {
+  const e = Object.values(enumerators).find((f) => f['snapshot_done'] !== undefined);
+  if (!e) return null;
+  const done = e['snapshot_done'] === 1;
+  const tables = e['snapshot_tables'] ?? 0;
+  return { tables, 'tables-done': done ? tables : (e['snapshot_tables_done'] ?? 0), rows: e['snapshot_rows_read'] ?? 0, done };
+}
+
+/** `figure:subject` -> its parts; undefined for a figure without a subject. */
+function subject(key: string): { figure: string; subject: string } | undefined {
+  const at = key.indexOf(':');
+  return at < 0 ? undefined : { figure: key.slice(0, at), subject: key.slice(at + 1) };
+}
