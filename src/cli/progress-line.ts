@@ -1,6 +1,7 @@
 import type { JobMaster } from '../coordinator/job-master.ts';
 import { describeActivity } from '../network/task-activity.ts';
-import { isPipeline, pipelineViewOf, type PipelineView } from '../rest/pipeline-view.ts';
+import { isPipeline, pipelineViewOf } from '../rest/pipeline-view.ts';
+import type { PipelineView } from '../rest/rest-views.ts';
 
 /**
  * A live line on a terminal: job state, records in/out per second, checkpoints; for a pipeline its

@@ -5,46 +5,8 @@
 import type { JobMaster } from '../coordinator/job-master.ts';
 import { ROUTE_FIGURE, SCHEMA_CHANGE_FIGURE, TRANSFORM_ROUTE_UID } from '../pipeline/pipeline-figures.ts';
 import type { TaskMetrics } from '../rpc/job-master-gateway.ts';
+import type { PipelineSnapshotView, PipelineView } from './rest-views.ts';
 import { HELD_FIGURE } from '../worker/sink/schema-change-hold.ts';
-
-export interface PipelineView {
-  /** The newest report the figures come from (ms since the epoch): rates are taken between two views' `reported-at`. */
-  readonly 'reported-at': number;
-  /** The source's initial snapshot (its split enumerator's figures); null without one. */
-  readonly snapshot: PipelineSnapshotView | null;
-  /** Sorted by table. */
-  readonly tables: readonly PipelineTableView[];
-}
-
-export interface PipelineSnapshotView {
-  readonly tables: number;
-  readonly 'tables-done': number;
-  readonly rows: number;
-  readonly done: boolean;
-}
-
-export interface PipelineTableView {
-  /** The source table, `db.table` or `schema.table`. */
-  readonly table: string;
-  readonly 'snapshot-rows': number;
-  readonly inserts: number;
-  readonly updates: number;
-  readonly deletes: number;
-  /** Inserts, updates and deletes read from the log. */
-  readonly changes: number;
-  /** The sink tables its rows go to (after routes), sorted. */
-  readonly 'sink-tables': readonly string[];
-  readonly 'last-schema-change': PipelineSchemaChangeView | null;
-}
-
-export interface PipelineSchemaChangeView {
-  /** The source's kind: add.column, drop.column, rename.column, alter.column.type, truncate.table, drop.table, create.table. */
-  readonly kind: string;
-  /** When the source committed it (ms since the epoch). */
-  readonly at: number;
-  /** held: a sink table it goes to holds a schema change until the transactions before it commit; applied: passed to the sink. */
-  readonly state: 'held' | 'applied';
-}
 
 /** What the view is made of: the subtasks' reports and the split enumerators' figures. */
 export type PipelineFigures = Pick<JobMaster, 'taskMetrics' | 'sourceCoordinatorMetrics'>;
