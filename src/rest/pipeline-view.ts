@@ -1,11 +1,13 @@
 // GET /jobs/:id/pipeline (weir's own): a pipeline's source tables as its operators report them.
 // The CDC reader's per-table figures (`cdc_table_<figure>:<table>`, the CDC card's), the
-// transform's routes and last schema changes (pipeline-figures.ts) and the committing sink's held
-// schema changes (`schema_changes_held:<sink table>`), summed or merged over the subtasks.
+// transform's routes and last schema changes (pipeline-figures.ts), the committing sink's held
+// schema changes (`schema_changes_held:<sink table>`) and a database sink writer's outcome of each
+// source table's last change (schema-change-figures.ts), summed or merged over the subtasks.
 import type { JobMaster } from '../coordinator/job-master.ts';
 import { ROUTE_FIGURE, SCHEMA_CHANGE_FIGURE, TRANSFORM_ROUTE_UID } from '../pipeline/pipeline-figures.ts';
 import type { TaskMetrics } from '../rpc/job-master-gateway.ts';
-import type { PipelineSnapshotView, PipelineView } from './rest-views.ts';
+import type { PipelineSchemaChangeView, PipelineSnapshotView, PipelineView } from './rest-views.ts';
+import { APPLIED_FIGURE, OUTCOMES_FIGURE, SKIPPED_FIGURE } from '../connectors/database-sink/schema-change-figures.ts';
 import { HELD_FIGURE } from '../worker/sink/schema-change-hold.ts';
 
 /** What the view is made of: the subtasks' reports and the split enumerators' figures. */
@@ -31,6 +33,9 @@ export function pipelineViewOf(tasks: readonly TaskMetrics[], enumerators: Recor
     return t;
   };
   const held = new Set<string>();
+  /** Per source table, the newest outcome a database sink reported; `reports`: the sink reports outcomes. */
+  const outcomes = new Map<string, { applied: boolean; at: number }>();
+  let reports = false;
   let reportedAt = 0;
   for (const task of tasks) {
     reportedAt = Math.max(reportedAt, task.reportedAt);
@@ -43,9 +48,11 @@ export function pipelineViewOf(tasks: readonly TaskMetrics[], enumerators: Recor
     }
     for (const o of task.operators ?? []) {
       for (const [key, value] of Object.entries(o.figures ?? {})) {
+        if (key === OUTCOMES_FIGURE) reports = true;
         const s = subject(key);
         if (!s) continue;
         if (s.figure === HELD_FIGURE && value > 0) held.add(s.subject);
+        if ((s.figure === APPLIED_FIGURE || s.figure === SKIPPED_FIGURE) && (outcomes.get(s.subject)?.at ?? -Infinity) <= value) outcomes.set(s.subject, { applied: s.figure === APPLIED_FIGURE, at: value });
         if (o.uid !== TRANSFORM_ROUTE_UID) continue;
         if (s.figure === ROUTE_FIGURE) {
           const at = s.subject.indexOf('>');
@@ -65,7 +72,7 @@ export function pipelineViewOf(tasks: readonly TaskMetrics[], enumerators: Recor
       const t = tables.get(name)!;
       const n = (f: string) => t.figures[f] ?? 0;
       const sinks = [...t.sinks].sort();
-      const change = t.change && { ...t.change, state: sinks.some((s) => held.has(s)) ? ('held' as const) : ('applied' as const) };
+      const change = t.change && { ...t.change, state: changeState(t.change.at, sinks.some((s) => held.has(s)), outcomes.get(name), reports) };
       return {
         table: name,
         'snapshot-rows': n('snapshot_rows'),
@@ -79,6 +86,18 @@ export function pipelineViewOf(tasks: readonly TaskMetrics[], enumerators: Recor
       };
     }),
   };
+}
+
+/**
+ * held: a sink table it goes to holds a schema change (its rows wait behind it too); then what a
+ * database sink did with a change at least as new; pending: a database sink has not had it yet;
+ * sent: a sink that does not report (files and print write it as a line if its kind is kept,
+ * Kafka and JetStream write no schema change).
+ */
+function changeState(at: number, held: boolean, outcome: { applied: boolean; at: number } | undefined, reports: boolean): PipelineSchemaChangeView['state'] {
+  if (held) return 'held';
+  if (outcome && outcome.at >= at) return outcome.applied ? 'applied' : 'skipped';
+  return reports ? 'pending' : 'sent';
 }
 
 /** The first enumerator with snapshot figures (a pipeline has one source). */

@@ -575,6 +575,11 @@ export interface PipelineSchemaChangeView {
   readonly kind: string;
   /** When the source committed it (ms since the epoch). */
   readonly at: number;
-  /** held: a sink table it goes to holds a schema change until the transactions before it commit; applied: passed to the sink. */
-  readonly state: 'held' | 'applied';
+  /**
+   * Database sinks: held (a sink table it goes to holds a schema change until the transactions
+   * before it commit), applied, skipped (the behaviour or include/exclude left it out), pending
+   * (not at the sink yet). Other sinks: sent (files and print write it as a line if its kind is
+   * kept; Kafka and JetStream write no schema change).
+   */
+  readonly state: 'held' | 'applied' | 'skipped' | 'pending' | 'sent';
 }

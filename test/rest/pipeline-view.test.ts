@@ -41,7 +41,7 @@ test('pipeline view: per source table its snapshot rows, changes, sink tables an
     'reported-at': 1500,
     snapshot: { tables: 3, 'tables-done': 2, rows: 34, done: false },
     tables: [
-      { table: 'shop.customers', 'snapshot-rows': 2, inserts: 0, updates: 0, deletes: 0, changes: 0, 'sink-tables': ['clients', 'archive.clients'], 'last-schema-change': { kind: 'alter.column.type', at: 4500, state: 'applied' } },
+      { table: 'shop.customers', 'snapshot-rows': 2, inserts: 0, updates: 0, deletes: 0, changes: 0, 'sink-tables': ['clients', 'archive.clients'], 'last-schema-change': { kind: 'alter.column.type', at: 4500, state: 'sent' } },
       { table: 'shop.orders_1', 'snapshot-rows': 16, inserts: 4, updates: 2, deletes: 0, changes: 6, 'sink-tables': ['shop.orders'], 'last-schema-change': { kind: 'add.column', at: 5000, state: 'held' } },
       { table: 'shop.orders_2', 'snapshot-rows': 16, inserts: 0, updates: 0, deletes: 4, changes: 4, 'sink-tables': ['shop.orders'], 'last-schema-change': null },
     ],
@@ -49,6 +49,16 @@ test('pipeline view: per source table its snapshot rows, changes, sink tables an
   // A finished snapshot counts every table; no enumerator, no snapshot.
   assert.deepEqual(pipelineViewOf([], { src: { snapshot_tables: 3, snapshot_rows_read: 34, snapshot_done: 1 } }).snapshot, { tables: 3, 'tables-done': 3, rows: 34, done: true });
   assert.equal(pipelineViewOf([], {}).snapshot, null);
+
+  // A database sink's writer says what it did with each source table's last change: older outcomes do not count.
+  const sink = (figures: Record<string, number>) => report('sink', 0, 1600, { operators: [operator('pipeline-sink', { schema_change_outcomes: Object.keys(figures).length, ...figures })] });
+  const stateOf = (figures: Record<string, number>, table = 'shop.customers') => pipelineViewOf([...tasks, sink(figures)], {}).tables.find((t) => t.table === table)?.['last-schema-change']?.state;
+  assert.equal(stateOf({ 'schema_change_applied:shop.customers': 4500 }), 'applied');
+  assert.equal(stateOf({ 'schema_change_skipped:shop.customers': 4500 }), 'skipped');
+  assert.equal(stateOf({ 'schema_change_applied:shop.customers': 4000 }), 'pending');
+  assert.equal(stateOf({}), 'pending');
+  // Held wins: the sink table's rows wait behind the held change, whoever's it is.
+  assert.equal(stateOf({ 'schema_change_applied:shop.orders_1': 5000 }, 'shop.orders_1'), 'held');
 
   const line = pipelineProgress(view, 12.4);
   assert.match(line, /^ {2}tables 2\/3 snapshotted \(snapshot running\), 34 rows {2}changes 12\/s \(10\) {2}last schema change add\.column shop\.orders_1 at \d\d:\d\d:\d\d held$/);

@@ -68,13 +68,13 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
       onRetry: (origin, attempt, delayMs, e) =>
         ctx.log.warn(`commit ${origin === 'restored' ? 'of the restored checkpoint' : `of checkpoint ${origin}`} failed (attempt ${attempt}), retrying in ${delayMs} ms: ${e instanceof Error ? e.message : String(e)}`),
     });
-    if (this.#sink.schemaChanges) {
-      const hold = (this.#hold = new SchemaChangeHold(this.#sink.schemaChanges));
-      ctx.metrics.figures = () => hold.figures();
-    }
+    if (this.#sink.schemaChanges) this.#hold = new SchemaChangeHold(this.#sink.schemaChanges);
     if (ctx.operatorState.isRestored) await this.#recover(ctx);
     else await this.#committer.abortLeftovers?.();
     this.#writer = await this.#sink.createWriter(ctx);
+    const hold = this.#hold;
+    const writer = this.#writer;
+    if (hold || writer.metrics) ctx.metrics.figures = () => ({ ...hold?.figures(), ...writer.metrics?.() });
   }
 
   /** The restored checkpoint's committables: all of them let the committer clean up, this subtask's share is committed. */
