@@ -6,7 +6,7 @@
 import type { JobMaster } from '../coordinator/job-master.ts';
 import { ROUTE_FIGURE, SCHEMA_CHANGE_FIGURE, TRANSFORM_ROUTE_UID } from '../pipeline/pipeline-figures.ts';
 import type { TaskMetrics } from '../rpc/job-master-gateway.ts';
-import type { PipelineSchemaChangeView, PipelineSnapshotView, PipelineView } from './rest-views.ts';
+import type { PipelineSchemaChangeView, PipelineSnapshotView, PipelineTableView, PipelineView } from './rest-views.ts';
 import { APPLIED_FIGURE, OUTCOMES_FIGURE, SKIPPED_FIGURE } from '../connectors/database-sink/schema-change-figures.ts';
 import { HELD_FIGURE } from '../worker/sink/schema-change-hold.ts';
 
@@ -26,66 +26,80 @@ export function isPipeline(graph: Pick<JobMaster['graph'], 'vertices'>): boolean
 }
 
 export function pipelineViewOf(tasks: readonly TaskMetrics[], enumerators: Record<string, Record<string, number>>): PipelineView {
-  const tables = new Map<string, { figures: Record<string, number>; sinks: Set<string>; change: { kind: string; at: number } | null }>();
-  const of = (name: string) => {
-    let t = tables.get(name);
-    if (!t) tables.set(name, (t = { figures: {}, sinks: new Set(), change: null }));
-    return t;
-  };
-  const held = new Set<string>();
-  /** Per source table, the newest outcome a database sink reported; `reports`: the sink reports outcomes. */
-  const outcomes = new Map<string, { applied: boolean; at: number }>();
-  let reports = false;
-  let reportedAt = 0;
-  for (const task of tasks) {
-    reportedAt = Math.max(reportedAt, task.reportedAt);
+  const sums = new FigureSums();
+  for (const task of tasks) sums.add(task);
+  return { 'reported-at': sums.reportedAt, snapshot: snapshotOf(enumerators), tables: [...sums.tables.keys()].sort().map((name) => sums.table(name)) };
+}
+
+interface TableSums {
+  readonly figures: Record<string, number>;
+  readonly sinks: Set<string>;
+  change: { readonly kind: string; readonly at: number } | null;
+}
+
+/** The figures of every subtask's report, per source table and per sink table. */
+class FigureSums {
+  readonly tables = new Map<string, TableSums>();
+  /** Sink tables holding a schema change. */
+  readonly #held = new Set<string>();
+  /** Per source table, the newest outcome a database sink reported. */
+  readonly #outcomes = new Map<string, { readonly applied: boolean; readonly at: number }>();
+  /** A database sink reports outcomes at all. */
+  #reports = false;
+  reportedAt = 0;
+
+  add(task: TaskMetrics): void {
+    this.reportedAt = Math.max(this.reportedAt, task.reportedAt);
     for (const [key, value] of Object.entries(task.source ?? {})) {
       const s = subject(key);
       if (!s || !s.figure.startsWith(TABLE_PREFIX)) continue;
-      const figures = of(s.subject).figures;
+      const figures = this.#of(s.subject).figures;
       const name = s.figure.slice(TABLE_PREFIX.length);
       figures[name] = (figures[name] ?? 0) + value;
     }
-    for (const o of task.operators ?? []) {
-      for (const [key, value] of Object.entries(o.figures ?? {})) {
-        if (key === OUTCOMES_FIGURE) reports = true;
-        const s = subject(key);
-        if (!s) continue;
-        if (s.figure === HELD_FIGURE && value > 0) held.add(s.subject);
-        if ((s.figure === APPLIED_FIGURE || s.figure === SKIPPED_FIGURE) && (outcomes.get(s.subject)?.at ?? -Infinity) <= value) outcomes.set(s.subject, { applied: s.figure === APPLIED_FIGURE, at: value });
-        if (o.uid !== TRANSFORM_ROUTE_UID) continue;
-        if (s.figure === ROUTE_FIGURE) {
-          const at = s.subject.indexOf('>');
-          if (at > 0) of(s.subject.slice(0, at)).sinks.add(s.subject.slice(at + 1));
-        } else if (s.figure.startsWith(SCHEMA_CHANGE_FIGURE)) {
-          const t = of(s.subject);
-          // Each subtask knows its own tables' changes; a rescaled job's old owner may remember an older one.
-          if (!t.change || t.change.at <= value) t.change = { kind: s.figure.slice(SCHEMA_CHANGE_FIGURE.length).replace(/_/g, '.'), at: value };
-        }
-      }
+    for (const o of task.operators ?? []) for (const [key, value] of Object.entries(o.figures ?? {})) this.#operatorFigure(o.uid === TRANSFORM_ROUTE_UID, key, value);
+  }
+
+  table(name: string): PipelineTableView {
+    const t = this.tables.get(name)!;
+    const n = (f: string) => t.figures[f] ?? 0;
+    // A sink table without a namespace is `.table` in the figures.
+    const sinks = [...t.sinks].map((s) => ({ key: s, name: s.startsWith('.') ? s.slice(1) : s })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const held = sinks.some((s) => this.#held.has(s.key));
+    return {
+      table: name,
+      'snapshot-rows': n('snapshot_rows'),
+      inserts: n('inserts'),
+      updates: n('updates'),
+      deletes: n('deletes'),
+      changes: n('inserts') + n('updates') + n('deletes'),
+      'sink-tables': sinks.map((s) => s.name),
+      'last-schema-change': t.change && { ...t.change, state: changeState(t.change.at, held, this.#outcomes.get(name), this.#reports) },
+    };
+  }
+
+  #operatorFigure(transform: boolean, key: string, value: number): void {
+    if (key === OUTCOMES_FIGURE) this.#reports = true;
+    const s = subject(key);
+    if (!s) return;
+    if (s.figure === HELD_FIGURE && value > 0) this.#held.add(s.subject);
+    if ((s.figure === APPLIED_FIGURE || s.figure === SKIPPED_FIGURE) && (this.#outcomes.get(s.subject)?.at ?? -Infinity) <= value) this.#outcomes.set(s.subject, { applied: s.figure === APPLIED_FIGURE, at: value });
+    if (!transform) return;
+    if (s.figure === ROUTE_FIGURE) {
+      const at = s.subject.indexOf('>');
+      if (at > 0) this.#of(s.subject.slice(0, at)).sinks.add(s.subject.slice(at + 1));
+    } else if (s.figure.startsWith(SCHEMA_CHANGE_FIGURE)) {
+      // The subtask owning the table's key sees its changes; should two report one, the newest wins.
+      const t = this.#of(s.subject);
+      if (!t.change || t.change.at <= value) t.change = { kind: s.figure.slice(SCHEMA_CHANGE_FIGURE.length).replace(/_/g, '.'), at: value };
     }
   }
-  return {
-    'reported-at': reportedAt,
-    snapshot: snapshotOf(enumerators),
-    tables: [...tables.keys()].sort().map((name) => {
-      const t = tables.get(name)!;
-      const n = (f: string) => t.figures[f] ?? 0;
-      const sinks = [...t.sinks].sort();
-      const change = t.change && { ...t.change, state: changeState(t.change.at, sinks.some((s) => held.has(s)), outcomes.get(name), reports) };
-      return {
-        table: name,
-        'snapshot-rows': n('snapshot_rows'),
-        inserts: n('inserts'),
-        updates: n('updates'),
-        deletes: n('deletes'),
-        changes: n('inserts') + n('updates') + n('deletes'),
-        // A sink table without a namespace is `.table` in the figures.
-        'sink-tables': sinks.map((s) => (s.startsWith('.') ? s.slice(1) : s)),
-        'last-schema-change': change,
-      };
-    }),
-  };
+
+  #of(name: string): TableSums {
+    let t = this.tables.get(name);
+    if (!t) this.tables.set(name, (t = { figures: {}, sinks: new Set(), change: null }));
+    return t;
+  }
 }
 
 /**

@@ -41,7 +41,7 @@ test('pipeline view: per source table its snapshot rows, changes, sink tables an
     'reported-at': 1500,
     snapshot: { tables: 3, 'tables-done': 2, rows: 34, done: false },
     tables: [
-      { table: 'shop.customers', 'snapshot-rows': 2, inserts: 0, updates: 0, deletes: 0, changes: 0, 'sink-tables': ['clients', 'archive.clients'], 'last-schema-change': { kind: 'alter.column.type', at: 4500, state: 'sent' } },
+      { table: 'shop.customers', 'snapshot-rows': 2, inserts: 0, updates: 0, deletes: 0, changes: 0, 'sink-tables': ['archive.clients', 'clients'], 'last-schema-change': { kind: 'alter.column.type', at: 4500, state: 'sent' } },
       { table: 'shop.orders_1', 'snapshot-rows': 16, inserts: 4, updates: 2, deletes: 0, changes: 6, 'sink-tables': ['shop.orders'], 'last-schema-change': { kind: 'add.column', at: 5000, state: 'held' } },
       { table: 'shop.orders_2', 'snapshot-rows': 16, inserts: 0, updates: 0, deletes: 4, changes: 4, 'sink-tables': ['shop.orders'], 'last-schema-change': null },
     ],

@@ -80,6 +80,10 @@ describe('web dashboard: a pipeline', () => {
           // The binlog's time has whole seconds.
           assert.ok(change!.at >= Math.floor(altered / 1000) * 1000 - 1000 && change!.at <= Date.now(), `its time ${change?.at} is when the ALTER ran (${altered})`);
           assert.equal(tableOf(v, 'shop.orders_2')?.['last-schema-change'], null);
+          // The operators' figures behind the view are in /metrics too.
+          const metrics = await (await fetch(`${r.restUrl}/metrics`)).text();
+          assert.match(metrics, /^weir_operator_pipeline_route\{[^}]*operator="pipeline-transform-route"[^}]*subject="shop\.orders_1>shop\.orders"[^}]*\} 1$/m);
+          assert.match(metrics, new RegExp(`^weir_operator_pipeline_schema_change_add_column\\{[^}]*subject="shop\\.orders_1"[^}]*\\} ${change!.at}$`, 'm'));
           await page.screenshot({ path: join(OUT, 'dashboard-pipeline.png'), fullPage: true });
         });
 
