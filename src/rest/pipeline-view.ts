@@ -28,7 +28,7 @@ export function isPipeline(graph: Pick<JobMaster['graph'], 'vertices'>): boolean
 export function pipelineViewOf(tasks: readonly TaskMetrics[], enumerators: Record<string, Record<string, number>>): PipelineView {
   const sums = new FigureSums();
   for (const task of tasks) sums.add(task);
-  return { 'reported-at': sums.reportedAt, snapshot: snapshotOf(enumerators), tables: [...sums.tables.keys()].sort().map((name) => sums.table(name)) };
+  return { 'reported-at': Math.round(sums.reportedAt), snapshot: snapshotOf(enumerators), tables: [...sums.tables.keys()].sort().map((name) => sums.table(name)) };
 }
 
 interface TableSums {

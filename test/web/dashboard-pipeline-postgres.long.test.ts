@@ -1,7 +1,7 @@
 // A pipeline into PostgreSQL on the dashboard, in headless Chromium: an ALTER TABLE made right
-// after a checkpoint while rows of its table are in the sink's open transaction shows as `held`
-// (the sink applies it once the transaction before it has committed), then `applied`, and the
-// target table has the column. The screenshot of the held change goes to test-output/.
+// after a checkpoint shows as `held` (the sink applies it once the transaction before it has
+// committed, at the next checkpoint's completion), then `applied`, and the target table has the
+// column. The screenshot of the held change goes to test-output/.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -32,7 +32,8 @@ describe('web dashboard: a pipeline into PostgreSQL', () => {
           await until('the three tables on the card', async () => (await cardRows(page)).length === 3);
           const stateOnCard = async () => (await cardRows(page)).find((x) => x.table === 'shop.orders_1')?.state ?? null;
 
-          // Rows of orders_1 in the open transaction, then the ALTER right after a checkpoint.
+          // A row, then the ALTER right after a checkpoint: the sink holds the change until the next
+          // checkpoint has completed (its transaction, with the rows before the change, committed).
           await r.sql.query(`INSERT INTO shop.orders_1 VALUES (201, 'ok', 2.00, 1)`);
           await new Promise<void>((resolve) => {
             const off = r.master.checkpoints.stats.onCompleted(() => {
