@@ -5,7 +5,7 @@
 /**
  * @import { CancelView, CheckpointConfigView, CheckpointDetailsView, CheckpointsOverviewView, CheckpointSubtasksView,
  *   ErrorView, JobDetailsView, JobExceptionsView, JobsOverviewView, OperationStatusView, OverviewView,
- *   SavepointTriggerView, TaskManagersView, JobManagerConfigView } from '../src/rest/rest-views.ts'
+ *   SavepointTriggerView, TaskManagersView, JobManagerConfigView, PipelineView } from '../src/rest/rest-views.ts'
  */
 
 const TOKEN_KEY = 'weir.rest-token';
@@ -79,6 +79,8 @@ export const api = {
   jobs: () => call('GET', '/jobs/overview'),
   /** @param {string} id @returns {Promise<JobDetailsView>} */
   job: (id) => call('GET', job(id)),
+  /** A pipeline's tables (404 for other jobs). @param {string} id @returns {Promise<PipelineView>} */
+  pipeline: (id) => call('GET', `${job(id)}/pipeline`),
   /** @param {string} id @returns {Promise<JobExceptionsView>} */
   exceptions: (id) => call('GET', `${job(id)}/exceptions`),
   /** @param {string} id @returns {Promise<CheckpointsOverviewView>} */

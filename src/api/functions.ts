@@ -84,4 +84,9 @@ export interface KeyedProcessFunction<K, I, O> {
   notifyCheckpointComplete?(checkpointId: number): void | Promise<void>;
   notifyCheckpointAborted?(checkpointId: number): void | Promise<void>;
   close?(): void | Promise<void>;
+  /**
+   * The function's own figures, read each time its task reports (every 500 ms, as a source
+   * reader's): `figure` or `figure:subject`, in the operator's `figures` of the task's metrics.
+   */
+  metrics?(): Record<string, number>;
 }

@@ -85,6 +85,8 @@ export interface PrecommittingSinkWriter<T, Committable> {
   deadLetters?(checkpointId: number): readonly DeadLetter<T>[];
   /** The job finished: release what is held (everything is committed by now). */
   close?(): void | Promise<void>;
+  /** The writer's own figures (`figure` or `figure:subject`), read each time its task reports, in the sink operator's `figures`. */
+  metrics?(): Record<string, number>;
   /** The attempt was cancelled or failed: release what is held, commit nothing. */
   abort?(): void | Promise<void>;
 }

@@ -10,6 +10,7 @@ import { formatDuration } from '../config/duration.ts';
 import { createLogger } from '../log/logger.ts';
 import { parseDynamicProperties, readConfigFile } from './config-file.ts';
 import { commandLineConfig, UsageError, wholeNumber, type RunOptions } from './run-command.ts';
+import { ProgressLine } from './progress-line.ts';
 import { SHUTDOWN } from '../lifecycle/service.ts';
 
 const WEIR_BIN = fileURLToPath(new URL('../../bin/weir.mjs', import.meta.url));
@@ -61,7 +62,10 @@ export async function localClusterCommand(job: string, jobArgs: readonly string[
     }
     const onSigint = () => void master.cancel();
     process.once('SIGINT', onSigint);
-    const result = await master.run();
+    // The same live line as `weir run`'s (the JobManager here has the TaskManagers' reports).
+    const progress = new ProgressLine(master);
+    progress.start();
+    const result = await master.run().finally(() => progress.stop());
     process.off('SIGINT', onSigint);
     const restarts = result.restarts > 0 ? `, ${result.restarts} restart${result.restarts === 1 ? '' : 's'}` : '';
     process.stderr.write(`Job ${result.jobId} ${result.status} in ${formatDuration(result.durationMs)}${restarts}\n`);

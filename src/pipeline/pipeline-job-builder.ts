@@ -3,6 +3,7 @@ import type { ConfigKey } from '../config/configuration.ts';
 import { routedTableKey } from '../connectors/database-sink/routed-change.ts';
 import type { PipelineDefinition } from './pipeline-definition.ts';
 import type { PipelineChange } from './pipeline-change.ts';
+import { TRANSFORM_ROUTE_UID } from './pipeline-figures.ts';
 import { pipelineSink } from './pipeline-sink-factory.ts';
 import { pipelineSource } from './pipeline-source-factory.ts';
 import { RouteTransformFunction, tableIdOf } from './route-transform-function.ts';
@@ -38,7 +39,7 @@ export function buildPipelineJob(env: StreamExecutionEnvironment, def: PipelineD
           evaluation: { clock: Date.now, timeZone },
           catalog: () => openSourceCatalog(source),
         }),
-      { name: 'Transform and route', uid: 'pipeline-transform-route' },
+      { name: 'Transform and route', uid: TRANSFORM_ROUTE_UID },
     );
   attachSink(changes.keyBy((c: PipelineChange) => routedTableKey(c)));
 }

@@ -8,6 +8,7 @@ import type { SinkSchemaChange, SinkTableSchema } from '../connectors/database-s
 import { dataEventType, type EvaluationContext, type TransformRowMeta } from './expression/index.ts';
 import type { TransformDefinition } from './pipeline-definition.ts';
 import type { PipelineChange } from './pipeline-change.ts';
+import { ROUTE_FIGURE, SCHEMA_CHANGE_FIGURE } from './pipeline-figures.ts';
 import { columnsOfRecord, evolveSourceColumns, sinkChangesOf } from './schema-change-mapping.ts';
 import type { SourceColumn, SourceTableCatalog } from './source-table-catalog.ts';
 import { compileTableTransform, type SourceDialect, type TableTransform } from './table-transform.ts';
@@ -63,6 +64,8 @@ export class RouteTransformFunction implements KeyedProcessFunction<string, CdcC
   readonly #synced = new Set<string>();
   /** `sourceTable>sinkTable` pairs whose create.table went out in this run. */
   readonly #announced = new Set<string>();
+  /** Per source table, its last schema change in this run (the dashboard's and the progress line's): kind and source time. */
+  readonly #lastChange = new Map<string, { readonly kind: string; readonly at: number }>();
 
   constructor(options: RouteTransformOptions) {
     this.#o = options;
@@ -76,6 +79,18 @@ export class RouteTransformFunction implements KeyedProcessFunction<string, CdcC
     } finally {
       await catalog.close();
     }
+  }
+
+  /**
+   * Figures for the pipeline view (rest/pipeline-view.ts): `pipeline_route:<source table>><sink
+   * table>` = 1 for each route of a table known here, and `pipeline_schema_change_<kind>:<source
+   * table>` = the source time (ms) of the table's last schema change in this subtask's run.
+   */
+  metrics(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const t of this.#tables.values()) for (const s of t.sinks) out[`${ROUTE_FIGURE}:${pairOf(t.id, s)}`] = 1;
+    for (const [id, c] of this.#lastChange) out[`${SCHEMA_CHANGE_FIGURE}${c.kind.replace(/\./g, '_')}:${id}`] = c.at;
+    return out;
   }
 
   processElement(record: CdcChangeRecord, _ctx: KeyedContext<string> | undefined, out: Collector<PipelineChange>): void {
@@ -129,6 +144,8 @@ export class RouteTransformFunction implements KeyedProcessFunction<string, CdcC
     const id = `${body.schema.db}.${body.schema.table}`;
     const position = positionOf(record.source);
     let t = this.#tables.get(id);
+    const kind = body.changes.at(-1)?.kind ?? (t ? undefined : 'create.table');
+    if (kind) this.#lastChange.set(id, { kind, at: record.source.ts });
     if (!t) {
       // A table created (or first matched) while the pipeline runs: its columns are the record's.
       t = this.#state(id, columnsOfRecord(body.schema.columns, []), []);

@@ -14,6 +14,7 @@ import type {
   SavepointTriggerView,
 } from './rest-views.ts';
 import type { JobDirectory } from './job-directory.ts';
+import { pipelineView } from './pipeline-view.ts';
 import { targetDirectory } from './target-directory.ts';
 import { TRIGGER_ID_PATTERN, type OperationKind, type TriggerOperations } from './trigger-operations.ts';
 import { jobMetrics, subtaskMetrics, vertexMetrics } from './rest-metrics.ts';
@@ -95,6 +96,12 @@ export async function flinkApi(app: FastifyInstance, o: FlinkApiOptions): Promis
   app.get('/jobs/:jobid/config', { schema: { params: jobIdParam } }, async (req) => jobConfig(job(req)));
   app.get('/jobs/:jobid/plan', { schema: { params: jobIdParam } }, async (req) => jobPlan(job(req)));
   app.get('/jobs/:jobid/metrics', { schema: { params: jobIdParam, querystring: metricQuery } }, async (req) => queryMetrics(jobMetrics(job(req)), query(req).get));
+  // weir's own: a pipeline's source tables (404 for other jobs).
+  app.get('/jobs/:jobid/pipeline', { schema: { params: jobIdParam } }, async (req) => {
+    const view = pipelineView(job(req));
+    if (!view) throw Object.assign(new Error(`job ${(req.params as { jobid: string }).jobid} is not a pipeline (weir pipeline FILE)`), { statusCode: 404 });
+    return view;
+  });
 
   // ---- vertices ----
   const vertex = (req: FastifyRequest) => {

@@ -538,3 +538,48 @@ export interface TaskManagerDetailsView extends TaskManagerInfoView {
 
 /** GET /jobmanager/config (Flink's ClusterConfigurationInfo): every effective key, secrets left out. */
 export type JobManagerConfigView = ReadonlyArray<{ readonly key: string; readonly value: string }>;
+
+/** GET /jobs/:id/pipeline (weir's own, pipeline-view.ts): a pipeline's source tables. */
+export interface PipelineView {
+  /** The newest report the figures come from (ms since the epoch): rates are taken between two views' `reported-at`. */
+  readonly 'reported-at': number;
+  /** The source's initial snapshot (its split enumerator's figures); null without one. */
+  readonly snapshot: PipelineSnapshotView | null;
+  /** Sorted by table. */
+  readonly tables: readonly PipelineTableView[];
+}
+
+export interface PipelineSnapshotView {
+  readonly tables: number;
+  readonly 'tables-done': number;
+  readonly rows: number;
+  readonly done: boolean;
+}
+
+export interface PipelineTableView {
+  /** The source table, `db.table` or `schema.table`. */
+  readonly table: string;
+  readonly 'snapshot-rows': number;
+  readonly inserts: number;
+  readonly updates: number;
+  readonly deletes: number;
+  /** Inserts, updates and deletes read from the log. */
+  readonly changes: number;
+  /** The sink tables its rows go to (after routes), sorted. */
+  readonly 'sink-tables': readonly string[];
+  readonly 'last-schema-change': PipelineSchemaChangeView | null;
+}
+
+export interface PipelineSchemaChangeView {
+  /** The source's kind: add.column, drop.column, rename.column, alter.column.type, truncate.table, drop.table, create.table. */
+  readonly kind: string;
+  /** When the source committed it (ms since the epoch). */
+  readonly at: number;
+  /**
+   * Database sinks: held (a sink table it goes to holds a schema change until the transactions
+   * before it commit), applied, skipped (the behaviour or include/exclude left it out), pending
+   * (not at the sink yet). Other sinks: sent (files and print write it as a line if its kind is
+   * kept; Kafka and JetStream write no schema change).
+   */
+  readonly state: 'held' | 'applied' | 'skipped' | 'pending' | 'sent';
+}

@@ -13,7 +13,7 @@ const DURATION_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
 
 /** Stopping it stops following checkpoint completions. */
 export interface WeirMetrics extends Stoppable {
-  /** Registers the source figures that appeared since the last scrape (their names are the sources' own). */
+  /** Registers the source and operator figures that appeared since the last scrape (their names are the sources' and operators' own). */
   discoverSourceFigures(): void;
 }
 
@@ -40,6 +40,7 @@ export function registerWeirMetrics(registry: Registry, jobs: JobDirectory): Wei
     discoverSourceFigures() {
       durations.follow();
       discoverSourceFigures(registry, jobs);
+      discoverOperatorFigures(registry, jobs);
     },
     stop: async () => durations.unfollow(),
   };
@@ -116,6 +117,44 @@ function discoverSourceFigures(registry: Registry, jobs: JobDirectory): void {
       collect() {
         this.reset();
         for (const f of sourceFigures(jobs)) if (f.family === family) this.set(f.labels, Number.isFinite(f.value) ? f.value : 0);
+      },
+    });
+  }
+}
+
+/**
+ * Operators' own figures (a pipeline's routes and schema changes, a sink's held changes), as
+ * `weir_operator_<figure>`; a `figure:subject` figure's subject is the `subject` label.
+ */
+function operatorFigures(jobs: JobDirectory) {
+  return jobs.list().flatMap((m) => {
+    const vertexName = (id: string) => m.graph.vertices.find((v) => v.id === id)?.name ?? id;
+    return m.taskMetrics().flatMap((t) =>
+      (t.operators ?? []).flatMap((o) =>
+        Object.entries(o.figures ?? {}).map(([key, value]) => {
+          const at = key.indexOf(':');
+          const labels: Labels = { job_id: m.jobId, vertex: vertexName(t.vertexId), subtask: String(t.subtask), operator: o.uid, ...(at < 0 ? {} : { subject: key.slice(at + 1) }) };
+          return { family: `weir_operator_${(at < 0 ? key : key.slice(0, at)).replace(/[^a-zA-Z0-9_]/g, '_')}`, labels, value };
+        }),
+      ),
+    );
+  });
+}
+
+function discoverOperatorFigures(registry: Registry, jobs: JobDirectory): void {
+  for (const figure of operatorFigures(jobs)) {
+    if (registry.getSingleMetric(figure.family)) continue;
+    const family = figure.family;
+    const withSubject = 'subject' in figure.labels;
+    new Gauge({
+      name: family,
+      help: "Reported by an operator (a pipeline's routes and last schema changes, a sink's held schema changes).",
+      labelNames: withSubject ? [...OPERATOR, 'subject'] : OPERATOR,
+      registers: [registry],
+      collect() {
+        this.reset();
+        // A figure's labels are those its family was registered with (with or without a subject).
+        for (const f of operatorFigures(jobs)) if (f.family === family && 'subject' in f.labels === withSubject) this.set(f.labels, Number.isFinite(f.value) ? f.value : 0);
       },
     });
   }

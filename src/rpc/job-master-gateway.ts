@@ -130,4 +130,6 @@ export interface OperatorFigures {
   readonly currentOutputWatermark: WireWatermark;
   /** Keyed operators on a backend with local disk (lmdb): the store's size and cache figures. */
   readonly state?: LocalStateFigures;
+  /** The operator's own figures (`figure` or `figure:subject`: a pipeline's routes and schema changes, a sink's held changes). */
+  readonly figures?: Record<string, number>;
 }

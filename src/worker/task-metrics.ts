@@ -37,6 +37,7 @@ export function taskMetrics(p: TaskMetricsParts): TaskMetrics {
       numLateRecordsDropped: m.metrics.numLateRecordsDropped,
       currentOutputWatermark: encodeWatermark(m.metrics.currentOutputWatermark),
       ...(m.keyedState?.figures ? { state: m.keyedState.figures() } : {}),
+      ...(m.metrics.figures ? { figures: m.metrics.figures() } : {}),
     })),
     ...p.activity,
     ...(source?.operator.reader?.metrics ? { source: source.operator.reader.metrics() } : {}),

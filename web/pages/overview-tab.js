@@ -4,11 +4,13 @@
 // Busy, backpressured and idle are the shares of the last 5 s a subtask spent working, blocked on
 // output and waiting for input, as Flink measures them; backpressure reads OK up to 10 %, LOW up to
 // 50 %, HIGH above, as in Flink.
+import { api } from '../api.js';
 import { h } from '../dom.js';
 import { bytes, count, percent, rate } from '../format.js';
 import { jobGraph } from '../graph.js';
 import { subtaskLoad, vertexLoad } from '../load.js';
 import { consumerLagCards } from './consumer-lag.js';
+import { pipelineCard } from './pipeline-tables.js';
 import { sourceProgressCards } from './source-progress.js';
 import { watermarksCard, watermarkText } from './watermarks.js';
 /** @import { Load } from '../load.js' */
@@ -81,8 +83,15 @@ export function overviewTab(jobId) {
     async refresh(job) {
       measure(job);
       const vertex = job.vertices.find((v) => v.id === selected);
+      const pipeline = isPipeline(job) ? await api.pipeline(jobId).catch(() => null) : null;
+      for (const t of pipeline?.tables ?? []) rates.add(`pipeline-table:${t.table}`, pipeline?.['reported-at'] ?? job.now, t.changes);
+      const changesPerSecond = (/** @type {string} */ table) => {
+        const r = rates.perMs(`pipeline-table:${table}`);
+        return r === null ? null : r * 1000;
+      };
       return [
         h('section', { class: 'card graph-card' }, h('h2', null, 'Job graph'), h('div', { class: 'graph-wrap' }, jobGraph(job.vertices, selected)), legend()),
+        pipeline ? pipelineCard(pipeline, changesPerSecond) : null,
         ...sourceProgressCards(job),
         ...consumerLagCards(job),
         h('section', { class: 'card' }, h('h2', null, 'Vertices'), verticesTable(job, rates, selected)),
@@ -95,6 +104,11 @@ export function overviewTab(jobId) {
       if (name === 'select-vertex') selected = selected === el.dataset.vertex ? null : (el.dataset.vertex ?? null);
     },
   };
+}
+
+/** A job of `weir pipeline FILE`: it has the pipeline's transform-and-route operator. @param {JobDetailsView} job */
+function isPipeline(job) {
+  return job.vertices.some((v) => v.operators.some((o) => o.uid === 'pipeline-transform-route'));
 }
 
 function legend() {

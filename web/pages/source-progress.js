@@ -12,6 +12,7 @@ import { count, duration } from '../format.js';
 /** The snapshot figures of the split enumerator that this view writes in words. */
 const SNAPSHOT_FIGURES = new Set([
   'snapshot_tables',
+  'snapshot_tables_done',
   'snapshot_chunks_total',
   'snapshot_chunks_finished',
   'snapshot_chunks_in_flight',
@@ -175,6 +176,7 @@ function snapshotRunning(v, p) {
   const pct = total > 0 ? Math.floor((finished / total) * 100) : 0;
   const left = timeLeft(p['snapshot_seconds_left']);
   const tables = p['snapshot_tables'];
+  const tablesDone = p['snapshot_tables_done'];
   const inFlight = p['snapshot_chunks_in_flight'];
   const parts = [
     h('span', { class: 'chunks' }, `${count(finished)} of ${count(total)} chunks`),
@@ -182,7 +184,7 @@ function snapshotRunning(v, p) {
     h('span', { class: 'rows' }, `${count(p['snapshot_rows_read'] ?? 0)} rows read`),
     p['snapshot_rows_per_second'] !== undefined ? h('span', { class: 'rate' }, `${count(p['snapshot_rows_per_second'])} rows/s`) : null,
     h('span', { class: left ? 'left' : 'left muted' }, left ?? 'time left not known yet'),
-    tables !== undefined ? h('span', { class: 'tables muted' }, `${count(tables)} ${tables === 1 ? 'table' : 'tables'}`) : null,
+    tables !== undefined ? h('span', { class: 'tables muted' }, `${tablesDone !== undefined ? `${count(tablesDone)} of ` : ''}${count(tables)} ${tables === 1 ? 'table' : 'tables'}${tablesDone !== undefined ? ' snapshotted' : ''}`) : null,
   ].filter((x) => x !== null);
   return h(
     'div',

@@ -226,8 +226,12 @@ export class CdcSplitEnumerator<P, S extends CdcRecordSource> implements SplitEn
     const end = s.snapshotFinishedAt ?? Date.now();
     const seconds = Math.max(0.001, (end - s.snapshotStartedAt) / 1000);
     const left = Math.max(0, total - s.chunksFinished);
+    // A table is snapshotted once its last chunk is cut and none of its chunks is still being read.
+    const reading = new Set(Object.values(s.assigned).map((a) => `${a.db}.${a.table}`));
+    const tablesDone = s.phase !== 'snapshot' ? s.tables.length : s.tables.filter((t) => t.done && !reading.has(`${t.db}.${t.table}`)).length;
     return {
       snapshot_tables: s.tables.length,
+      snapshot_tables_done: tablesDone,
       snapshot_chunks_total: total,
       snapshot_chunks_finished: s.chunksFinished,
       snapshot_chunks_in_flight: Object.keys(s.assigned).length,

@@ -3,6 +3,7 @@ import { SinkError } from '../../api/sink-error.ts';
 import { applySchemaChangeOnce, type AppliedSchemaChange } from './apply-schema-change.ts';
 import type { SchemaChangeContext } from './plan-schema-change.ts';
 import { routedTableKey, type RoutedChange } from './routed-change.ts';
+import { APPLIED_FIGURE, OUTCOMES_FIGURE, SKIPPED_FIGURE } from './schema-change-figures.ts';
 import { RowOpBuilder, type BuilderColumn } from './row-op-builder.ts';
 import type { RowOp } from './row-op.ts';
 import type { SchemaChangeSession, SinkSchemaDialect, SinkTableRef } from './sink-schema-dialect.ts';
@@ -82,6 +83,8 @@ export class PipelineSinkWriter<Tbl extends PipelineTable, S extends { readonly 
   #last: Promise<void> = Promise.resolve();
   /** Described tables by key; a schema change drops its table's entry. */
   readonly #tables = new Map<string, TableWrites<Tbl>>();
+  /** Per source table, what became of its last schema change here and the change's source time (the pipeline view's). */
+  readonly #outcomes = new Map<string, { readonly applied: boolean; readonly at: number }>();
 
   constructor(dialect: PipelineWriterDialect<Tbl, S>, transactions: PipelineTransactions<S, C>, setup: PipelineWriterSetup) {
     this.#d = dialect;
@@ -102,6 +105,18 @@ export class PipelineSinkWriter<Tbl extends PipelineTable, S extends { readonly 
 
   ready(): Promise<void> | undefined {
     return this.#inFlight.ready();
+  }
+
+  /**
+   * `schema_change_applied:<source table>` or `schema_change_skipped:<source table>` = the source
+   * time of its last schema change this writer handled: applied (or found applied before a
+   * failover, or the table already had it), or left out (the behaviour, include/exclude, a
+   * refusal try_evolve tolerates). `schema_change_outcomes` says the writer reports them.
+   */
+  metrics(): Record<string, number> {
+    const out: Record<string, number> = { [OUTCOMES_FIGURE]: this.#outcomes.size };
+    for (const [source, o] of this.#outcomes) out[`${o.applied ? APPLIED_FIGURE : SKIPPED_FIGURE}:${source}`] = o.at;
+    return out;
   }
 
   flush(): void {
@@ -183,6 +198,7 @@ export class PipelineSinkWriter<Tbl extends PipelineTable, S extends { readonly 
     const ctx: SchemaChangeContext = { target: this.#d.target, table: key, behavior: this.#s.behavior, ...(this.#s.filter ? { filter: this.#s.filter } : {}) };
     const applied = await applySchemaChangeOnce(this.#d.schemaSession, this.#d.schemaDialect, record.table, change.change, change.id, ctx);
     this.#tables.delete(key);
+    if (record.ts !== undefined) this.#outcomes.set(record.sourceTable, { applied: !applied.excluded && !applied.refused, at: record.ts });
     this.#s.onSchemaChange?.(key, record, applied);
   }
 }

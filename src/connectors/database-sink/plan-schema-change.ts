@@ -7,6 +7,8 @@ import { evolveSchema, findColumn, type SinkColumn, type SinkSchemaChange, type 
 export interface SchemaChangePlan {
   readonly apply: readonly SinkSchemaChange[];
   readonly skipped?: string;
+  /** The behaviour or include/exclude.schema.changes left the change out (not: the table already had it). */
+  readonly excluded?: true;
 }
 
 export interface SchemaChangeContext {
@@ -26,7 +28,7 @@ export interface SchemaChangeContext {
 export function planSchemaChange(current: SinkTableSchema | undefined, change: SinkSchemaChange, ctx: SchemaChangeContext): SchemaChangePlan {
   if (!acceptedSchemaChanges(ctx.behavior, ctx.filter).has(change.kind)) {
     if (ctx.behavior === 'exception') throw new SchemaChangeRefusedError(ctx.target, ctx.table, change.kind, 'schema.change.behavior is exception: set it to evolve, try_evolve or lenient to follow schema changes');
-    return { apply: [], skipped: `not applied: ${ctx.behavior === 'ignore' ? 'schema.change.behavior is ignore' : 'excluded by the sink\'s include/exclude.schema.changes or the behaviour'}` };
+    return { apply: [], excluded: true, skipped: `not applied: ${ctx.behavior === 'ignore' ? 'schema.change.behavior is ignore' : 'excluded by the sink\'s include/exclude.schema.changes or the behaviour'}` };
   }
   const rewritten = ctx.behavior === 'lenient' && current ? lenient(current, change) : [change];
   const apply: SinkSchemaChange[] = [];

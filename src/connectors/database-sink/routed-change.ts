@@ -31,6 +31,8 @@ export interface RoutedChange {
   readonly unchangedColumns?: readonly string[];
   /** `op: 'ddl'` only. */
   readonly schemaChange?: RoutedSchemaChange;
+  /** When the source committed the change (ms since the epoch), where known (a pipeline's changes): what the sink's figures name a schema change by. */
+  readonly ts?: number;
 }
 
 /** The sink table of a routed change, `namespace.table`: what a pipeline keys its sink by. */

@@ -72,6 +72,9 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
     if (ctx.operatorState.isRestored) await this.#recover(ctx);
     else await this.#committer.abortLeftovers?.();
     this.#writer = await this.#sink.createWriter(ctx);
+    const hold = this.#hold;
+    const writer = this.#writer;
+    if (hold || writer.metrics) ctx.metrics.figures = () => ({ ...hold?.figures(), ...writer.metrics?.() });
   }
 
   /** The restored checkpoint's committables: all of them let the committer clean up, this subtask's share is committed. */

@@ -61,6 +61,8 @@ export class KeyedProcessOperator extends AbstractStreamOperator {
     const runtime = operatorRuntimeContext(ctx, keyedStateAccess(backend));
     this.#timers.open();
     await this.#fn.open?.(runtime);
+    const fn = this.#fn;
+    if (fn.metrics) ctx.metrics.figures = () => fn.metrics!();
   }
 
   #userTimerService(): TimerService {

@@ -23,6 +23,11 @@ export interface OperatorMetrics {
   numLateRecordsDropped: number;
   /** The operator's event time: the last watermark it passed on (-Infinity: none yet). */
   currentOutputWatermark: number;
+  /**
+   * The operator's own figures (`figure` or `figure:subject`), read when the task reports: set by
+   * operators that have some (a user function's metrics(), a sink's held schema changes).
+   */
+  figures?: () => Record<string, number>;
 }
 
 /** What an operator is given when its task starts. */

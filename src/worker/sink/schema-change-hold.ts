@@ -1,5 +1,6 @@
 import type { SchemaChangeClassifier } from '../../api/two-phase-committing-sink.ts';
 
+
 /**
  * Holds a sink table's records behind a schema change until the transaction holding the rows
  * before the change has committed: a prepared transaction keeps locks that an ALTER TABLE waits
@@ -10,6 +11,9 @@ import type { SchemaChangeClassifier } from '../../api/two-phase-committing-sink
  * and the records up to the next change are released, and a next change starts a new hold.
  * Held records are in the checkpoint (snapshot/restore), so none is lost or doubled.
  */
+
+/** A committing sink's figure `schema_changes_held:<table>` = how many schema changes the table holds now. */
+export const HELD_FIGURE = 'schema_changes_held';
 
 /** One table's hold as a checkpoint keeps it. `waitFor`: the checkpoint whose completion releases it (none before a cut). */
 export interface HeldTable<T> {
@@ -75,6 +79,13 @@ export class SchemaChangeHold<T> {
 
   get holding(): number {
     return this.#tables.size;
+  }
+
+  /** Per table holding, the schema changes it holds (`schema_changes_held:<table>`): the operator's figures. */
+  figures(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [table, hold] of this.#tables) out[`${HELD_FIGURE}:${table}`] = hold.records.filter((r) => this.#classify.holdsBack(r)).length;
+    return out;
   }
 
   snapshot(): HeldTable<T>[] {

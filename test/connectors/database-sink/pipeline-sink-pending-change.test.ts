@@ -2,7 +2,8 @@
 // holds rows of its table: through the CommittingSinkOperator (its SchemaChangeHold) on a real
 // PostgreSQL and MariaDB. The change is not run while the transaction is prepared (an ALTER from
 // outside shows the lock it would wait for), it runs once the transaction has committed, the rows
-// after it follow in the new shape, and nothing waits for a timeout.
+// after it follow in the new shape, and nothing waits for a timeout. The sink's figures (the
+// pipeline view's) say the change is held, then applied, named by its source time.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TwoPhaseCommittingSink } from '../../../src/api/two-phase-committing-sink.ts';
@@ -52,6 +53,7 @@ describe('pipeline database sinks: a schema change while a prepared transaction 
         op,
         before: null,
         after,
+        ts: 1000 + Number(id?.split('@')[1] ?? 9),
         ...(change ? { schemaChange: { change, schema: change.kind === 'create.table' ? change.schema : evolveSchema(SCHEMA, change)!, id: id! } } : {}),
       });
       const op = new CommittingSinkOperator(t.sink({ schemaChangeBehavior: 'evolve', transactionIdPrefix: 'pend' }) as TwoPhaseCommittingSink<unknown, unknown>);
@@ -75,6 +77,8 @@ describe('pipeline database sinks: a schema change while a prepared transaction 
         h.element(rec('u', { id: 2, name: 'b', note: 'after' }));
         h.element(rec('c', { id: 3, name: 'c', note: 'new' }));
         h.runMails();
+        const key = `${t.namespace}.pending`;
+        assert.deepEqual(h.metrics.figures?.(), { [`schema_changes_held:${key}`]: 1, schema_change_outcomes: 1, 'schema_change_applied:src.pending': 1000 }, 'held; the create.table applied');
 
         // What the change would meet if it ran now: the prepared transaction's lock on the table.
         const blocked = (await t.alterWithLockTimeout(`ALTER TABLE ${t.namespace}.pending ADD COLUMN probe int`)) as { code?: string; errno?: number } | undefined;
@@ -87,6 +91,9 @@ describe('pipeline database sinks: a schema change while a prepared transaction 
         op.notifyCheckpointComplete(3);
         await until(h, 'the column is added', async () => (await t.readSchema('pending'))!.columns.some((c) => c.name === 'note'));
         const waited = Date.now() - started;
+        // The writer notes the outcome once its DDL statement has answered (another connection may see the column a moment before).
+        await until(h, 'the change reported applied', async () => h.metrics.figures?.()['schema_change_applied:src.pending'] === 1001);
+        assert.deepEqual(h.metrics.figures?.(), { schema_change_outcomes: 1, 'schema_change_applied:src.pending': 1001 }, 'applied, nothing held');
         await checkpoint(4);
         op.notifyCheckpointComplete(4);
         await until(h, 'the rows after the change are committed', async () => (await t.rows('pending', ['id'])).length === 3);
