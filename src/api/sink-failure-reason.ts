@@ -10,6 +10,7 @@ export const SINK_FAILURE_REASONS = {
   RECORD_REFUSED: { restartable: false, message: 'the target refused a record (a constraint, a type, a length): it would be refused again on every replay' },
   TARGET_MISMATCH: { restartable: false, message: "the target does not fit the sink's records (a missing column, a type that cannot hold the field)" },
   SCHEMA_CHANGE_REFUSED: { restartable: false, message: "a schema change the sink's schema.change.behavior does not allow (exception), or one no sink table can take: every replay brings it again" },
+  SCHEMA_CHANGE_INVALID: { restartable: false, message: 'the target refuses the statements made for a schema change whatever its data (a key too long, a type or size it does not have): every replay would run them again' },
   SCHEMA_CHANGE_FAILED: { restartable: true, message: 'applying a schema change to the target failed (evolve): the job restarts from its checkpoint and applies it again, once' },
   TARGET_UNSUPPORTED: { restartable: false, message: 'the target lacks what the sink needs (prepared transactions disabled, a missing key)' },
 } as const satisfies Record<string, { readonly restartable: boolean; readonly message: string }>;

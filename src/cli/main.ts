@@ -70,6 +70,7 @@ program
   .option('--inject-failures <n>', 'make N task failures at seeded random points (testing exactly-once)')
   .option('--seed <n>', 'seed for --inject-failures', '1')
   .option('--inject-failures-in <name>', 'only into operators whose vertex name contains this text (e.g. a keyed operator; a CDC source\'s idle reader never reaches its planned failure)')
+  .option('--inject-failures-after <min-max>', 'each failure strikes after a random number of its subtask\'s records in this range (default 100-50000)')
   .option('--verbose', 'debug logging')
   .action(async (job: string, jobArgs: string[], options) => {
     if (options.jobmanager) process.exitCode = await submitCommand(job, jobArgs, options);
@@ -218,6 +219,7 @@ program
   .option('--inject-failures <n>', 'make N task failures at seeded random points (testing exactly-once)')
   .option('--seed <n>', 'seed for --inject-failures', '1')
   .option('--inject-failures-in <name>', 'only into operators whose vertex name contains this text')
+  .option('--inject-failures-after <min-max>', 'each failure strikes after a random number of its subtask\'s records in this range (default 100-50000)')
   .option('--verbose', 'debug logging')
   .action(async (file: string, o) => {
     // Loaded only for `weir pipeline`: the pipeline brings a SQL parser, YAML and every sink, which

@@ -24,6 +24,8 @@ export interface RunOptions {
   readonly injectFailures?: string;
   readonly seed?: string;
   readonly injectFailuresIn?: string;
+  /** MIN-MAX: each failure strikes after a random number of its subtask's records in this range. */
+  readonly injectFailuresAfter?: string;
   readonly verbose?: boolean;
   readonly unaligned?: boolean;
   readonly alignedTimeout?: string;
@@ -54,6 +56,14 @@ export function wholeNumber(text: string | undefined, flag: string, fallback: nu
   return n;
 }
 
+/** `--inject-failures-after MIN-MAX` (or one number): the range of records a planned failure waits for. */
+function recordRange(text: string | undefined): { minRecords?: number; maxRecords?: number } {
+  if (text === undefined) return {};
+  const m = /^(\d+)(?:-(\d+))?$/.exec(text.trim());
+  if (!m || (m[2] !== undefined && Number(m[2]) < Number(m[1]))) throw new UsageError(`--inject-failures-after expects MIN-MAX records (e.g. 200-2000), got '${text}'`);
+  return { minRecords: Number(m[1]), maxRecords: Number(m[2] ?? m[1]) };
+}
+
 export class UsageError extends Error {
   constructor(message: string) {
     super(message);
@@ -81,6 +91,7 @@ export async function runCommand(job: string, jobArgs: readonly string[], o: Run
           failures: wholeNumber(o.injectFailures, '--inject-failures', 0),
           seed: wholeNumber(o.seed, '--seed', 1),
           ...(o.injectFailuresIn !== undefined ? { vertexNameContains: o.injectFailuresIn } : {}),
+          ...recordRange(o.injectFailuresAfter),
         }
       : undefined;
   const master = await createJobMaster({

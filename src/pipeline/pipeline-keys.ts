@@ -129,7 +129,7 @@ export const SINK_KEYS: Readonly<Record<SinkType, readonly KeySpec[]>> = {
   mysql: [
     ...DATABASE_SINK,
     k('port', 'int', 'The server port (default 3306).', { min: 1, max: 65535, weir: 'connection.port' }),
-    k('database', 'string', 'The database of sink tables whose id names none (a sink table id is database.table).', { weir: 'connection.database' }),
+    k('database', 'string', "The connection's database: where weir keeps the schema changes it applied (weir_schema_changes), and that of sink tables whose id names none (a sink table id is database.table).", { required: true, weir: 'connection.database' }),
   ],
   kafka: [
     ...SINK_COMMON,

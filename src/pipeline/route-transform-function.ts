@@ -102,18 +102,34 @@ export class RouteTransformFunction implements KeyedProcessFunction<string, CdcC
     this.#sync(id);
     const t = this.#tables.get(id);
     if (!t) throw new UnknownSourceTableError(id, [...this.#tables.keys()]);
-    const before = record.before && this.#project(t, record.before, record, record.op === 'u' ? '-U' : '-D');
-    const after = record.after && this.#project(t, record.after, record, record.op === 'u' ? '+U' : '+I');
-    const op = record.op === 'u' ? (before && after ? 'u' : after ? 'c' : before ? 'd' : null) : before || after ? record.op : null;
-    if (op === null) return;
-    // An update that leaves the filter is a delete: its before image as a delete sees it.
-    const b = op === 'd' && record.op === 'u' ? this.#project(t, record.before!, record, '-D') : op === 'c' ? null : before;
-    const a = op === 'c' && record.op === 'u' ? this.#project(t, record.after!, record, '+I') : op === 'd' ? null : after;
+    const change = this.#change(t, record);
+    if (!change) return;
+    const { op, before: b, after: a } = change;
     const unchanged = record.unchangedColumns?.filter((c) => a !== null && c in a);
     for (const table of t.sinks) {
       this.#announce(t, table, record, out);
       out.collect({ table, sourceTable: id, op, before: b, after: a, ...(unchanged?.length ? { unchangedColumns: unchanged } : {}), ts: record.source.ts, snapshot: record.source.snapshot });
     }
+  }
+
+  /**
+   * The sink change of a source change through the filter, per image. A before image the source
+   * gave only in part (PostgreSQL without REPLICA IDENTITY FULL: an update without one, a delete
+   * with the key alone) cannot be filtered: it counts as in the sink table, so a delete, or an
+   * update whose after image leaves the filter, deletes by key (a row that was never written is
+   * deleted to no effect); its other columns are null.
+   */
+  #change(t: TableState, record: CdcChangeRecord): { op: PipelineChange['op']; before: RowImage | null; after: RowImage | null } | null {
+    const u = record.op === 'u';
+    const unknown = (u || record.op === 'd') && (record.before === null || t.columns.some((c) => !(c.name in record.before!)));
+    const before = record.before && this.#project(t, record.before, record, u ? '-U' : '-D', unknown);
+    const after = record.after && this.#project(t, record.after, record, u ? '+U' : '+I');
+    if (!u) return before || after ? { op: record.op, before, after } : null;
+    if (after && (before || unknown)) return { op: 'u', before, after };
+    if (after) return { op: 'c', before: null, after: this.#project(t, record.after!, record, '+I') };
+    // An update that leaves the filter is a delete: its before image as a delete sees it.
+    if (before) return { op: 'd', before: this.#project(t, record.before!, record, '-D', unknown), after: null };
+    return unknown ? { op: 'd', before: this.#project(t, record.after!, record, '-D', true), after: null } : null;
   }
 
   /** Once per table and run: the keyed state's schema wins over the catalog's; a table without one stores the catalog's. */
@@ -131,12 +147,15 @@ export class RouteTransformFunction implements KeyedProcessFunction<string, CdcC
     else this.#stored.clear();
   }
 
-  #project(t: TableState, row: RowImage, record: CdcChangeRecord, type: string): RowImage | null {
+  #project(t: TableState, row: RowImage, record: CdcChangeRecord, type: string, unfiltered = false): RowImage | null {
     if (t.transform.passThrough) return row;
     const table = record.source.table;
     const schema = (record.source as { schema?: string; db?: string }).schema ?? (record.source as { db?: string }).db ?? null;
     const meta: TransformRowMeta = { namespaceName: this.#o.namespace, schemaName: schema, tableName: table, dataEventType: type };
-    return t.transform.apply(row, meta);
+    if (!unfiltered) return t.transform.apply(row, meta);
+    const whole: RowImage = {};
+    for (const c of t.columns) whole[c.name] = c.name in row ? row[c.name] : null;
+    return t.transform.project(whole, meta);
   }
 
   #schemaChange(record: CdcChangeRecord, out: Collector<PipelineChange>): void {

@@ -19,6 +19,8 @@ export interface TableTransform {
   readonly schema: SinkTableSchema;
   /** Undefined without a rule: rows pass unchanged. */
   apply(row: RowImage, meta: TransformRowMeta): RowImage | null;
+  /** The row projected without the filter. */
+  project(row: RowImage, meta: TransformRowMeta): RowImage;
   readonly passThrough: boolean;
 }
 
@@ -59,6 +61,7 @@ export function compileTableTransform(
   return {
     schema: { columns: sinkColumns, primaryKey: key },
     apply: c ? (row, meta) => c.apply(row, meta) : (row) => row,
+    project: c ? (row, meta) => c.project(row, meta) : (row) => row,
     passThrough: c === undefined,
   };
 }

@@ -123,6 +123,29 @@ test('the filter per image: an update leaving the filter deletes, one entering i
   ]);
 });
 
+test('before images given in part (PostgreSQL without REPLICA IDENTITY FULL) count as in the sink table: a delete by the key alone, and an update leaving the filter, delete by key', async () => {
+  const { fn, out } = await operator([{ id: 'shop.orders_1', columns: ORDERS, primaryKey: ['id'] }]);
+  feed(
+    fn,
+    out,
+    // No before image: into the filter, out of it, and outside it before and after.
+    row('orders_1', 'u', null, o(1, 'ok', '2.50', 2)),
+    row('orders_1', 'u', null, o(2, 'ok', '2.50', 0)),
+    row('orders_1', 'u', null, o(3, 'test', '1.00', 1)),
+    // The key alone: a delete, and an update that changed the key and leaves the filter.
+    row('orders_1', 'd', { id: 4 }, null),
+    row('orders_1', 'u', { id: 5 }, o(6, 'test', '1.00', 1)),
+  );
+  const rows = out.filter((c) => c.op !== 'ddl').map((c) => [c.op, c.before && [c.before['shard'], c.before['id'], c.before['status']], c.after?.['id'] ?? null]);
+  assert.deepEqual(rows, [
+    ['u', null, 1],
+    ['d', ['orders_1', 2, 'ok'], null],
+    ['d', ['orders_1', 3, 'test'], null],
+    ['d', ['orders_1', 4, null], null],
+    ['d', ['orders_1', 5, null], null],
+  ]);
+});
+
 test('ADD COLUMN through a projection with *: one add.column after the last source column of the result, with an id from the binlog position; the rows after it carry the column', async () => {
   const { fn, out } = await operator([{ id: 'shop.orders_1', columns: ORDERS, primaryKey: ['id'] }]);
   feed(fn, out, row('orders_1', 'c', null, o(1, 'ok', '1.00', 1)));

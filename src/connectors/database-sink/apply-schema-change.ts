@@ -32,7 +32,7 @@ export async function applySchemaChangeOnce(
     await session.apply(changeId, table, statements);
     return { ...plan, statements, replayed: false };
   } catch (e) {
-    if (ctx.behavior !== 'try_evolve') throw new SinkError('SCHEMA_CHANGE_FAILED', ctx.target, `table ${ctx.table}: ${change.kind}: ${(e as Error).message} (statements: ${statements.join('; ')})`, { cause: e });
+    if (ctx.behavior !== 'try_evolve') throw new SinkError(dialect.invalidStatement(e) ? 'SCHEMA_CHANGE_INVALID' : 'SCHEMA_CHANGE_FAILED', ctx.target, `table ${ctx.table}: ${change.kind}: ${(e as Error).message} (statements: ${statements.join('; ')})`, { cause: e });
     // Tolerated: recorded as done so that a restart does not try it forever.
     await session.apply(changeId, table, []);
     return { ...plan, statements, replayed: false, refused: e as Error };

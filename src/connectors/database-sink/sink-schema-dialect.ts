@@ -10,6 +10,8 @@ export interface SinkTableRef {
 export interface SinkSchemaDialect {
   readonly name: string;
   statements(table: SinkTableRef, change: SinkSchemaChange): string[];
+  /** The server refused the statements themselves (syntax, a limit, an unknown type), not the table's data or a lock: no replay can succeed. */
+  invalidStatement(e: unknown): boolean;
 }
 
 /**

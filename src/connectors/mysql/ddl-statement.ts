@@ -34,7 +34,7 @@ export function parseDdl(statement: string, defaultDb: string): ParsedDdl {
   if (NOT_TABLE_DDL.test(statement)) return { kind: 'tables', tables: [] };
   let ast: Node;
   try {
-    ast = parser.astify(statement, { database: 'MariaDB' });
+    ast = astify(statement);
   } catch (e) {
     return { kind: 'unrecognized', reason: `parse error: ${(e as Error).message.split('\n')[0]}` };
   }
@@ -45,6 +45,22 @@ export function parseDdl(statement: string, defaultDb: string): ParsedDdl {
     tables.push(...one);
   }
   return { kind: 'tables', tables };
+}
+
+/**
+ * The parser's MariaDB grammar first; its MySQL grammar when that fails: the MariaDB one refuses
+ * some column names MariaDB itself takes unquoted (a `status VARCHAR(10)` column in a CREATE TABLE).
+ */
+function astify(statement: string): Node {
+  try {
+    return parser.astify(statement, { database: 'MariaDB' });
+  } catch (e) {
+    try {
+      return parser.astify(statement, { database: 'MySQL' });
+    } catch {
+      throw e;
+    }
+  }
 }
 
 function statementChanges(s: Node, defaultDb: string): ParsedTableChange[] | string {

@@ -41,15 +41,47 @@ export function logicalFromMySql(columnType: string): LogicalType {
   }
 }
 
-/** Key columns need a bounded length in MySQL (an index holds at most 3,072 bytes: 768 utf8mb4 characters). */
-const KEY_CHARS = 768;
+/** An InnoDB index holds at most 3,072 bytes: a primary key's columns share them. */
+const KEY_BYTES = 3072;
+/** The most characters a utf8mb4 key column may have on its own. */
+const KEY_CHARS = KEY_BYTES / 4;
+
+/** The bytes a key column of a fixed-size type takes in the index; undefined for strings and bytes without a small bound. */
+function fixedKeyBytes(t: LogicalType): number | undefined {
+  switch (t.kind) {
+    case 'BOOLEAN': case 'TINYINT': return 1;
+    case 'SMALLINT': return 2;
+    case 'INT': case 'FLOAT': case 'DATE': return 4;
+    case 'BIGINT': case 'DOUBLE': case 'TIME': case 'TIMESTAMP': case 'TIMESTAMP_LTZ': return 8;
+    case 'DECIMAL': return 4 * Math.ceil(Math.min(t.precision ?? 65, 65) / 9) + 4;
+    case 'CHAR': return 4 * t.length;
+    case 'VARCHAR': return t.length <= 128 ? 4 * t.length + 2 : undefined;
+    case 'BINARY': return t.length;
+    case 'VARBINARY': return t.length <= 512 ? t.length + 2 : undefined;
+    default: return undefined;
+  }
+}
 
 /**
- * The MySQL/MariaDB type a column of this logical type is created with. `key`: the column is in
- * the primary key, where TEXT and BLOB cannot go. An instant (TIMESTAMP_LTZ) is a DATETIME of
+ * How many characters each of a primary key's long string (or bytes: 4 per character) columns
+ * may have so that the whole key fits one index entry: what the fixed-size columns leave, shared
+ * out (a table key of an INT and a STRING gets VARCHAR(766); two STRINGs 383 each).
+ */
+export function keyCharsOf(key: readonly LogicalType[]): number {
+  const flexible = key.filter((t) => fixedKeyBytes(t) === undefined).length;
+  if (flexible === 0) return KEY_CHARS;
+  const fixed = key.reduce((n, t) => n + (fixedKeyBytes(t) ?? 0), 0);
+  return Math.max(1, Math.min(KEY_CHARS, Math.floor((KEY_BYTES - fixed - 2 * flexible) / flexible / 4)));
+}
+
+/**
+ * The MySQL/MariaDB type a column of this logical type is created with. `keyChars`: the column is
+ * in the primary key, where TEXT and BLOB cannot go, and a long string may have this many
+ * characters (keyCharsOf). An instant (TIMESTAMP_LTZ) is a DATETIME of
  * the session's zone, which weir sets to UTC: MySQL's TIMESTAMP ends in 2038.
  */
-export function mySqlTypeOf(t: LogicalType, key = false): string {
+export function mySqlTypeOf(t: LogicalType, keyChars?: number): string {
+  const key = keyChars !== undefined;
   switch (t.kind) {
     case 'BOOLEAN': return 'tinyint(1)';
     case 'TINYINT': return 'tinyint';
@@ -60,11 +92,11 @@ export function mySqlTypeOf(t: LogicalType, key = false): string {
     case 'DOUBLE': return 'double';
     case 'DECIMAL': return t.precision === undefined || t.precision > 65 ? `decimal(65,${Math.min(t.scale || 30, 30)})` : `decimal(${t.precision},${Math.min(t.scale, 30)})`;
     case 'CHAR': return t.length <= 255 ? `char(${t.length})` : `varchar(${t.length})`;
-    case 'VARCHAR': return t.length <= 16_383 ? `varchar(${key ? Math.min(t.length, KEY_CHARS) : t.length})` : key ? `varchar(${KEY_CHARS})` : 'longtext';
-    case 'STRING': return key ? `varchar(${KEY_CHARS})` : 'longtext';
+    case 'VARCHAR': return key ? `varchar(${Math.min(t.length, keyChars)})` : t.length <= 16_383 ? `varchar(${t.length})` : 'longtext';
+    case 'STRING': return key ? `varchar(${keyChars})` : 'longtext';
     case 'BINARY': return t.length <= 255 ? `binary(${t.length})` : `varbinary(${t.length})`;
-    case 'VARBINARY': return t.length <= 65_532 ? `varbinary(${t.length})` : 'longblob';
-    case 'BYTES': return key ? 'varbinary(3072)' : 'longblob';
+    case 'VARBINARY': return key ? `varbinary(${Math.min(t.length, 4 * keyChars)})` : t.length <= 65_532 ? `varbinary(${t.length})` : 'longblob';
+    case 'BYTES': return key ? `varbinary(${4 * keyChars})` : 'longblob';
     case 'JSON': return 'json';
     case 'DATE': return 'date';
     case 'TIME': return `time(${Math.min(t.precision, 6)})`;

@@ -1,8 +1,16 @@
 import type { SchemaChangeSession, SinkSchemaDialect, SinkTableRef, SqlRunner } from '../database-sink/sink-schema-dialect.ts';
 import { SCHEMA_CHANGES_TABLE } from '../database-sink/sink-schema-dialect.ts';
 import type { SinkColumn, SinkSchemaChange, SinkTableSchema } from '../database-sink/sink-table-schema.ts';
-import { logicalFromMySql, mySqlTypeOf } from './mysql-logical-type.ts';
+import { keyCharsOf, logicalFromMySql, mySqlTypeOf } from './mysql-logical-type.ts';
+import { mysqlErrno } from './mysql-sink-connection.ts';
 import { quoteName } from './sql-client.ts';
+
+/**
+ * Errors about a statement itself: a parse error (1064), a key too long (1071), a column too long
+ * (1074), a row too large (1118), too many columns (1117), a TEXT or BLOB in a key (1170), a bad
+ * default (1067), a wrong column specifier (1063).
+ */
+const INVALID_STATEMENTS = new Set([1063, 1064, 1067, 1071, 1074, 1117, 1118, 1170]);
 
 const table = (ref: SinkTableRef) => `${quoteName(ref.namespace)}.${quoteName(ref.table)}`;
 
@@ -13,12 +21,14 @@ const table = (ref: SinkTableRef) => `${quoteName(ref.namespace)}.${quoteName(re
  */
 export const mySqlSchemaDialect: SinkSchemaDialect = {
   name: 'mysql',
+  invalidStatement: (e) => INVALID_STATEMENTS.has(mysqlErrno(e) ?? 0),
   statements(ref: SinkTableRef, change: SinkSchemaChange): string[] {
     const t = table(ref);
     switch (change.kind) {
       case 'create.table': {
         const keys = new Set(change.schema.primaryKey);
-        const cols = change.schema.columns.map((c) => `${quoteName(c.name)} ${mySqlTypeOf(c.type, keys.has(c.name))}${c.nullable && !keys.has(c.name) ? ' NULL' : ' NOT NULL'}`);
+        const keyChars = keyCharsOf(change.schema.columns.filter((c) => keys.has(c.name)).map((c) => c.type));
+        const cols = change.schema.columns.map((c) => `${quoteName(c.name)} ${mySqlTypeOf(c.type, keys.has(c.name) ? keyChars : undefined)}${c.nullable && !keys.has(c.name) ? ' NULL' : ' NOT NULL'}`);
         const key = keys.size > 0 ? [`PRIMARY KEY (${change.schema.primaryKey.map(quoteName).join(', ')})`] : [];
         return [`CREATE TABLE IF NOT EXISTS ${t} (${[...cols, ...key].join(', ')}) DEFAULT CHARSET = utf8mb4`];
       }

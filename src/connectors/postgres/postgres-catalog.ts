@@ -38,6 +38,7 @@ export class PostgresCatalog implements CdcCatalog<Lsn> {
       ...(snapshotOnly ? {} : { slot }),
       tables: tables.map((t) => ({ schema: t.db, table: t.table })),
       createMissing: this.#o.createMissing ?? true,
+      publishMissingTables: this.#o.scanNewlyAddedTables ?? false,
       ...(this.#o.slotCreationTimeoutMs !== undefined ? { slotCreationTimeoutMs: this.#o.slotCreationTimeoutMs } : {}),
     });
     this.#slotFlush = setup.confirmedFlush;

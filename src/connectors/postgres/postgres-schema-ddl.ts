@@ -2,11 +2,19 @@ import type { SchemaChangeSession, SinkSchemaDialect, SinkTableRef, SqlRunner } 
 import { SCHEMA_CHANGES_TABLE } from '../database-sink/sink-schema-dialect.ts';
 import type { SinkColumn, SinkSchemaChange, SinkTableSchema } from '../database-sink/sink-table-schema.ts';
 import { logicalFromPostgres, postgresTypeOf } from './postgres-logical-type.ts';
+import { sqlState } from './pg-connection.ts';
 import { quoteIdent, quoteTable } from './pg-quote.ts';
 
 /** Schema changes in PostgreSQL's DDL. A column added later is nullable: the rows before it have no value for it. */
+/**
+ * SQLSTATEs about a statement itself: a syntax error (42601), an unknown type (42704), an invalid
+ * table definition (42P16), a limit (54000 program limit exceeded, 54011 too many columns).
+ */
+const INVALID_STATEMENTS = new Set(['42601', '42704', '42P16', '54000', '54011']);
+
 export const postgresSchemaDialect: SinkSchemaDialect = {
   name: 'postgres',
+  invalidStatement: (e) => INVALID_STATEMENTS.has(sqlState(e) ?? ''),
   statements(ref: SinkTableRef, change: SinkSchemaChange): string[] {
     const t = quoteTable(ref.namespace, ref.table);
     switch (change.kind) {

@@ -26,6 +26,12 @@ export interface ReplicationSetupOptions {
   readonly tables: readonly CapturedTable[];
   /** Create the publication and the slot when missing (the user needs the rights to). */
   readonly createMissing: boolean;
+  /**
+   * With createMissing: captured tables missing from an existing publication join it (tables
+   * added later: created while the job was stopped, or newly matching on resume, which the source
+   * snapshots in chunks); without, such a table fails the start (its changes would never arrive).
+   */
+  readonly publishMissingTables?: boolean;
   /** How long making the slot may wait for open transactions (default DEFAULT_SLOT_CREATION_TIMEOUT_MS). */
   readonly slotCreationTimeoutMs?: number;
 }
@@ -80,8 +86,11 @@ async function ensurePublication(sql: PgSqlClient, site: PostgresSite, o: Replic
   }
   const published = await sql.query<{ schemaname: string; tablename: string }>('SELECT schemaname, tablename FROM pg_publication_tables WHERE pubname = $1', [o.publication]);
   const names = new Set(published.map((r) => `${r.schemaname}.${r.tablename}`));
-  const missing = o.tables.find((t) => !names.has(`${t.schema}.${t.table}`));
-  if (missing) throw new TableNotPublishedError(site, `${missing.schema}.${missing.table}`, o.publication);
+  const missing = o.tables.filter((t) => !names.has(`${t.schema}.${t.table}`));
+  if (missing.length === 0) return false;
+  if (!(o.createMissing && o.publishMissingTables)) throw new TableNotPublishedError(site, `${missing[0]!.schema}.${missing[0]!.table}`, o.publication);
+  // pg_publication_tables lists every table of a FOR ALL TABLES publication, so these are listed ones.
+  await sql.query(`ALTER PUBLICATION ${quoteIdent(o.publication)} ADD TABLE ${missing.map((t) => quoteTable(t.schema, t.table)).join(', ')}`);
   return false;
 }
 

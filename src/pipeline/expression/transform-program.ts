@@ -51,6 +51,8 @@ export interface CompiledTransform {
   readonly columns: readonly ProjectedColumn[];
   /** The row projected, or null when the filter is not TRUE for it. */
   apply(row: RowImage, meta: TransformRowMeta): RowImage | null;
+  /** The row projected whatever the filter says (an image the source gave only in part: the key of a delete). */
+  project(row: RowImage, meta: TransformRowMeta): RowImage;
   /** The generated JavaScript, for diagnostics. */
   readonly code: string;
 }
@@ -115,7 +117,7 @@ export function compileTransform(def: TransformDefinition, ctx: EvaluationContex
   const columns = items ? items.map((i) => i.column) : def.columns.map((c) => passThroughColumn(c, sourceBindings.get(c.name)!.type));
   const body: string[] = [];
   for (const { variable, item } of computedVars.values()) body.push(`${variable} = ${item.compiled!.code};`);
-  if (filterCode !== null) body.push(`if (${filterCode} !== true) return null;`);
+  if (filterCode !== null) body.push(`if (!all && ${filterCode} !== true) return null;`);
   if (items) {
     const fields = items.map((i) => {
       const v = computedVars.get(i.name);
@@ -126,8 +128,9 @@ export function compileTransform(def: TransformDefinition, ctx: EvaluationContex
   } else body.push('return r;');
   const code = `${gen.temps.length ? `let ${gen.temps.join(', ')};\n` : ''}${body.join('\n')}`;
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- compiling the expression once is the point
-  const make = new Function('rt', 'k', 'x', `return function transform(r, m) {\n${code}\n};`) as (rt: typeof RUNTIME_LIBRARY, k: readonly unknown[], x: EvaluationContext) => (r: RowImage, m: TransformRowMeta) => RowImage | null;
-  return { columns, apply: make(RUNTIME_LIBRARY, gen.constants, ctx), code };
+  const make = new Function('rt', 'k', 'x', `return function transform(r, m, all) {\n${code}\n};`) as (rt: typeof RUNTIME_LIBRARY, k: readonly unknown[], x: EvaluationContext) => (r: RowImage, m: TransformRowMeta, all: boolean) => RowImage | null;
+  const transform = make(RUNTIME_LIBRARY, gen.constants, ctx);
+  return { columns, apply: (r, m) => transform(r, m, false), project: (r, m) => transform(r, m, true)!, code };
 }
 
 function passThroughColumn(c: CdcColumn, type: SqlType): ProjectedColumn {

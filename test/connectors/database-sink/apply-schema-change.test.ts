@@ -135,6 +135,17 @@ describe('applySchemaChangeOnce on PostgreSQL and MariaDB', () => {
     }
   });
 
+  test('statements the target refuses whatever its data (too many columns) fail the job at once: no replay could apply them', async () => {
+    for (const t of env.targets) {
+      const wide: SinkSchemaChange = { kind: 'create.table', schema: { columns: Array.from({ length: 4200 }, (_, i) => ({ name: `c${i}`, type: { kind: 'INT' as const }, nullable: i > 0 })), primaryKey: ['c0'] } };
+      await assert.rejects(
+        applySchemaChangeOnce(t.session('pipe-w'), t.dialect, { namespace: t.namespace, table: 'wide' }, wide, 'wide@0', ctx(t, 'wide', 'evolve')),
+        (e: unknown) => e instanceof SinkError && e.code === 'SCHEMA_CHANGE_INVALID' && e.unrecoverable && /wide/.test(e.message),
+        t.name,
+      );
+    }
+  });
+
   test("tables made from the other dialect's column types read back as the same logical types", async () => {
     const myTypes = ['int(11)', 'int(10) unsigned', 'bigint(20) unsigned', 'tinyint(1)', 'smallint(6)', 'decimal(10,2)', 'varchar(20)', 'char(3)', 'text', 'longblob', 'datetime(3)', 'timestamp(6)', 'date', 'time', 'json', "enum('a','b')", 'double', 'float'];
     const pgTypes = ['int4', 'int8', 'int2', 'bool', 'numeric(10,2)', 'numeric', 'varchar(20)', 'bpchar(3)', 'text', 'bytea', 'timestamp(3)', 'timestamptz', 'date', 'time(3)', 'jsonb', 'uuid', 'float8', 'float4'];

@@ -100,6 +100,10 @@ test('publication and slot: created when missing, checked when present, and each
     assert.ok(outside instanceof TableNotPublishedError, String(outside));
     assert.deepEqual([outside.table, outside.publication], ['public.other', 'weir_pub']);
     assert.match(outside.message, /ALTER PUBLICATION "weir_pub" ADD TABLE public\.other/);
+    // Unless tables added later are taken (scanNewlyAddedTables): then it joins the publication.
+    await withSql(server, 'postgres', (sql) => prepareReplication(sql, site(server), options({ tables: [...tables, { schema: 'public', table: 'other' }], publishMissingTables: true })));
+    const published = await admin.query("SELECT tablename FROM pg_publication_tables WHERE pubname = 'weir_pub' AND tablename = 'other'");
+    assert.equal(published.rowCount, 1, 'the table joined the publication');
 
     // A slot that fell behind max_slot_wal_keep_size is invalidated at a checkpoint.
     await admin.query(`SELECT pg_create_logical_replication_slot('doomed', 'pgoutput')`);
