@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkPipelineText } from '../pipeline/pipeline-validator.ts';
 import { pipelineSummary } from '../pipeline/pipeline-summary.ts';
+import { checkAgainstSource } from '../pipeline/source-check.ts';
 import { pipelineJobArgs } from '../pipeline/pipeline-job.ts';
 import { localClusterCommand } from './local-cluster.ts';
 import { runCommand, type RunOptions } from './run-command.ts';
@@ -40,8 +41,15 @@ export async function pipelineCommand(file: string, o: PipelineOptions, out: (s:
     err(`weir: ${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n`);
     return 1;
   }
+  const source = await checkAgainstSource(definition);
+  if (source.reached && source.problems.length > 0) {
+    err(source.problems.map((p) => `${p.message}\n`).join(''));
+    err(`weir: ${file}: ${source.problems.length} problem${source.problems.length === 1 ? '' : 's'} with the source's tables\n`);
+    return 1;
+  }
   if (o.check) {
     out(pipelineSummary(definition));
+    out(source.reached ? `checked against the source: ${source.tables} captured table${source.tables === 1 ? '' : 's'}, every transform compiles\n` : `the source was not reached (${source.reason}): transforms checked without its columns\n`);
     return 0;
   }
   const args = pipelineJobArgs(resolve(file), text);

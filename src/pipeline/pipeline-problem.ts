@@ -1,3 +1,4 @@
+import type { ExpressionError } from './expression/expression-error.ts';
 /**
  * What can be wrong in a pipeline file, each kind a code with its meaning (the table `weir pipeline
  * --check` users and tests match on). A problem names the file, the line and column (1-based) and
@@ -13,6 +14,7 @@ export const PIPELINE_PROBLEM_CODES = {
   'transform-never-applies': 'a transform rule that can never match: an earlier rule takes every table it names (first matching rule wins)',
   'ambiguous-primary-key': 'tables routed to one sink table get different primary keys from their transform rules',
   'conflicting-keys': 'two keys that set the same thing',
+  'bad-expression': "a projection or filter that does not compile: its syntax, a function, or a column the source table does not have (checked against the source's catalog when it can be reached)",
 } as const;
 
 export type PipelineProblemCode = keyof typeof PIPELINE_PROBLEM_CODES;
@@ -123,6 +125,18 @@ export class AmbiguousPrimaryKeyProblem extends PipelineProblem {
     this.name = 'AmbiguousPrimaryKeyProblem';
     this.sinkTable = sinkTable;
     this.keys = claims.map((c) => c.keys);
+  }
+}
+
+export class BadExpressionProblem extends PipelineProblem {
+  readonly rule: number;
+  /** The source table it was compiled for; undefined when checked without the source's catalog. */
+  readonly table: string | undefined;
+  constructor(place: ProblemPlace, rule: number, table: string | undefined, cause: ExpressionError) {
+    super('bad-expression', place, `transform rule ${rule + 1}${table ? ` (table ${table})` : ''}: ${cause.part} '${cause.expression}': ${cause.detail}`, { cause });
+    this.name = 'BadExpressionProblem';
+    this.rule = rule;
+    this.table = table;
   }
 }
 

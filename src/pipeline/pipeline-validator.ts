@@ -9,6 +9,7 @@ import { readRoutes, readTransforms } from './rule-blocks.ts';
 import { readSinkBlock } from './sink-block.ts';
 import { readSourceBlock } from './source-block.ts';
 import { TableRouter } from './table-router.ts';
+import { checkTransforms } from './transform-check.ts';
 import { findPrimaryKeyConflicts, findShadowedTransforms } from './transform-rules.ts';
 import { nearestKey } from './block-reader.ts';
 import { YamlSource } from './yaml-source.ts';
@@ -53,6 +54,7 @@ export function checkPipelineText(file: string, text: string): PipelineCheck {
   const routes = readRoutes(src, reader, blocks.get('route') ?? null);
   const transforms = readTransforms(src, reader, blocks.get('transform') ?? null);
   checkRulesTogether(src, reader, source, routes, transforms, pipeline.routeMode);
+  if (problems.length === 0 && source) problems.push(...checkTransforms({ file, source, transforms }));
   problems.sort((a, b) => a.line - b.line || a.column - b.column);
   if (problems.length > 0 || !source || !sink) return { definition: undefined, problems };
   return { definition: { file, source, sink, routes, transforms, pipeline }, problems };

@@ -4,14 +4,14 @@
 // create.table and exactly the rows the transform makes of the table.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startPostgres } from '../fixtures/postgres-server.ts';
 import { connectPg } from '../fixtures/pg-cdc-workload.ts';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
 import { weir } from '../fixtures/weir-process.ts';
 
-test('weir pipeline FILE: a bounded PostgreSQL snapshot pipeline to print finishes and exits 0, its rows transformed', { timeout: 180_000 }, async () => {
+test('weir pipeline FILE: a bounded PostgreSQL snapshot pipeline to print finishes and exits 0, its rows transformed; a projection naming a missing column is refused by --check and before a run', { timeout: 180_000 }, async () => {
   const dir = makeTempDir('pipeline-run');
   const server = await startPostgres();
   const sql = await connectPg(server);
@@ -65,6 +65,21 @@ pipeline:
     for (let i = 1; i <= 30; i++) if (i % 4 > 1) expected.push(JSON.stringify({ op: 'r', table: 'out.items', after: { id: i, name: `ITEM ${i}`, double_qty: (i % 4) * 2 } }));
     assert.deepEqual(rows, expected.sort());
     assert.equal(rows.length, 15);
+
+    // A projection naming a column the table lacks: --check (and a run) refuse it before anything
+    // runs, at its line and column, having read the source's catalog.
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replace('qty * 2 AS double_qty', 'qty * 2 AS double_qty, price'));
+    const checked = await weir(['pipeline', '--check', file]);
+    assert.equal(checked.code, 1, checked.stderr);
+    assert.equal(checked.stderr.split('\n')[0], `${file}:18:65: transform.projection: transform rule 1 (table public.items): projection 'id, UPPER(name) AS name, qty * 2 AS double_qty, price': unknown column 'price'`);
+    const run = await weir(['pipeline', '-D', 'rest.port=0', file]);
+    assert.equal(run.code, 1, run.stderr);
+    assert.doesNotMatch(run.stdout, /Job ID/, 'nothing ran');
+    writeFileSync(file, text);
+    const good = await weir(['pipeline', '--check', file]);
+    assert.equal(good.code, 0, good.stderr);
+    assert.match(good.stdout, /checked against the source: 1 captured table, every transform compiles/);
   } finally {
     await sql.end();
     await server.stop();

@@ -29,6 +29,8 @@ export class ExpressionError extends Error {
   readonly ruleIndex: number | undefined;
   readonly position: ExpressionPosition | undefined;
   readonly detail: string;
+  /** The same rule fails the same way on every restart (a table created later without a column the rule names). */
+  readonly unrecoverable = true;
 
   constructor(fields: {
     code: ExpressionErrorCode;
