@@ -14,6 +14,7 @@ export const PIPELINE_PROBLEM_CODES = {
   'transform-never-applies': 'a transform rule that can never match: an earlier rule takes every table it names (first matching rule wins)',
   'ambiguous-primary-key': 'tables routed to one sink table get different primary keys from their transform rules',
   'conflicting-keys': 'two keys that set the same thing',
+  'route-cannot-hold': "tables routed to one sink table whose rows it cannot hold together: a column of one kind from one table and of another from the next (checked against the source's catalog)",
   'bad-expression': "a projection or filter that does not compile: its syntax, a function, or a column the source table does not have (checked against the source's catalog when it can be reached)",
 } as const;
 
@@ -137,6 +138,19 @@ export class BadExpressionProblem extends PipelineProblem {
     this.name = 'BadExpressionProblem';
     this.rule = rule;
     this.table = table;
+  }
+}
+
+export class RouteCannotHoldProblem extends PipelineProblem {
+  readonly rule: number;
+  readonly sinkTable: string;
+  readonly sinkColumn: string;
+  constructor(place: ProblemPlace, rule: number, sinkTable: string, column: string, claims: readonly { table: string; type: string }[]) {
+    super('route-cannot-hold', place, `route rule ${rule + 1}: sink table ${sinkTable} cannot hold the rows of ${claims.map((c) => c.table).join(' and ')}: column ${column} is ${claims.map((c) => `${c.type} in ${c.table}`).join(' but ')} (cast it in a transform rule, or route the tables apart)`);
+    this.name = 'RouteCannotHoldProblem';
+    this.rule = rule;
+    this.sinkTable = sinkTable;
+    this.sinkColumn = column;
   }
 }
 

@@ -59,3 +59,21 @@ test('a source that does not answer leaves the columns unchecked, with the reaso
   assert.ok(answered.reached && answered.tables === 1 && answered.problems.length === 1 && /unknown column 'note'/.test(answered.problems[0]!.message));
   assert.equal(closed, 3, 'the catalog is closed each time');
 });
+
+test('tables routed to one sink table must fit it together: a column that is a number in one shard and text in another is refused at the route', async () => {
+  const text = `${file('\\*', 'id > 0')}route:
+  - source-table: shop.orders_\\d+
+    sink-table: shop.orders
+`;
+  const { definition } = checkPipelineText('p.yaml', text);
+  assert.ok(definition);
+  const widened: SourceTableSchema = { id: 'shop.orders_2', columns: [{ name: 'id', type: 'bigint(20)', nullable: false }, { name: 'status', type: 'varchar(40)', nullable: false }, { name: 'price', type: 'decimal(12,2)', nullable: false }], primaryKey: ['id'] };
+  const fits = await checkAgainstSource(definition, 1000, () => ({ readTables: async () => [{ id: 'shop.orders_1', columns: ORDERS, primaryKey: ['id'] }, widened], close: async () => {} }));
+  assert.ok(fits.reached && fits.problems.length === 0, 'wider types of the same kind fit');
+  const textual: SourceTableSchema = { ...widened, id: 'shop.orders_3', columns: [...ORDERS.slice(0, 2), { name: 'price', type: 'varchar(20)', nullable: false }] };
+  const clash = await checkAgainstSource(definition, 1000, () => ({ readTables: async () => [{ id: 'shop.orders_1', columns: ORDERS, primaryKey: ['id'] }, textual], close: async () => {} }));
+  assert.ok(clash.reached);
+  assert.deepEqual(clash.problems.map((p) => p.message), [
+    'p.yaml:13:5: route: route rule 1: sink table shop.orders cannot hold the rows of shop.orders_1 and shop.orders_3: column price is DECIMAL(10, 2) in shop.orders_1 but VARCHAR(20) in shop.orders_3 (cast it in a transform rule, or route the tables apart)',
+  ]);
+});
