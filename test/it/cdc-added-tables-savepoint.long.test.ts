@@ -107,8 +107,8 @@ async function addedOnResumeFromSavepoint(db: Db): Promise<void> {
     const ended = second.result().then((r) => {
       throw new Error(`job ended (${r.status}) before later was snapshotted: ${r.error?.message}`);
     });
-    await Promise.race([eventsB.waitFor('later snapshotted', () => messages.some((m) => /table \S*later is snapshotted \(\d+ chunk/.test(m)), 180_000), ended]);
     ended.catch(() => {});
+    await Promise.race([eventsB.waitFor('later snapshotted', () => messages.some((m) => /table \S*later is snapshotted \(\d+ chunk/.test(m)), 180_000), ended]);
     // Followed once snapshotted.
     await db.workload('later', 6, 100, 7_000);
     await db.insert('later', 1_000_001);
