@@ -68,7 +68,11 @@ export class CdcSplitEnumerator<P, S extends CdcRecordSource> implements SplitEn
     // unaligned, its in-flight snapshot rows to be processed again, so a new gate is waited for.
     if (this.#state?.phase === 'snapshot-finished') this.#state = this.#ctx.checkpointing ? { ...this.#state, gateCheckpoint: null } : { ...this.#state, phase: 'binlog' };
     if (this.#state?.binlogAssigned) this.#releaseCatalog();
-    if (this.#state?.phase === 'snapshot' && this.#dialect.scanNewlyAddedTables === true) this.#state = await reconcileSnapshot(this.#state, catalog, this.#dialect, this.#o, this.#ctx.log);
+    if (this.#state?.phase === 'snapshot' && this.#dialect.scanNewlyAddedTables === true) {
+      const reconcile = await reconcileSnapshot(this.#state, catalog, this.#dialect, this.#o, this.#ctx.log);
+      // Applied to the state as it is now: restored readers' reports may have come meanwhile.
+      this.#state = reconcile(this.#state);
+    }
     if (this.#state) return;
     const startup = await catalog.startup();
     const base = { version: 1 as const, gateCheckpoint: null, assigned: {}, finished: [], binlogAssigned: false, snapshotStartedAt: Date.now(), rowsRead: 0, chunksFinished: 0 };

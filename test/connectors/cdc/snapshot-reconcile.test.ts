@@ -36,12 +36,15 @@ function context() {
 }
 
 /** Tables t, old, new exist with keys 1..10; the patterns now match `matching`. */
-function dialect(matching: string[], scanNewlyAddedTables: boolean, captured: string[]): CdcDialect<number, CdcRecordSource> {
+function dialect(matching: string[], scanNewlyAddedTables: boolean, captured: string[], discovered: Promise<void> = Promise.resolve()): CdcDialect<number, CdcRecordSource> {
   const catalog: CdcCatalog<number> = {
     check: async () => {},
     startup: async () => ({ snapshot: true }),
     listTables: async () => matching.map(table),
-    discoverTables: async () => matching.map(table),
+    discoverTables: async () => {
+      await discovered;
+      return matching.map(table);
+    },
     capture: async (t) => void captured.push(`${t.db}.${t.table}`),
     keyRange: async () => ({ min: 1, max: 10, approxRows: 10 }),
     keyAtOffset: async () => null,
@@ -114,6 +117,19 @@ test('restored in the snapshot phase with other patterns: a table no longer matc
   assert.ok(log.kind === 'binlog');
   assert.deepEqual(log.tables.map((t) => `${t.table}:${t.chunks.length}`), ['t:2', 'new:2']);
   assert.deepEqual(log.captured, ['d.t', 'd.new']);
+});
+
+test('a restored reader\'s report that comes while the enumerator looks at the tables is kept', async () => {
+  const { ctx } = context();
+  let discover!: () => void;
+  const e = new CdcSplitEnumerator(ctx, dialect(['t', 'new'], true, [], new Promise((resolve) => (discover = resolve))), OPTIONS, restored(), true);
+  const started = e.start();
+  await new Promise((resolve) => setImmediate(resolve));
+  // t's second chunk, read by the run before and reported again by its restored reader.
+  e.handleSourceEvent(0, { kind: 'chunks-finished', chunks: [{ id: 'd.t:1', db: 'd', table: 't', index: 1, start: 6, end: null, high: 8, rows: 5 }] });
+  discover();
+  await started;
+  assert.deepEqual(e.snapshotState(5)!.finished.map((c) => c.id), ['d.t:0', 'd.t:1'], 'the report is not lost to the reconciled state');
 });
 
 test('restored in the snapshot phase without tables added later: the state is kept as it was', async () => {
