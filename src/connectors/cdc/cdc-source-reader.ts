@@ -233,7 +233,7 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
     const caughtUp = this.#addedHigh === undefined || log.caughtUp || this.#dialect.comparePositions(log.position, this.#addedHigh) >= 0;
     if (next && caughtUp) {
       const state: { done?: AddedTableStep<P>; error?: unknown; settled: Promise<void> } = { settled: Promise.resolve() };
-      state.settled = this.#added!.step(next).then(
+      state.settled = this.#added!.step(next, log.takeAddingDropsFrom()).then(
         (done) => void (state.done = done),
         (error: unknown) => void (state.error = error),
       );
