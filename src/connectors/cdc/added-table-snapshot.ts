@@ -34,8 +34,12 @@ export class AddedTableSnapshot<P, S extends CdcRecordSource> {
     return (await catalog.discoverTables?.()) ?? [];
   }
 
-  /** Plans `t` if it is not yet (making the server log it for the source), then cuts and reads its next chunk. */
-  async step(t: AddingTable): Promise<AddedTableStep<P>> {
+  /**
+   * Plans `t` if it is not yet (making the server log it for the source), then cuts and reads its
+   * next chunk, merging the log from `mergeFrom` if that is before its LOW (any position before
+   * the SELECT will do: the merge is idempotent).
+   */
+  async step(t: AddingTable, mergeFrom?: P): Promise<AddedTableStep<P>> {
     const catalog = await this.#connect();
     const o = this.#dialect.chunking!;
     let plan = t.plan;
@@ -47,7 +51,10 @@ export class AddedTableSnapshot<P, S extends CdcRecordSource> {
     }
     const next = (await nextChunk(catalog, plan, o.chunkSize))!;
     const d = this.#dialect;
-    const result = await readChunk({ session: this.#session, comparePositions: (a: P, b: P) => d.comparePositions(a, b), logName: d.logName }, next.split);
+    // The session's watermark first: a dialect may make what its merges read here (PostgreSQL's backfill slot).
+    const now = await this.#session.currentPosition();
+    const low = mergeFrom !== undefined && d.comparePositions(mergeFrom, now) < 0 ? mergeFrom : now;
+    const result = await readChunk({ session: this.#session, comparePositions: (a: P, b: P) => d.comparePositions(a, b), logName: d.logName, low }, next.split);
     return { kind: 'chunk', plan: next.plan, split: next.split, result };
   }
 

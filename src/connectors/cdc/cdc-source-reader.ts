@@ -73,7 +73,11 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
   addSplits(splits: CdcSplit<P>[]): void {
     this.#requested = false;
     for (const s of splits) {
-      if (s.kind === 'snapshot') {
+      const chunk = s.kind === 'snapshot' ? s : s.kind === 'finished' ? s.chunk : undefined;
+      if (chunk && this.#noLongerCaptured(chunk)) {
+        // Restored from a run whose patterns matched it; the enumerator drops it from its state too.
+        this.#ctx.log.info(`chunk ${s.id} of table ${chunk.db}.${chunk.table} is left out: the table no longer matches the source's patterns`);
+      } else if (s.kind === 'snapshot') {
         this.#queue.push(s);
       } else if (s.kind === 'finished') {
         // Restored: the enumerator may not have had this report in its own snapshot.
@@ -84,6 +88,12 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
       }
     }
     this.#signal();
+  }
+
+  /** With tables added later, a table of a restored chunk that the patterns no longer match. */
+  #noLongerCaptured(t: { readonly db: string; readonly table: string }): boolean {
+    const d = this.#dialect;
+    return d.scanNewlyAddedTables === true && d.captures !== undefined && !d.captures(t.db, t.table);
   }
 
   /** A snapshot-only source: the reader ends once its chunks are emitted. */
@@ -223,7 +233,7 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
     const caughtUp = this.#addedHigh === undefined || log.caughtUp || this.#dialect.comparePositions(log.position, this.#addedHigh) >= 0;
     if (next && caughtUp) {
       const state: { done?: AddedTableStep<P>; error?: unknown; settled: Promise<void> } = { settled: Promise.resolve() };
-      state.settled = this.#added!.step(next).then(
+      state.settled = this.#added!.step(next, log.takeAddingDropsFrom()).then(
         (done) => void (state.done = done),
         (error: unknown) => void (state.error = error),
       );

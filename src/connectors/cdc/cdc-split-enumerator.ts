@@ -3,6 +3,7 @@ import type { CdcCatalog, CdcDialect } from './cdc-dialect.ts';
 import type { CdcSourceEvent, CdcSplit, FinishedChunk, FinishedTable, LogSplit, SnapshotSplit } from './cdc-split.ts';
 import type { CdcRecordSource } from './change-record.ts';
 import { estimatedChunks, nextChunk, planTable, type ChunkingOptions, type TablePlan } from './chunk-splitter.ts';
+import { reconcileSnapshot } from './snapshot-reconcile.ts';
 
 /**
  * The enumerator's checkpointed state. Snapshot phase: each table's cutting progress, the chunks
@@ -67,12 +68,21 @@ export class CdcSplitEnumerator<P, S extends CdcRecordSource> implements SplitEn
     // unaligned, its in-flight snapshot rows to be processed again, so a new gate is waited for.
     if (this.#state?.phase === 'snapshot-finished') this.#state = this.#ctx.checkpointing ? { ...this.#state, gateCheckpoint: null } : { ...this.#state, phase: 'binlog' };
     if (this.#state?.binlogAssigned) this.#releaseCatalog();
+    if (this.#state?.phase === 'snapshot' && this.#dialect.scanNewlyAddedTables === true) {
+      const reconcile = await reconcileSnapshot(this.#state, catalog, this.#dialect, this.#o, this.#ctx.log);
+      // Applied to the state as it is now: restored readers' reports may have come meanwhile.
+      this.#state = reconcile(this.#state);
+    }
     if (this.#state) return;
     const startup = await catalog.startup();
     const base = { version: 1 as const, gateCheckpoint: null, assigned: {}, finished: [], binlogAssigned: false, snapshotStartedAt: Date.now(), rowsRead: 0, chunksFinished: 0 };
     if (startup.snapshot) {
       const plans: TablePlan[] = [];
-      for (const t of await catalog.listTables()) plans.push(await planTable(catalog, t, this.#o));
+      for (const t of await catalog.listTables()) {
+        // With tables added later, a table the publication lacks is published before its snapshot.
+        if (this.#dialect.scanNewlyAddedTables === true) await catalog.capture?.(t);
+        plans.push(await planTable(catalog, t, this.#o));
+      }
       this.#state = { ...base, phase: 'snapshot', tables: plans, binlogStart: null, fromTimestamp: null, snapshotFinishedAt: null };
       return;
     }
@@ -120,8 +130,9 @@ export class CdcSplitEnumerator<P, S extends CdcRecordSource> implements SplitEn
     if (e.kind !== 'chunks-finished') return;
     const s = this.#state!;
     const known = new Set(s.finished.map((c) => c.id));
-    // Reports repeated by a restored reader, or arriving after the snapshot phase, change nothing.
-    const fresh = s.phase === 'snapshot' ? e.chunks.filter((c) => !known.has(c.id)) : [];
+    const planned = new Set(s.tables.map((t) => `${t.db}.${t.table}`));
+    // Reports repeated by a restored reader, arriving after the snapshot phase, or of a table dropped from the state, change nothing.
+    const fresh = s.phase === 'snapshot' ? e.chunks.filter((c) => !known.has(c.id) && planned.has(`${c.db}.${c.table}`)) : [];
     const assigned = { ...s.assigned };
     for (const c of e.chunks) delete assigned[c.id];
     this.#state = {

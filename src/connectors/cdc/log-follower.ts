@@ -48,6 +48,12 @@ export class LogFollower<P, S extends CdcRecordSource> {
   readonly #captured: Set<string> | undefined;
   /** Tables being snapshotted by the log's reader: their changes are dropped until their chunk is read, and after it up to its HIGH. */
   #adding: AddingTable[];
+  /**
+   * Where the first change of a table being snapshotted that was dropped since the last chunk read
+   * began: MySQL writes a transaction's binlog before its engine commit, so a change the follower
+   * has just read may not be visible yet to the next chunk's SELECT; that chunk merges from here.
+   */
+  #addingDropsFrom: P | undefined;
   events = 0;
   changes = 0;
   dropped = 0;
@@ -102,6 +108,13 @@ export class LogFollower<P, S extends CdcRecordSource> {
   /** The tables the split lists (undefined without addTables). */
   get captured(): ReadonlySet<string> | undefined {
     return this.#captured;
+  }
+
+  /** Where the next added chunk's merge must begin at the latest (see #addingDropsFrom); reset. */
+  takeAddingDropsFrom(): P | undefined {
+    const from = this.#addingDropsFrom;
+    this.#addingDropsFrom = undefined;
+    return from;
   }
 
   /** The table whose next chunk is to be read. */
@@ -298,6 +311,7 @@ export class LogFollower<P, S extends CdcRecordSource> {
         else [op, a] = ['d', null];
       } else if ((op === 'c' && afterSeen) || (op === 'd' && beforeSeen) || (op === 'u' && beforeSeen && afterSeen)) {
         this.dropped++;
+        if (adding) this.#addingDropsFrom ??= ev.txnStart;
         return;
       }
       this.changes++;

@@ -102,3 +102,16 @@ test('a split without a list (a checkpoint from before the option) takes the tab
   assert.equal(f.nextAdding, undefined);
   assert.ok(lines.some((l) => l.includes('taken as snapshotted')));
 });
+
+test('the next added chunk merges from the first change of a table being snapshotted dropped since the last chunk (its binlog may precede its engine commit)', () => {
+  const events = [insert('old', 1, 1), insert('fresh', 5, 2), commit(3), insert('fresh', 15, 4), commit(5), insert('old', 2, 6), commit(7)];
+  const { f, drain } = follower(events);
+  assert.equal(f.takeAddingDropsFrom(), undefined, 'nothing dropped yet');
+  drain();
+  assert.equal(f.takeAddingDropsFrom(), 2, 'the transaction of the first dropped change');
+  assert.equal(f.takeAddingDropsFrom(), undefined, 'taken: the next chunk starts afresh');
+  f.chunkRead(plan(1, 11, false), { start: null, end: 11, high: 8 });
+  const later = follower([insert('fresh', 3, 7), insert('fresh', 12, 10), commit(11), insert('fresh', 13, 12), commit(13)], f.snapshot());
+  later.drain();
+  assert.equal(later.f.takeAddingDropsFrom(), 7, 'the change in the read chunk up to its HIGH, and the one of the chunk to come');
+});
