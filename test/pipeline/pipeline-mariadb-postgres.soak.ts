@@ -133,7 +133,10 @@ pipeline:
       if (Date.now() >= deadline) {
         const tables = await target.query<{ t: string }>("SELECT table_schema || '.' || table_name AS t FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')");
         const error = await target.query('SELECT shard, id FROM shop.orders LIMIT 1').then(() => 'none', (e: Error) => e.message);
-        assert.fail(`the target did not reach the source's state in 120 s: ${got.length} rows, ${expected.length} expected; tables ${tables.rows.map((r) => r.t).join(', ')}; query error: ${error}; restarts: ${JSON.stringify(events.restarts).slice(0, 1500)}`);
+        const g = new Set(got);
+        const w = new Set(expected);
+        const diff = `missing ${expected.filter((l) => !g.has(l)).slice(0, 5).join(' ; ')}; extra ${got.filter((l) => !w.has(l)).slice(0, 5).join(' ; ')}`;
+        assert.fail(`the target did not reach the source's state in 120 s: ${got.length} rows, ${expected.length} expected (${diff}); tables ${tables.rows.map((r) => r.t).join(', ')}; query error: ${error}; restarts: ${JSON.stringify(events.restarts).slice(0, 1500)}`);
       }
       if (master.status === 'FAILED') assert.fail(`the job failed: ${(await result).error?.stack ?? ''}`);
       await events.waitFor('the next completed checkpoint', (() => { const n = events.completed.length; return () => events.completed.length > n; })(), 30_000);
