@@ -7,14 +7,18 @@
 #   scripts/postgres-for-examples.sh start [--port N] [--dir DIR]
 #       creates the data directory on first use (superuser postgres/postgres; a user weir/weir
 #       that may only read and write the target table), starts the server with
-#       max_prepared_transactions = 64 (two-phase commit), creates database weir and table
-#       customer_totals if they do not exist, and prints how to run the example. The port is
-#       the first free one from 5433 on unless --port is given, and is remembered in DIR
+#       max_prepared_transactions = 64 (two-phase commit), creates database weir, its table
+#       customer_totals and its schema shop (the target of examples/pipelines/mariadb-to-postgres.yaml)
+#       if they do not exist, and prints how to run the examples. The port is the first free one
+#       from 5433 on unless --port is given, and is remembered in DIR
 #   scripts/postgres-for-examples.sh sql "STATEMENT; ..." [--dir DIR]
 #       runs statements in database weir (no argument: an interactive psql)
 #   scripts/postgres-for-examples.sh compare [--mariadb-port 3307] [--dir DIR]
 #       the table customer_totals against SELECT customer, COUNT(*), SUM(amount) FROM orders
 #       GROUP BY customer in the example MariaDB (scripts/mariadb-for-examples.sh), row for row
+#   scripts/postgres-for-examples.sh shop-compare [--mariadb-port 3307] [--dir DIR]
+#       the pipeline example's shop.orders against the MariaDB shards merged and transformed
+#       (SQL on MariaDB), row for row
 #   scripts/postgres-for-examples.sh status | stop | destroy [--dir DIR]
 #       destroy stops the server and removes its data directory
 #
@@ -130,6 +134,8 @@ CREATE TABLE IF NOT EXISTS customer_totals (
 -- What the sink needs and no more: to read and write its table (and end its own prepared transactions).
 GRANT CONNECT ON DATABASE weir TO weir;
 GRANT SELECT, INSERT, UPDATE, DELETE ON customer_totals TO weir;
+-- The pipeline example's target schema: its sink tables are created in it (as postgres).
+CREATE SCHEMA IF NOT EXISTS shop;
 SQL
   local p
   p=$(saved_port)
@@ -140,6 +146,32 @@ SQL
   echo "  node bin/weir.mjs run examples/orders-to-postgres.ts -- --port $mariadb_port --pg-port $p"
   echo "  $(dirname "$0")/mariadb-for-examples.sh sql \"UPDATE orders SET amount = amount + 10 WHERE id <= 5\" --port $mariadb_port"
   echo "  $0 compare --mariadb-port $mariadb_port"
+  echo "the pipeline example (needs port 5433 as its file says; tables into schema shop):"
+  echo "  node bin/weir.mjs pipeline examples/pipelines/mariadb-to-postgres.yaml"
+  echo "  $(dirname "$0")/mariadb-for-examples.sh shop-changes --port $mariadb_port"
+  echo "  $0 shop-compare --mariadb-port $mariadb_port"
+}
+
+# The example's transform of the order shards, computed by MariaDB, against what the pipeline wrote.
+shop_compare() {
+  local pg_rows my_rows shards
+  pg_rows=$(client -d weir -At -F $'\t' -c "SELECT shard, id, status, price, quantity, total FROM shop.orders" | LC_ALL=C sort)
+  shards=$("$here/mariadb-for-examples.sh" sql --port "$mariadb_port" "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'shop' AND TABLE_NAME RLIKE '^orders_[0-9]+\$'" \
+    | awk -F'|' 'NF >= 3 && $2 !~ /TABLE_NAME/ { gsub(/ /, "", $2); print $2 }')
+  local union='' s
+  for s in $shards; do
+    union="${union:+$union UNION ALL }SELECT '$s' AS shard, id, status, price, quantity, price * quantity AS total FROM shop.$s WHERE status <> 'test' AND quantity > 0"
+  done
+  my_rows=$("$here/mariadb-for-examples.sh" sql --port "$mariadb_port" "$union" \
+    | awk -F'|' 'NF >= 8 && $2 !~ /^ *shard *$/ { for (i = 2; i <= 7; i++) gsub(/^ +| +$/, "", $i); print $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 "\t" $7 }' | LC_ALL=C sort)
+  echo "PostgreSQL shop.orders: $(echo -n "$pg_rows" | grep -c '' || true) rows; MariaDB shards ($(echo $shards)) merged and filtered: $(echo -n "$my_rows" | grep -c '' || true) rows"
+  if [ "$pg_rows" = "$my_rows" ]; then
+    echo "equal, row for row"
+  else
+    echo "DIFFERENT (< PostgreSQL, > MariaDB; rows become visible when a checkpoint completes):"
+    diff <(echo "$pg_rows") <(echo "$my_rows") | head -n 20 || true
+    return 1
+  fi
 }
 
 compare() {
@@ -181,6 +213,7 @@ case "$command_name" in
     running || { echo "not running: start it first" >&2; exit 1; }
     if [ -n "$statements" ]; then client -d weir -c "$statements"; else client -d weir; fi ;;
   compare) compare ;;
+  shop-compare) shop_compare ;;
   *)
     awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
     [ -z "$command_name" ] || [ "$command_name" = help ] || exit 2 ;;

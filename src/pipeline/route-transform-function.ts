@@ -166,8 +166,9 @@ export class RouteTransformFunction implements KeyedProcessFunction<string, CdcC
     const kind = body.changes.at(-1)?.kind ?? (t ? undefined : 'create.table');
     if (kind) this.#lastChange.set(id, { kind, at: record.source.ts });
     if (!t) {
-      // A table created (or first matched) while the pipeline runs: its columns are the record's.
-      t = this.#state(id, columnsOfRecord(body.schema.columns, []), []);
+      // A table created (or first matched) while the pipeline runs: its columns are the record's,
+      // its key the record's where the source read it from the catalog (a table added later).
+      t = this.#state(id, columnsOfRecord(body.schema.columns, []), body.schema.primaryKey ?? []);
       this.#tables.set(id, t);
       this.#store(t);
       for (const table of t.sinks) this.#announce(t, table, record, out);

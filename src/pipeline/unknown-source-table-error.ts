@@ -1,7 +1,10 @@
 /**
  * A change of a table whose schema the pipeline does not know: the catalog did not list it when
- * the pipeline opened and no schema change announced it (it was created between the two). The
- * task fails; its restart reads the catalog again, which has it.
+ * the pipeline opened and no schema change announced it. The source announces every table it adds
+ * while running (its log's CREATE, or a create.table read from the catalog before the table's
+ * first chunk), so this is left for a table created in the moment between the catalog read at
+ * open and the source's own look at the catalog as it starts. The task fails; its restart reads
+ * the catalog again, which has it.
  */
 export class UnknownSourceTableError extends Error {
   readonly table: string;

@@ -230,3 +230,13 @@ test("a schema change as a pair's first record in a run: create.table of the sch
   assert.deepEqual(out.map((c) => c.schemaChange!.change.kind), ['create.table', 'add.column']);
   assert.ok(!out[0]!.schemaChange!.schema.columns.some((c) => c.name === 'note'));
 });
+
+test('a table the source read from its catalog when it was added (its create.table carries the key): no rule key nor sibling needed', async () => {
+  const { fn, out } = await operator([]);
+  const record = ddl('items', [{ kind: 'create.table' }], [{ name: 'sku', type: 'varchar(10)' }, { name: 'n', type: 'int(11)' }], 50);
+  feed(fn, out, { ...record, schemaChange: { ...record.schemaChange!, schema: { ...record.schemaChange!.schema, primaryKey: ['sku'] } } }, row('items', 'r', null, { sku: 'a', n: 1 }));
+  assert.deepEqual(out.map((c) => c.op), ['ddl', 'r']);
+  const created = out[0]!.schemaChange!.change;
+  assert.ok(created.kind === 'create.table');
+  assert.deepEqual(created.schema.primaryKey, ['sku']);
+});

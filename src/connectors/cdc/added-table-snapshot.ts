@@ -1,12 +1,16 @@
 import type { CdcCatalog, CdcDialect, CdcReaderSession, CdcTable } from './cdc-dialect.ts';
 import type { AddingTable, SnapshotSplit } from './cdc-split.ts';
 import type { CdcRecordSource } from './change-record.ts';
+import type { CdcTableSchema } from './schema-change.ts';
 import { nextChunk, planTable, type TablePlan } from './chunk-splitter.ts';
 import { readChunk, type ChunkResult } from './snapshot-chunk-reader.ts';
 
-/** One step of an added table's snapshot: a chunk read (its rows as of `result.high`), or the table gone. */
+/**
+ * One step of an added table's snapshot: a chunk read (its rows as of `result.high`; the table's
+ * first chunk in this run with its schema as the catalog had it before the read), or the table gone.
+ */
 export type AddedTableStep<P> =
-  | { readonly kind: 'chunk'; readonly plan: TablePlan; readonly split: SnapshotSplit; readonly result: ChunkResult<P> }
+  | { readonly kind: 'chunk'; readonly plan: TablePlan; readonly split: SnapshotSplit; readonly result: ChunkResult<P>; readonly schema?: CdcTableSchema }
   | { readonly kind: 'gone'; readonly db: string; readonly table: string; readonly why: string };
 
 /**
@@ -43,9 +47,11 @@ export class AddedTableSnapshot<P, S extends CdcRecordSource> {
     const catalog = await this.#connect();
     const o = this.#dialect.chunking!;
     let plan = t.plan;
+    let schema: CdcTableSchema | undefined;
     if (plan === null) {
       const found = (await catalog.discoverTables?.())?.find((x) => x.db === t.db && x.table === t.table);
       if (!found) return { kind: 'gone', db: t.db, table: t.table, why: 'it no longer exists or no longer matches the patterns' };
+      schema = await this.#describe(t.db, t.table);
       await catalog.capture?.(found);
       plan = await planTable(catalog, found, o);
     }
@@ -55,7 +61,14 @@ export class AddedTableSnapshot<P, S extends CdcRecordSource> {
     const now = await this.#session.currentPosition();
     const low = mergeFrom !== undefined && d.comparePositions(mergeFrom, now) < 0 ? mergeFrom : now;
     const result = await readChunk({ session: this.#session, comparePositions: (a: P, b: P) => d.comparePositions(a, b), logName: d.logName, low }, next.split);
-    return { kind: 'chunk', plan: next.plan, split: next.split, result };
+    return { kind: 'chunk', plan: next.plan, split: next.split, result, ...(schema ? { schema } : {}) };
+  }
+
+  /** The table's columns (typed as the log types them) and primary key, as the catalog has them now. */
+  async #describe(db: string, table: string): Promise<CdcTableSchema | undefined> {
+    const described = (await this.#session.describeTables?.())?.find((s) => s.db === db && s.table === table);
+    if (!described) return undefined;
+    return { ...described, primaryKey: [...(await this.#session.rowIdentity(db, table))] };
   }
 
   #connect(): Promise<CdcCatalog<P>> {

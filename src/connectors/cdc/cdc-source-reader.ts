@@ -252,6 +252,13 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
     }
     const { split, result, plan } = step;
     const session = this.#session!;
+    // A table found by the source before the log described it (PostgreSQL's unpublished tables;
+    // MySQL's when the discovery runs before the log reader reaches its CREATE): its schema goes
+    // first, so no row reaches a consumer that does not know its table's columns.
+    if (step.schema && this.#dialect.includeSchemaChanges && log.trackedColumns(split.db, split.table) === undefined) {
+      const schemaChange = { changes: [{ kind: 'create.table' as const }], schema: step.schema };
+      output.collect({ op: 'ddl', before: null, after: null, source: session.snapshotSource(split, result.high, 0, result.readAt), schemaChange }, result.readAt);
+    }
     for (let row = 0; row < result.rows.length; row++) {
       output.collect({ op: 'r', before: null, after: result.rows[row]!, source: session.snapshotSource(split, result.high, row, result.readAt) }, result.readAt);
     }

@@ -28,6 +28,8 @@ export interface CdcTableSchema {
   readonly table: string;
   readonly version: number;
   readonly columns: readonly CdcColumn[];
+  /** The primary key's columns, where the schema was read from the catalog (a table added later, before its first chunk). */
+  readonly primaryKey?: readonly string[];
 }
 
 /**

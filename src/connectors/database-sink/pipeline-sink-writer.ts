@@ -143,7 +143,11 @@ export class PipelineSinkWriter<Tbl extends PipelineTable, S extends { readonly 
   }
 
   async abort(): Promise<void> {
-    await this.#txns.abort(this.#inFlight.busy);
+    const busy = this.#inFlight.busy;
+    // Tasks still queued must not run: one would begin a transaction after the abort, whose
+    // session nobody ends, holding its rows' locks against the next attempt.
+    this.#inFlight.fail(Promise.resolve(new Error(`${this.#d.target}: the writer was aborted`)));
+    await this.#txns.abort(busy);
     await this.#last.catch(() => {});
     await this.#d.end();
   }

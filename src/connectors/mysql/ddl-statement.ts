@@ -36,7 +36,13 @@ export function parseDdl(statement: string, defaultDb: string): ParsedDdl {
   try {
     ast = astify(statement);
   } catch (e) {
-    return { kind: 'unrecognized', reason: `parse error: ${(e as Error).message.split('\n')[0]}` };
+    // The parser's MariaDB grammar refuses some column names its MySQL grammar takes (`status
+    // VARCHAR(16)`, a common one); the two dialects' table DDL is the same for what is read here.
+    try {
+      ast = parser.astify(statement, { database: 'MySQL' });
+    } catch {
+      return { kind: 'unrecognized', reason: `parse error: ${(e as Error).message.split('\n')[0]}` };
+    }
   }
   const tables: ParsedTableChange[] = [];
   for (const stmt of Array.isArray(ast) ? ast : [ast]) {

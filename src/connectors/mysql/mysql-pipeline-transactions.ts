@@ -26,6 +26,8 @@ export class MySqlPipelineTransactions implements PipelineTransactions<MySqlStat
   readonly #where: { readonly prefix: TransactionIdPrefix; readonly subtask: number; readonly server: string; readonly database: string; readonly lockWaitSeconds: number };
   #open: OpenXa | undefined;
   #lastCut = 0;
+  /** After abort nothing begins: a session opened then would outlive the attempt. */
+  #aborted = false;
   readonly #ending = new Map<string, number>();
 
   constructor(connect: () => Promise<MySqlSinkConnection>, control: MySqlSinkConnection, where: { prefix: TransactionIdPrefix; subtask: number; server: string; database: string; lockWaitSeconds: number }) {
@@ -35,8 +37,18 @@ export class MySqlPipelineTransactions implements PipelineTransactions<MySqlStat
   }
 
   async run(statement: MySqlStatement): Promise<void> {
-    const xa = (this.#open ??= await this.#begin());
-    await xa.connection.sql(statement.text, statement.values);
+    if (this.#aborted) throw new Error('the transactions were aborted');
+    if (!this.#open) {
+      const xa = await this.#begin();
+      // Aborted while the session was opened: nobody else would end it (an open XA transaction
+      // ends with its session; left open it would hold its locks against the next attempt).
+      if (this.#aborted) {
+        await xa.connection.end().catch(() => {});
+        throw new Error('the transactions were aborted');
+      }
+      this.#open = xa;
+    }
+    await this.#open.connection.sql(statement.text, statement.values);
   }
 
   async prepare(checkpointId: number): Promise<MySqlCommittable[]> {
@@ -65,6 +77,7 @@ export class MySqlPipelineTransactions implements PipelineTransactions<MySqlStat
 
   /** The open transaction's session is killed when statements are in flight (one may wait for a lock of a prepared transaction that only a recovery ends). */
   async abort(busy: boolean): Promise<void> {
+    this.#aborted = true;
     const xa = this.#open;
     this.#open = undefined;
     if (xa && busy) await this.#control.sql(`KILL ${Number(xa.session)}`).catch(() => {});

@@ -8,6 +8,7 @@ import { routedSchemaChanges } from '../database-sink/routed-schema-changes.ts';
 import { DEFAULT_SCHEMA_CHANGE_BEHAVIOR } from '../database-sink/schema-change-behavior.ts';
 import { sinkTransactionIdPrefix, type TransactionIdPrefix } from '../database-sink/transaction-id.ts';
 import { connectPg, isRefusal, serverOf } from './pg-connection.ts';
+import { quoteTable } from './pg-quote.ts';
 import type { PostgresCommittable } from './postgres-committable.ts';
 import { PostgresCommitter } from './postgres-committer.ts';
 import { PostgresPipelineTransactions } from './postgres-pipeline-transactions.ts';
@@ -62,7 +63,7 @@ class PostgresPipelineSink implements TwoPhaseCommittingSink<RoutedChange, Postg
       target,
       schemaDialect: postgresSchemaDialect,
       schemaSession: postgresSchemaSession({ query: (text, values) => control.sql(text, values) }, prefix, o.markerNamespace ?? 'public'),
-      describe: (ref, key) => describeTable(control.sql, target, { connection: o.connection, table: `${ref.namespace}.${ref.table}`, mode: 'changelog', key }),
+      describe: (ref, key) => describeTable(control.sql, target, { connection: o.connection, table: quoteTable(ref.namespace, ref.table), mode: 'changelog', key }),
       statements: (table, ops) => statementsFor(table, ops, false),
       fits: fieldFits,
       failure: (table, statement, e) => refusal(target, table, statement, e),

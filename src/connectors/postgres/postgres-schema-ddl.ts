@@ -51,8 +51,9 @@ export function postgresSchemaSession(sql: SqlRunner, sinkId: string, markerSche
       `CREATE TABLE IF NOT EXISTS ${marker} (sink_id text NOT NULL, change_id text NOT NULL, sink_table text NOT NULL, statements text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (sink_id, change_id))`,
     );
   // Two sessions creating it at once (a sink's subtasks): IF NOT EXISTS does not cover the race,
-  // the loser fails on the catalog's unique index (23505) or finds it made (42P07); once more finds it.
-  const ensure = () => (made ??= create().catch((e: unknown) => (['23505', '42P07'].includes(String((e as { code?: unknown }).code)) ? create() : Promise.reject(e))));
+  // the loser fails on the catalog's unique index (23505), finds it made (42P07) or finds its row
+  // type made ('type … already exists', 42710); once more finds it.
+  const ensure = () => (made ??= create().catch((e: unknown) => (['23505', '42P07', '42710'].includes(String((e as { code?: unknown }).code)) ? create() : Promise.reject(e))));
   return {
     async readSchema(ref) {
       const rows = (await sql.query(

@@ -14,7 +14,7 @@ export interface PostgresConnectionOptions {
 
 export interface PostgresSinkOptions<T = any> {
   readonly connection: PostgresConnectionOptions;
-  /** The table, `name` or `schema.name` (unquoted: as stored in the catalog). Default schema: public. */
+  /** The table, `name` or `schema.name`, each part as stored in the catalog or double-quoted when it holds a dot (`shop."odd.name"`). Default schema: public. */
   readonly table: string;
   /** Unset: 'insert'. */
   readonly mode?: DatabaseSinkMode;

@@ -3,6 +3,7 @@ import { SinkError } from '../../api/sink-error.ts';
 import type { DatabaseSinkMode } from '../database-sink/sink-mode.ts';
 import type { PostgresSinkOptions } from './postgres-sink-options.ts';
 import type { SqlRunner } from './sql-runner.ts';
+import { parseTableName } from './pg-quote.ts';
 
 /** One mapped column: its name, catalog type (udt_name, for arrays: `int4[]`) and the record field it comes from. */
 export interface MappedColumn {
@@ -27,8 +28,9 @@ export interface PostgresTable {
  * the job at start, naming table and column.
  */
 export async function describeTable(sql: SqlRunner, target: string, options: PostgresSinkOptions): Promise<PostgresTable> {
-  const [schema, table] = options.table.includes('.') ? (options.table.split('.', 2) as [string, string]) : ['public', options.table];
-  const name = `${schema}.${table}`;
+  const { schema, table } = parseTableName(options.table);
+  // As written in messages: a part is quoted only where it must be (a dot or a quote in it).
+  const name = [schema, table].map((p) => (/[."]/.test(p) ? quoteIdent(p) : p)).join('.');
   const rows = await sql<{ column_name: string; udt_name: string }>(
     'SELECT column_name, udt_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position',
     [schema, table],

@@ -105,10 +105,10 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
   }
 
   override async endInput(): Promise<void> {
-    // Held records wait for a checkpoint that a finished input will not take: failing here keeps
-    // them (they are in the last checkpoint) instead of dropping them at the end.
-    if (this.#hold?.holding) {
-      throw new SinkError('TARGET_UNSUPPORTED', this.#retrier.target, `the input ended while ${this.#hold.holding} table(s) held records behind a schema change; a bounded input cannot apply a schema change at its end yet: run the job unbounded, or without schema changes`);
+    // Records held behind a schema change are written after the final commit (finish), and what
+    // they bring is refused there, after the end of data: a dead-letter output could not get it.
+    if (this.#hold?.holding && this.#sink.deadLetterOutput) {
+      throw new SinkError('TARGET_UNSUPPORTED', this.#retrier.target, `the input ended while ${this.#hold.holding} table(s) held records behind a schema change; a sink with a dead-letter output cannot apply a schema change at the end of a bounded input: run the job unbounded, or without schema changes`);
     }
     this.#ended = true;
     await this.#writer.flush?.();
@@ -192,7 +192,8 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
 
   /** The checkpoint's transactions are committed: schema changes waiting for it go to the writer, with their tables' records. */
   #releaseHeld(checkpointId: number): void {
-    if (!this.#hold?.holding) return;
+    // Once the input has ended, finish() writes what is held, after the final commit.
+    if (!this.#hold?.holding || this.#ended) return;
     for (const record of this.#hold.complete(checkpointId)) this.#writer.write(record);
   }
 
@@ -215,6 +216,26 @@ export class CommittingSinkOperator extends AbstractStreamOperator {
   async #commitFinalInput(): Promise<void> {
     await (this.#finalPrecommit ?? this.#precommit(AFTER_EVERY_CHECKPOINT));
     await this.#commitAll(this.#collector.takeDue(AFTER_EVERY_CHECKPOINT));
+    await this.#commitHeld();
+  }
+
+  /**
+   * Every transaction before the held records is committed now, so no lock of ours is left on
+   * their tables: each round writes every table's next schema change with the records up to its
+   * next one and commits them, as a checkpoint's completion would have (the changes recorded in
+   * the sink's ledger, as always, so a restore from the final checkpoint skips them). Rounds take
+   * ids below the final pre-commit's, unused by any checkpoint.
+   */
+  async #commitHeld(): Promise<void> {
+    for (let round = 1; this.#hold?.holding; round++) {
+      for (const record of this.#hold.releaseNext()) {
+        await this.#writer.ready?.();
+        this.#writer.write(record);
+      }
+      const id = AFTER_EVERY_CHECKPOINT - round;
+      await this.#precommit(id);
+      await this.#commitAll(this.#collector.takeDue(id));
+    }
   }
 
   /** A writer that did not finish (cancellation, failure) is aborted: it commits nothing. */

@@ -31,6 +31,11 @@ class Holding<T> {
   /** Released by the completion of `checkpointId`: the change and what follows up to the next change, and the hold that remains. */
   release(checkpointId: number, classify: SchemaChangeClassifier<T>): { released: T[]; rest: Holding<T> | undefined } | undefined {
     if (this.waitFor === undefined || this.waitFor > checkpointId) return undefined;
+    return this.releaseNow(classify);
+  }
+
+  /** The change and what follows up to the next change, whatever it waits for, and the hold that remains. */
+  releaseNow(classify: SchemaChangeClassifier<T>): { released: T[]; rest: Holding<T> | undefined } {
     const next = this.records.findIndex((r, i) => i > 0 && classify.holdsBack(r));
     if (next < 0) return { released: this.records, rest: undefined };
     return { released: this.records.slice(0, next), rest: new Holding(this.records.slice(next), undefined) };
@@ -70,6 +75,21 @@ export class SchemaChangeHold<T> {
     for (const [table, hold] of [...this.#tables]) {
       const r = hold.release(checkpointId, this.#classify);
       if (!r) continue;
+      out.push(...r.released);
+      if (r.rest) this.#tables.set(table, r.rest);
+      else this.#tables.delete(table);
+    }
+    return out;
+  }
+
+  /**
+   * The input has ended and every transaction before the holds is committed: each table's change
+   * and its records up to the next change, to write now (a next change waits for another call).
+   */
+  releaseNext(): T[] {
+    const out: T[] = [];
+    for (const [table, hold] of [...this.#tables]) {
+      const r = hold.releaseNow(this.#classify);
       out.push(...r.released);
       if (r.rest) this.#tables.set(table, r.rest);
       else this.#tables.delete(table);

@@ -56,7 +56,7 @@ export async function startPipelineTargets(): Promise<{ targets: PipelineTarget[
       sql: pgSql,
       sink: (s) => postgresPipelineSink({ ...s, connection: pgServer.connectionOptions() }) as TwoPhaseCommittingSink<RoutedChange, unknown>,
       readSchema: (table) => postgresSchemaSession(pgSql, 'reader').readSchema(pgRef(table)),
-      rows: (table, columns) => rowsOf(pgSql, `public."${table}"`, columns, (n) => `"${n}"`),
+      rows: (table, columns) => rowsOf(pgSql, `public."${table.replace(/"/g, '""')}"`, columns, (n) => `"${n}"`),
       prepared: async () => ((await pgSql.query('SELECT gid FROM pg_prepared_xacts')) as Array<{ gid: string }>).map((r) => r.gid),
       recordedChanges: async (table) => ((await pgSql.query("SELECT change_id FROM public.weir_schema_changes WHERE sink_table = $1 ORDER BY applied_at, change_id", [`public.${table}`])) as Array<{ change_id: string }>).map((r) => r.change_id),
       alterWithLockTimeout: async (statement) => {

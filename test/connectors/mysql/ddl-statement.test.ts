@@ -40,3 +40,12 @@ test('statements that change no columns give no table change; what the parser ca
     assert.equal(p.kind, 'unrecognized', sql);
   }
 });
+
+test('a column named like a keyword of the MariaDB grammar (status) is read as MySQL reads it', () => {
+  assert.deepEqual(parseDdl('CREATE TABLE IF NOT EXISTS orders_3 (id INT PRIMARY KEY, status VARCHAR(16) NOT NULL)', 'shop'), {
+    kind: 'tables',
+    tables: [{ db: 'shop', table: 'orders_3', changes: [{ kind: 'create.table' }], columns: [{ name: 'id', type: 'int' }, { name: 'status', type: 'varchar(16)' }] }],
+  });
+  const add = parseDdl('ALTER TABLE orders ADD COLUMN status VARCHAR(3)', 'shop');
+  assert.equal(add.kind, 'tables');
+});
