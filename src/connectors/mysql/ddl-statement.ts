@@ -36,13 +36,7 @@ export function parseDdl(statement: string, defaultDb: string): ParsedDdl {
   try {
     ast = astify(statement);
   } catch (e) {
-    // The parser's MariaDB grammar refuses some column names its MySQL grammar takes (`status
-    // VARCHAR(16)`, a common one); the two dialects' table DDL is the same for what is read here.
-    try {
-      ast = parser.astify(statement, { database: 'MySQL' });
-    } catch {
-      return { kind: 'unrecognized', reason: `parse error: ${(e as Error).message.split('\n')[0]}` };
-    }
+    return { kind: 'unrecognized', reason: `parse error: ${(e as Error).message.split('\n')[0]}` };
   }
   const tables: ParsedTableChange[] = [];
   for (const stmt of Array.isArray(ast) ? ast : [ast]) {
@@ -55,7 +49,8 @@ export function parseDdl(statement: string, defaultDb: string): ParsedDdl {
 
 /**
  * The parser's MariaDB grammar first; its MySQL grammar when that fails: the MariaDB one refuses
- * some column names MariaDB itself takes unquoted (a `status VARCHAR(10)` column in a CREATE TABLE).
+ * some column names MariaDB itself takes unquoted (a `status VARCHAR(10)` column in a CREATE TABLE);
+ * the two dialects' table DDL is the same for what is read here.
  */
 function astify(statement: string): Node {
   try {
