@@ -1,6 +1,5 @@
 import type { SchemaChangeClassifier } from '../../api/two-phase-committing-sink.ts';
 
-
 /**
  * Holds a sink table's records behind a schema change until the transaction holding the rows
  * before the change has committed: a prepared transaction keeps locks that an ALTER TABLE waits
