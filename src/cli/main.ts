@@ -277,7 +277,8 @@ program
  */
 function exitSoonAfterTheJob(graceMs = 5000): void {
   setTimeout(() => {
-    process.stderr.write(`weir: the job ended ${graceMs / 1000} s ago but something it started is still active; exiting\n`);
+    const active = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap' && r !== 'PipeWrap');
+    process.stderr.write(`weir: the job ended ${graceMs / 1000} s ago but something it started is still active${active.length > 0 ? ` (${active.join(', ')})` : ''}; exiting\n`);
     process.exit(process.exitCode ?? 0);
   }, graceMs).unref();
 }

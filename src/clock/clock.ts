@@ -4,8 +4,11 @@
  */
 export interface Clock {
   now(): number;
-  /** Calls `fn` once after `delayMs`; a pending timer keeps the process alive, as setTimeout does. */
-  schedule(fn: () => void, delayMs: number): Timer;
+  /**
+   * Calls `fn` once after `delayMs`; a pending timer keeps the process alive, as setTimeout does,
+   * unless `keepAlive` is false (a timer whose work matters only while something else runs).
+   */
+  schedule(fn: () => void, delayMs: number, options?: { readonly keepAlive?: boolean }): Timer;
 }
 
 export interface Timer {
@@ -14,8 +17,9 @@ export interface Timer {
 
 export const systemClock: Clock = {
   now: () => Date.now(),
-  schedule(fn, delayMs) {
+  schedule(fn, delayMs, options) {
     const t = setTimeout(fn, delayMs);
+    if (options?.keepAlive === false) t.unref();
     return { cancel: () => clearTimeout(t) };
   },
 };

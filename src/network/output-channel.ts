@@ -102,7 +102,8 @@ export abstract class OutputChannel {
         if (i >= 0) this.#queuedBarriers.splice(i, 1);
         if (this.backlog.includes(barrier)) this.#convert(queued);
         else this.convertDelivered(barrier);
-      }, wait),
+        // A conversion matters only while the job runs: a cancelled job's channels must not keep its process alive.
+      }, wait, { keepAlive: false }),
     };
     this.#queuedBarriers.push(queued);
   }
