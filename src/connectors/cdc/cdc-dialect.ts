@@ -118,6 +118,14 @@ export interface CdcReaderSession<P, S extends CdcRecordSource> {
   /** The rows of the chunk's key range [start, end), as the log's decoder would give them. */
   selectChunk(split: SnapshotSplit): Promise<RowImage[]>;
   /**
+   * Where the dialect knows it exactly: the log position of the last selectChunk's read view
+   * (every transaction the log holds before it is in the rows, none after; MariaDB's consistent
+   * snapshot). A server logs a transaction before its engine commits it, so a LOW read just
+   * before the SELECT can be past a transaction the SELECT does not see yet; replaying from this
+   * position instead loses none.
+   */
+  selectedAt?(): P | undefined;
+  /**
    * Reads the log from `from` (a position this dialect gave: a watermark, a `boundary` event's
    * `next`, a rows event's `txnStart`, or a startup position). With `backfill`, only that table's
    * rows are decoded and the reader is closed once it reaches a chunk's HIGH (soon); without, it

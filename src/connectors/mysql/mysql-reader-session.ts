@@ -29,6 +29,7 @@ export class MySqlReaderSession implements CdcReaderSession<MySqlLogPosition, Ch
    */
   readonly #spareServerId: number | undefined;
   #following = false;
+  #selectedAt: LogPosition | undefined;
 
   private constructor(o: ResolvedCdcOptions, serverId: number, sql: SqlClient, strategy: GtidStrategy, spareServerId: number | undefined) {
     this.#o = o;
@@ -53,8 +54,29 @@ export class MySqlReaderSession implements CdcReaderSession<MySqlLogPosition, Ch
     return (await this.#schemas.get(db, table)).primaryKey;
   }
 
-  selectChunk(split: SnapshotSplit): Promise<RowImage[]> {
-    return selectChunk(this.#sql, split);
+  /**
+   * On MariaDB in a consistent snapshot, whose binlog position the server gives
+   * (Binlog_snapshot_file/position, as mysqldump --single-transaction uses): selectedAt. MySQL
+   * has no such figure; its LOW stays the one read before the SELECT.
+   */
+  async selectChunk(split: SnapshotSplit): Promise<RowImage[]> {
+    this.#selectedAt = undefined;
+    if (this.#strategy.flavor !== 'mariadb') return selectChunk(this.#sql, split);
+    await this.#sql.query('START TRANSACTION WITH CONSISTENT SNAPSHOT');
+    try {
+      const status = await this.#sql.query<{ Variable_name: string; Value: string }>("SHOW SESSION STATUS LIKE 'Binlog\\_snapshot\\_%'");
+      const file = status.find((r) => r.Variable_name.toLowerCase() === 'binlog_snapshot_file')?.Value;
+      const pos = Number(status.find((r) => r.Variable_name.toLowerCase() === 'binlog_snapshot_position')?.Value);
+      const rows = await selectChunk(this.#sql, split);
+      if (file && Number.isSafeInteger(pos) && pos > 0) this.#selectedAt = { file, pos };
+      return rows;
+    } finally {
+      await this.#sql.query('COMMIT');
+    }
+  }
+
+  selectedAt(): LogPosition | undefined {
+    return this.#selectedAt;
   }
 
   async openLog(from: MySqlLogPosition, backfill?: { readonly db: string; readonly table: string }, schemas?: ReadonlyArray<CdcTableSchema>): Promise<BinlogLogReader> {

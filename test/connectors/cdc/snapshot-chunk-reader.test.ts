@@ -57,6 +57,18 @@ test('the changes of the range between LOW and HIGH are merged into the rows rea
   assert.deepEqual(byId(r.rows), [{ id: 12, v: 'new' }, { id: 14, v: 'x' }, { id: 16, v: 'c' }]);
 });
 
+test("a read view older than LOW (a transaction logged before LOW, committed in the engine after the SELECT began): its changes are replayed from the read view's position", async () => {
+  // The transaction at position 2 is in the log before LOW (3) but not in the rows the SELECT saw.
+  const log = [rows('c', 1, null, { id: 11, v: 'seen' }), rows('u', 2, { id: 12, v: 'old' }, { id: 12, v: 'late commit' }), rows('c', 3, null, { id: 13, v: 'after LOW' })];
+  const read = () => session([{ id: 11, v: 'seen' }, { id: 12, v: 'old' }], log, ['id'], [3, 3]);
+  const without = await readChunk({ session: read(), comparePositions: compare, logName: 'the fake log' }, SPLIT);
+  assert.deepEqual(byId(without.rows), [{ id: 11, v: 'seen' }, { id: 12, v: 'old' }], 'from LOW alone the late commit is lost');
+  const s = read();
+  s.selectedAt = () => 1;
+  const r = await readChunk({ session: s, comparePositions: compare, logName: 'the fake log' }, SPLIT);
+  assert.deepEqual(byId(r.rows), [{ id: 11, v: 'seen' }, { id: 12, v: 'late commit' }, { id: 13, v: 'after LOW' }]);
+});
+
 test('no change between LOW and HIGH: the rows as read, the log not opened', async () => {
   const s = session([{ id: 11 }], [], ['id'], [3, 3]);
   s.openLog = () => Promise.reject(new Error('opened'));
