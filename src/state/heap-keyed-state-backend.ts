@@ -173,14 +173,14 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
   snapshot(request?: SnapshotRequest): CapturedKeyedState {
     const base = { uid: this.uid, keyGroupRange: this.keyGroupRange, maxParallelism: this.maxParallelism };
     const now = this.#now();
-    const full = () => withSnapshotCleanup([...this.states.values()].map((s) => ({ descriptor: s.descriptor, snapshot: s.table.snapshot() })), now);
+    const full = (incrementalBase = false) => withSnapshotCleanup([...this.states.values()].map((s) => ({ descriptor: s.descriptor, snapshot: s.table.snapshot() })), now, incrementalBase);
     const incremental = this.#incremental;
     if (incremental === undefined) return { ...base, tables: full() };
     this.#takeChanges(incremental, request);
     const plan = incremental.plan(request);
     if (plan === undefined) return { ...base, tables: full() };
     const written = (handle: KeyedStateHandle) => incremental.written(plan.checkpointId, handle);
-    if (plan.changed === null) return { ...base, tables: full(), incremental: { plan, tables: [], written } };
+    if (plan.changed === null) return { ...base, tables: full(true), incremental: { plan, tables: [], written } };
     // A delta: no copy-on-write snapshot of the whole tables; the writer reads the delta's (its own) tables only.
     const tables = heapDeltaTables(this.states.values(), this.keyGroupRange, plan.changed, now);
     return { ...base, tables, incremental: { plan, tables, written } };
