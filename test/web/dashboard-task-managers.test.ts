@@ -3,14 +3,16 @@
 // TaskManager's local state (bytes its lmdb stores take in its working directory, cache hits and
 // misses) is in GET /taskmanagers and /taskmanagers/:id, in the JobManager's /metrics per TaskManager
 // (Flink's tm_id and weir's taskmanager label) with the same figures, and on the page in the row of
-// that TaskManager as REST reports it.
+// that TaskManager as REST reports it. With incremental checkpoints, a delta checkpoint's
+// checkpointed_size (what it wrote) and state_size (the full state) are in REST, in the row of the
+// dashboard's checkpoint history and in `weir checkpoints`, the first less than the second.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
 import { TestCluster } from '../fixtures/weir-cluster.ts';
-import { spawnWeir } from '../fixtures/weir-process.ts';
+import { spawnWeir, weir } from '../fixtures/weir-process.ts';
 import { launchBrowser, openPage, OUT, skip, until, withDiagnostics } from './browser.ts';
 
 const KEYED_SUM = join(import.meta.dirname, '..', 'fixtures', 'jobs', 'keyed-sum.ts');
@@ -45,8 +47,8 @@ function bytesIn(text: string): number {
   return Number(m[1]) * 1024 ** ['B', 'KiB', 'MiB', 'GiB'].indexOf(m[2]!);
 }
 
-test('lmdb job on two TaskManagers: each one\'s state on disk and cache hit rate in REST, /metrics and the Task Managers page', { skip, timeout: 120_000 }, async () => {
-  cluster = new TestCluster({ root, defines: { 'state.backend.type': 'lmdb' } });
+test('lmdb job on two TaskManagers: each one\'s state on disk and cache hit rate in REST, /metrics and the Task Managers page; checkpoint sizes in REST, dashboard and CLI', { skip, timeout: 120_000 }, async () => {
+  cluster = new TestCluster({ root, defines: { 'state.backend.type': 'lmdb', 'execution.checkpointing.incremental': 'true' } });
   await cluster.startJobManager();
   for (const id of TMS) await cluster.startTaskManager({ id, slots: 1 });
   const base = `http://${cluster.address}`;
@@ -55,7 +57,7 @@ test('lmdb job on two TaskManagers: each one\'s state on disk and cache hit rate
     assert.equal(res.status, 200, path);
     return res.headers.get('content-type')?.includes('json') ? res.json() : res.text();
   };
-  const run = spawnWeir(['run', KEYED_SUM, '-m', cluster.address, '-p', '2', '-d', '--checkpoint-dir', join(root, 'checkpoints'), '--', '--rate', '400'], cluster.env);
+  const run = spawnWeir(['run', KEYED_SUM, '-m', cluster.address, '-p', '2', '-d', '--checkpoint-dir', join(root, 'checkpoints'), '--', '--rate', '100'], cluster.env);
   assert.equal(await run.finished(60_000), 0, run.tail());
 
   // Both TaskManagers run a Sum subtask (one slot each): both report local state once the keys have come round twice.
@@ -111,6 +113,31 @@ test('lmdb job on two TaskManagers: each one\'s state on disk and cache hit rate
         });
       }
       await page.screenshot({ path: join(OUT, 'dashboard-task-managers.png') });
+
+      // A delta checkpoint (a few of the 50 keys changed per 100 ms): it wrote less than its state.
+      const jobId = ((await get('/jobs/overview')) as { jobs: Array<{ jid: string }> }).jobs[0]!.jid;
+      type History = { id: number; status: string; is_savepoint: boolean; checkpointed_size: number; state_size: number };
+      const delta = await until('a completed checkpoint that wrote less than its state', async () =>
+        ((await get(`/jobs/${jobId}/checkpoints`)) as { history: History[] }).history.find((h) => h.status === 'COMPLETED' && !h.is_savepoint && h.checkpointed_size > 0 && h.checkpointed_size < h.state_size),
+      );
+      const [cli, rows] = await Promise.all([
+        weir(['checkpoints', jobId, '-m', cluster!.address, '--limit', '100'], cluster!.env),
+        (async () => {
+          await page.goto(`${base}/#/jobs/${jobId}/checkpoints`);
+          const row = page.locator(`tr.cp-row[data-checkpoint="${delta.id}"]`);
+          await row.waitFor();
+          return row.locator('td').allTextContents();
+        })(),
+      ]);
+      // Dashboard: CHECKPOINTED SIZE, then FULL SIZE.
+      for (const [shown, actual] of [[rows[5]!, delta.checkpointed_size], [rows[6]!, delta.state_size]] as const) assert.ok(Math.abs(bytesIn(shown) - actual) <= 0.05 * actual, `${shown} for ${actual}: ${JSON.stringify(rows)}`);
+      // weir checkpoints: SIZE (state_size), then CHECKPOINTED (checkpointed_size).
+      assert.equal(cli.code, 0, cli.stderr);
+      const size = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} kB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
+      const line = cli.stdout.split('\n').find((l) => l.startsWith(`${String(delta.id).padStart(4)}  COMPLETED`));
+      assert.ok(line, `checkpoint ${delta.id} in:\n${cli.stdout}`);
+      assert.match(cli.stdout, /SIZE {2}CHECKPOINTED/);
+      assert.ok(line.includes(`  ${size(delta.state_size).padStart(9)}  ${size(delta.checkpointed_size).padStart(12)}  `), `${line}\nstate ${delta.state_size}, checkpointed ${delta.checkpointed_size}`);
     });
   } finally {
     await page.close();
