@@ -35,9 +35,8 @@ import type { RestoredChain } from '../incremental/restored-chain.ts';
 import { type CachedEntry, StateCache } from './state-cache.ts';
 import { decodeStateKey, encodeStateKey, statePrefix } from './state-key-bytes.ts';
 import { TtlStates } from '../ttl/ttl-states.ts';
-import { isTtlStored } from '../ttl/ttl-stored-descriptor.ts';
 import { type CompactionCursor, expiredEntries } from './ttl-compaction.ts';
-import { deltaCleanup, withSnapshotCleanup } from '../ttl/ttl-snapshot-cleanup.ts';
+import { CHECKPOINT_CLEANUP_ENTRIES, checkpointCleanup, deltaCleanup, withSnapshotCleanup } from '../ttl/ttl-snapshot-cleanup.ts';
 import { descriptorValueBytes, inPlaceValueBytes, storedValueBytes, type StateValueBytes } from './state-value-bytes.ts';
 
 
@@ -72,12 +71,7 @@ const MAX_KEY_BYTES = 511;
 const RESTORE_BATCH = 8192;
 /** Changed entries that left a cache, gathered before they are written in one transaction (a commit costs tens of microseconds). */
 const WRITE_BATCH = 1024;
-/**
- * Stored entries of a TTL state an incremental checkpoint reads for expired ones at least
- * (ttl-compaction.ts); more when more were written since the last: the store is gone through
- * about as fast as it is written, as a compaction would.
- */
-const COMPACTION_ENTRIES = 1000;
+
 
 /**
  * Keyed state of one operator in one subtask in an embedded LMDB store on local disk, so the
@@ -474,13 +468,15 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
    */
   #compactExpired(states: readonly LmdbState[], now: number): void {
     for (const state of states) {
-      const d = state.descriptor;
-      if (!isTtlStored(d) || d.ttl.config.cleanup.incremental === undefined) continue;
-      let cursor = this.#compactions.get(d.name);
-      if (cursor === undefined) this.#compactions.set(d.name, (cursor = { keyGroup: this.keyGroupRange.start, after: undefined }));
-      const budget = Math.max(COMPACTION_ENTRIES, state.written);
+      const expire = checkpointCleanup(state.descriptor, now);
+      if (expire === undefined) continue;
+      const name = state.descriptor.name;
+      let cursor = this.#compactions.get(name);
+      if (cursor === undefined) this.#compactions.set(name, (cursor = { keyGroup: this.keyGroupRange.start, after: undefined }));
+      // More when more was written since the last: the store is gone through about as fast as it is written, as by a compaction.
+      const budget = Math.max(CHECKPOINT_CLEANUP_ENTRIES, state.written);
       const c = cursor;
-      const found = this.#storage('read', () => expiredEntries(this.#db, this.keyGroupRange, state.id, c, budget, (b) => state.bytes.decode(b), d.ttl.expire(now)));
+      const found = this.#storage('read', () => expiredEntries(this.#db, this.keyGroupRange, state.id, c, budget, (b) => state.bytes.decode(b), expire));
       this.#writeBack(
         state,
         found.map(({ keyGroup, key, value }): [Key, CachedEntry] => {

@@ -75,3 +75,16 @@ export function cleanedInIncrementalCheckpoints(descriptor: TtlStoredDescriptor)
   const cleanup = descriptor.ttl.config.cleanup;
   return cleanup.fullSnapshot || cleanup.incremental !== undefined;
 }
+
+/**
+ * Stored entries of each TTL state cleaned up in the background that an incremental checkpoint
+ * reads for expired ones at least (Flink's RocksDB compaction filter: lmdb's ttl-compaction.ts,
+ * the heap's sweep), going round them from one checkpoint to the next.
+ */
+export const CHECKPOINT_CLEANUP_ENTRIES = 1000;
+
+/** What an incremental checkpoint's cleanup leaves of a value of `descriptor` (CHECKPOINT_CLEANUP_ENTRIES of them), or undefined for a state it does not clean up. */
+export function checkpointCleanup(descriptor: StateDescriptor, now: number): ((value: unknown) => unknown) | undefined {
+  if (!isTtlStored(descriptor) || descriptor.ttl.config.cleanup.incremental === undefined) return undefined;
+  return descriptor.ttl.expire(now);
+}
