@@ -5,7 +5,7 @@ import type { JobDirectory } from './job-directory.ts';
 import { collectedFamily, type Labels } from './collected-family.ts';
 import { jobSummary } from './job-views.ts';
 import { JOB_FIGURES, JOBMANAGER_FIGURES, OPERATOR_FIGURES, TASK_FIGURES, TASKMANAGER_FIGURES, type Figure } from './metric-figures.ts';
-import { taskManagerStateRows, type TaskManagerStateRow } from './task-manager-state.ts';
+import { taskManagerId, taskManagerStateRows, type TaskManagerStateRow } from './task-manager-state.ts';
 import { operatorRows, reportedTaskRows, type JobRow, type OperatorRow, type TaskRow } from './metric-rows.ts';
 
 /**
@@ -47,8 +47,8 @@ export function registerFlinkMetrics(registry: Registry, jobs: JobDirectory): vo
       task_attempt_id: `${m.jobId}_${vertexId}_${subtask}_${m.attempt}`,
       task_attempt_num: String(m.attempt),
       subtask_index: String(subtask),
-      // Flink's is <address>:<port>-<suffix>; weir's TaskManagers are threads of this process.
-      tm_id: filtered(`${hostname()}:${process.pid}-${taskManager ?? 0}`),
+      // The same as the TaskManager scope's, so a subtask's series join its TaskManager's.
+      tm_id: filtered(taskManagerId(m, taskManager ?? 0)),
       host,
     };
   };

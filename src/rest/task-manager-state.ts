@@ -15,6 +15,11 @@ export interface TaskManagerStateRow {
   readonly cacheHitRate: number | undefined;
 }
 
+/** The id of a job's TaskManager `index` in every face (Flink's tm_id): a cluster TaskManager's resource id, else `<host>:<pid>-<index>` (a thread of this process). */
+export function taskManagerId(m: JobMaster, index: number): string {
+  return m.taskManagerIdOf(index) ?? `${hostname()}:${process.pid}-${index}`;
+}
+
 /**
  * Per TaskManager, from the figures its subtasks last reported (task-metrics.ts): a TaskManager
  * whose subtasks keep no state on local disk (the heap backend) has no row.
@@ -27,7 +32,7 @@ export function taskManagerStateRows(jobs: readonly JobMaster[]): TaskManagerSta
       const index = statuses.find((s) => s.vertexId === task.vertexId && s.subtask === task.subtask)?.taskManager ?? 0;
       for (const { o } of operatorRows(task)) {
         if (o.state === undefined) continue;
-        const id = m.taskManagerIdOf(index) ?? `${hostname()}:${process.pid}-${index}`;
+        const id = taskManagerId(m, index);
         let row = rows.get(id);
         if (row === undefined) rows.set(id, (row = { localBytes: 0, cacheHits: 0, cacheMisses: 0 }));
         row.localBytes += o.state.localBytes;

@@ -26,7 +26,7 @@ import type { KeyedStateHandle } from '../checkpoint/state-handles.ts';
 import type { InPlaceAggregate } from './in-place-aggregate.ts';
 import type { KeyedStateBackend, RestoredEntrySink, StoredStateInfo } from './keyed-state-backend.ts';
 import { TtlStates } from './ttl/ttl-states.ts';
-import { withSnapshotCleanup } from './ttl/ttl-snapshot-cleanup.ts';
+import { CHECKPOINT_CLEANUP_ENTRIES, checkpointCleanup, withSnapshotCleanup } from './ttl/ttl-snapshot-cleanup.ts';
 import type { Entry } from './state-table.ts';
 import { IncrementalSnapshots, type MaterializationPolicy, type SnapshotRequest } from './incremental/incremental-snapshots.ts';
 import type { RestoredChain } from './incremental/restored-chain.ts';
@@ -173,14 +173,16 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
   snapshot(request?: SnapshotRequest): CapturedKeyedState {
     const base = { uid: this.uid, keyGroupRange: this.keyGroupRange, maxParallelism: this.maxParallelism };
     const now = this.#now();
-    const full = () => withSnapshotCleanup([...this.states.values()].map((s) => ({ descriptor: s.descriptor, snapshot: s.table.snapshot() })), now);
+    const full = (incrementalBase = false) => withSnapshotCleanup([...this.states.values()].map((s) => ({ descriptor: s.descriptor, snapshot: s.table.snapshot() })), now, incrementalBase);
     const incremental = this.#incremental;
     if (incremental === undefined) return { ...base, tables: full() };
+    // Before the changes are taken: what the cleanup removes is among the keys this checkpoint's delta writes.
+    if (request?.type === 'checkpoint' && request.incrementalBase !== undefined) this.#cleanUpExpired(now);
     this.#takeChanges(incremental, request);
     const plan = incremental.plan(request);
     if (plan === undefined) return { ...base, tables: full() };
     const written = (handle: KeyedStateHandle) => incremental.written(plan.checkpointId, handle);
-    if (plan.changed === null) return { ...base, tables: full(), incremental: { plan, tables: [], written } };
+    if (plan.changed === null) return { ...base, tables: full(true), incremental: { plan, tables: [], written } };
     // A delta: no copy-on-write snapshot of the whole tables; the writer reads the delta's (its own) tables only.
     const tables = heapDeltaTables(this.states.values(), this.keyGroupRange, plan.changed, now);
     return { ...base, tables, incremental: { plan, tables, written } };
@@ -205,6 +207,19 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     for (const [name, keys] of changes) for (const key of keys) incremental.markDirty(name, keyGroupFor(userKey(key), this.maxParallelism), key);
   }
 
+  /**
+   * State TTL's cleanup in the background at an incremental checkpoint, as on lmdb (Flink's
+   * RocksDB compaction filter): expired entries of TTL states that clean up in the background,
+   * CHECKPOINT_CLEANUP_ENTRIES read per state, are removed, so deltas write them as removed, also
+   * those of keys no record touches again.
+   */
+  #cleanUpExpired(now: number): void {
+    for (const [name, s] of this.states) {
+      const expire = checkpointCleanup(s.descriptor, now);
+      if (expire !== undefined) this.sweep(name, CHECKPOINT_CLEANUP_ENTRIES, expire);
+    }
+  }
+
   sweep(stateName: string, count: number, fn: (value: unknown) => unknown): void {
     const table = this.states.get(stateName)?.table;
     if (table === undefined) return;
@@ -214,17 +229,16 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     // A Map's iterator stays valid while entries are removed or changed; a table with fewer
     // entries than `count` is gone round once, not again and again.
     let visited = 0;
-    let emptyGroups = 0;
-    while (visited < count && emptyGroups <= groups) {
+    let stepped = 0;
+    while (visited < count && stepped < groups) {
       cursor.at ??= table.maps[cursor.keyGroup]!.entries();
       const next = cursor.at.next();
       if (next.done === true) {
         cursor.at = undefined;
         cursor.keyGroup = (cursor.keyGroup + 1) % groups;
-        emptyGroups++;
+        stepped++;
         continue;
       }
-      emptyGroups = 0;
       visited++;
       const [key, entry] = next.value;
       const value = fn(entry.value);

@@ -35,7 +35,8 @@ import type { RestoredChain } from '../incremental/restored-chain.ts';
 import { type CachedEntry, StateCache } from './state-cache.ts';
 import { decodeStateKey, encodeStateKey, statePrefix } from './state-key-bytes.ts';
 import { TtlStates } from '../ttl/ttl-states.ts';
-import { deltaCleanup, withSnapshotCleanup } from '../ttl/ttl-snapshot-cleanup.ts';
+import { type CompactionCursor, expiredEntries } from './ttl-compaction.ts';
+import { CHECKPOINT_CLEANUP_ENTRIES, checkpointCleanup, deltaCleanup, withSnapshotCleanup } from '../ttl/ttl-snapshot-cleanup.ts';
 import { descriptorValueBytes, inPlaceValueBytes, storedValueBytes, type StateValueBytes } from './state-value-bytes.ts';
 
 
@@ -49,6 +50,8 @@ interface LmdbState {
   readonly cache: StateCache;
   /** Changed entries that left the cache, written together once there are WRITE_BATCH of them (or at a snapshot). */
   readonly leaving: Map<Key, CachedEntry>;
+  /** Entries written to the store since the state's last TTL compaction (its budget grows with them). */
+  written: number;
 }
 
 export interface LmdbKeyedStateBackendOptions {
@@ -68,6 +71,7 @@ const MAX_KEY_BYTES = 511;
 const RESTORE_BATCH = 8192;
 /** Changed entries that left a cache, gathered before they are written in one transaction (a commit costs tens of microseconds). */
 const WRITE_BATCH = 1024;
+
 
 /**
  * Keyed state of one operator in one subtask in an embedded LMDB store on local disk, so the
@@ -98,6 +102,8 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
   readonly #ttl: TtlStates;
   /** Where each state's incremental TTL cleanup goes on from: a key group and the last key visited in it. */
   readonly #sweeps = new Map<string, { keyGroup: number; after: Buffer | undefined }>();
+  /** Where each TTL state's compaction at checkpoints goes on from. */
+  readonly #compactions = new Map<string, CompactionCursor>();
   #cacheHits = 0;
   #cacheMisses = 0;
   /** Incremental checkpoints: the keys changed between snapshots and the handles written (undefined: off). */
@@ -266,6 +272,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     const changed: Array<[Key, CachedEntry]> = [];
     for (const item of entries) if (item[1].dirty) changed.push(item);
     if (changed.length === 0) return;
+    state.written += changed.length;
     const db = this.#db;
     const incremental = this.#incremental;
     const name = state.descriptor.name;
@@ -336,7 +343,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     const id = this.#states.size + 1;
     // The id and the one after it (a range's end) must fit the key's two bytes.
     if (id >= 0xffff) throw new KeyedStateError(`operator uid '${this.uid}' has more keyed states than the lmdb state backend holds (65534)`, descriptor.name);
-    const state: LmdbState = { id, descriptor, bytes, restoredAs: undefined, cache: new StateCache(this.#options.cacheEntries), leaving: new Map() };
+    const state: LmdbState = { id, descriptor, bytes, restoredAs: undefined, cache: new StateCache(this.#options.cacheEntries), leaving: new Map(), written: 0 };
     this.#states.set(descriptor.name, state);
     return state;
   }
@@ -412,6 +419,9 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
   snapshot(request?: SnapshotRequest): CapturedKeyedState {
     const states = [...this.#states.values()];
     this.#flush(states);
+    const now = this.#now();
+    // Before the plan: what the compaction removes is among the keys this checkpoint's delta writes.
+    if (this.#incremental !== undefined && request?.type === 'checkpoint' && request.incrementalBase !== undefined) this.#compactExpired(states, now);
     const base = { uid: this.uid, keyGroupRange: this.keyGroupRange, maxParallelism: this.maxParallelism };
     const plan = this.#incremental?.plan(request);
     if (states.length === 0) return { ...base, tables: [] };
@@ -425,10 +435,10 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
       this.#openSnapshots--;
       if (this.#closed) this.#closeStore();
     };
-    const now = this.#now();
     const tables = withSnapshotCleanup(
       states.map((s) => ({ descriptor: s.descriptor, snapshot: lmdbTableSnapshot(this.#db, transaction, this.keyGroupRange, s.id, s.bytes.decodeStored, release) })),
       now,
+      plan !== undefined,
     );
     if (plan === undefined) return { ...base, tables };
     const incremental = this.#incremental!;
@@ -447,6 +457,38 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
             release,
           );
     return { ...base, tables, incremental: { plan, tables: deltaTables, written: (handle) => incremental.written(plan.checkpointId, handle) } };
+  }
+
+  /**
+   * State TTL's cleanup in the background, at an incremental checkpoint (Flink's RocksDB
+   * compaction filter): each TTL state that cleans up in the background has its expired entries
+   * removed (or its lists and maps shortened) in the store, a bounded number read per checkpoint,
+   * so the delta writes them as removed and the next full base leaves them out, also those of keys
+   * no record touches again. A cached entry is changed in the cache too (it has the newest value).
+   */
+  #compactExpired(states: readonly LmdbState[], now: number): void {
+    for (const state of states) {
+      const expire = checkpointCleanup(state.descriptor, now);
+      if (expire === undefined) continue;
+      const name = state.descriptor.name;
+      let cursor = this.#compactions.get(name);
+      if (cursor === undefined) this.#compactions.set(name, (cursor = { keyGroup: this.keyGroupRange.start, after: undefined }));
+      // More when more was written since the last: the store is gone through about as fast as it is written, as by a compaction.
+      const budget = Math.max(CHECKPOINT_CLEANUP_ENTRIES, state.written);
+      const c = cursor;
+      const found = this.#storage('read', () => expiredEntries(this.#db, this.keyGroupRange, state.id, c, budget, (b) => state.bytes.decode(b), expire));
+      this.#writeBack(
+        state,
+        found.map(({ keyGroup, key, value }): [Key, CachedEntry] => {
+          const cached = state.cache.peek(key);
+          if (cached === undefined) return [key, { value, dirty: true, keyGroup }];
+          cached.value = value;
+          cached.dirty = true;
+          return [key, cached];
+        }),
+      );
+      state.written = 0;
+    }
   }
 
   sweep(stateName: string, count: number, fn: (value: unknown) => unknown): void {
@@ -506,6 +548,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     }
     this.#restoring = [];
     this.#sweeps.clear();
+    this.#compactions.clear();
     if (this.#openSnapshots === 0) this.#closeStore();
   }
 

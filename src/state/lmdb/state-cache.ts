@@ -35,6 +35,11 @@ export class StateCache {
     return entry;
   }
 
+  /** A key's entry without counting it as a use (it keeps its place). */
+  peek(key: Key): CachedEntry | undefined {
+    return this.#entries.get(key);
+  }
+
   /**
    * Adds the entry of a key that missed; returns the entries that left to make room for it (the
    * caller writes the dirty ones back). The new entry is never among them.

@@ -2,17 +2,19 @@ import type { CapturedKeyedState } from '../captured-state.ts';
 import type { StateDescriptor } from '../../api/state-descriptors.ts';
 import type { Key } from '../key-group.ts';
 import type { TableSnapshot } from '../state-table.ts';
-import { isTtlStored } from './ttl-stored-descriptor.ts';
+import { isTtlStored, type TtlStoredDescriptor } from './ttl-stored-descriptor.ts';
 
 /**
  * Flink's cleanupFullSnapshot: the tables of TTL states that ask for it write what is left of
  * each value at `now` (the time of the snapshot's synchronous part), so expired entries are not
- * in the checkpoint or savepoint. The live state is not touched.
+ * in the checkpoint or savepoint. The live state is not touched. A full base of an incremental
+ * checkpoint (`incremental`) also leaves out those of states cleaned up in the background: its
+ * files are shared by the checkpoints after it, so what it holds stays as long as they do.
  */
-export function withSnapshotCleanup(tables: CapturedKeyedState['tables'], now: number): CapturedKeyedState['tables'] {
+export function withSnapshotCleanup(tables: CapturedKeyedState['tables'], now: number, incremental = false): CapturedKeyedState['tables'] {
   return tables.map((t) => {
     const d = t.descriptor;
-    if (!isTtlStored(d) || !d.ttl.config.cleanup.fullSnapshot) return t;
+    if (!isTtlStored(d) || !(incremental ? cleanedInIncrementalCheckpoints(d) : d.ttl.config.cleanup.fullSnapshot)) return t;
     return { descriptor: d, snapshot: filtered(t.snapshot, d.ttl.expire(now)) };
   });
 }
@@ -59,6 +61,30 @@ function filtered(inner: TableSnapshot<unknown>, keep: (value: unknown) => unkno
  * Undefined for other states: their changed values are written as they are.
  */
 export function deltaCleanup(descriptor: StateDescriptor, now: number): ((value: unknown) => unknown) | undefined {
-  if (!isTtlStored(descriptor) || !descriptor.ttl.config.cleanup.fullSnapshot) return undefined;
+  if (!isTtlStored(descriptor) || !cleanedInIncrementalCheckpoints(descriptor)) return undefined;
+  return descriptor.ttl.expire(now);
+}
+
+/**
+ * Whether incremental checkpoints leave a TTL state's expired entries out: with cleanupFullSnapshot,
+ * and with cleanup in the background (the default; Flink's RocksDB backend drops them in its
+ * compaction filter, so its incremental checkpoints' new files hold none). Only a state that
+ * disables background cleanup and does not ask for full snapshot cleanup keeps them until read.
+ */
+export function cleanedInIncrementalCheckpoints(descriptor: TtlStoredDescriptor): boolean {
+  const cleanup = descriptor.ttl.config.cleanup;
+  return cleanup.fullSnapshot || cleanup.incremental !== undefined;
+}
+
+/**
+ * Stored entries of each TTL state cleaned up in the background that an incremental checkpoint
+ * reads for expired ones at least (Flink's RocksDB compaction filter: lmdb's ttl-compaction.ts,
+ * the heap's sweep), going round them from one checkpoint to the next.
+ */
+export const CHECKPOINT_CLEANUP_ENTRIES = 1000;
+
+/** What an incremental checkpoint's cleanup leaves of a value of `descriptor` (CHECKPOINT_CLEANUP_ENTRIES of them), or undefined for a state it does not clean up. */
+export function checkpointCleanup(descriptor: StateDescriptor, now: number): ((value: unknown) => unknown) | undefined {
+  if (!isTtlStored(descriptor) || descriptor.ttl.config.cleanup.incremental === undefined) return undefined;
   return descriptor.ttl.expire(now);
 }
