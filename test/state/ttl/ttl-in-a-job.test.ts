@@ -9,10 +9,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { createJobMaster, createLogger, type JobMaster } from '../../../src/index.ts';
-import { readSnapshot } from '../../../src/checkpoint/snapshot-reader.ts';
 import { makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
 import { STATE_BACKENDS, stateBackendConfig } from '../../fixtures/state-backends.ts';
-import { TTL_STATE, ttlJob } from '../../fixtures/jobs/ttl-job.ts';
+import { ttlJob } from '../../fixtures/jobs/ttl-job.ts';
+import { pushAndRead, storedTtlState } from '../../fixtures/ttl-job-driver.ts';
 
 const JOB = join(import.meta.dirname, '..', '..', 'fixtures', 'jobs', 'ttl-job.ts');
 const TTL = 400;
@@ -29,35 +29,7 @@ after(() => {
 
 const keys = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 
-/** Pushes commands and resolves with the `n` lines of output they give. */
-function run(commands: string[], n: number): Promise<string[]> {
-  const from = ttlJob.output.length;
-  return new Promise((resolve) => {
-    const check = () => {
-      if (ttlJob.output.length < from + n) return;
-      ttlJob.onOutput = undefined;
-      resolve(ttlJob.output.slice(from, from + n));
-    };
-    ttlJob.onOutput = check;
-    ttlJob.push(...commands);
-    check();
-  });
-}
 
-/** The TTL state of the checkpoint or savepoint in `directory`: key -> its TTL timestamp (last write). */
-async function stored(directory: string): Promise<Map<string, number>> {
-  const snap = await readSnapshot(directory, { uid: 'put-get' });
-  const state = snap.operators[0]?.keyed.find((k) => k.name === TTL_STATE);
-  const out = new Map<string, number>();
-  for (const entries of state?.entries.values() ?? []) {
-    for (const [key, value] of entries) {
-      const t = (value as { t?: unknown }).t;
-      assert.equal(typeof t, 'number', `the stored value of ${String(key)} carries its TTL timestamp: ${JSON.stringify(value)}`);
-      out.set(String(key), t as number);
-    }
-  }
-  return out;
-}
 
 /** Resolves once the clock TTL runs by has passed `at` (the TTL itself passing: no event says so). */
 function until(at: number): Promise<void> {
@@ -91,32 +63,32 @@ for (const type of STATE_BACKENDS) {
     const first = await start(type, 'first');
     await first.running;
     // The first command's output also says every subtask runs (a checkpoint is refused before).
-    assert.deepEqual(await run([...a.map((k) => `put ${k}`), 'get a0'], 1), ['a0\t1']);
-    const c1 = await stored((await first.master.triggerCheckpoint()).directory);
+    assert.deepEqual(await pushAndRead([...a.map((k) => `put ${k}`), 'get a0'], 1), ['a0\t1']);
+    const c1 = await storedTtlState((await first.master.triggerCheckpoint()).directory);
     assert.deepEqual([...c1.keys()].sort(), [...a].sort(), 'live values are in a checkpoint');
 
     await until(Math.max(...c1.values()) + TTL);
     // Values written after the TTL of the first ones passed: those stay.
-    assert.deepEqual(await run([...b.map((k) => `put ${k}`), 'get b0'], 1), ['b0\t1']);
-    const c2 = await stored((await first.master.triggerCheckpoint()).directory);
+    assert.deepEqual(await pushAndRead([...b.map((k) => `put ${k}`), 'get b0'], 1), ['b0\t1']);
+    const c2 = await storedTtlState((await first.master.triggerCheckpoint()).directory);
     assert.deepEqual([...c2.keys()].sort(), [...b].sort(), 'the next checkpoint holds the live values and none of the expired ones');
-    assert.deepEqual(await run(a.map((k) => `get ${k}`), a.length), a.map((k) => `${k}\tnone`), 'expired values are not returned');
+    assert.deepEqual(await pushAndRead(a.map((k) => `get ${k}`), a.length), a.map((k) => `${k}\tnone`), 'expired values are not returned');
 
     // A savepoint while the s-values are live; the job restored from it after their TTL passed.
-    assert.deepEqual(await run([...s.map((k) => `put ${k}`), 'get s0'], 1), ['s0\t1']);
+    assert.deepEqual(await pushAndRead([...s.map((k) => `put ${k}`), 'get s0'], 1), ['s0\t1']);
     const savepoint = await first.master.stopWithSavepoint(join(root, type, 'savepoint'));
     assert.equal((await first.result).status, 'FINISHED');
-    const sp = await stored(savepoint.directory);
+    const sp = await storedTtlState(savepoint.directory);
     for (const k of s) assert.ok(sp.has(k), `the savepoint holds ${k}, live when it was taken`);
     await until(Math.max(...s.map((k) => sp.get(k)!)) + TTL);
 
     const second = await start(type, 'second', savepoint.directory);
     await second.running;
     // A command through every task first: a checkpoint is refused until all subtasks run.
-    assert.deepEqual(await run(['get x'], 1), ['x\tnone']);
-    const c3 = await stored((await second.master.triggerCheckpoint()).directory);
+    assert.deepEqual(await pushAndRead(['get x'], 1), ['x\tnone']);
+    const c3 = await storedTtlState((await second.master.triggerCheckpoint()).directory);
     assert.deepEqual([...c3.keys()].filter((k) => k.startsWith('s')), [], 'the restored job holds none of the values that expired');
-    assert.deepEqual(await run(s.map((k) => `get ${k}`), s.length), s.map((k) => `${k}\tnone`), 'nor returns them');
+    assert.deepEqual(await pushAndRead(s.map((k) => `get ${k}`), s.length), s.map((k) => `${k}\tnone`), 'nor returns them');
     second.master.cancel();
     assert.equal((await second.result).status, 'CANCELED');
   });

@@ -10,11 +10,11 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { createJobMaster, createLogger, type JobMaster } from '../../../src/index.ts';
 import { readMetadata } from '../../../src/checkpoint/checkpoint-metadata.ts';
-import { readSnapshot } from '../../../src/checkpoint/snapshot-reader.ts';
 import { makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
 import { STATE_BACKENDS, stateBackendConfig } from '../../fixtures/state-backends.ts';
 import type { StateBackendType } from '../../../src/state/state-backend.ts';
-import { TTL_STATE, ttlJob } from '../../fixtures/jobs/ttl-job.ts';
+import { ttlJob } from '../../fixtures/jobs/ttl-job.ts';
+import { pushAndRead, storedTtlState } from '../../fixtures/ttl-job-driver.ts';
 
 const JOB = join(import.meta.dirname, '..', '..', 'fixtures', 'jobs', 'ttl-job.ts');
 const TTL = 400;
@@ -30,30 +30,8 @@ after(() => {
 
 const keys = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 
-function run(commands: string[], n: number): Promise<string[]> {
-  const from = ttlJob.output.length;
-  return new Promise((resolve) => {
-    const check = () => {
-      if (ttlJob.output.length < from + n) return;
-      ttlJob.onOutput = undefined;
-      resolve(ttlJob.output.slice(from, from + n));
-    };
-    ttlJob.onOutput = check;
-    ttlJob.push(...commands);
-    check();
-  });
-}
 
-/** The TTL state of the checkpoint in `directory`: key -> its TTL timestamp. */
-async function stored(directory: string): Promise<Map<string, number>> {
-  const snap = await readSnapshot(directory, { uid: 'put-get' });
-  const state = snap.operators[0]?.keyed.find((k) => k.name === TTL_STATE);
-  const out = new Map<string, number>();
-  for (const entries of state?.entries.values() ?? []) for (const [key, value] of entries) out.set(String(key), (value as { t: number }).t);
-  return out;
-}
 
-/** Whether the checkpoint's operator subtask wrote a delta on an earlier checkpoint (its keyed handle has deltas). */
 /** The keyed handle the checkpoint's put-get subtask wrote: its `deltas` are those of a delta on an earlier checkpoint. */
 async function keyedHandle(directory: string) {
   const { metadata } = await readMetadata(directory);
@@ -89,14 +67,14 @@ for (const type of STATE_BACKENDS) {
     const a = keys('a', 20);
     const first = await start(type, 'first');
     await first.running;
-    assert.deepEqual(await run([...a.map((k) => `put ${k}`), 'get a0'], 1), ['a0\t1']);
+    assert.deepEqual(await pushAndRead([...a.map((k) => `put ${k}`), 'get a0'], 1), ['a0\t1']);
     const c1 = (await first.master.triggerCheckpoint()).directory;
-    const held1 = await stored(c1);
+    const held1 = await storedTtlState(c1);
     assert.deepEqual([...held1.keys()].sort(), [...a].sort(), 'live values are in the base');
 
     await until(Math.max(...held1.values()) + TTL);
     const c2 = (await first.master.triggerCheckpoint()).directory;
-    assert.deepEqual([...(await stored(c2)).keys()], [], 'the next checkpoint holds none of the expired values');
+    assert.deepEqual([...(await storedTtlState(c2)).keys()], [], 'the next checkpoint holds none of the expired values');
     const handle = await keyedHandle(c2);
     if (type === 'lmdb') assert.equal(handle?.deltas?.length, 1, `checkpoint 2 is a delta on the base (which its removals follow): ${JSON.stringify(handle)}`);
     first.master.cancel();
@@ -104,9 +82,9 @@ for (const type of STATE_BACKENDS) {
 
     const second = await start(type, 'second', c2);
     await second.running;
-    assert.deepEqual(await run(a.map((k) => `get ${k}`), a.length), a.map((k) => `${k}\tnone`), 'the restored job returns none of them');
+    assert.deepEqual(await pushAndRead(a.map((k) => `get ${k}`), a.length), a.map((k) => `${k}\tnone`), 'the restored job returns none of them');
     const c3 = (await second.master.triggerCheckpoint()).directory;
-    assert.deepEqual([...(await stored(c3)).keys()], [], 'nor holds them');
+    assert.deepEqual([...(await storedTtlState(c3)).keys()], [], 'nor holds them');
     second.master.cancel();
     assert.equal((await second.result).status, 'CANCELED');
   });
