@@ -63,6 +63,7 @@ const SOURCE_COMMON: readonly KeySpec[] = [
   k('chunk-key.even-distribution.factor.lower-bound', 'number', 'Keys spread at least this densely are split by arithmetic, not queries.', { min: 0, weir: 'distributionFactorLower' }),
   k('connect.timeout', 'duration', 'How long to wait for a connection.', { weir: 'connectTimeoutMs' }),
   k('schema-change.enabled', 'boolean', 'Send schema changes down the pipeline (default true).', { weir: 'includeSchemaChanges' }),
+  k('scan.newly-added-table.enabled', 'boolean', "Tables that come to match 'tables' while the pipeline runs or when it resumes are snapshotted in chunks, then followed (default true in weir pipelines, which follow the whole database; Flink CDC's default is false). False: such a table is followed from its CREATE in the log only (MySQL), or not at all (PostgreSQL: it is not in the publication).", { weir: 'scanNewlyAddedTables' }),
   k('server-time-zone', 'string', "The database session's time zone (an IANA zone such as UTC or Asia/Shanghai)."),
 ];
 

@@ -71,14 +71,16 @@ function mySqlStartup(o: Readonly<Record<string, unknown>>): StartupMode {
   }
 }
 
-/** What both sources name alike. Pipelines carry schema changes by default (Flink CDC's schema-change.enabled is true). */
-function common(o: Readonly<Record<string, unknown>>): { chunkSize?: number; distributionFactorUpper?: number; distributionFactorLower?: number; connectTimeoutMs?: number; includeSchemaChanges: boolean } {
+/** What both sources name alike. Pipelines carry schema changes (Flink CDC's schema-change.enabled is true) and tables added later by default. */
+function common(o: Readonly<Record<string, unknown>>): { chunkSize?: number; distributionFactorUpper?: number; distributionFactorLower?: number; connectTimeoutMs?: number; includeSchemaChanges: boolean; scanNewlyAddedTables: boolean } {
   return {
     ...(o['scan.incremental.snapshot.chunk.size'] === undefined ? {} : { chunkSize: num(o['scan.incremental.snapshot.chunk.size'])! }),
     ...(o['chunk-key.even-distribution.factor.upper-bound'] === undefined ? {} : { distributionFactorUpper: num(o['chunk-key.even-distribution.factor.upper-bound'])! }),
     ...(o['chunk-key.even-distribution.factor.lower-bound'] === undefined ? {} : { distributionFactorLower: num(o['chunk-key.even-distribution.factor.lower-bound'])! }),
     ...(o['connect.timeout'] === undefined ? {} : { connectTimeoutMs: num(o['connect.timeout'])! }),
     includeSchemaChanges: o['schema-change.enabled'] !== false,
+    // A pipeline follows the whole database: tables created later too, unless the file says not.
+    scanNewlyAddedTables: o['scan.newly-added-table.enabled'] !== false,
   };
 }
 

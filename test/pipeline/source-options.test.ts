@@ -38,6 +38,7 @@ test('MySQL/MariaDB: the Flink CDC keys become MySqlCdcOptions; tables (minus ta
   assert.equal(o.chunkSize, 1000);
   assert.equal(o.connectTimeoutMs, 5000);
   assert.equal(o.includeSchemaChanges, true);
+  assert.equal(o.scanNewlyAddedTables, true, 'a pipeline follows tables created later unless told not to');
   const resolved = resolveCdcOptions(o);
   assert.deepEqual(resolved.serverIds, { first: 5400, last: 5403 });
   const selected = (id: string) => tableMatches(resolved, id.split('.')[1]!, id.split('.')[0]!);
@@ -53,6 +54,7 @@ test('PostgreSQL: database.schema.table names the database; startup modes map to
   slot.name: shop_slot
   scan.startup.mode: snapshot
   scan.lsn-commit.checkpoints-num-delay: 1
+  scan.newly-added-table.enabled: false
 `);
   const o = resolvePostgresCdcOptions(postgresCdcOptionsOf(d.source));
   assert.equal(o.database, 'shop');
@@ -60,6 +62,7 @@ test('PostgreSQL: database.schema.table names the database; startup modes map to
   assert.equal(o.slotName, 'shop_slot');
   assert.deepEqual(o.startup, { mode: 'snapshot-only' });
   assert.equal(o.lsnCommitCheckpointsDelay, 1);
+  assert.equal(o.scanNewlyAddedTables, false, "Flink CDC's key turns tables added later off");
   assert.ok(pgTableMatches(o.tables, 'public', 'orders_12') && pgTableMatches(o.tables, 'sales', 'anything'));
   assert.ok(!pgTableMatches(o.tables, 'public', 'customers'));
 });
