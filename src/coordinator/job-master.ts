@@ -58,6 +58,8 @@ export class JobMaster {
   readonly #faults: FaultInjector | undefined;
   readonly #result: Promise<JobResult>;
   readonly #triggers: ManualTriggers;
+  /** Settles when the last stop-with-savepoint request has been taken or refused: requests are taken in the order they came. */
+  #stopTurn: Promise<void> = Promise.resolve();
   readonly #endpoint: JobMasterEndpoint;
   #done!: (result: JobResult) => void;
   #state: JobState;
@@ -137,10 +139,21 @@ export class JobMaster {
 
   /** Stop with savepoint (see StoppingWithSavepoint); with drain, sources end their input first. */
   async stopWithSavepoint(dir: string | undefined, drain = false): Promise<CompletedCheckpoint> {
-    const targetDir = await this.#triggers.savepointTarget(dir);
-    const state = this.#state;
-    if (!state.stopWithSavepoint) throw new SavepointError(this.jobId, `the job cannot be stopped with a savepoint now: it is ${state.phase ?? this.status}`);
-    return state.stopWithSavepoint(targetDir, drain);
+    // Resolving the target awaits storage: without the turn, a second request could overtake the first.
+    const turn = this.#stopTurn;
+    let taken!: () => void;
+    this.#stopTurn = new Promise((resolve) => (taken = resolve));
+    let stopped: Promise<CompletedCheckpoint>;
+    try {
+      await turn;
+      const targetDir = await this.#triggers.savepointTarget(dir);
+      const state = this.#state;
+      if (!state.stopWithSavepoint) throw new SavepointError(this.jobId, `the job cannot be stopped with a savepoint now: it is ${state.phase ?? this.status}`);
+      stopped = state.stopWithSavepoint(targetDir, drain);
+    } finally {
+      taken();
+    }
+    return stopped;
   }
 
   /** Cancels the job (ungraceful, like `flink cancel`). */
