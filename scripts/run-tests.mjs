@@ -27,5 +27,6 @@ if (files.length === 0) {
   process.exit(long && filters.length === 0 ? 0 : 1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=weir-source', '--test', '--test-force-exit', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], { stdio: 'inherit' });
+const drain = join(import.meta.dirname, 'exit-after-drain.mjs');
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--import', drain, '--conditions=weir-source', '--test', '--test-force-exit', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], { stdio: 'inherit' });
 process.exit(r.status ?? 1);
