@@ -58,8 +58,11 @@ describe('web dashboard: source progress', () => {
             };
           });
         const first = await state();
-        assert.equal(first.max, ROWS / CHUNK, `the total number of chunks: ${JSON.stringify(first)}`);
-        assert.match(first.text ?? '', new RegExp(`^\\d[\\d,]* of ${ROWS / CHUNK} chunks · .*[\\d,]+ rows read · [\\d,]+ rows/s · `), `the figures: ${first.text}`);
+        // The splitter's step comes from the server's row estimate (Flink CDC's rule), so the rows of
+        // 150 chunks may be cut into a chunk or two more; the page shows the job's own total throughout.
+        const chunks = first.max;
+        assert.ok(chunks >= ROWS / CHUNK && chunks <= ROWS / CHUNK + 3, `the total number of chunks: ${JSON.stringify(first)}`);
+        assert.match(first.text ?? '', new RegExp(`^\\d[\\d,]* of ${chunks} chunks · .*[\\d,]+ rows read · [\\d,]+ rows/s · `), `the figures: ${first.text}`);
 
         // The bar fills as the page polls (without a reload); a screenshot while it is partway.
         const values = [first.value];
@@ -87,14 +90,14 @@ describe('web dashboard: source progress', () => {
         const distinct = [...new Set(values)];
         assert.deepEqual(distinct, [...distinct].sort((a, b) => a - b), `the bar never goes back: ${values.join(', ')}`);
         assert.ok(distinct.length >= 3, `the bar moved at least twice while the snapshot ran: ${values.join(', ')}`);
-        assert.ok(distinct.some((v) => v > 0 && v < ROWS / CHUNK), `the bar was seen partway: ${values.join(', ')}`);
+        assert.ok(distinct.some((v) => v > 0 && v < chunks), `the bar was seen partway: ${values.join(', ')}`);
         assert.ok(screenshot, `no screenshot of the bar partway with a time left: ${[...texts].join(' | ')}`);
         assert.ok([...texts].some((t) => /· ~\d+ s left( · |$)/.test(t)), `the estimated time left: ${[...texts].join(' | ')}`);
 
         // ---- done: the totals, then the binlog ----
         const done = card.locator('.snapshot-done');
         await done.waitFor();
-        assert.match((await done.textContent()) ?? '', new RegExp(`snapshot done: ${ROWS / CHUNK} chunks, ${ROWS.toLocaleString('en-US')} rows`));
+        assert.match((await done.textContent()) ?? '', new RegExp(`snapshot done: ${chunks} chunks, ${ROWS.toLocaleString('en-US')} rows`));
         assert.equal(await bar.count(), 0, 'the bar is gone once the snapshot is done');
         const figures = Object.values(job.master.sourceCoordinatorMetrics())[0] ?? {};
         assert.equal(figures['snapshot_rows_read'], ROWS);
