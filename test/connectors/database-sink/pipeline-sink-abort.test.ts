@@ -3,12 +3,12 @@
 // transaction on a new session that nobody ended, holding its rows' locks against every later
 // attempt (the exactly-once soak's hang: each attempt's statements waited innodb_lock_wait_timeout
 // on them and failed, for ever). Afterwards the server holds no transaction of the writer.
-import { after, before, describe, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RoutedChange } from '../../../src/connectors/database-sink/routed-change.ts';
 import type { SinkTableSchema } from '../../../src/connectors/database-sink/sink-table-schema.ts';
 import { sinkContext } from '../../fixtures/sink-commit-idempotence.ts';
-import { startPipelineTargets } from './pipeline-sink-targets.ts';
+import { describeOnTargets } from './pipeline-sink-targets.ts';
 
 const SCHEMA: SinkTableSchema = {
   columns: [
@@ -18,18 +18,9 @@ const SCHEMA: SinkTableSchema = {
   primaryKey: ['id'],
 };
 
-describe('pipeline database sinks: abort with batches queued', () => {
-  let env: Awaited<ReturnType<typeof startPipelineTargets>>;
-  before(async () => {
-    env = await startPipelineTargets();
-  });
-  after(async () => {
-    await env?.stop();
-  });
-
-  for (const targetName of ['postgres', 'mariadb'] as const) {
+describeOnTargets('pipeline database sinks: abort with batches queued', (targetName, target) => {
     test(`${targetName}: no batch runs after the abort; no transaction of the writer is left open`, async () => {
-      const t = env.targets.find((x) => x.name === targetName)!;
+      const t = target();
       const table = { namespace: t.namespace, table: 'aborted' };
       const rec = (op: RoutedChange['op'], after: Record<string, unknown> | null, schemaChange?: RoutedChange['schemaChange']): RoutedChange => ({ table, sourceTable: 'src.aborted', op, before: null, after, ...(schemaChange ? { schemaChange } : {}) });
       const openTransactions = async () =>
@@ -50,5 +41,4 @@ describe('pipeline database sinks: abort with batches queued', () => {
       }
       assert.deepEqual(await t.rows('aborted', ['id']), [], 'nothing was committed');
     });
-  }
 });

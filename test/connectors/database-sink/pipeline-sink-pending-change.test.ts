@@ -4,7 +4,7 @@
 // outside shows the lock it would wait for), it runs once the transaction has committed, the rows
 // after it follow in the new shape, and nothing waits for a timeout. The sink's figures (the
 // pipeline view's) say the change is held, then applied, named by its source time.
-import { after, before, describe, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TwoPhaseCommittingSink } from '../../../src/api/two-phase-committing-sink.ts';
 import type { RoutedChange } from '../../../src/connectors/database-sink/routed-change.ts';
@@ -12,7 +12,7 @@ import type { SinkSchemaChange, SinkTableSchema } from '../../../src/connectors/
 import { evolveSchema } from '../../../src/connectors/database-sink/sink-table-schema.ts';
 import { CommittingSinkOperator } from '../../../src/worker/operators/committing-sink-operator.ts';
 import { OperatorHarness } from '../../fixtures/operator-harness.ts';
-import { startPipelineTargets, type PipelineTarget } from './pipeline-sink-targets.ts';
+import { describeOnTargets, type PipelineTarget } from './pipeline-sink-targets.ts';
 
 const SCHEMA: SinkTableSchema = {
   columns: [
@@ -34,18 +34,9 @@ async function until(h: OperatorHarness, what: string, done: () => Promise<boole
   }
 }
 
-describe('pipeline database sinks: a schema change while a prepared transaction holds its table', () => {
-  let env: Awaited<ReturnType<typeof startPipelineTargets>>;
-  before(async () => {
-    env = await startPipelineTargets();
-  });
-  after(async () => {
-    await env?.stop();
-  });
-
-  for (const targetName of ['postgres', 'mariadb'] as const) {
+describeOnTargets('pipeline database sinks: a schema change while a prepared transaction holds its table', (targetName, target) => {
     test(`${targetName}: applied after the commit, once, with no lock wait`, async () => {
-      const t: PipelineTarget = env.targets.find((x) => x.name === targetName)!;
+      const t: PipelineTarget = target();
       const table = { namespace: t.namespace, table: 'pending' };
       const rec = (op: RoutedChange['op'], after: Record<string, unknown> | null, change?: SinkSchemaChange, id?: string): RoutedChange => ({
         table,
@@ -105,5 +96,4 @@ describe('pipeline database sinks: a schema change while a prepared transaction 
         await op.close();
       }
     });
-  }
 });

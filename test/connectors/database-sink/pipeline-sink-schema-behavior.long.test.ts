@@ -2,7 +2,7 @@
 // kind of schema change: a table created from its create.table, one row, the change, one row in
 // the source's new shape; the target's catalog (column names, nullability, types) and rows after
 // it as Flink CDC's behaviours have them. Also include/exclude, and a missing table's error.
-import { after, before, describe, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RoutedChange } from '../../../src/connectors/database-sink/routed-change.ts';
 import { SCHEMA_CHANGE_BEHAVIORS, type SchemaChangeBehavior } from '../../../src/connectors/database-sink/schema-change-behavior.ts';
@@ -12,7 +12,7 @@ import { SchemaChangeRefusedError } from '../../../src/connectors/database-sink/
 import { RecordRefusedError } from '../../../src/connectors/database-sink/record-refused-error.ts';
 import { SinkError } from '../../../src/api/sink-error.ts';
 import { sinkContext } from '../../fixtures/sink-commit-idempotence.ts';
-import { startPipelineTargets, type PipelineTarget, type SinkSettings } from './pipeline-sink-targets.ts';
+import { describeOnTargets, type PipelineTarget, type SinkSettings } from './pipeline-sink-targets.ts';
 
 const BASE: SinkTableSchema = {
   columns: [
@@ -100,18 +100,9 @@ async function checkpointOf(sink: ReturnType<PipelineTarget['sink']>, ctx: Retur
   }
 }
 
-describe('pipeline database sinks: schema.change.behavior × change kind, on the target catalog', () => {
-  let env: Awaited<ReturnType<typeof startPipelineTargets>>;
-  before(async () => {
-    env = await startPipelineTargets();
-  });
-  after(async () => {
-    await env?.stop();
-  });
-
-  for (const targetName of ['postgres', 'mariadb'] as const) {
+describeOnTargets('pipeline database sinks: schema.change.behavior × change kind, on the target catalog', (targetName, target) => {
     test(`${targetName}: every behaviour on every kind`, async () => {
-      const t = env.targets.find((x) => x.name === targetName)!;
+      const t = target();
       let n = 0;
       for (const behavior of SCHEMA_CHANGE_BEHAVIORS) {
         for (const kind of Object.keys(CHANGES) as Kind[]) {
@@ -147,7 +138,7 @@ describe('pipeline database sinks: schema.change.behavior × change kind, on the
     });
 
     test(`${targetName}: include/exclude.schema.changes choose the kinds applied; a table that was never created fails its rows naming it`, async () => {
-      const t = env.targets.find((x) => x.name === targetName)!;
+      const t = target();
       const table = 'filtered';
       const sink = t.sink({ schemaChangeBehavior: 'evolve', schemaChangeFilter: { include: ['add.column', 'drop'], exclude: ['drop.table'] }, transactionIdPrefix: 'filt' });
       const ctx = sinkContext({ uid: table });
@@ -163,5 +154,4 @@ describe('pipeline database sinks: schema.change.behavior × change kind, on the
       assert.match(missing.message, /never_created/);
       assert.match(missing.message, /src\.never_created/);
     });
-  }
 });

@@ -1,7 +1,7 @@
 // Sink table names that hold a dot or a quote (a source table `odd.name` routed by its own name):
 // the pipeline database sinks create them, read them back from the catalog and write their rows.
 // PostgreSQL's describeTable split `public.odd.name` at its first dot and looked for table `odd`.
-import { after, before, describe, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TwoPhaseCommittingSink } from '../../../src/api/two-phase-committing-sink.ts';
 import type { RoutedChange } from '../../../src/connectors/database-sink/routed-change.ts';
@@ -9,7 +9,7 @@ import type { SinkTableSchema } from '../../../src/connectors/database-sink/sink
 import { parseTableName } from '../../../src/connectors/postgres/pg-quote.ts';
 import { CommittingSinkOperator } from '../../../src/worker/operators/committing-sink-operator.ts';
 import { OperatorHarness } from '../../fixtures/operator-harness.ts';
-import { startPipelineTargets } from './pipeline-sink-targets.ts';
+import { describeOnTargets } from './pipeline-sink-targets.ts';
 
 const SCHEMA: SinkTableSchema = {
   columns: [
@@ -29,19 +29,10 @@ test('parseTableName: plain and quoted parts, a dot or a quote inside quotes', (
   assert.throws(() => parseTableName('shop."odd'), /not closed/);
 });
 
-describe('pipeline database sinks: table names with a dot or a quote', () => {
-  let env: Awaited<ReturnType<typeof startPipelineTargets>>;
-  before(async () => {
-    env = await startPipelineTargets();
-  });
-  after(async () => {
-    await env?.stop();
-  });
-
-  for (const targetName of ['postgres', 'mariadb'] as const) {
+describeOnTargets('pipeline database sinks: table names with a dot or a quote', (targetName, target) => {
     for (const tableName of ['odd.name', 'say "hi"']) {
       test(`${targetName}: ${tableName} is created, described and written`, async () => {
-        const t = env.targets.find((x) => x.name === targetName)!;
+        const t = target();
         const table = { namespace: t.namespace, table: tableName };
         const rec = (op: RoutedChange['op'], after: Record<string, unknown> | null, schemaChange?: RoutedChange['schemaChange']): RoutedChange => ({ table, sourceTable: `src.${tableName}`, op, before: null, after, ...(schemaChange ? { schemaChange } : {}) });
         const op = new CommittingSinkOperator(t.sink({ schemaChangeBehavior: 'evolve', transactionIdPrefix: `names${tableName.length}` }) as TwoPhaseCommittingSink<unknown, unknown>);
@@ -61,5 +52,4 @@ describe('pipeline database sinks: table names with a dot or a quote', () => {
         }
       });
     }
-  }
 });

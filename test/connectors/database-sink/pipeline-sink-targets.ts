@@ -1,5 +1,6 @@
 // The two targets of the pipeline database sinks' tests, on private servers: PostgreSQL and
 // MariaDB, each with its sink, a checking connection and the catalog as the sinks read it.
+import { after, before, describe } from 'node:test';
 import pg from 'pg';
 import mysql from 'mysql2/promise';
 import type { TwoPhaseCommittingSink } from '../../../src/api/two-phase-committing-sink.ts';
@@ -104,4 +105,21 @@ export async function startPipelineTargets(): Promise<{ targets: PipelineTarget[
       await Promise.all([pgServer.stop(), maria.stop()]);
     },
   };
+}
+
+/**
+ * A describe block whose tests run on both targets, started once for the block: `body` is called
+ * per target name with a getter of that target (started by the time a test runs).
+ */
+export function describeOnTargets(title: string, body: (name: 'postgres' | 'mariadb', target: () => PipelineTarget) => void): void {
+  describe(title, () => {
+    let env: Awaited<ReturnType<typeof startPipelineTargets>>;
+    before(async () => {
+      env = await startPipelineTargets();
+    });
+    after(async () => {
+      await env?.stop();
+    });
+    for (const name of ['postgres', 'mariadb'] as const) body(name, () => env.targets.find((x) => x.name === name)!);
+  });
 }
