@@ -47,6 +47,7 @@ for (const name of ['postgres', 'mariadb'] satisfies CdcDialectName[]) {
       const eventsA = new JobEvents();
       const first = await createJobMaster({ job: dialect.job, args, config: config(2), listener: eventsA.listener, log: createLogger({ level: 'error', write: () => {} }) });
       const runningA = first.run();
+      eventsA.watch(first);
       await eventsA.waitFor('15 finished chunks', () => (Object.values(first.sourceCoordinatorMetrics())[0]?.['snapshot_chunks_finished'] ?? 0) >= 15, 120_000);
       const savepoint = await first.stopWithSavepoint(join(root, 'savepoints'));
       await runningA;
@@ -56,6 +57,7 @@ for (const name of ['postgres', 'mariadb'] satisfies CdcDialectName[]) {
       const eventsB = new JobEvents();
       const second = await createJobMaster({ job: dialect.job, args, config: config(3), restoreFrom: savepoint.directory, listener: eventsB.listener, log: createLogger({ level: 'error', write: () => {} }) });
       const runningB = second.run();
+      eventsB.watch(second);
       await eventsB.waitFor('the snapshot to finish', () => Object.values(second.sourceCoordinatorMetrics())[0]?.['snapshot_done'] === 1, 120_000);
       writing = false;
       const statements = await workload;

@@ -14,7 +14,7 @@ import type { CdcTableSchema } from '../cdc/schema-change.ts';
 import { ReplicationStreamError, SlotInUseError } from './postgres-cdc-error.ts';
 import { primaryKey } from './postgres-table-catalog.ts';
 import { ReplicationConnection } from './replication-connection.ts';
-import { explainSlotFailure, slotReleased } from './replication-setup.ts';
+import { explainSlotFailure, SLOT_RELEASE_WAIT_MS, slotReleased } from './replication-setup.ts';
 import { slotLagBytes } from './slot-lag.ts';
 
 const DEFAULT_CONFIRM_DELAY = 3;
@@ -138,12 +138,28 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
   async #backfillSlot(): Promise<string> {
     if (!this.#backfillSlotName) {
       const slot = `${this.#o.slotName ?? DEFAULT_SLOT}_b${this.#subtask}`;
-      // One left by a killed run of this subtask: its WAL position is stale, start afresh.
-      await this.#sql.query('SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1 AND NOT active', [slot]);
+      // One left by a killed or stopped run of this subtask: its WAL position is stale, start afresh.
+      if (await this.#releasedSlot(slot)) await this.#sql.query('SELECT pg_drop_replication_slot($1)', [slot]);
       await createLogicalSlot(this.#sql, this.#o, slot, this.#o.slotCreationTimeoutMs ?? DEFAULT_SLOT_CREATION_TIMEOUT_MS);
       this.#backfillSlotName = slot;
     }
     return this.#backfillSlotName;
+  }
+
+  /**
+   * Whether the slot exists, once no process streams it. Right after a stop or a failover the
+   * stream of the run before may still be closing (the server shows the slot active for a
+   * moment, longer on a busy machine); dropping only inactive slots then left it, and creating it
+   * again failed the job.
+   */
+  async #releasedSlot(slot: string): Promise<boolean> {
+    let row = await slotReleased(this.#sql, slot, 0);
+    if (row?.active_pid != null) {
+      (this.#o.warn ?? ((m: string) => console.warn(m)))(`backfill slot '${slot}' is still streamed by server process ${row.active_pid} (a run before this one closing its stream); waiting up to ${SLOT_RELEASE_WAIT_MS / 1000} s for it to end`);
+      row = await slotReleased(this.#sql, slot);
+      if (row?.active_pid != null) throw new SlotInUseError({ host: this.#o.host, port: this.#o.port }, slot, row.active_pid);
+    }
+    return row !== undefined;
   }
 }
 

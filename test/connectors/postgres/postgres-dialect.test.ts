@@ -11,6 +11,7 @@ import { compareLsn, formatLsn, parseLsn, type Lsn } from '../../../src/connecto
 import { readChunk } from '../../../src/connectors/cdc/snapshot-chunk-reader.ts';
 import { PgSqlClient } from '../../../src/connectors/postgres/pg-sql-client.ts';
 import { slotLagBytes } from '../../../src/connectors/postgres/slot-lag.ts';
+import { ReplicationConnection } from '../../../src/connectors/postgres/replication-connection.ts';
 
 /** A deterministic pseudo-random sequence (mulberry32). */
 function rng(seed: number): () => number {
@@ -254,6 +255,45 @@ test("the enumerator's check drops backfill slots of readers beyond the job's pa
     assert.equal(warnings.length, 2);
     assert.match(warnings[0]!, /dropped replication slot 'weir_b1', a backfill slot left by a run of this source with more parallel readers/);
   } finally {
+    await admin.end();
+    await server.stop();
+  }
+});
+
+test("a reader's backfill slot still streamed by the run before (its stream closing after a stop) is awaited, dropped and made afresh, not left to fail the new slot's creation", async () => {
+  const server = await startPostgres();
+  const admin = new pg.Client(server.connectionOptions());
+  await admin.connect();
+  const warnings: string[] = [];
+  let holder: ReplicationConnection | undefined;
+  const dialect = new PostgresDialect({
+    ...server.connectionOptions(),
+    tables: ['public.t'],
+    slotName: 'weir',
+    publicationName: 'weir_pub',
+    // The run before ends its stream only once the new reader has seen the slot in use.
+    warn: (m) => {
+      warnings.push(m);
+      if (m.includes("backfill slot 'weir_b0' is still streamed")) void holder?.close();
+    },
+  });
+  const catalog = await dialect.connectCatalog();
+  const session = await dialect.connectReader(0, 1);
+  try {
+    await admin.query('CREATE TABLE t (id int PRIMARY KEY)');
+    await catalog.check();
+    const made = await admin.query(`SELECT lsn::text AS lsn FROM pg_create_logical_replication_slot('weir_b0', 'pgoutput')`);
+    holder = await ReplicationConnection.connect(server.connectionOptions());
+    await holder.stream({ slot: 'weir_b0', publication: 'weir_pub', start: parseLsn(made.rows[0].lsn) });
+    await session.currentPosition();
+    assert.equal(warnings.filter((w) => w.includes("'weir_b0' is still streamed")).length, 1, warnings.join('\n'));
+    const { rows } = await admin.query(`SELECT active_pid, confirmed_flush_lsn::text AS lsn FROM pg_replication_slots WHERE slot_name = 'weir_b0'`);
+    assert.equal(rows.length, 1, 'the backfill slot exists');
+    assert.ok(compareLsn(parseLsn(rows[0].lsn), parseLsn(made.rows[0].lsn)) > 0, 'made afresh: its position is past the old slot\'s');
+  } finally {
+    await holder?.close();
+    await session.close();
+    await catalog.close();
     await admin.end();
     await server.stop();
   }
