@@ -7,6 +7,7 @@ import { nonEmpty, parseDynamicProperties, readConfigFile } from './config-file.
 import { ProgressLine } from './progress-line.ts';
 import { registerJob } from './job-registry.ts';
 import { startRestServer } from '../rest/rest-server.ts';
+import { registerJobTaskManagers } from '../rest/job-task-managers.ts';
 import { resolveLocation } from '../checkpoint/checkpoint-location.ts';
 import { SHUTDOWN } from '../lifecycle/service.ts';
 
@@ -114,6 +115,7 @@ export async function runCommand(job: string, jobArgs: readonly string[], o: Run
     port: config['rest.port'],
     token: config['rest.token'],
     tokenRequiredForReads: config['rest.token-required-for-reads'],
+    extend: (app) => registerJobTaskManagers(app, master),
     log,
   });
   const unregister = registerJob({ jobId: master.jobId, url: rest.url, pid: process.pid, startedAt: Date.now() });

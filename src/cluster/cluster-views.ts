@@ -1,19 +1,11 @@
-import { createHash } from 'node:crypto';
 import { CONFIG_OPTIONS, SECRET_CONFIG_KEYS, type ConfigKey, type WeirConfig } from '../config/configuration.ts';
-import type { JobManagerConfigView, ResourceView, TaskManagerDetailsView, TaskManagerInfoView, TaskManagersView } from '../rest/rest-views.ts';
+import type { JobManagerConfigView, TaskManagerDetailsView, TaskManagerInfoView, TaskManagersView } from '../rest/rest-views.ts';
 import type { TaskManagerStateRow } from '../rest/task-manager-state.ts';
+import { resourceView, restId } from '../rest/task-manager-view-parts.ts';
 import type { RegisteredTaskManager } from './registered-task-manager.ts';
 import type { ResourceManager } from './resource-manager.ts';
 
 /** One TaskManager as GET /taskmanagers lists it (Flink's TaskManagerInfo, with weir's host). */
-/**
- * Flink's clients expect a TaskManager id of 32 hex characters; weir's resource ids are the
- * names TaskManagers were given (`--id`): the REST id is the resource id's hash, beside it.
- */
-export function restId(resourceId: string): string {
-  return /^[0-9a-f]{32}$/.test(resourceId) ? resourceId : createHash('sha256').update(resourceId).digest('hex').slice(0, 32);
-}
-
 export function taskManagerInfo(tm: RegisteredTaskManager, state: readonly TaskManagerStateRow[] = []): TaskManagerInfoView {
   const r = tm.registration;
   const local = state.find((s) => s.id === tm.id);
@@ -30,8 +22,8 @@ export function taskManagerInfo(tm: RegisteredTaskManager, state: readonly TaskM
     timeSinceLastHeartbeat: tm.lastHeartbeat,
     slotsNumber: tm.slots.length,
     freeSlots: tm.freeSlots,
-    totalResource: resource(tm.slots.length),
-    freeResource: resource(tm.freeSlots),
+    totalResource: resourceView(tm.slots.length),
+    freeResource: resourceView(tm.freeSlots),
     hardware: { cpuCores: r.hardware.cpuCores, physicalMemory: r.hardware.physicalMemory, freeMemory: tm.freeMemory, managedMemory: 0 },
     memoryConfiguration: {
       frameworkHeap: 0,
@@ -50,9 +42,6 @@ export function taskManagerInfo(tm: RegisteredTaskManager, state: readonly TaskM
   };
 }
 
-function resource(slots: number): ResourceView {
-  return { cpuCores: slots, taskHeapMemory: 0, taskOffHeapMemory: 0, managedMemory: 0, networkMemory: 0, extendedResources: {} };
-}
 
 export function taskManagersView(resources: ResourceManager, state: readonly TaskManagerStateRow[]): TaskManagersView {
   return { taskmanagers: resources.taskManagers().map((tm) => taskManagerInfo(tm, state)) };

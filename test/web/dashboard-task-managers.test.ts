@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
 import { TestCluster } from '../fixtures/weir-cluster.ts';
-import { spawnWeir, weir } from '../fixtures/weir-process.ts';
+import { spawnWeir, startWeirRun, weir, weirEnv } from '../fixtures/weir-process.ts';
 import { launchBrowser, openPage, OUT, skip, until, withDiagnostics } from './browser.ts';
 
 const KEYED_SUM = join(import.meta.dirname, '..', 'fixtures', 'jobs', 'keyed-sum.ts');
@@ -141,5 +141,61 @@ test('lmdb job on two TaskManagers: each one\'s state on disk and cache hit rate
     });
   } finally {
     await page.close();
+  }
+});
+
+test("weir run on two worker-thread TaskManagers: each one's state on disk and cache hit rate in GET /taskmanagers, /metrics and the Task Managers page", { skip, timeout: 120_000 }, async () => {
+  const run = startWeirRun([KEYED_SUM, '-p', '2', '--task-managers', '2', '-D', 'state.backend.type=lmdb', '--checkpoint-dir', join(root, 'run-checkpoints'), '--', '--rate', '100'], weirEnv(join(root, 'run')));
+  try {
+    const base = `http://${await run.jobManager()}`;
+    const get = async (path: string) => {
+      const res = await fetch(`${base}${path}`);
+      assert.equal(res.status, 200, path);
+      return res.headers.get('content-type')?.includes('json') ? res.json() : res.text();
+    };
+    type Listed = { id: string; resourceId: string; pid: number; slotsNumber: number; localState: LocalState | null };
+    const list = async () => ((await get('/taskmanagers')) as { taskmanagers: Listed[] }).taskmanagers;
+    // Threads of the run's own process, named as its Flink series name them (tm_id): <host>:<pid>-<index>.
+    const tms = await until('both worker TaskManagers with state on disk and cache hits', async () => {
+      const l = await list();
+      return l.length === 2 && l.every((t) => (t.localState?.localBytes ?? 0) > 0 && (t.localState?.cacheHits ?? 0) > 0) && l;
+    }, 60_000);
+    assert.deepEqual(tms.map((t) => [t.pid, t.slotsNumber]), [[run.child.pid, 1], [run.child.pid, 1]], 'one slot each in the weir run process');
+    assert.deepEqual(tms.map((t) => /-(\d+)$/.exec(t.resourceId)?.[1]), ['0', '1']);
+    for (const tm of tms) {
+      await until(`${tm.resourceId}'s figures alike in /taskmanagers/:id and /metrics`, async () => {
+        const details = ((await get(`/taskmanagers/${tm.id}`)) as { localState: LocalState }).localState;
+        const text = (await get('/metrics')) as string;
+        const after = ((await get(`/taskmanagers/${tm.id}`)) as { localState: LocalState }).localState;
+        if (JSON.stringify(details) !== JSON.stringify(after)) return false;
+        const label = tm.resourceId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        assert.equal(Number(new RegExp(`^weir_taskmanager_state_local_bytes\\{taskmanager="${label}"\\} (\\d+)$`, 'm').exec(text)?.[1]), details.localBytes, text);
+        assert.equal(Number(new RegExp(`^weir_taskmanager_state_cache_hits_total\\{taskmanager="${label}"\\} (\\d+)$`, 'm').exec(text)?.[1]), details.cacheHits);
+        return true;
+      });
+    }
+    const { page, errors } = await openPage(browser!);
+    try {
+      await withDiagnostics(page, errors, 'dashboard-task-managers-run', async () => {
+        await page.goto(`${base}/#/taskmanagers`);
+        for (const tm of tms) {
+          const row = page.locator(`tr[data-key="${tm.id}"]`);
+          await row.waitFor();
+          await until(`${tm.resourceId}'s row as REST reports it`, async () => {
+            const before = (await list()).find((t) => t.id === tm.id)!.localState!;
+            const cells = await row.locator('td').allTextContents();
+            const after = (await list()).find((t) => t.id === tm.id)!.localState!;
+            assert.equal(cells[0], tm.resourceId);
+            assert.equal(cells[2], '–', 'no data port: threads exchange records in memory');
+            return [before, after].some((s) => Math.abs(bytesIn(cells[8]!) - s.localBytes) <= 0.05 * s.localBytes && cells[9] === `${(100 * s.cacheHitRate!).toFixed(1)}%`);
+          });
+        }
+      });
+    } finally {
+      await page.close();
+    }
+  } finally {
+    run.kill();
+    await run.exited;
   }
 });

@@ -1,9 +1,9 @@
 // @ts-check
-// The Task Managers page: the TaskManager processes registered with this JobManager, their slots
-// when they last answered a heartbeat, and their keyed state on local disk (lmdb backend: bytes in
-// the state working directory, and the share of state accesses the in-memory caches answered). A `weir run` has no such processes (its TaskManagers are
-// threads of its own process) and says so.
-import { ApiError, api } from '../api.js';
+// The Task Managers page: the TaskManager processes registered with this JobManager (or, for a
+// `weir run`, the threads of its process that run the job), their slots, when they last answered a
+// heartbeat, and their keyed state on local disk (lmdb backend: bytes in the state working
+// directory, and the share of state accesses the in-memory caches answered).
+import { api } from '../api.js';
 import { h, morphChildren } from '../dom.js';
 import { bytes, count, dateTime, duration } from '../format.js';
 
@@ -14,16 +14,7 @@ export function taskManagersPage(main) {
   main.append(h('h1', null, 'Task Managers'), body);
   return {
     async refresh() {
-      let list;
-      try {
-        list = (await api.taskManagers()).taskmanagers;
-      } catch (e) {
-        if (e instanceof ApiError && e.status === 404) {
-          morphChildren(body, [h('p', { class: 'empty' }, 'This is a weir run: its TaskManagers are threads of its own process. Start weir jobmanager and weir taskmanager for a cluster.')]);
-          return;
-        }
-        throw e;
-      }
+      const list = (await api.taskManagers()).taskmanagers;
       const now = Date.now();
       morphChildren(body, [
         h(
@@ -45,7 +36,8 @@ export function taskManagersPage(main) {
                     { 'data-key': t.id },
                     h('td', null, h('code', { title: t.id }, t.resourceId)),
                     h('td', null, `${t.host} (${t.hostname}, pid ${t.pid})`),
-                    h('td', { class: 'num' }, t.dataPort),
+                    // Threads of a weir run have no data port (-1): they exchange records in memory.
+                    h('td', { class: 'num' }, t.dataPort < 0 ? '–' : t.dataPort),
                     h('td', { class: 'num' }, t.slotsNumber),
                     h('td', { class: 'num' }, t.freeSlots),
                     h('td', { class: 'num' }, count(t.hardware.cpuCores)),
