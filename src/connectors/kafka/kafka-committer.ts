@@ -42,10 +42,11 @@ export class KafkaCommitter implements Committer<KafkaCommittable> {
   async commit(committables: readonly KafkaCommittable[]): Promise<void> {
     for (const c of committables) {
       const live = liveTransactions.get(c.transactionalId);
-      if (c.records > 0) {
-        if (live) await live.transaction.commit();
-        else await this.#o.coordinators.endTransaction(c.transactionalId, c, true);
-      } else if (live?.transaction.isActive()) await live.transaction.commit();
+      // A live transaction whose commit failed part way (a broker down: kafkajs then holds it as
+      // ended, and refuses it for good) is committed as its producer, as after a restore: EndTxn
+      // again with its id and epoch completes it, or finds it completed.
+      if (live?.transaction.isActive()) await live.transaction.commit();
+      else if (c.records > 0) await this.#o.coordinators.endTransaction(c.transactionalId, c, true);
       await dropLive(c.transactionalId);
       this.#post({ type: 'committed', committable: c, resumed: live === undefined });
     }
