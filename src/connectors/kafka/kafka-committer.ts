@@ -29,7 +29,8 @@ export interface KafkaCommitterOptions {
 export class KafkaCommitter implements Committer<KafkaCommittable> {
   readonly target: string;
   readonly #o: KafkaCommitterOptions;
-  readonly #events: BroadcastChannel | undefined;
+  /** Let go at close: a commit still in flight then (its broker slow to answer) posts nothing. */
+  #events: BroadcastChannel | undefined;
   /** The slot the subtask's writer starts at. */
   firstSlot = 1;
 
@@ -94,7 +95,9 @@ export class KafkaCommitter implements Committer<KafkaCommittable> {
   }
 
   async close(): Promise<void> {
-    this.#events?.close();
+    const events = this.#events;
+    this.#events = undefined;
+    events?.close();
     await this.#o.coordinators.close();
   }
 }
