@@ -10,6 +10,7 @@ import { connectPg } from '../fixtures/pg-cdc-workload.ts';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
 import { TestCluster } from '../fixtures/weir-cluster.ts';
 import { weir } from '../fixtures/weir-process.ts';
+import { serverLines } from '../fixtures/pipeline-yaml.ts';
 
 test('weir pipeline -m: a pipeline runs on a cluster and the command exits 0 when it finished; its committed rows are the transformed table', { timeout: 240_000 }, async () => {
   const root = makeTempDir('pipeline-cluster');
@@ -28,11 +29,7 @@ test('weir pipeline -m: a pipeline runs on a cluster and the command exits 0 whe
       file,
       `source:
   type: postgres
-  hostname: 127.0.0.1
-  port: ${server.port}
-  username: postgres
-  password: '${server.password}'
-  database: postgres
+${serverLines('postgres', server)}
   tables: public.items
   slot.name: pipeline_cluster_test
   scan.startup.mode: snapshot

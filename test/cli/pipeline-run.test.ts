@@ -10,6 +10,7 @@ import { startPostgres } from '../fixtures/postgres-server.ts';
 import { connectPg } from '../fixtures/pg-cdc-workload.ts';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
 import { weir } from '../fixtures/weir-process.ts';
+import { serverLines } from '../fixtures/pipeline-yaml.ts';
 
 test('weir pipeline FILE: a bounded PostgreSQL snapshot pipeline to print finishes and exits 0, its rows transformed; a projection naming a missing column is refused by --check and before a run', { timeout: 180_000 }, async () => {
   const dir = makeTempDir('pipeline-run');
@@ -23,11 +24,7 @@ test('weir pipeline FILE: a bounded PostgreSQL snapshot pipeline to print finish
       file,
       `source:
   type: postgres
-  hostname: 127.0.0.1
-  port: ${server.port}
-  username: postgres
-  password: '${server.password}'
-  database: postgres
+${serverLines('postgres', server)}
   tables: public.items
   slot.name: pipeline_run_test
   scan.startup.mode: snapshot

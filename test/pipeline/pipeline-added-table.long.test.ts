@@ -18,6 +18,7 @@ import { startMariaDb } from '../fixtures/mariadb-server.ts';
 import { startPostgres } from '../fixtures/postgres-server.ts';
 import { connect } from '../fixtures/cdc-workload.ts';
 import { JobEvents, makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
+import { serverLines } from '../fixtures/pipeline-yaml.ts';
 
 type Row = Record<string, unknown>;
 interface Source {
@@ -59,10 +60,7 @@ async function mariaSource(): Promise<Source> {
     exec: async (s) => void (await sql.query(s)),
     rows: async (q) => (await sql.query(q))[0] as Row[],
     block: `  type: mariadb
-  hostname: 127.0.0.1
-  port: ${server.port}
-  username: root
-  password: '${server.password}'
+${serverLines('mariadb', server)}
   tables: shop.orders_\\d+
   server-id: 5400-5405`,
     stop: async () => {
@@ -82,11 +80,7 @@ async function postgresSource(): Promise<Source> {
     exec: async (s) => void (await client.query(s)),
     rows: async (q) => (await client.query<Row>(q)).rows,
     block: `  type: postgres
-  hostname: 127.0.0.1
-  port: ${server.port}
-  username: postgres
-  password: '${server.password}'
-  database: postgres
+${serverLines('postgres', server)}
   tables: shop.orders_\\d+
   slot.name: added_table_test`,
     stop: async () => {

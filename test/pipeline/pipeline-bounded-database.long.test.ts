@@ -14,6 +14,7 @@ import { startMariaDb, type MariaDbServer } from '../fixtures/mariadb-server.ts'
 import { startPostgres, type PostgresServer } from '../fixtures/postgres-server.ts';
 import { connect } from '../fixtures/cdc-workload.ts';
 import { JobEvents, makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
+import { serverLines } from '../fixtures/pipeline-yaml.ts';
 
 type Row = Record<string, unknown>;
 
@@ -25,10 +26,7 @@ function line(r: Row): string {
 function pipelineFile(maria: MariaDbServer, sink: string): string {
   return `source:
   type: mariadb
-  hostname: 127.0.0.1
-  port: ${maria.port}
-  username: root
-  password: '${maria.password}'
+${serverLines('mariadb', maria)}
   tables: shop.\\.*
   server-id: 5400-5405
   scan.startup.mode: snapshot
@@ -80,17 +78,10 @@ test('a bounded pipeline into PostgreSQL and into MariaDB finishes with its held
     const sinks = {
       postgres: `sink:
   type: postgres
-  hostname: 127.0.0.1
-  port: ${postgres.port}
-  username: postgres
-  password: '${postgres.password}'
-  database: postgres`,
+${serverLines('postgres', postgres)}`,
       mariadb: `sink:
   type: mysql
-  hostname: 127.0.0.1
-  port: ${maria.port}
-  username: root
-  password: '${maria.password}'
+${serverLines('mariadb', maria)}
   database: analytics`,
     };
     for (const [name, sink] of Object.entries(sinks)) {

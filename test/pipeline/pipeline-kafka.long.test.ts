@@ -9,6 +9,7 @@ import { startPostgres } from '../fixtures/postgres-server.ts';
 import { connectPg } from '../fixtures/pg-cdc-workload.ts';
 import { readTopic, startKafkaTest, stopKafkaTest, type KafkaTestEnv } from '../fixtures/kafka-topics.ts';
 import { weir } from '../fixtures/weir-process.ts';
+import { serverLines } from '../fixtures/pipeline-yaml.ts';
 
 test('weir pipeline to Kafka: a topic per sink table, debezium-json values, primary-key keys, the transformed rows exactly', { timeout: 240_000 }, async () => {
   let env: KafkaTestEnv | undefined;
@@ -27,11 +28,7 @@ test('weir pipeline to Kafka: a topic per sink table, debezium-json values, prim
       file,
       `source:
   type: postgres
-  hostname: 127.0.0.1
-  port: ${server.port}
-  username: postgres
-  password: '${server.password}'
-  database: postgres
+${serverLines('postgres', server)}
   tables: public.orders, public.customers
   slot.name: pipeline_kafka_test
   scan.startup.mode: snapshot

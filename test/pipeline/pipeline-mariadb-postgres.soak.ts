@@ -22,6 +22,7 @@ import { startMariaDb } from '../fixtures/mariadb-server.ts';
 import { startPostgres } from '../fixtures/postgres-server.ts';
 import { connect } from '../fixtures/cdc-workload.ts';
 import { JobEvents, makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
+import { serverLines } from '../fixtures/pipeline-yaml.ts';
 
 type Row = Record<string, unknown>;
 
@@ -59,20 +60,13 @@ test('a pipeline into PostgreSQL with 3 injected failures, a column added and a 
     const file = join(dir, 'pipeline.yaml');
     const text = `source:
   type: mariadb
-  hostname: 127.0.0.1
-  port: ${maria.port}
-  username: root
-  password: '${maria.password}'
+${serverLines('mariadb', maria)}
   tables: shop.orders_\\d+
   server-id: 5400-5405
   scan.incremental.snapshot.chunk.size: 500
 sink:
   type: postgres
-  hostname: 127.0.0.1
-  port: ${postgres.port}
-  username: postgres
-  password: '${postgres.password}'
-  database: postgres
+${serverLines('postgres', postgres)}
 route:
   - source-table: shop.orders_\\d+
     sink-table: shop.orders

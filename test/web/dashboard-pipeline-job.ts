@@ -17,6 +17,7 @@ import { createShop } from '../fixtures/pipeline-shop.ts';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
 import { until } from './browser.ts';
 import { startOnceStoppableRest } from './dashboard-job.ts';
+import { serverLines } from '../fixtures/pipeline-yaml.ts';
 
 type Sql = Awaited<ReturnType<typeof connect>>;
 
@@ -43,7 +44,7 @@ export async function withPipeline(o: { postgres?: boolean; interval: string }, 
       await target.connect();
       await target.query('CREATE SCHEMA shop');
       await target.end();
-      text = text.replace(/sink:\n {2}type: files\n {2}path: .*\n/, `sink:\n  type: postgres\n  hostname: 127.0.0.1\n  port: ${postgres.port}\n  username: postgres\n  password: '${postgres.password}'\n  database: postgres\n`);
+      text = text.replace(/sink:\n {2}type: files\n {2}path: .*\n/, `sink:\n  type: postgres\n${serverLines('postgres', postgres)}\n`);
       assert.match(text, /type: postgres/);
     }
     writeFileSync(file, text);
