@@ -4,10 +4,10 @@ import { InMemoryKeyValueBackend } from '../../src/ha/in-memory-key-value-store.
 import { inMemoryHighAvailabilityServices } from '../../src/ha/in-memory-high-availability-services.ts';
 import { haServicesContract } from '../fixtures/ha-contract.ts';
 
-haServicesContract('in memory', async () => {
+haServicesContract('in memory', async (o) => {
   const backend = new InMemoryKeyValueBackend();
   const blobs = new InMemoryBlobStore();
-  const leaseMs = 600;
+  const leaseMs = o?.leaseMs ?? 600;
   return {
     leaseMs,
     node: async () => {

@@ -29,10 +29,11 @@ after(() => cluster?.stop());
 const haConfig = (clusterId: string, extra: Record<string, unknown> = {}) =>
   buildConfig({ 'high-availability.type': 'nats', 'high-availability.nats.servers': cluster.servers, 'high-availability.cluster-id': clusterId, 'high-availability.nats.lease-duration': LEASE_MS, ...extra });
 
-haServicesContract('NATS JetStream, 3 nodes, replicas 3', async () => {
-  const config = haConfig(`contract-${++clusters}`);
+haServicesContract('NATS JetStream, 3 nodes, replicas 3', async (o) => {
+  const leaseMs = o?.leaseMs ?? LEASE_MS;
+  const config = haConfig(`contract-${++clusters}`, { 'high-availability.nats.lease-duration': leaseMs });
   return {
-    leaseMs: LEASE_MS,
+    leaseMs,
     node: async () => {
       // Each "JobManager" has a connection of its own, so that one can be cut off alone.
       const connection = await connectNats(natsSettings(config, 'high-availability'));
