@@ -30,7 +30,7 @@ async function run(job: WriterJob): Promise<number> {
   const out = new RingOutputChannel(SegmentRing.attach(job.ring!, job.shape!), codec, systemClock);
   let i = 0;
   while (i < n) {
-    while (i < n && out.writable) out.emit(w.make(i++), -1);
+    while (i < n && out.writable) out.emit(w.make(i++));
     if (!out.writable) await new Promise<void>((resolve) => (out.onWritable = resolve));
   }
   out.sendEvent({ kind: 'end-of-data' });
