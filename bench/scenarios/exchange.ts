@@ -51,8 +51,17 @@ function startWriter(): Worker {
 
 function ask(worker: Worker, job: WriterJob): Promise<number> {
   return new Promise((resolve, reject) => {
-    worker.once('message', (m: { result: number }) => resolve(m.result));
-    worker.once('error', reject);
+    // The error listener goes with the answer: one left per job made Node warn of a listener leak.
+    const onMessage = (m: { result: number }) => {
+      worker.off('error', onError);
+      resolve(m.result);
+    };
+    const onError = (e: unknown) => {
+      worker.off('message', onMessage);
+      reject(e);
+    };
+    worker.once('message', onMessage);
+    worker.once('error', onError);
     worker.postMessage(job);
   });
 }

@@ -91,7 +91,14 @@ export class FrameWriter {
     const out = this.#out;
     const start = out.pos;
     try {
-      this.#frame(value, timestamp, out);
+      if (timestamp === NO_TIMESTAMP && start < out.limit) {
+        // The frame byte written here rather than in #frame: one call less on every record.
+        out.buf[start] = RECORD;
+        out.pos = start + 1;
+        this.#codec.encode(value, out);
+      } else {
+        this.#frame(value, timestamp, out);
+      }
       return true;
     } catch (e) {
       out.pos = start;
@@ -148,6 +155,8 @@ export interface FrameSink {
   /** `timestamp` is NO_TIMESTAMP for a record sent without one. */
   record(value: unknown, timestamp: number): void;
   event(event: StreamEvent): void;
+  /** Where records without a timestamp may be pushed as they are (none since the last event had one); undefined: each goes through record(). */
+  plainRecords(): unknown[] | undefined;
 }
 
 /** Reads the frames of successive segments of one channel, gathering spanning records across them. */
@@ -168,7 +177,28 @@ export class FrameReader {
       if (input.readByte() !== MORE) input.fail('a segment that does not go on with the record spanning into it', 0);
       this.#continueSpan(input, sink);
     }
-    while (input.pos < input.end) this.#frame(input, sink);
+    while (input.pos < input.end) {
+      const plain = sink.plainRecords();
+      if (plain !== undefined && this.#readPlain(input, plain)) return;
+      this.#frame(input, sink);
+    }
+  }
+
+  /**
+   * A run of records without timestamps, decoded straight into the sink's array: no call to the
+   * sink and no frame switch per record (a third of a {word, count} record's decoding cost).
+   * True when the segment ended.
+   */
+  #readPlain(input: DataInput, records: unknown[]): boolean {
+    const codec = this.#codec;
+    const buf = input.buf;
+    const end = input.end;
+    while (input.pos < end) {
+      if (buf[input.pos] !== RECORD) return false;
+      input.pos++;
+      records.push(codec.decode(input));
+    }
+    return true;
   }
 
   #frame(input: DataInput, sink: FrameSink): void {

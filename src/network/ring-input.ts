@@ -62,6 +62,10 @@ class RingReader implements FrameSink {
     }
   }
 
+  plainRecords(): unknown[] | undefined {
+    return this.#timed ? undefined : this.#records;
+  }
+
   event(event: StreamEvent): void {
     this.#deliverRecords();
     this.#channel.deliver(event);

@@ -181,7 +181,25 @@ export class DataInput {
     return v;
   }
 
+  /**
+   * A short ASCII string (a one-byte length up to 12) comes from the string cache on a path small
+   * enough to be inlined into a compiled decoder; anything else takes readStringAnyLength.
+   */
   readString(): string {
+    const pos = this.pos;
+    const n = this.buf[pos]!;
+    const p = pos + 1;
+    if (n <= CACHED_STRING_MAX && p + n <= this.end && p + CACHED_STRING_READ <= this.buf.length) {
+      const s = cachedAscii(this.view, this.buf, p, n);
+      if (s !== undefined) {
+        this.pos = p + n;
+        return s;
+      }
+    }
+    return this.readStringAnyLength();
+  }
+
+  private readStringAnyLength(): string {
     const n = this.readVarUint();
     const p = this.pos;
     if (n > this.end - p) this.fail(`a string of ${n} bytes with ${this.end - p} left`, p);
