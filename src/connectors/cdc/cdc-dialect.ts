@@ -126,6 +126,12 @@ export interface CdcReaderSession<P, S extends CdcRecordSource> {
    */
   selectedAt?(): P | undefined;
   /**
+   * Where the dialect reads it in the same round trip as the last selectChunk's rows: a position
+   * at or after every change those rows hold, which serves as the chunk's HIGH watermark without
+   * another round trip (currentPosition is called otherwise).
+   */
+  selectedUntil?(): P | undefined;
+  /**
    * Reads the log from `from` (a position this dialect gave: a watermark, a `boundary` event's
    * `next`, a rows event's `txnStart`, or a startup position). With `backfill`, only that table's
    * rows are decoded and the reader is closed once it reaches a chunk's HIGH (soon); without, it

@@ -4,7 +4,7 @@ import type { CdcRecordSource, RowImage } from './change-record.ts';
 import { inChunk } from './chunk-key.ts';
 
 export interface ChunkReadDeps<P> {
-  readonly session: Pick<CdcReaderSession<P, CdcRecordSource>, 'currentPosition' | 'rowIdentity' | 'selectChunk' | 'openLog' | 'selectedAt'>;
+  readonly session: Pick<CdcReaderSession<P, CdcRecordSource>, 'currentPosition' | 'rowIdentity' | 'selectChunk' | 'openLog' | 'selectedAt' | 'selectedUntil'>;
   readonly comparePositions: (a: P, b: P) => number;
   /** As the dialect names its log in messages ('the binlog'). */
   readonly logName: string;
@@ -59,7 +59,7 @@ export async function readChunk<P>(deps: ChunkReadDeps<P>, split: SnapshotSplit)
     const rows = await s.selectChunk(split);
     const at = s.selectedAt?.();
     if (at !== undefined && deps.comparePositions(at, low) < 0) low = at;
-    const high = await s.currentPosition();
+    const high = s.selectedUntil?.() ?? (await s.currentPosition());
     const readAt = Date.now();
     if (deps.comparePositions(low, high) === 0) return { rows, high, merged: 0, readAt };
     if (identity.length > 0) {

@@ -30,29 +30,68 @@ export function unescapeCopyField(s: string): string {
 }
 
 /**
- * A decoder of one row of COPY's text output (fields tab-separated, `\N` for NULL) into the row
- * image a SELECT of the same columns gives: each field unescaped and parsed as the server's text
- * output of its type, the same parsers the replication stream uses.
+ * A decoder of COPY's text output (fields tab-separated, `\N` for NULL, rows ended by newlines)
+ * into the row images a SELECT of the same columns gives: each field unescaped and parsed as the
+ * server's text output of its type, the same parsers the replication stream uses. It takes many
+ * rows in one string, where those that begin a CopyData message are preceded by `gap` NUL
+ * characters (where its header was: copy-out.ts decodes a run of messages at once), and pushes
+ * their images onto `out`.
+ *
+ * The fields are slices of that string: V8 keeps a slice of 13 characters or more as a view of
+ * it, so a value held long keeps its batch of rows (tens of KB) alive, as a value of the row at a
+ * time decoded before kept its row.
  */
-export function copyRowDecoder(columns: readonly CopyColumn[]): (row: string) => RowImage {
+export function copyRowsDecoder(columns: readonly CopyColumn[]): (text: string, gap: number, out: RowImage[]) => void {
   const n = columns.length;
   const names = columns.map((c) => c.name);
   const parsers = columns.map((c) => c.parse);
-  return (row) => {
-    const out: Record<string, unknown> = {};
-    let start = 0;
-    for (let i = 0; i < n; i++) {
-      let end = row.indexOf('\t', start);
-      if (end === -1) end = row.length;
-      if (i === n - 1 ? end !== row.length : end === row.length) throw new CopyRowShapeError(n, row.split('\t').length, row);
-      if (end - start === 2 && row.charCodeAt(start) === 92 && row.charCodeAt(start + 1) === 78) {
-        out[names[i]!] = null;
-      } else {
-        const raw = row.slice(start, end);
-        out[names[i]!] = parsers[i]!(raw.includes('\\') ? unescapeCopyField(raw) : raw);
+  return (text, gap, out) => {
+    const length = text.length;
+    // The next backslash and tab at or after the current field, looked for again only once passed:
+    // most fields have no backslash, and the last field of a row has no tab.
+    let backslash = text.indexOf('\\');
+    if (backslash === -1) backslash = length;
+    let tab = -1;
+    for (let at = 0; at < length; ) {
+      // Text output has no NUL characters: NULs before a row are where a message began.
+      const pos = gap > 0 && text.charCodeAt(at) === 0 ? at + gap : at;
+      let eol = text.indexOf('\n', pos);
+      if (eol === -1) eol = length;
+      const row: Record<string, unknown> = {};
+      let start = pos;
+      for (let i = 0; i < n; i++) {
+        if (tab < start) {
+          tab = text.indexOf('\t', start);
+          if (tab === -1) tab = length;
+        }
+        const last = i === n - 1;
+        if (last ? tab < eol : tab > eol) throw rowShapeError(n, text.slice(pos, eol));
+        const end = last ? eol : tab;
+        if (backslash < end) {
+          row[names[i]!] = backslash === start && end - start === 2 && text.charCodeAt(start + 1) === 78 ? null : parsers[i]!(unescapeCopyField(text.slice(start, end)));
+          backslash = text.indexOf('\\', end);
+          if (backslash === -1) backslash = length;
+        } else {
+          row[names[i]!] = parsers[i]!(text.slice(start, end));
+        }
+        start = end + 1;
       }
-      start = end + 1;
+      out.push(row);
+      at = eol + 1;
     }
-    return out;
+  };
+}
+
+function rowShapeError(expected: number, row: string): CopyRowShapeError {
+  return new CopyRowShapeError(expected, row.split('\t').length, row);
+}
+
+/** copyRowsDecoder for one row's text, without its newline. */
+export function copyRowDecoder(columns: readonly CopyColumn[]): (row: string) => RowImage {
+  const decode = copyRowsDecoder(columns);
+  return (row) => {
+    const out: RowImage[] = [];
+    decode(`${row}\n`, 0, out);
+    return out[0]!;
   };
 }
