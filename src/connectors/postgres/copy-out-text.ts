@@ -43,8 +43,9 @@ export function unescapeCopyField(s: string): string {
  */
 export function copyRowsDecoder(columns: readonly CopyColumn[]): (text: string, gap: number, out: RowImage[]) => void {
   const n = columns.length;
-  const names = columns.map((c) => c.name);
   const parsers = columns.map((c) => c.parse);
+  const makeRow = rowMaker(columns.map((c) => c.name));
+  const values: unknown[] = new Array<unknown>(n).fill(null);
   return (text, gap, out) => {
     const length = text.length;
     // The next backslash and tab at or after the current field, looked for again only once passed:
@@ -57,7 +58,6 @@ export function copyRowsDecoder(columns: readonly CopyColumn[]): (text: string, 
       const pos = gap > 0 && text.charCodeAt(at) === 0 ? at + gap : at;
       let eol = text.indexOf('\n', pos);
       if (eol === -1) eol = length;
-      const row: Record<string, unknown> = {};
       let start = pos;
       for (let i = 0; i < n; i++) {
         if (tab < start) {
@@ -68,18 +68,29 @@ export function copyRowsDecoder(columns: readonly CopyColumn[]): (text: string, 
         if (last ? tab < eol : tab > eol) throw rowShapeError(n, text.slice(pos, eol));
         const end = last ? eol : tab;
         if (backslash < end) {
-          row[names[i]!] = backslash === start && end - start === 2 && text.charCodeAt(start + 1) === 78 ? null : parsers[i]!(unescapeCopyField(text.slice(start, end)));
+          values[i] = backslash === start && end - start === 2 && text.charCodeAt(start + 1) === 78 ? null : parsers[i]!(unescapeCopyField(text.slice(start, end)));
           backslash = text.indexOf('\\', end);
           if (backslash === -1) backslash = length;
         } else {
-          row[names[i]!] = parsers[i]!(text.slice(start, end));
+          values[i] = parsers[i]!(text.slice(start, end));
         }
         start = end + 1;
       }
-      out.push(row);
+      out.push(makeRow(values));
       at = eol + 1;
     }
   };
+}
+
+/**
+ * A function that makes a row image of `values` with the columns' names as keys, compiled for the
+ * columns: an object literal of fixed keys is made several times faster than one filled by keys
+ * that vary (about a fifth of the decoding of a row). Names are JSON string literals; `__proto__`
+ * is a computed key, which makes an own property where a literal one would set the prototype.
+ */
+function rowMaker(names: readonly string[]): (values: readonly unknown[]) => RowImage {
+  const entries = names.map((name, i) => `${name === '__proto__' ? '["__proto__"]' : JSON.stringify(name)}: v[${i}]`);
+  return new Function('v', `return { ${entries.join(', ')} };`) as (values: readonly unknown[]) => RowImage;
 }
 
 function rowShapeError(expected: number, row: string): CopyRowShapeError {

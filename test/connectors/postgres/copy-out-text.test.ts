@@ -82,6 +82,12 @@ test('many rows in one string: those after a gap of NULs (a message header) and 
   const out: Array<Record<string, unknown>> = [];
   decode('\0\0\0\0\x001\ta\\tb\n\0\0\0\0\x002\t\\N\n3\t\n\0\0\0\0\x004\tx\n', 5, out);
   assert.deepEqual(out, [{ id: 1, s: 'a\tb' }, { id: 2, s: null }, { id: 3, s: '' }, { id: 4, s: 'x' }]);
+  // Names that are not identifiers, and one a literal key would take for the prototype.
+  const odd = copyRowsDecoder(['__proto__', 'a"b', "it's", '1', 'ü ✓'].map((name) => ({ name, parse: (s: string) => s })));
+  const images: Array<Record<string, unknown>> = [];
+  odd('p\tq\tr\ts\tt\n', 0, images);
+  assert.deepEqual(images, [JSON.parse('{"__proto__": "p", "a\\"b": "q", "it\'s": "r", "1": "s", "ü ✓": "t"}')]);
+  assert.equal(Object.getPrototypeOf(images[0]), Object.prototype);
   // A single column: rows without any tab.
   const one = copyRowsDecoder([{ name: 's', parse: (s) => s }]);
   const rows: Array<Record<string, unknown>> = [];
