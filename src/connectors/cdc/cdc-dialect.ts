@@ -106,6 +106,15 @@ export interface CdcCatalog<P> {
   close(): Promise<void>;
 }
 
+/**
+ * A chunk's rows as the reader emits them: an array, or a list that decodes each row when asked
+ * for it (CdcReaderSession.selectChunkRows).
+ */
+export interface ChunkRows {
+  readonly length: number;
+  at(index: number): RowImage | undefined;
+}
+
 /** A parallel reader's connection. */
 export interface CdcReaderSession<P, S extends CdcRecordSource> {
   /**
@@ -117,6 +126,11 @@ export interface CdcReaderSession<P, S extends CdcRecordSource> {
   rowIdentity(db: string, table: string): Promise<readonly string[]>;
   /** The rows of the chunk's key range [start, end), as the log's decoder would give them. */
   selectChunk(split: SnapshotSplit): Promise<RowImage[]>;
+  /**
+   * The same rows as selectChunk, in a list that may decode each row only when asked for it (the
+   * chunk reader asks once per row, as it emits them, or for all of them to merge changes).
+   */
+  selectChunkRows?(split: SnapshotSplit): Promise<ChunkRows>;
   /**
    * Where the dialect knows it exactly: the log position of the last selectChunk's read view
    * (every transaction the log holds before it is in the rows, none after; MariaDB's consistent

@@ -30,56 +30,81 @@ export function unescapeCopyField(s: string): string {
 }
 
 /**
- * A decoder of COPY's text output (fields tab-separated, `\N` for NULL, rows ended by newlines)
- * into the row images a SELECT of the same columns gives: each field unescaped and parsed as the
- * server's text output of its type, the same parsers the replication stream uses. It takes many
- * rows in one string, where those that begin a CopyData message are preceded by `gap` NUL
- * characters (where its header was: copy-out.ts decodes a run of messages at once), and pushes
- * their images onto `out`.
+ * A decoder of one row of COPY's text output (fields tab-separated, `\N` for NULL) into the row
+ * image a SELECT of the same columns gives: each field unescaped and parsed as the server's text
+ * output of its type, the same parsers the replication stream uses. The row is `text[pos, eol)`
+ * of a string of many rows (copy-out.ts makes one of a run of messages).
  *
  * The fields are slices of that string: V8 keeps a slice of 13 characters or more as a view of
  * it, so a value held long keeps its batch of rows (tens of KB) alive, as a value of the row at a
  * time decoded before kept its row.
  */
-export function copyRowsDecoder(columns: readonly CopyColumn[]): (text: string, gap: number, out: RowImage[]) => void {
+export function copyTextRowDecoder(columns: readonly CopyColumn[]): (text: string, pos: number, eol: number) => RowImage {
   const n = columns.length;
   const parsers = columns.map((c) => c.parse);
   const makeRow = rowMaker(columns.map((c) => c.name));
   const values: unknown[] = new Array<unknown>(n).fill(null);
-  return (text, gap, out) => {
-    const length = text.length;
-    // The next backslash and tab at or after the current field, looked for again only once passed:
-    // most fields have no backslash, and the last field of a row has no tab.
-    let backslash = text.indexOf('\\');
-    if (backslash === -1) backslash = length;
-    let tab = -1;
-    for (let at = 0; at < length; ) {
-      // Text output has no NUL characters: NULs before a row are where a message began.
-      const pos = gap > 0 && text.charCodeAt(at) === 0 ? at + gap : at;
-      let eol = text.indexOf('\n', pos);
-      if (eol === -1) eol = length;
-      let start = pos;
-      for (let i = 0; i < n; i++) {
-        if (tab < start) {
-          tab = text.indexOf('\t', start);
-          if (tab === -1) tab = length;
-        }
-        const last = i === n - 1;
-        if (last ? tab < eol : tab > eol) throw rowShapeError(n, text.slice(pos, eol));
-        const end = last ? eol : tab;
-        if (backslash < end) {
-          values[i] = backslash === start && end - start === 2 && text.charCodeAt(start + 1) === 78 ? null : parsers[i]!(unescapeCopyField(text.slice(start, end)));
-          backslash = text.indexOf('\\', end);
-          if (backslash === -1) backslash = length;
-        } else {
-          values[i] = parsers[i]!(text.slice(start, end));
-        }
-        start = end + 1;
-      }
-      out.push(makeRow(values));
-      at = eol + 1;
+  // The first backslash and tab at or after the `…From` positions in `last`: looked for again only
+  // once passed (most fields have no backslash, and the last field of a row no tab), so rows
+  // decoded in order cost one search per backslash and tab, not per field.
+  let last = '';
+  let backslashFrom = 0;
+  let backslash = -1;
+  let tabFrom = 0;
+  let tab = -1;
+  return (text, pos, eol) => {
+    if (text !== last || pos < backslashFrom || pos < tabFrom) {
+      last = text;
+      backslash = tab = -1;
     }
+    let start = pos;
+    for (let i = 0; i < n; i++) {
+      if (tab < start) {
+        tabFrom = start;
+        tab = text.indexOf('\t', start);
+        if (tab === -1) tab = text.length;
+      }
+      const lastField = i === n - 1;
+      if (lastField ? tab < eol : tab > eol) throw rowShapeError(n, text.slice(pos, eol));
+      const end = lastField ? eol : tab;
+      if (backslash < start) {
+        backslashFrom = start;
+        backslash = text.indexOf('\\', start);
+        if (backslash === -1) backslash = text.length;
+      }
+      if (backslash < end) {
+        values[i] = backslash === start && end - start === 2 && text.charCodeAt(start + 1) === 78 ? null : parsers[i]!(unescapeCopyField(text.slice(start, end)));
+        backslash = -1;
+      } else {
+        values[i] = parsers[i]!(text.slice(start, end));
+      }
+      start = end + 1;
+    }
+    return makeRow(values);
   };
+}
+
+/**
+ * Calls `onRow` with where each row of `text` begins and ends (before its newline): many rows in
+ * one string, where those that begin a CopyData message are preceded by `gap` NUL characters
+ * (where its header was).
+ */
+export function forEachCopyRow(text: string, gap: number, onRow: (pos: number, eol: number) => void): void {
+  const length = text.length;
+  for (let at = 0; at < length; ) {
+    // Text output has no NUL characters: NULs before a row are where a message began.
+    const pos = gap > 0 && text.charCodeAt(at) === 0 ? at + gap : at;
+    let eol = text.indexOf('\n', pos);
+    if (eol === -1) eol = length;
+    onRow(pos, eol);
+    at = eol + 1;
+  }
+}
+
+/** Decodes the rows of a string of many (forEachCopyRow's) onto `out`. */
+export function copyRowsDecoder(columns: readonly CopyColumn[]): (text: string, gap: number, out: RowImage[]) => void {
+  const decode = copyTextRowDecoder(columns);
+  return (text, gap, out) => forEachCopyRow(text, gap, (pos, eol) => out.push(decode(text, pos, eol)));
 }
 
 /**

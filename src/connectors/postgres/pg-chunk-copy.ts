@@ -1,6 +1,5 @@
-import { copyRowsDecoder } from './copy-out-text.ts';
 import type { TextRows } from './copy-out.ts';
-import type { RowImage } from './pg-change-record.ts';
+import { CopyRowList } from './copy-row-list.ts';
 import { quoteIdent, quoteLiteral, quoteTable } from './pg-quote.ts';
 import type { PgSqlClient } from './pg-sql-client.ts';
 import type { TableColumn } from './pg-table-rows.ts';
@@ -15,8 +14,9 @@ export interface TableShape {
 
 /** What a read of rows by copyRows gives. */
 export interface CopiedRows {
-  readonly rows: RowImage[];
-  /** The table's shape the rows were decoded with: as the COPY saw the table. */
+  /** Decoded as they are asked for. */
+  readonly rows: CopyRowList;
+  /** The table's shape the rows are decoded with: as the COPY saw the table. */
   readonly shape: TableShape;
   /** `pg_current_wal_insert_lsn()` read after the COPY, in the same transaction. */
   readonly insertLsn: string;
@@ -60,11 +60,11 @@ export async function loadTableShape(sql: PgSqlClient, catalog: PgTypeCatalog, s
 }
 
 /**
- * Rows of a table by `COPY (SELECT cols FROM t [WHERE …]) TO STDOUT`, decoded with `shape` as
- * they arrive, and in the same round trip (one simple query of three statements: one transaction)
+ * Rows of a table by `COPY (SELECT cols FROM t [WHERE …]) TO STDOUT`, to be decoded with `shape`,
+ * and in the same round trip (one simple query of three statements: one transaction)
  * the table's shape after the COPY and the WAL insert position. The COPY's lock on the table is
  * held to the transaction's end, so no ALTER TABLE commits in between: the shape read after it is
- * the one the COPY saw. When that differs from the shape the rows were decoded with (a column
+ * the one the COPY saw. When that differs from the shape the rows are decoded with (a column
  * added, dropped, renamed or retyped, or the key changed since the shape was loaded), the rows
  * are read again with the new one. `where` is SQL with its values inlined as literals (COPY
  * takes no parameters).
@@ -72,13 +72,12 @@ export async function loadTableShape(sql: PgSqlClient, catalog: PgTypeCatalog, s
 export async function copyRows(sql: PgSqlClient, catalog: PgTypeCatalog, schema: string, table: string, where: string, shape?: TableShape): Promise<CopiedRows> {
   let current = shape ?? (await loadTableShape(sql, catalog, schema, table));
   for (let attempt = 1; ; attempt++) {
-    const decode = copyRowsDecoder(current.columns.map((c) => ({ name: c.name, parse: catalog.parser(c.oid) })));
     const list = current.columns.map((c) => quoteIdent(c.name)).join(', ');
     const copy = `COPY (SELECT ${list} FROM ${quoteTable(schema, table)}${where ? ` WHERE ${where}` : ''}) TO STDOUT`;
-    const rows: RowImage[] = [];
+    const rows = new CopyRowList(current.columns.map((c) => ({ name: c.name, parse: catalog.parser(c.oid) })));
     let results: TextRows[];
     try {
-      results = await sql.copyOut(`${copy}; ${shapeSql(schema, table)}; SELECT pg_current_wal_insert_lsn()::text`, (text, gap) => decode(text, gap, rows));
+      results = await sql.copyOut(`${copy}; ${shapeSql(schema, table)}; SELECT pg_current_wal_insert_lsn()::text`, (text, gap) => rows.add(text, gap));
     } catch (e) {
       if ((e as { code?: string }).code !== UNDEFINED_COLUMN || attempt >= SHAPE_RETRIES) throw e;
       current = await loadTableShape(sql, catalog, schema, table);

@@ -28,5 +28,6 @@ export async function loadTableTypes(sql: PgSqlClient, catalog: PgTypeCatalog, s
  * parses several times faster than a SELECT's result rows through pg.
  */
 export async function selectRows(sql: PgSqlClient, catalog: PgTypeCatalog, schema: string, table: string, where = ''): Promise<RowImage[]> {
-  return (await copyRows(sql, catalog, schema, table, where)).rows;
+  const { rows } = await copyRows(sql, catalog, schema, table, where);
+  return Array.from({ length: rows.length }, (_, i) => rows.at(i)!);
 }

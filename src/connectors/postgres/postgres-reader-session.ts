@@ -8,6 +8,7 @@ import { PgLogReader } from './pg-log-reader.ts';
 import { quoteIdent, quoteLiteral } from './pg-quote.ts';
 import { PgSqlClient } from './pg-sql-client.ts';
 import { copyRows, loadTableShape, type TableShape } from './pg-chunk-copy.ts';
+import type { CopyRowList } from './copy-row-list.ts';
 import { PgTypeCatalog } from './pg-type-catalog.ts';
 import { DEFAULT_PUBLICATION, DEFAULT_SLOT, pgTableMatches, type PostgresCdcOptions } from './postgres-cdc-options.ts';
 import type { CdcTableSchema } from '../cdc/schema-change.ts';
@@ -80,6 +81,12 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
    * the next chunk's columns and key) and the WAL insert position after it, the chunk's HIGH.
    */
   async selectChunk(split: SnapshotSplit): Promise<RowImage[]> {
+    const rows = await this.selectChunkRows(split);
+    return Array.from({ length: rows.length }, (_, i) => rows.at(i)!);
+  }
+
+  /** selectChunk's rows, each decoded when asked for (copy-row-list.ts). */
+  async selectChunkRows(split: SnapshotSplit): Promise<CopyRowList> {
     this.#selectedUntil = undefined;
     const k = quoteIdent(split.keyColumn);
     // COPY takes no parameters: the bounds are literals the server casts to the key's type.
