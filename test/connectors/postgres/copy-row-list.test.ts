@@ -35,7 +35,7 @@ test('rows asked for in order, backwards and at random equal the rows decoded at
   assert.deepEqual(Array.from({ length: list.length }, (_, i) => list.at(i)), expected);
   assert.deepEqual(Array.from({ length: list.length }, (_, i) => list.at(list.length - 1 - i)).reverse(), expected);
   for (let k = 0; k < 500; k++) {
-    const i = (k * 7919) % list.length;
+    const i: number = (k * 7919) % list.length;
     assert.deepEqual(list.at(i), expected[i], `row ${i}`);
   }
   assert.equal(list.at(-1), undefined);
