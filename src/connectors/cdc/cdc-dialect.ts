@@ -106,6 +106,15 @@ export interface CdcCatalog<P> {
   close(): Promise<void>;
 }
 
+/**
+ * A chunk's rows as the reader emits them: an array, or a list that decodes each row when asked
+ * for it (CdcReaderSession.selectChunkRows).
+ */
+export interface ChunkRows {
+  readonly length: number;
+  at(index: number): RowImage | undefined;
+}
+
 /** A parallel reader's connection. */
 export interface CdcReaderSession<P, S extends CdcRecordSource> {
   /**
@@ -118,6 +127,11 @@ export interface CdcReaderSession<P, S extends CdcRecordSource> {
   /** The rows of the chunk's key range [start, end), as the log's decoder would give them. */
   selectChunk(split: SnapshotSplit): Promise<RowImage[]>;
   /**
+   * The same rows as selectChunk, in a list that may decode each row only when asked for it (the
+   * chunk reader asks once per row, as it emits them, or for all of them to merge changes).
+   */
+  selectChunkRows?(split: SnapshotSplit): Promise<ChunkRows>;
+  /**
    * Where the dialect knows it exactly: the log position of the last selectChunk's read view
    * (every transaction the log holds before it is in the rows, none after; MariaDB's consistent
    * snapshot). A server logs a transaction before its engine commits it, so a LOW read just
@@ -125,6 +139,12 @@ export interface CdcReaderSession<P, S extends CdcRecordSource> {
    * position instead loses none.
    */
   selectedAt?(): P | undefined;
+  /**
+   * Where the dialect reads it in the same round trip as the last selectChunk's rows: a position
+   * at or after every change those rows hold, which serves as the chunk's HIGH watermark without
+   * another round trip (currentPosition is called otherwise).
+   */
+  selectedUntil?(): P | undefined;
   /**
    * Reads the log from `from` (a position this dialect gave: a watermark, a `boundary` event's
    * `next`, a rows event's `txnStart`, or a startup position). With `backfill`, only that table's

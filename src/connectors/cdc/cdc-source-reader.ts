@@ -133,7 +133,7 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
     const rows = r.rows;
     const session = this.#session!;
     for (let row = 0; row < rows.length; row++) {
-      output.collect({ op: 'r', before: null, after: rows[row]!, source: session.snapshotSource(split, r.high, row, ts) }, ts);
+      output.collect({ op: 'r', before: null, after: rows.at(row)!, source: session.snapshotSource(split, r.high, row, ts) }, ts);
     }
     const report: FinishedReport<P> = {
       kind: 'finished',
@@ -260,7 +260,7 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
       output.collect({ op: 'ddl', before: null, after: null, source: session.snapshotSource(split, result.high, 0, result.readAt), schemaChange }, result.readAt);
     }
     for (let row = 0; row < result.rows.length; row++) {
-      output.collect({ op: 'r', before: null, after: result.rows[row]!, source: session.snapshotSource(split, result.high, row, result.readAt) }, result.readAt);
+      output.collect({ op: 'r', before: null, after: result.rows.at(row)!, source: session.snapshotSource(split, result.high, row, result.readAt) }, result.readAt);
     }
     this.#rows += result.rows.length;
     this.#chunks++;

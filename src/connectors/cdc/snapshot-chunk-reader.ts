@@ -1,10 +1,12 @@
-import type { CdcReaderSession } from './cdc-dialect.ts';
+import type { CdcReaderSession, ChunkRows } from './cdc-dialect.ts';
+
+export type { ChunkRows } from './cdc-dialect.ts';
 import type { SnapshotSplit } from './cdc-split.ts';
 import type { CdcRecordSource, RowImage } from './change-record.ts';
 import { inChunk } from './chunk-key.ts';
 
 export interface ChunkReadDeps<P> {
-  readonly session: Pick<CdcReaderSession<P, CdcRecordSource>, 'currentPosition' | 'rowIdentity' | 'selectChunk' | 'openLog' | 'selectedAt'>;
+  readonly session: Pick<CdcReaderSession<P, CdcRecordSource>, 'currentPosition' | 'rowIdentity' | 'selectChunk' | 'selectChunkRows' | 'openLog' | 'selectedAt' | 'selectedUntil'>;
   readonly comparePositions: (a: P, b: P) => number;
   /** As the dialect names its log in messages ('the binlog'). */
   readonly logName: string;
@@ -38,7 +40,7 @@ export class ChunkNotStableError extends Error {
 const UNSTABLE_RETRIES = 5;
 
 export interface ChunkResult<P> {
-  readonly rows: RowImage[];
+  readonly rows: ChunkRows;
   readonly high: P;
   /** Log row changes of the chunk's key range between LOW and HIGH, merged into the rows. */
   readonly merged: number;
@@ -56,14 +58,14 @@ export async function readChunk<P>(deps: ChunkReadDeps<P>, split: SnapshotSplit)
   const identity = await s.rowIdentity(split.db, split.table);
   let low: P = deps.low ?? (await s.currentPosition());
   for (let attempt = 1; ; attempt++) {
-    const rows = await s.selectChunk(split);
+    const rows: ChunkRows = s.selectChunkRows ? await s.selectChunkRows(split) : await s.selectChunk(split);
     const at = s.selectedAt?.();
     if (at !== undefined && deps.comparePositions(at, low) < 0) low = at;
-    const high = await s.currentPosition();
+    const high = s.selectedUntil?.() ?? (await s.currentPosition());
     const readAt = Date.now();
     if (deps.comparePositions(low, high) === 0) return { rows, high, merged: 0, readAt };
     if (identity.length > 0) {
-      const m = await merge(deps, split, identity, rows, low, high);
+      const m = await merge(deps, split, identity, materialize(rows), low, high);
       if (m) return { ...m, high, readAt };
       if (attempt >= UNSTABLE_RETRIES) throw new ChunkNotStableError(split, attempt, deps.logName, 'incomplete');
     } else {
@@ -101,6 +103,10 @@ async function merge<P>(deps: ChunkReadDeps<P>, split: SnapshotSplit, identity: 
     byId.set(id, after);
   });
   return incomplete ? null : { rows: [...byId.values()], merged };
+}
+
+function materialize(rows: ChunkRows): RowImage[] {
+  return Array.isArray(rows) ? (rows as RowImage[]) : Array.from({ length: rows.length }, (_, i) => rows.at(i)!);
 }
 
 /** Applies the table's row changes in (low, high] and returns how many there were. */

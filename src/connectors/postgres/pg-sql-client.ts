@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { PostgresConnectionOptions } from './postgres-connection-options.ts';
-import { copyOutSubmittable } from './copy-out.ts';
+import { CopyDataTap } from './copy-data-tap.ts';
+import { copyOutSubmittable, type CopyTextRows, type TextRows } from './copy-out.ts';
 import { sessionOptions, type PgValueParser } from './pg-value-codec.ts';
 
 /** Parsers by type OID for one query's text-format results; undefined: pg's own. */
@@ -14,12 +15,15 @@ export class PgSqlClient {
   readonly host: string;
   readonly port: number;
   readonly #client: pg.Client;
+  /** CopyData messages past pg's parser (undefined: through it, as ever). */
+  readonly #tap: CopyDataTap | undefined;
   #tail: Promise<unknown> = Promise.resolve();
 
   private constructor(o: PostgresConnectionOptions, client: pg.Client) {
     this.host = o.host;
     this.port = o.port;
     this.#client = client;
+    this.#tap = CopyDataTap.install(client);
   }
 
   static async connect(o: PostgresConnectionOptions): Promise<PgSqlClient> {
@@ -50,10 +54,14 @@ export class PgSqlClient {
     return run.then((result) => result.rows as R[]);
   }
 
-  /** Runs `text`, a `COPY … TO STDOUT` in text format, handing each row's text to `onRow`; in turn with the queries. */
-  copyOut(text: string, onRow: (row: string) => void): Promise<void> {
+  /**
+   * Runs `text`, a `COPY … TO STDOUT` in text format maybe followed by other statements (one
+   * simple query: one round trip, one transaction), handing the rows' text to `onRows` as they
+   * come; in turn with the queries. Resolves with the rows of the statements after the COPY, as text.
+   */
+  copyOut(text: string, onRows: CopyTextRows): Promise<TextRows[]> {
     const run = this.#tail.then(() => {
-      const copy = copyOutSubmittable(text, onRow);
+      const copy = copyOutSubmittable(text, onRows, this.#tap);
       void this.#client.query(copy.submittable as unknown as pg.QueryConfig);
       return copy.finished;
     });

@@ -1,6 +1,6 @@
-import { copyRowDecoder } from './copy-out-text.ts';
+import { copyRows } from './pg-chunk-copy.ts';
 import type { RowImage } from './pg-change-record.ts';
-import { quoteIdent, quoteTable } from './pg-quote.ts';
+import { quoteTable } from './pg-quote.ts';
 import type { PgSqlClient } from './pg-sql-client.ts';
 import type { PgTypeCatalog } from './pg-type-catalog.ts';
 
@@ -24,14 +24,10 @@ export async function loadTableTypes(sql: PgSqlClient, catalog: PgTypeCatalog, s
 /**
  * Rows of a table in the text format, parsed as the stream parses pgoutput's text tuples;
  * `where` (SQL with its values inlined as literals: COPY takes no parameters) restricts them, e.g.
- * to a chunk's key range. Read by COPY, which the server sends and this process parses several
- * times faster than a SELECT's result rows through pg.
+ * to a chunk's key range. Read by COPY (pg-chunk-copy.ts), which the server sends and this process
+ * parses several times faster than a SELECT's result rows through pg.
  */
 export async function selectRows(sql: PgSqlClient, catalog: PgTypeCatalog, schema: string, table: string, where = ''): Promise<RowImage[]> {
-  const columns = await loadTableTypes(sql, catalog, schema, table);
-  const decode = copyRowDecoder(columns.map((c) => ({ name: c.name, parse: catalog.parser(c.oid) })));
-  const list = columns.map((c) => quoteIdent(c.name)).join(', ');
-  const rows: RowImage[] = [];
-  await sql.copyOut(`COPY (SELECT ${list} FROM ${quoteTable(schema, table)}${where ? ` WHERE ${where}` : ''}) TO STDOUT`, (row) => rows.push(decode(row)));
-  return rows;
+  const { rows } = await copyRows(sql, catalog, schema, table, where);
+  return Array.from({ length: rows.length }, (_, i) => rows.at(i)!);
 }

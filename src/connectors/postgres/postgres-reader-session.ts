@@ -7,12 +7,12 @@ import { PgCdcLogReader } from './pg-cdc-log-reader.ts';
 import { PgLogReader } from './pg-log-reader.ts';
 import { quoteIdent, quoteLiteral } from './pg-quote.ts';
 import { PgSqlClient } from './pg-sql-client.ts';
-import { selectRows } from './pg-table-rows.ts';
+import { copyRows, loadTableShape, type TableShape } from './pg-chunk-copy.ts';
+import type { CopyRowList } from './copy-row-list.ts';
 import { PgTypeCatalog } from './pg-type-catalog.ts';
 import { DEFAULT_PUBLICATION, DEFAULT_SLOT, pgTableMatches, type PostgresCdcOptions } from './postgres-cdc-options.ts';
 import type { CdcTableSchema } from '../cdc/schema-change.ts';
 import { ReplicationStreamError, SlotInUseError } from './postgres-cdc-error.ts';
-import { primaryKey } from './postgres-table-catalog.ts';
 import { ReplicationConnection } from './replication-connection.ts';
 import { explainSlotFailure, SLOT_RELEASE_WAIT_MS, slotReleased } from './replication-setup.ts';
 import { slotLagBytes } from './slot-lag.ts';
@@ -37,6 +37,9 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
   #backfillSlotName: string | undefined;
   #walLayout: { readonly blockSize: number; readonly segmentSize: number } | undefined;
   #lastHigh: { readonly lsn: Lsn; readonly text: string } | undefined;
+  /** Per table, its shape as the last chunk's COPY saw it: the next chunk's columns and key without a round trip. */
+  readonly #shapes = new Map<string, TableShape>();
+  #selectedUntil: Lsn | undefined;
 
   private constructor(o: PostgresCdcOptions, subtask: number, sql: PgSqlClient) {
     this.#o = o;
@@ -53,21 +56,51 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
     // The insert position, not pg_current_wal_lsn() (written): with synchronous_commit off, a
     // commit the SELECT saw may not be written yet, and would fall after a written-position HIGH.
     const [r] = await this.#sql.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn');
+    return this.#watermark(r!.lsn);
+  }
+
+  async #watermark(insertLsn: string): Promise<Lsn> {
     const wal = (this.#walLayout ??= await walLayout(this.#sql));
-    return watermarkFromInsertLsn(parseLsn(r!.lsn), wal.blockSize, wal.segmentSize);
+    return watermarkFromInsertLsn(parseLsn(insertLsn), wal.blockSize, wal.segmentSize);
   }
 
-  rowIdentity(db: string, table: string): Promise<readonly string[]> {
-    return primaryKey(this.#sql, db, table);
+  /** The primary key as the last chunk of the table saw it (a chunk's read checks it again). */
+  async rowIdentity(db: string, table: string): Promise<readonly string[]> {
+    return (await this.#shape(db, table)).key;
   }
 
-  selectChunk(split: SnapshotSplit): Promise<RowImage[]> {
+  async #shape(db: string, table: string): Promise<TableShape> {
+    const id = `${db}.${table}`;
+    let shape = this.#shapes.get(id);
+    if (!shape) this.#shapes.set(id, (shape = await loadTableShape(this.#sql, this.#types, db, table)));
+    return shape;
+  }
+
+  /**
+   * One round trip: the COPY of the chunk's rows, the table's shape as the COPY saw it (kept for
+   * the next chunk's columns and key) and the WAL insert position after it, the chunk's HIGH.
+   */
+  async selectChunk(split: SnapshotSplit): Promise<RowImage[]> {
+    const rows = await this.selectChunkRows(split);
+    return Array.from({ length: rows.length }, (_, i) => rows.at(i)!);
+  }
+
+  /** selectChunk's rows, each decoded when asked for (copy-row-list.ts). */
+  async selectChunkRows(split: SnapshotSplit): Promise<CopyRowList> {
+    this.#selectedUntil = undefined;
     const k = quoteIdent(split.keyColumn);
     // COPY takes no parameters: the bounds are literals the server casts to the key's type.
     const where: string[] = [];
     if (split.start !== null) where.push(`${k} >= ${quoteLiteral(String(split.start))}`);
     if (split.end !== null) where.push(`${k} < ${quoteLiteral(String(split.end))}`);
-    return selectRows(this.#sql, this.#types, split.db, split.table, where.join(' AND '));
+    const r = await copyRows(this.#sql, this.#types, split.db, split.table, where.join(' AND '), await this.#shape(split.db, split.table));
+    this.#shapes.set(`${split.db}.${split.table}`, r.shape);
+    this.#selectedUntil = await this.#watermark(r.insertLsn);
+    return r.rows;
+  }
+
+  selectedUntil(): Lsn | undefined {
+    return this.#selectedUntil;
   }
 
   async openLog(from: Lsn, backfillOf?: { readonly db: string; readonly table: string }): Promise<PgCdcLogReader> {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { CdcLogEvent, CdcLogReader, CdcReaderSession } from '../../../src/connectors/cdc/cdc-dialect.ts';
 import type { SnapshotSplit } from '../../../src/connectors/cdc/cdc-split.ts';
 import type { CdcRecordSource, RowImage } from '../../../src/connectors/cdc/change-record.ts';
-import { ChunkNotStableError, readChunk } from '../../../src/connectors/cdc/snapshot-chunk-reader.ts';
+import { ChunkNotStableError, readChunk, type ChunkRows } from '../../../src/connectors/cdc/snapshot-chunk-reader.ts';
 
 const SPLIT: SnapshotSplit = { kind: 'snapshot', id: 'd.t#1', db: 'd', table: 't', keyColumn: 'id', keyKind: 'integer', index: 1, start: 10, end: 20 };
 
@@ -38,7 +38,7 @@ function session(selected: RowImage[], log: CdcLogEvent<number>[], identity: str
 }
 
 const compare = (a: number, b: number) => a - b;
-const byId = (r: RowImage[]) => [...r].sort((a, b) => (a['id'] as number) - (b['id'] as number));
+const byId = (r: ChunkRows) => Array.from({ length: r.length }, (_, i) => r.at(i)!).sort((a, b) => (a['id'] as number) - (b['id'] as number));
 
 test('the changes of the range between LOW and HIGH are merged into the rows read', async () => {
   const log = [
@@ -67,6 +67,20 @@ test("a read view older than LOW (a transaction logged before LOW, committed in 
   s.selectedAt = () => 1;
   const r = await readChunk({ session: s, comparePositions: compare, logName: 'the fake log' }, SPLIT);
   assert.deepEqual(byId(r.rows), [{ id: 11, v: 'seen' }, { id: 12, v: 'late commit' }, { id: 13, v: 'after LOW' }]);
+});
+
+test('rows a session decodes when asked for: handed on as they are when nothing changed, all decoded to merge changes', async () => {
+  let decoded = 0;
+  const lazy = (images: RowImage[]): ChunkRows => ({ length: images.length, at: (i) => (decoded++, images[i]) });
+  const quiet = session([], [], ['id'], [3, 3]);
+  const list = lazy([{ id: 11 }, { id: 12 }]);
+  quiet.selectChunkRows = async () => list;
+  const r = await readChunk({ session: quiet, comparePositions: compare, logName: 'the fake log' }, SPLIT);
+  assert.equal(r.rows, list);
+  assert.equal(decoded, 0, 'not decoded by the read');
+  const busy = session([], [rows('c', 1, null, { id: 13 })], ['id'], [0, 1]);
+  busy.selectChunkRows = async () => lazy([{ id: 11 }, { id: 12 }]);
+  assert.deepEqual(byId((await readChunk({ session: busy, comparePositions: compare, logName: 'the fake log' }, SPLIT)).rows), [{ id: 11 }, { id: 12 }, { id: 13 }]);
 });
 
 test('no change between LOW and HIGH: the rows as read, the log not opened', async () => {

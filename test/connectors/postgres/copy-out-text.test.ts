@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { startPostgres } from '../../fixtures/postgres-server.ts';
 import { copyOutSubmittable } from '../../../src/connectors/postgres/copy-out.ts';
-import { copyRowDecoder, CopyRowShapeError, unescapeCopyField } from '../../../src/connectors/postgres/copy-out-text.ts';
+import { copyRowDecoder, copyRowsDecoder, CopyRowShapeError, unescapeCopyField } from '../../../src/connectors/postgres/copy-out-text.ts';
 import { PgSqlClient } from '../../../src/connectors/postgres/pg-sql-client.ts';
 import { PgTypeCatalog } from '../../../src/connectors/postgres/pg-type-catalog.ts';
 import { selectRows } from '../../../src/connectors/postgres/pg-table-rows.ts';
@@ -47,11 +47,19 @@ test('rows read by COPY equal the rows pg reads by SELECT, for control character
   }
 });
 
+/** The rows of a CopyTextRows call's text, without their newlines and gaps. */
+function rowsOf(text: string, gap: number): string[] {
+  return text
+    .slice(0, -1)
+    .split('\n')
+    .map((r) => r.slice(gap));
+}
+
 test('COPY output split anywhere across CopyData messages gives the same rows; one ending inside a row is an error', async () => {
   const data = Buffer.from('1\tä\n2\t✓ b\n3\t\\N\n');
   for (let cut = 0; cut <= data.length; cut++) {
     const rows: string[] = [];
-    const copy = copyOutSubmittable('COPY t TO STDOUT', (r) => rows.push(r));
+    const copy = copyOutSubmittable('COPY t TO STDOUT', (text, gap) => rows.push(...rowsOf(text, gap)));
     const s = copy.submittable as { handleCopyData(m: { chunk: Buffer }): void; handleReadyForQuery(): void };
     s.handleCopyData({ chunk: data.subarray(0, cut) });
     s.handleCopyData({ chunk: data.subarray(cut) });
@@ -64,4 +72,26 @@ test('COPY output split anywhere across CopyData messages gives the same rows; o
   s.handleCopyData({ chunk: Buffer.from('1\tx\n2\t') });
   s.handleReadyForQuery();
   await assert.rejects(cut.finished, /ended inside a row/);
+});
+
+test('many rows in one string: those after a gap of NULs (a message header) and those not, fields sliced and parsed', () => {
+  const decode = copyRowsDecoder([
+    { name: 'id', parse: Number },
+    { name: 's', parse: (s) => s },
+  ]);
+  const out: Array<Record<string, unknown>> = [];
+  decode('\0\0\0\0\x001\ta\\tb\n\0\0\0\0\x002\t\\N\n3\t\n\0\0\0\0\x004\tx\n', 5, out);
+  assert.deepEqual(out, [{ id: 1, s: 'a\tb' }, { id: 2, s: null }, { id: 3, s: '' }, { id: 4, s: 'x' }]);
+  // Names that are not identifiers, and one a literal key would take for the prototype.
+  const odd = copyRowsDecoder(['__proto__', 'a"b', "it's", '1', 'ü ✓'].map((name) => ({ name, parse: (s: string) => s })));
+  const images: Array<Record<string, unknown>> = [];
+  odd('p\tq\tr\ts\tt\n', 0, images);
+  assert.deepEqual(images, [JSON.parse('{"__proto__": "p", "a\\"b": "q", "it\'s": "r", "1": "s", "ü ✓": "t"}')]);
+  assert.equal(Object.getPrototypeOf(images[0]), Object.prototype);
+  // A single column: rows without any tab.
+  const one = copyRowsDecoder([{ name: 's', parse: (s) => s }]);
+  const rows: Array<Record<string, unknown>> = [];
+  one('a\nb\n\\N\n', 0, rows);
+  assert.deepEqual(rows, [{ s: 'a' }, { s: 'b' }, { s: null }]);
+  assert.throws(() => one('a\tb\n', 0, []), (e: unknown) => e instanceof CopyRowShapeError && e.found === 2);
 });
