@@ -39,10 +39,7 @@ const MAGIC = Uint8Array.from([0x57, 0x45, 0x49, 0x52, 0x4b, 0x53, 0x46, KEYED_S
 const HEADER_BYTES = MAGIC.length;
 /** Entries per run. */
 const SLICE = 2048;
-/**
- * Bytes gathered before they are written: a write per slice cost tens of microseconds each. Two
- * buffers take turns: one is encoded into while the other is being written.
- */
+/** Bytes gathered before they are written: a write per slice cost tens of microseconds each. */
 const FLUSH_BYTES = 1 << 20;
 /** Longest stretch of encoding without giving the task thread a turn. */
 const YIELD_MS = 2;
@@ -69,15 +66,12 @@ export async function writeKeyedStateFile(path: string, captured: CapturedKeyedS
     };
   });
   const fh = await open(path, 'w');
-  let out = DataOutput.growable(FLUSH_BYTES + (FLUSH_BYTES >> 2));
-  /** The buffer being written (by `writing`), encoded into again once that write is done. */
-  let spare = DataOutput.growable(FLUSH_BYTES + (FLUSH_BYTES >> 2));
-  let writing: Promise<void> | undefined;
+  const out = DataOutput.growable(FLUSH_BYTES + (FLUSH_BYTES >> 2));
   out.writeRaw(MAGIC);
   const keyGroups: Array<{ keyGroup: number; offset: number; length: number; crc32: number }> = [];
   const keys: Key[] = new Array(SLICE);
   const values: unknown[] = new Array(SLICE);
-  /** Bytes handed to writes (some may still be under way); `out` holds the ones after them. */
+  /** Bytes already in the file; `out` holds the ones after them. */
   let flushed = 0;
   let fileCrc = 0;
   /** The checksum of the current key group's bytes that were flushed, and where the rest starts in `out`. */
@@ -85,24 +79,16 @@ export async function writeKeyedStateFile(path: string, captured: CapturedKeyedS
   let groupFrom = HEADER_BYTES;
   let entries = 0;
   let lastYield = performance.now();
-  /**
-   * Starts writing `out`'s bytes and goes on encoding into the other buffer: the write overlaps
-   * the encoding of the next megabyte (a savepoint of an idle job waited for each write in turn).
-   * At most one write is under way, so that each buffer is reused only once written.
-   */
   const flush = async (): Promise<void> => {
     const bytes = out.buf.subarray(0, out.pos);
     fileCrc = crc32(bytes, fileCrc);
     groupCrc = crc32(bytes.subarray(groupFrom), groupCrc);
-    const offset = flushed;
+    // The awaited write also lets the task thread process records.
+    await writeFully(fh, bytes, { path, offset: flushed });
     flushed += out.pos;
-    if (writing !== undefined) await writing;
-    writing = writeFully(fh, bytes, { path, offset });
-    // Its failure is thrown where it is awaited; until then it must not count as unhandled.
-    writing.catch(() => {});
-    [out, spare] = [spare, out];
     out.pos = 0;
     groupFrom = 0;
+    lastYield = performance.now();
   };
   try {
     const groups = captured.keyGroupRange.end - captured.keyGroupRange.start + 1;
@@ -122,8 +108,7 @@ export async function writeKeyedStateFile(path: string, captured: CapturedKeyedS
           writeRun(out, keys, values, n, table.codec, captured.uid, table.info.name);
           entries += n;
           if (out.pos >= FLUSH_BYTES) await flush();
-          // An awaited write that was done already gave the task thread no turn.
-          if (performance.now() - lastYield >= YIELD_MS) {
+          else if (performance.now() - lastYield >= YIELD_MS) {
             await new Promise((resolve) => setImmediate(resolve));
             lastYield = performance.now();
           }
@@ -137,11 +122,8 @@ export async function writeKeyedStateFile(path: string, captured: CapturedKeyedS
       groupFrom = out.pos;
     }
     if (out.pos > 0) await flush();
-    if (writing !== undefined) await writing;
     await fh.sync();
   } finally {
-    // A write under way when the writer failed or was aborted ends before the file is closed.
-    await writing?.catch(() => {});
     await fh.close();
   }
   return { file: path, format: KEYED_STATE_FILE_FORMAT, keyGroups, states: tables.map((t) => t.info), entries, bytes: flushed, crc32: fileCrc };

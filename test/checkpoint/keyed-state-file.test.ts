@@ -292,7 +292,7 @@ describe(`keyed state file format 2, written by the ${type} backend`, () => {
     });
   });
 
-  test('a file of several megabytes (written from two buffers in turn, one encoded while the other is written) reads back whole, every key group and the whole file passing their checksums', async () => {
+  test('a file of several megabytes (several buffers flushed) reads back whole, every key group and the whole file passing their checksums', async () => {
     const b = backend();
     const s = b.getValueState(new ValueStateDescriptor<string>('text', { type: Types.string }));
     const model = new Map<Key, string>();
