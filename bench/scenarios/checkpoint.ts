@@ -327,7 +327,7 @@ export const checkpoint: Scenario = {
     if (!doThroughput && !doLatency) throw new Error(`--only must be throughput or latency, got '${only}'`);
     const records = options.records ?? DEFAULT_RECORDS;
     const keys = intFlag(options, 'keys', DEFAULT_KEYS);
-    const warmup = intFlag(options, 'warmup', Math.floor(records / 10));
+    const warmup = intFlag(options, 'warmup', Math.floor(records / 10), 0);
     const latencyKeys = options.flags['latency-keys']?.split(',').map((s) => Number(s.replace(/_/g, ''))) ?? DEFAULT_LATENCY_KEYS;
     if (latencyKeys.some((k) => !Number.isInteger(k) || k < 1)) throw new Error(`--latency-keys must be whole numbers, got '${options.flags['latency-keys']}'`);
     const load = numberFlag(options, 'load', DEFAULT_LOAD);

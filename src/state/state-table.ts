@@ -18,8 +18,9 @@ export interface Entry<V> {
   written: number;
   /**
    * The value the active snapshot is to write for this entry, saved by the entry's first change
-   * after the snapshot was taken; NO_OLD otherwise. Only ever the active snapshot's: its writer
-   * takes the value as it passes the entry, and its release clears what the writer left.
+   * after the snapshot was taken, as the snapshot writes it (StateTable.storeAs); NO_OLD
+   * otherwise. Only ever the active snapshot's: its writer takes the value as it passes the
+   * entry, and its release clears what the writer left.
    */
   old: unknown;
 }
@@ -98,9 +99,10 @@ export class StateTable<V> {
     if (typeof entry.value !== 'object' || entry.value === null) return entry.value;
     const snap = this.#active;
     if (snap !== undefined && entry.version <= snap.version && entry.written !== snap.version) {
-      // The caller may mutate what it reads: keep the snapshot's object, hand out a copy.
-      snap.saveOld(entry, entry.value);
-      entry.value = this.#copy(entry.value);
+      // The caller may mutate what it reads: keep the snapshot's value, hand out a copy (a
+      // stored form is apart from the value already).
+      this.#saveOld(snap, entry);
+      if (this.#stored === undefined) entry.value = this.#copy(entry.value);
       this.#changing(entry, key);
     } else if (this.#changed !== undefined) this.#changing(entry, key);
     return entry.value;
@@ -186,11 +188,25 @@ export class StateTable<V> {
     const snap = this.#active;
     if (snap !== undefined && entry.version <= snap.version && entry.written !== snap.version) {
       const current = entry.value;
-      snap.saveOld(entry, current);
-      if (typeof current === 'object' && current !== null) entry.value = this.#copy(current);
+      this.#saveOld(snap, entry);
+      if (this.#stored === undefined && typeof current === 'object' && current !== null) entry.value = this.#copy(current);
     }
     this.#changing(entry, key);
     return entry;
+  }
+
+  /**
+   * An entry the active snapshot still needs is about to change: its value is saved aside as the
+   * snapshot writes it. Values kept in a form of their own (storeAs) are saved in their stored
+   * form, a separate object, so the entry goes on changing its own value in place: no copy of it,
+   * and the writer has nothing left to convert when it takes the saved value.
+   */
+  #saveOld(snap: ActiveSnapshot<V>, entry: Entry<V>): void {
+    snap.saveOld(entry, this.#forSnapshot(entry.value));
+  }
+
+  #forSnapshot(value: V): unknown {
+    return this.#stored === undefined ? value : this.#stored(value);
   }
 
   #add(map: Map<Key, Entry<V>>, key: Key, value: V): void {
@@ -232,7 +248,7 @@ export class StateTable<V> {
       return;
     }
     const snap = this.#active;
-    if (snap !== undefined && entry.version <= snap.version && entry.written !== snap.version) snap.saveOld(entry, entry.value);
+    if (snap !== undefined && entry.version <= snap.version && entry.written !== snap.version) this.#saveOld(snap, entry);
     entry.value = value;
     this.#changing(entry, key);
   }
@@ -253,8 +269,8 @@ export class StateTable<V> {
     if (snap !== undefined) {
       // What the snapshot still has to write moves to its map of removed entries; the entry
       // counts as written, for a writer that took it out of the Map before it was removed.
-      if (entry.old !== NO_OLD) snap.saveRemoved(kg, key, snap.takeOld(entry) as V);
-      else if (entry.version <= snap.version && entry.written !== snap.version) snap.saveRemoved(kg, key, entry.value);
+      if (entry.old !== NO_OLD) snap.saveRemoved(kg, key, snap.takeOld(entry));
+      else if (entry.version <= snap.version && entry.written !== snap.version) snap.saveRemoved(kg, key, this.#forSnapshot(entry.value));
       entry.written = snap.version;
     }
     map.delete(key);
@@ -287,12 +303,13 @@ export class StateTable<V> {
       const full = prefix.length + 2 * sliceSize;
       let frame = prefix.slice();
       for (const [key, entry] of maps[kg]!) {
-        let value: V;
-        if (entry.old !== NO_OLD) value = snap.takeOld(entry) as V;
-        else if (entry.version <= snap.version) value = entry.value;
+        let value: unknown;
+        // A saved value is in the form the snapshot writes already.
+        if (entry.old !== NO_OLD) value = snap.takeOld(entry);
+        else if (entry.version <= snap.version) value = stored === undefined ? entry.value : stored(entry.value);
         else continue;
         entry.written = snap.version;
-        frame.push(key, stored === undefined ? value : stored(value));
+        frame.push(key, value);
         if (frame.length >= full) {
           yield frame;
           frame = prefix.slice();
@@ -300,7 +317,7 @@ export class StateTable<V> {
       }
       // Entries removed since the snapshot (some may have been created again since).
       for (const [key, value] of snap.remainingRemoved(kg)) {
-        frame.push(key, stored === undefined ? value : stored(value));
+        frame.push(key, value);
         if (frame.length >= full) {
           yield frame;
           frame = prefix.slice();
@@ -326,14 +343,14 @@ export class StateTable<V> {
       let n = 0;
       for (let i = 0; i < groupEntries.length; i++) {
         const entry = groupEntries[i]!;
-        let value: V;
+        let value: unknown;
         if (entry.written === snap.version) continue;
-        if (entry.old !== NO_OLD) value = snap.takeOld(entry) as V;
-        else if (entry.version <= snap.version) value = entry.value;
+        if (entry.old !== NO_OLD) value = snap.takeOld(entry);
+        else if (entry.version <= snap.version) value = stored === undefined ? entry.value : stored(entry.value);
         else continue;
         entry.written = snap.version;
         keys[n] = groupKeys[i]!;
-        values[n] = stored === undefined ? value : stored(value);
+        values[n] = value;
         if (++n === sliceSize) {
           yield n;
           n = 0;
@@ -341,7 +358,7 @@ export class StateTable<V> {
       }
       for (const [key, value] of snap.remainingRemoved(kg)) {
         keys[n] = key;
-        values[n] = stored === undefined ? value : stored(value);
+        values[n] = value;
         if (++n === sliceSize) {
           yield n;
           n = 0;
@@ -400,7 +417,8 @@ class ActiveSnapshot<V> {
   readonly version: number;
   /** Entries holding a saved value (Entry.old) that the writer has not taken yet. */
   held = 0;
-  readonly #removed: Array<Map<Key, V> | undefined>;
+  /** Removed entries' values, as the snapshot writes them. */
+  readonly #removed: Array<Map<Key, unknown> | undefined>;
   readonly #onRelease: () => void;
 
   constructor(version: number, keyGroups: number, onRelease: () => void) {
@@ -410,7 +428,7 @@ class ActiveSnapshot<V> {
   }
 
   /** Called once per entry and snapshot: afterwards the entry's version is newer than the snapshot's. */
-  saveOld(entry: Entry<V>, value: V): void {
+  saveOld(entry: Entry<V>, value: unknown): void {
     entry.old = value;
     this.held++;
   }
@@ -423,13 +441,13 @@ class ActiveSnapshot<V> {
   }
 
   /** An entry removed before the writer reached it: the first value saved for the key is the snapshot's. */
-  saveRemoved(kg: number, key: Key, value: V): void {
+  saveRemoved(kg: number, key: Key, value: unknown): void {
     let m = this.#removed[kg];
     if (m === undefined) this.#removed[kg] = m = new Map();
     if (!m.has(key)) m.set(key, value);
   }
 
-  remainingRemoved(kg: number): Array<[Key, V]> {
+  remainingRemoved(kg: number): Array<[Key, unknown]> {
     const m = this.#removed[kg];
     if (m === undefined) return [];
     const rest = [...m];

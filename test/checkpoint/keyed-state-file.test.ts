@@ -1,12 +1,13 @@
 // Keyed state files of format 2: states written by their serializers, per key group and state a
 // block of runs of [key, value] pairs. Round trips of every kind of state and key, a reader of
 // some key groups reading only theirs, checksums per key group, a truncated or undecodable file
-// named with its path and the offset, values that do not fit their declared type, and a write
-// aborted between two runs.
+// named with its path and the offset, values that do not fit their declared type, a file of
+// several megabytes, and a write aborted between two runs.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import {
   CheckpointCorruptedError,
   ListStateDescriptor,
@@ -289,6 +290,25 @@ describe(`keyed state file format 2, written by the ${type} backend`, () => {
       assert.equal(e.message, `operator uid 'the-op', state 'counter', key string "odd one": cannot serialize $.n: expected int, got string "3"`);
       return true;
     });
+  });
+
+  test('a file of several megabytes (several buffers flushed) reads back whole, every key group and the whole file passing their checksums', async () => {
+    const b = backend();
+    const s = b.getValueState(new ValueStateDescriptor<string>('text', { type: Types.string }));
+    const model = new Map<Key, string>();
+    // About 5 MB: several flushes, so buffers are reused after their writes.
+    for (let i = 0; i < 50_000; i++) {
+      const value = `v${i}-`.padEnd(100, String.fromCharCode(97 + (i % 26)));
+      b.setCurrentKey(i);
+      s.update(value);
+      model.set(stateKey(i), value);
+    }
+    const { handle, path } = await write(b, `large-${type}`);
+    assert.ok(handle.bytes > 4 << 20, `${handle.bytes} bytes`);
+    const bytes = readFileSync(path);
+    assert.equal(bytes.length, handle.bytes);
+    assert.equal(crc32(bytes), handle.crc32);
+    assert.deepStrictEqual(readBack(handle).get('text'), model);
   });
 
   test('an aborted write stops between two runs', async () => {
