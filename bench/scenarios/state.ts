@@ -110,7 +110,7 @@ interface Sample {
   readonly checkpoints: ReadonlyArray<{ readonly checkpointed: number; readonly full: number }>;
 }
 
-async function runOnce(backend: 'lmdb' | 'heap', variant: Variant, keys: number, records: number, hotRecords: number, profileDir?: string): Promise<Sample> {
+async function runOnce(backend: 'lmdb' | 'heap', variant: Variant, keys: number, records: number, hotRecords: number, profileDir?: string, maxDeltas?: number): Promise<Sample> {
   await settle();
   const probe = new HotPhaseProbe(keys);
   const profiler = profileDir === undefined ? undefined : new Session();
@@ -129,7 +129,7 @@ async function runOnce(backend: 'lmdb' | 'heap', variant: Variant, keys: number,
         'state.backend.type': backend,
         'state.backend.lmdb.localdir': join(dir, 'local'),
         ...(variant === 'off' ? {} : { 'execution.checkpointing.interval': '1 s', 'execution.checkpointing.dir': join(dir, 'checkpoints') }),
-        ...(variant === 'incremental' ? { 'execution.checkpointing.incremental': true } : {}),
+        ...(variant === 'incremental' ? { 'execution.checkpointing.incremental': true, ...(maxDeltas !== undefined ? { 'execution.checkpointing.incremental.max-deltas': maxDeltas } : {}) } : {}),
       },
     });
     const result = await master.run();
@@ -157,7 +157,7 @@ async function runOnce(backend: 'lmdb' | 'heap', variant: Variant, keys: number,
 export const state: Scenario = {
   name: 'state',
   description: 'lmdb (or heap) backend: incremental checkpoints against full ones and none, ~1% of keys changed per 1 s interval (bytes per checkpoint, throughput)',
-  flags: { '--backend lmdb|heap': 'the state backend (default lmdb)', '--profile DIR': 'a CPU profile of each run\'s hot phase into DIR (bench/profile-summary.ts reads them)', '--variants off,full,incremental': 'which to run (default all)', '--keys N': `keys in the state (default ${DEFAULT_KEYS})`, '--hot-records N': `records per position of the hot 1% of keys (default ${DEFAULT_HOT_RECORDS})` },
+  flags: { '--backend lmdb|heap': 'the state backend (default lmdb)', '--max-deltas N': 'execution.checkpointing.incremental.max-deltas of the incremental variant (default: the config default)', '--profile DIR': 'a CPU profile of each run\'s hot phase into DIR (bench/profile-summary.ts reads them)', '--variants off,full,incremental': 'which to run (default all)', '--keys N': `keys in the state (default ${DEFAULT_KEYS})`, '--hot-records N': `records per position of the hot 1% of keys (default ${DEFAULT_HOT_RECORDS})` },
   defaultRuns: 2,
   async run(options: ScenarioOptions): Promise<ScenarioResult> {
     const keys = intFlag(options, 'keys', DEFAULT_KEYS);
@@ -170,7 +170,7 @@ export const state: Scenario = {
     for (let run = 0; run < options.runs; run++) {
       for (let k = 0; k < variants.length; k++) {
         const variant = variants[(k + run) % variants.length]!;
-        const s = await runOnce(backend, variant, keys, records, hotRecords, options.flags.profile);
+        const s = await runOnce(backend, variant, keys, records, hotRecords, options.flags.profile, options.flags['max-deltas'] === undefined ? undefined : intFlag(options, 'max-deltas', 10));
         samples.push(s);
         const c = s.checkpoints;
         options.log(

@@ -519,6 +519,8 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     for (const state of states) {
       const expire = checkpointCleanup(state.descriptor, now);
       if (expire === undefined) continue;
+      // The compaction reads the store: a TTL state's changes only in the cache go there first.
+      this.#writeBack(state, state.cache.dirty());
       const name = state.descriptor.name;
       let cursor = this.#compactions.get(name);
       if (cursor === undefined) this.#compactions.set(name, (cursor = { keyGroup: this.keyGroupRange.start, after: undefined }));
