@@ -4,7 +4,8 @@
 // keys..2*keys-1). A value carries how many times its key was written, so a record applied twice
 // across a kill and restore (state restored, the same record replayed) shows as bad, as does a
 // value lost or changed. The sink writes {"ok":n,"bad":n,"firstBad":...} to --output when the
-// input ends: a run resumed from a checkpoint taken in phase 1 checks every key exactly once.
+// input ends; its counts are checkpointed, so a run resumed from any checkpoint ends with every
+// key counted exactly once.
 import { writeFileSync } from 'node:fs';
 import { defineJob, ValueStateDescriptor, type Collector, type KeyedContext, type KeyedProcessFunction, type RuntimeContext, type ValueState } from '../../src/index.ts';
 import { DataGen } from '../../src/connectors/datagen/index.ts';
@@ -37,24 +38,35 @@ class WriteThenCheck implements KeyedProcessFunction<number, number, string> {
   }
 }
 
-class TallySink implements Sink<string> {
+interface Tally {
+  ok: number;
+  bad: number;
+  firstBad: string | null;
+}
+
+/** Its counts are its state in each checkpoint, so a run restored in phase 2 goes on counting where the checkpoint was. */
+class TallySink implements Sink<string, Tally> {
   readonly output: string;
   constructor(output: string) {
     this.output = output;
   }
-  createWriter(): SinkWriter<string> {
-    let ok = 0;
-    let bad = 0;
-    let firstBad: string | null = null;
+  createWriter(_ctx: unknown, restored: readonly Tally[]): SinkWriter<string, Tally> {
+    const t: Tally = { ok: 0, bad: 0, firstBad: null };
+    for (const r of restored) {
+      t.ok += r.ok;
+      t.bad += r.bad;
+      t.firstBad ??= r.firstBad;
+    }
     return {
       write: (v) => {
-        if (v === 'ok') ok++;
+        if (v === 'ok') t.ok++;
         else {
-          bad++;
-          firstBad ??= v;
+          t.bad++;
+          t.firstBad ??= v;
         }
       },
-      flush: () => writeFileSync(this.output, JSON.stringify({ ok, bad, firstBad })),
+      snapshotState: () => [{ ...t }],
+      flush: () => writeFileSync(this.output, JSON.stringify(t)),
     };
   }
 }

@@ -7,8 +7,8 @@
 //      TaskManagers too), state.backend.type lmdb, incremental checkpoints every
 //      --checkpoint-interval ms. Phase 1 writes --keys values of --value-bytes bytes each.
 //   2. Once a checkpoint that completed holds at least --kill-at bytes of state (its log line's
-//      stateBytes), the process is SIGKILLed: still in phase 1, so the restored run writes the
-//      rest of the keys and then checks every key once (phase 2).
+//      stateBytes), the process is SIGKILLed. The restored run goes on from there (the rest of
+//      phase 1, then phase 2; the sink's counts are in the checkpoint too).
 //   3. `weir run -s <its newest chk-N>`: restored, run to the end; its tally must be every key
 //      ok, none bad (a value lost, changed or written twice is bad).
 //
@@ -166,6 +166,7 @@ export const largerThanHeap: Scenario = {
       const firstExit = await first.exited;
       if (firstExit.signal !== 'SIGKILL') throw new Error(`the first run ended ${JSON.stringify(firstExit)} before it was killed:\n${first.lines.slice(-20).join('\n')}`);
       if (existsSync(join(dir, 'first.json'))) throw new Error('the first run reached the end of its input before the kill: make --keys larger');
+      // (The sink writes its file at the end of input only.)
       for (const c of first.checkpoints) log(`checkpoint ${c.id}: state ${mb(c.stateBytes)}, took ${fmtNumber(c.durationMs)} ms, completed at ${((c.at - t0) / 1000).toFixed(1)} s`);
       log(`SIGKILLed at ${((killedAt - t0) / 1000).toFixed(1)} s, after checkpoint ${target.id} (${mb(target.stateBytes)} of state)`);
       const jobDir = join(dir, 'checkpoints', first.jobId!);
