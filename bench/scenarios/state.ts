@@ -12,19 +12,30 @@
 //
 // Everything runs on the in-thread TaskManager; checkpoints and the lmdb stores go to fresh
 // temporary directories per run, removed afterwards.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createJobMaster, defineJob, type JobDefinition } from '../../src/index.ts';
 import { DataGen } from '../../src/connectors/datagen/index.ts';
-import { fmtNumber, fmtRatio, intFlag, median, settle, type Scenario, type ScenarioOptions, type ScenarioResult } from '../harness.ts';
-import { Probe, ProbeSink, type KeyedRecord } from '../jobs/keyed-state-bench.ts';
+import { fmtNumber, fmtRatio, intFlag, median, min, settle, type Scenario, type ScenarioOptions, type ScenarioResult } from '../harness.ts';
+import type { KeyedRecord } from '../jobs/keyed-state-bench.ts';
+import type { Sink, SinkWriter } from '../../src/index.ts';
 
 const DEFAULT_KEYS = 1_000_000;
 const DEFAULT_HOT_RECORDS = 1_000_000;
 const MARK_EVERY = 65_536;
 type Variant = 'off' | 'full' | 'incremental';
 const VARIANTS: readonly Variant[] = ['off', 'full', 'incremental'];
+
+/** --variants off,incremental: a subset, in that order (default all three). */
+function variantsFlag(options: ScenarioOptions): Variant[] {
+  const text = options.flags.variants;
+  if (text === undefined) return [...VARIANTS];
+  const list = text.split(',').map((v) => v.trim());
+  for (const v of list) if (!VARIANTS.includes(v as Variant)) throw new Error(`--variants takes ${VARIANTS.join(', ')}, got '${v}'`);
+  return list as Variant[];
+}
 
 /** Keys 0..K-1 first, then a hot 1% of the keys (hashed within it) that moves on every `hotRecords` records. */
 function hotKeyAt(i: number, keys: number, hotRecords: number): number {
@@ -36,13 +47,59 @@ function hotKeyAt(i: number, keys: number, hotRecords: number): number {
   return (window * hot + (x % hot)) % keys;
 }
 
-function job(keys: number, records: number, hotRecords: number, probe: Probe): JobDefinition {
+/**
+ * What the sink tells the benchmark: every MARK_EVERY-th record's time, the first mark after the
+ * prefill (the hot phase's start) and the last, and when the prefill was done (Date.now, as
+ * checkpoint stats' trigger timestamps).
+ */
+class HotPhaseProbe {
+  count = 0;
+  prefilledAt = 0;
+  hotStartAt = 0;
+  hotStartCount = 0;
+  lastMarkAt = 0;
+  lastMarkCount = 0;
+  /** Called once, at the hot phase's first mark (--profile starts the CPU profiler there). */
+  onHotStart: (() => void) | undefined;
+  constructor(readonly prefill: number) {}
+
+  /** Records per second in the hot phase (after the prefill), between its first and last marks. */
+  get hotRate(): number {
+    return (this.lastMarkCount - this.hotStartCount) / ((this.lastMarkAt - this.hotStartAt) / 1000);
+  }
+}
+
+class HotPhaseSink implements Sink<KeyedRecord> {
+  constructor(readonly probe: HotPhaseProbe) {}
+
+  createWriter(ctx: { attemptNumber: number }): SinkWriter<KeyedRecord> {
+    if (ctx.attemptNumber > 0) throw new Error('the state bench runs without failures');
+    const p = this.probe;
+    return {
+      write: () => {
+        const n = ++p.count;
+        if (n === p.prefill) p.prefilledAt = Date.now();
+        if ((n & (MARK_EVERY - 1)) !== 0 || n <= p.prefill) return;
+        const now = performance.now();
+        if (p.hotStartAt === 0) {
+          p.hotStartAt = now;
+          p.hotStartCount = n;
+          p.onHotStart?.();
+        }
+        p.lastMarkAt = now;
+        p.lastMarkCount = n;
+      },
+    };
+  }
+}
+
+function job(keys: number, records: number, hotRecords: number, probe: HotPhaseProbe): JobDefinition {
   return defineJob((env) => {
     env
       .fromSource(DataGen.of((i): KeyedRecord => ({ key: hotKeyAt(i, keys, hotRecords), v: 1 }), { count: records }), { name: 'Source: gen', uid: 'source' })
       .keyBy((r) => r.key)
       .sum('v', { name: 'Sum', uid: 'sum' })
-      .sinkTo(new ProbeSink(probe), { name: 'Sink: probe', uid: 'sink' });
+      .sinkTo(new HotPhaseSink(probe), { name: 'Sink: probe', uid: 'sink' });
   });
 }
 
@@ -53,9 +110,17 @@ interface Sample {
   readonly checkpoints: ReadonlyArray<{ readonly checkpointed: number; readonly full: number }>;
 }
 
-async function runOnce(backend: 'lmdb' | 'heap', variant: Variant, keys: number, records: number, hotRecords: number): Promise<Sample> {
+async function runOnce(backend: 'lmdb' | 'heap', variant: Variant, keys: number, records: number, hotRecords: number, profileDir?: string, maxDeltas?: number): Promise<Sample> {
   await settle();
-  const probe = new Probe({ prefill: keys, markEvery: MARK_EVERY });
+  const probe = new HotPhaseProbe(keys);
+  const profiler = profileDir === undefined ? undefined : new Session();
+  if (profiler !== undefined) {
+    profiler.connect();
+    probe.onHotStart = () => {
+      profiler.post('Profiler.enable');
+      profiler.post('Profiler.start');
+    };
+  }
   const dir = mkdtempSync(join(tmpdir(), 'weir-bench-state-'));
   try {
     const master = await createJobMaster({
@@ -64,18 +129,24 @@ async function runOnce(backend: 'lmdb' | 'heap', variant: Variant, keys: number,
         'state.backend.type': backend,
         'state.backend.lmdb.localdir': join(dir, 'local'),
         ...(variant === 'off' ? {} : { 'execution.checkpointing.interval': '1 s', 'execution.checkpointing.dir': join(dir, 'checkpoints') }),
-        ...(variant === 'incremental' ? { 'execution.checkpointing.incremental': true } : {}),
+        ...(variant === 'incremental' ? { 'execution.checkpointing.incremental': true, ...(maxDeltas !== undefined ? { 'execution.checkpointing.incremental.max-deltas': maxDeltas } : {}) } : {}),
       },
     });
     const result = await master.run();
+    if (profiler !== undefined && probe.hotStartAt > 0) {
+      const profile = await new Promise<unknown>((resolve, reject) => profiler.post('Profiler.stop', (e, r) => (e ? reject(e) : resolve(r.profile))));
+      mkdirSync(profileDir!, { recursive: true });
+      writeFileSync(join(profileDir!, `state-${backend}-${variant}-${Date.now()}.cpuprofile`), JSON.stringify(profile));
+      profiler.disconnect();
+    }
     if (result.status !== 'FINISHED') throw new Error(`the ${variant} job ended ${result.status}: ${result.error?.message ?? 'no error'}`);
     const completed = master.checkpoints.stats.history().filter((s) => s.status === 'COMPLETED');
     // After the prefill (the state holds every key), and not the final one at the end of input.
     const measured = completed.slice(0, -1).filter((s) => probe.prefilledAt > 0 && s.triggerTimestamp >= probe.prefilledAt);
     return {
       variant,
-      // The marks span prefill and hot phase; the hot phase's rate is what checkpoints cost.
-      flowingRecordsPerSecond: (probe.lastMarkCount - probe.firstMarkCount) / ((probe.lastMarkAt - probe.firstMarkAt) / 1000),
+      // The hot phase's rate (the prefill is loading, not the workload): what checkpoints cost.
+      flowingRecordsPerSecond: probe.hotRate,
       checkpoints: measured.map((s) => ({ checkpointed: s.checkpointedSize, full: s.stateSize })),
     };
   } finally {
@@ -86,7 +157,7 @@ async function runOnce(backend: 'lmdb' | 'heap', variant: Variant, keys: number,
 export const state: Scenario = {
   name: 'state',
   description: 'lmdb (or heap) backend: incremental checkpoints against full ones and none, ~1% of keys changed per 1 s interval (bytes per checkpoint, throughput)',
-  flags: { '--backend lmdb|heap': 'the state backend (default lmdb)', '--keys N': `keys in the state (default ${DEFAULT_KEYS})`, '--hot-records N': `records per position of the hot 1% of keys (default ${DEFAULT_HOT_RECORDS})` },
+  flags: { '--backend lmdb|heap': 'the state backend (default lmdb)', '--max-deltas N': 'execution.checkpointing.incremental.max-deltas of the incremental variant (default: the config default)', '--profile DIR': 'a CPU profile of each run\'s hot phase into DIR (bench/profile-summary.ts reads them)', '--variants off,full,incremental': 'which to run (default all)', '--keys N': `keys in the state (default ${DEFAULT_KEYS})`, '--hot-records N': `records per position of the hot 1% of keys (default ${DEFAULT_HOT_RECORDS})` },
   defaultRuns: 2,
   async run(options: ScenarioOptions): Promise<ScenarioResult> {
     const keys = intFlag(options, 'keys', DEFAULT_KEYS);
@@ -94,11 +165,12 @@ export const state: Scenario = {
     if (backend !== 'lmdb' && backend !== 'heap') throw new Error(`--backend must be lmdb or heap, got '${backend}'`);
     const hotRecords = intFlag(options, 'hot-records', DEFAULT_HOT_RECORDS);
     const records = options.records ?? keys + 8_000_000;
+    const variants = variantsFlag(options);
     const samples: Sample[] = [];
     for (let run = 0; run < options.runs; run++) {
-      for (let k = 0; k < VARIANTS.length; k++) {
-        const variant = VARIANTS[(k + run) % VARIANTS.length]!;
-        const s = await runOnce(backend, variant, keys, records, hotRecords);
+      for (let k = 0; k < variants.length; k++) {
+        const variant = variants[(k + run) % variants.length]!;
+        const s = await runOnce(backend, variant, keys, records, hotRecords, options.flags.profile, options.flags['max-deltas'] === undefined ? undefined : intFlag(options, 'max-deltas', 10));
         samples.push(s);
         const c = s.checkpoints;
         options.log(
@@ -110,14 +182,17 @@ export const state: Scenario = {
     const of = (v: Variant) => samples.filter((s) => s.variant === v);
     const rate = (v: Variant) => median(of(v).map((s) => s.flowingRecordsPerSecond));
     const cps = (v: Variant) => of(v).flatMap((s) => s.checkpoints);
-    const rows = VARIANTS.map((v) => {
+    const rows = variants.map((v) => {
       const c = cps(v);
       const written = c.length ? median(c.map((x) => x.checkpointed)) : NaN;
+      const mean = c.length ? c.reduce((n, x) => n + x.checkpointed, 0) / c.length : NaN;
       const full = c.length ? median(c.map((x) => x.full)) : NaN;
-      return [v, fmtNumber(rate(v)), fmtRatio(rate(v) / rate('off')), String(c.length), Number.isFinite(written) ? fmtNumber(written) : '-', Number.isFinite(full) ? fmtNumber(full) : '-', Number.isFinite(written) ? `${((100 * written) / full).toFixed(2)}%` : '-'];
+      const rates = of(v).map((s) => s.flowingRecordsPerSecond);
+      const dash = (n: number) => (Number.isFinite(n) ? fmtNumber(n) : '-');
+      return [v, dash(min(rates)), dash(rate(v)), fmtRatio(rate(v) / rate('off')), String(c.length), dash(written), dash(mean), dash(full), Number.isFinite(mean) ? `${((100 * mean) / full).toFixed(2)}%` : '-'];
     });
     return {
-      table: { columns: ['variant', 'records/s', 'vs off', 'checkpoints', 'written/ckpt B', 'full state B', 'written/full'], rows },
+      table: { columns: ['variant', 'min rec/s', 'median rec/s', 'vs off', 'checkpoints', 'median written B', 'mean written B', 'full state B', 'mean/full'], rows },
       notes: [
         `${fmtNumber(keys)} keys on ${backend}, then ${fmtNumber(records - keys)} records over a hot 1% of the keys moving every ${fmtNumber(hotRecords)} records; checkpoints every 1 s.`,
         `incremental vs off: ${fmtRatio(rate('incremental') / rate('off'))} (goal 0.95x); full vs off: ${fmtRatio(rate('full') / rate('off'))}.`,

@@ -175,9 +175,9 @@ export function readKeyedStateFile(handle: KeyedStateHandle, resolvePath: (file:
   if (format !== KEYED_STATE_FILE_FORMAT) throw new CheckpointCorruptedError(path, `keyed state file format ${format} is newer than this weir reads (${KEYED_STATE_FILE_FORMAT})`);
   const states = handle.states.map(storedStateInfo);
   const inRange = handle.keyGroups.filter((g) => g.keyGroup >= range.start && g.keyGroup <= range.end);
-  const span = inRange.length === 0 ? undefined : { start: inRange[0]!.offset, end: inRange.at(-1)!.offset + inRange.at(-1)!.length };
-  const buf = span === undefined ? new Uint8Array(0) : readSpan(path, handle, span.start, span.end);
-  const base = span?.start ?? 0;
+  // The header and size are checked now; each key group's bytes are read when it is asked for, so
+  // a restore holds one key group's bytes at a time, not the file's (state larger than memory).
+  if (inRange.length > 0) checkFile(path, handle);
   const codecs: Array<StateValueCodec | undefined> = [];
   const codecOf = (s: number): StateValueCodec => {
     let codec = codecs[s];
@@ -190,7 +190,7 @@ export function readKeyedStateFile(handle: KeyedStateHandle, resolvePath: (file:
     }
     return codec;
   };
-  const input = new DataInput(buf);
+  const input = new DataInput(new Uint8Array(0));
   return {
     path,
     states,
@@ -198,10 +198,12 @@ export function readKeyedStateFile(handle: KeyedStateHandle, resolvePath: (file:
     readKeyGroup(keyGroup, target) {
       const g = inRange.find((x) => x.keyGroup === keyGroup);
       if (!g) return;
-      const from = g.offset - base;
-      const to = from + g.length;
+      const buf = readSpan(path, g.offset, g.offset + g.length);
+      const base = g.offset;
+      const from = 0;
+      const to = g.length;
       if (g.crc32 !== undefined) {
-        const actual = crc32(buf.subarray(from, to));
+        const actual = crc32(buf);
         if (actual !== g.crc32) throw new CheckpointCorruptedError(path, `checksum mismatch in key group ${keyGroup} (bytes ${g.offset}..${g.offset + g.length}: expected ${g.crc32}, found ${actual})`, { offset: g.offset });
       }
       input.reset(buf, from, to);
@@ -244,8 +246,8 @@ function readBlock(
   }
 }
 
-/** Bytes [start, end) of the file after checking its size and header: a short file is named with where it ends. */
-function readSpan(path: string, handle: KeyedStateHandle, start: number, end: number): Uint8Array {
+/** Checks a file's size and header: a short file is named with where it ends. */
+function checkFile(path: string, handle: KeyedStateHandle): void {
   const fd = openStateFile(path);
   try {
     const size = fstatSync(fd).size;
@@ -255,6 +257,15 @@ function readSpan(path: string, handle: KeyedStateHandle, start: number, end: nu
     if (readFully(fd, header, 0) < HEADER_BYTES || !header.every((b, i) => b === MAGIC[i])) {
       throw new CheckpointCorruptedError(path, `not a keyed state file of format ${KEYED_STATE_FILE_FORMAT} (its first bytes are not "WEIRKSF" ${KEYED_STATE_FILE_FORMAT})`, { offset: 0 });
     }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Bytes [start, end) of the file. */
+function readSpan(path: string, start: number, end: number): Uint8Array {
+  const fd = openStateFile(path);
+  try {
     const buf = Buffer.allocUnsafe(end - start);
     const n = readFully(fd, buf, start);
     if (n < buf.length) throw new CheckpointCorruptedError(path, `truncated at byte ${start + n}: bytes ${start}..${end} were recorded`, { offset: start + n });
@@ -264,10 +275,13 @@ function readSpan(path: string, handle: KeyedStateHandle, start: number, end: nu
   }
 }
 
+/** readSync takes a length that fits an int32: larger reads go in steps of this. */
+const MAX_READ = 1 << 30;
+
 function readFully(fd: number, buf: Uint8Array, position: number): number {
   let read = 0;
   while (read < buf.length) {
-    const n = readSync(fd, buf, read, buf.length - read, position + read);
+    const n = readSync(fd, buf, read, Math.min(MAX_READ, buf.length - read), position + read);
     if (n === 0) break;
     read += n;
   }

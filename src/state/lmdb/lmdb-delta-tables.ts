@@ -11,6 +11,8 @@ export interface DeltaState {
   readonly descriptor: StateDescriptor;
   readonly keyBytes: (keyGroup: number, key: Key) => Buffer;
   readonly decodeStored: (bytes: Uint8Array) => unknown;
+  /** Changed keys whose newest value the snapshot copied from the cache (null: removed); the others are read from the store. */
+  readonly cached: ReadonlyMap<Key, Uint8Array | null>;
   /** State TTL's snapshot cleanup (deltaCleanup): a changed value expired whole is written as removed. */
   readonly keep?: (value: unknown) => unknown;
 }
@@ -18,7 +20,8 @@ export interface DeltaState {
 /**
  * The tables of an incremental checkpoint's delta on the lmdb backend: for each state, its
  * changed keys as they are in the snapshot's read transaction, and the keys among them that are
- * gone (under removedKeysDescriptor). Both come from one lookup per changed key: the state file
+ * gone (under removedKeysDescriptor). Both come from one lookup per changed key (the value the
+ * snapshot copied from the cache, or else the store's in the read transaction): the state file
  * writer reads a key group's changed entries just before its removed keys, and the lookups of the
  * first remember the second's.
  */
@@ -36,8 +39,14 @@ export function lmdbDeltaTables(
     const lookUp = (kg: number, onValue: (key: Key, value: unknown) => void): Key[] => {
       const removed: Key[] = [];
       for (const key of changed.keysOf(state.descriptor.name, kg) ?? []) {
-        const bytes = db.get(state.keyBytes(kg, key), { transaction });
-        const value = bytes === undefined ? undefined : state.decodeStored(Buffer.from(bytes));
+        const copied = state.cached.get(key);
+        let value: unknown;
+        if (copied === null) value = undefined;
+        else if (copied !== undefined) value = state.decodeStored(copied);
+        else {
+          const bytes = db.get(state.keyBytes(kg, key), { transaction });
+          value = bytes === undefined ? undefined : state.decodeStored(Buffer.from(bytes));
+        }
         const kept = value === undefined || state.keep === undefined ? value : state.keep(value);
         if (kept === undefined) removed.push(key);
         else onValue(key, kept);

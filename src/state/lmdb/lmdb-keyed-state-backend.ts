@@ -32,6 +32,7 @@ import { lmdbTableSnapshot } from './lmdb-table-snapshot.ts';
 import { lmdbDeltaTables } from './lmdb-delta-tables.ts';
 import { IncrementalSnapshots, type MaterializationPolicy, type SnapshotRequest } from '../incremental/incremental-snapshots.ts';
 import type { RestoredChain } from '../incremental/restored-chain.ts';
+import type { DirtyKeys } from '../incremental/dirty-keys.ts';
 import { type CachedEntry, StateCache } from './state-cache.ts';
 import { decodeStateKey, encodeStateKey, statePrefix } from './state-key-bytes.ts';
 import { TtlStates } from '../ttl/ttl-states.ts';
@@ -189,13 +190,13 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
       read: () => {
         const e = entry();
         // The caller may change an object it reads in place: it goes back to the store as changed.
-        if (typeof e.value === 'object' && e.value !== null) e.dirty = true;
+        if (typeof e.value === 'object' && e.value !== null) touch(e);
         return e.value as V | undefined;
       },
       write: (value) => {
         const e = entry();
         e.value = value;
-        e.dirty = true;
+        touch(e);
       },
     };
   }
@@ -205,7 +206,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     return (key, value) => {
       const e = this.#entry(state, this.#keyGroupOf(key), stateKey(key));
       e.value = e.value === undefined ? value : fn(e.value as T, value);
-      e.dirty = true;
+      touch(e);
       return e.value as T;
     };
   }
@@ -219,7 +220,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     state.bytes = inPlaceValueBytes(descriptor.serializer, form);
     return (key, value) => {
       const e = this.#entry(state, this.#keyGroupOf(key), stateKey(key));
-      e.dirty = true;
+      touch(e);
       if (e.value === undefined) {
         e.value = form.first(value);
         return value;
@@ -241,7 +242,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     else {
       const keyBytes = this.#keyBytes(keyGroup, state, key);
       const bytes = this.#storage('read', () => this.#db.getBinary(keyBytes));
-      e = { value: bytes === undefined ? undefined : state.bytes.decode(bytes), dirty: false, keyGroup };
+      e = { value: bytes === undefined ? undefined : state.bytes.decode(bytes), dirty: false, changed: false, keyGroup };
     }
     const left = state.cache.add(key, e);
     if (left !== undefined) {
@@ -281,7 +282,10 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
       this.#storage('write', () => db.transactionSync(() => {
         for (const [k, e] of changed) {
           key = k;
-          incremental?.markDirty(name, e.keyGroup, k);
+          if (e.changed) {
+            incremental?.markDirty(name, e.keyGroup, k);
+            e.changed = false;
+          }
           const bytes = this.#keyBytes(e.keyGroup, state, k);
           if (e.value === undefined) db.removeSync(bytes);
           else db.putSync(bytes, state.bytes.encode(e.value) as Buffer);
@@ -418,12 +422,17 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
 
   snapshot(request?: SnapshotRequest): CapturedKeyedState {
     const states = [...this.#states.values()];
-    this.#flush(states);
+    this.#settleRestore();
+    for (const state of states) this.#writeLeaving(state);
     const now = this.#now();
     // Before the plan: what the compaction removes is among the keys this checkpoint's delta writes.
     if (this.#incremental !== undefined && request?.type === 'checkpoint' && request.incrementalBase !== undefined) this.#compactExpired(states, now);
-    const base = { uid: this.uid, keyGroupRange: this.keyGroupRange, maxParallelism: this.maxParallelism };
+    if (this.#incremental !== undefined) this.#noteChanged(states);
     const plan = this.#incremental?.plan(request);
+    // A full snapshot reads the store, so it must hold every change; a delta takes the changed
+    // keys' values from the cache where they are newer (captureDirty), and the store has the rest.
+    if (plan === undefined || plan.changed === null) this.#flush(states);
+    const base = { uid: this.uid, keyGroupRange: this.keyGroupRange, maxParallelism: this.maxParallelism };
     if (states.length === 0) return { ...base, tables: [] };
     const transaction = this.#db.useReadTransaction();
     this.#openSnapshots++;
@@ -451,12 +460,52 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
             this.keyGroupRange,
             states.map((s) => {
               const keep = deltaCleanup(s.descriptor, now);
-              return { descriptor: s.descriptor, keyBytes: (kg: number, key: Key) => this.#keyBytes(kg, s, key), decodeStored: s.bytes.decodeStored, ...(keep ? { keep } : {}) };
+              const cached = this.#captureDirty(s, plan.changed!);
+              return { descriptor: s.descriptor, keyBytes: (kg: number, key: Key) => this.#keyBytes(kg, s, key), decodeStored: s.bytes.decodeStored, cached, ...(keep ? { keep } : {}) };
             }),
             plan.changed,
             release,
           );
     return { ...base, tables, incremental: { plan, tables: deltaTables, written: (handle) => incremental.written(plan.checkpointId, handle) } };
+  }
+
+  /** Incremental checkpoints: the keys of cached entries changed since the last snapshot go into the changes the next delta writes. */
+  #noteChanged(states: readonly LmdbState[]): void {
+    const incremental = this.#incremental!;
+    for (const state of states) {
+      const name = state.descriptor.name;
+      for (const [key, e] of state.cache.entries()) {
+        if (!e.changed) continue;
+        incremental.markDirty(name, e.keyGroup, key);
+        e.changed = false;
+      }
+    }
+  }
+
+  /**
+   * A delta's values of changed keys whose newest value is only in the cache (dirty, not yet
+   * written to the store), as the store would hold them (null: removed), copied now: the task
+   * goes on changing them while the delta is written.
+   */
+  #captureDirty(state: LmdbState, changed: DirtyKeys): Map<Key, Uint8Array | null> {
+    const out = new Map<Key, Uint8Array | null>();
+    const name = state.descriptor.name;
+    if (state.cache.size === 0) return out;
+    let key: Key;
+    try {
+      for (let kg = this.keyGroupRange.start; kg <= this.keyGroupRange.end; kg++) {
+        for (const k of changed.keysOf(name, kg) ?? []) {
+          const e = state.cache.peek(k);
+          if (e === undefined || !e.dirty) continue;
+          key = k;
+          out.set(k, e.value === undefined ? null : state.bytes.encode(e.value));
+        }
+      }
+    } catch (err) {
+      if (err instanceof SerializationError) throw err.withContext({ operatorUid: this.uid, state: name, key: describeValue(key) });
+      throw err;
+    }
+    return out;
   }
 
   /**
@@ -470,6 +519,8 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     for (const state of states) {
       const expire = checkpointCleanup(state.descriptor, now);
       if (expire === undefined) continue;
+      // The compaction reads the store: a TTL state's changes only in the cache go there first.
+      this.#writeBack(state, state.cache.dirty());
       const name = state.descriptor.name;
       let cursor = this.#compactions.get(name);
       if (cursor === undefined) this.#compactions.set(name, (cursor = { keyGroup: this.keyGroupRange.start, after: undefined }));
@@ -481,9 +532,9 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
         state,
         found.map(({ keyGroup, key, value }): [Key, CachedEntry] => {
           const cached = state.cache.peek(key);
-          if (cached === undefined) return [key, { value, dirty: true, keyGroup }];
+          if (cached === undefined) return [key, { value, dirty: true, changed: true, keyGroup }];
           cached.value = value;
-          cached.dirty = true;
+          touch(cached);
           return [key, cached];
         }),
       );
@@ -525,7 +576,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
         const value = fn(e.value);
         if (value === e.value) continue;
         e.value = value;
-        e.dirty = true;
+        touch(e);
       }
     }
   }
@@ -562,6 +613,12 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
         // What is left is removed with the TaskManager's working directory (lmdb-state-backend.ts).
       });
   }
+}
+
+/** A handle changed a cached entry: it goes back to the store, and (incremental) into the next delta. */
+function touch(e: CachedEntry): void {
+  e.dirty = true;
+  e.changed = true;
 }
 
 /** The bytes a store's files take on disk (allocated blocks: LMDB's file is sparse as it grows). */

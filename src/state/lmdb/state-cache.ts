@@ -5,6 +5,12 @@ export interface CachedEntry {
   value: unknown;
   /** Changed since it was read from or written to the store (or read as an object, which its reader may change in place). */
   dirty: boolean;
+  /**
+   * Incremental checkpoints: changed since the last snapshot noted its key (markDirty). A delta
+   * takes a dirty entry's value from the cache, so a hot key is not written to the store at
+   * every checkpoint; this says whether the key goes into the changes the next delta writes.
+   */
+  changed: boolean;
   readonly keyGroup: number;
 }
 
@@ -55,6 +61,11 @@ export class StateCache {
     }
     for (const [k] of leaving) this.#entries.delete(k);
     return leaving;
+  }
+
+  /** Every cached entry with its key. */
+  entries(): IterableIterator<[Key, CachedEntry]> {
+    return this.#entries.entries();
   }
 
   /** Every changed entry (they stay cached, clean once the caller has written them). */
