@@ -26,7 +26,13 @@ interface PgClientInternals {
 export class CopyDataTap {
   readonly #forward: (chunk: Buffer) => void;
   #sink: CopyDataSink | undefined;
+  /**
+   * The start of a message cut off by the end of a chunk, in `#carry[0, #carried)`, with room for
+   * the rest: a message over many chunks (a row with a value of megabytes) is copied about once,
+   * not once per chunk as concatenating the carry with each chunk did.
+   */
   #carry: Buffer | undefined;
+  #carried = 0;
 
   private constructor(forward: (chunk: Buffer) => void) {
     this.#forward = forward;
@@ -57,8 +63,8 @@ export class CopyDataTap {
   }
 
   #take(chunk: Buffer): void {
-    const buf = this.#carry ? Buffer.concat([this.#carry, chunk]) : chunk;
-    this.#carry = undefined;
+    const buf = this.#carry ? this.#append(chunk) : chunk;
+    if (!buf) return;
     const end = buf.length;
     let at = 0;
     while (at < end) {
@@ -76,7 +82,31 @@ export class CopyDataTap {
       }
       at = next;
     }
-    if (at < end) this.#carry = buf.subarray(at);
+    if (at < end) this.#keep(buf, at, end);
+  }
+
+  /** Starts a carry with `buf[at, end)`, in a buffer of its own (slices of `buf` may be held by pg or the sink). */
+  #keep(buf: Buffer, at: number, end: number): void {
+    const known = end - at >= HEADER ? 1 + buf.readUInt32BE(at + 1) : 0;
+    this.#carry = Buffer.allocUnsafe(Math.max(known, 2 * (end - at), 1024));
+    this.#carried = buf.copy(this.#carry, 0, at, end);
+  }
+
+  /** The carry with `chunk` after it, once its first message is whole (undefined until then: it is kept). */
+  #append(chunk: Buffer): Buffer | undefined {
+    let carry = this.#carry!;
+    const need = this.#carried + chunk.length;
+    if (need > carry.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, 2 * carry.length));
+      carry.copy(grown, 0, 0, this.#carried);
+      carry = this.#carry = grown;
+    }
+    this.#carried += chunk.copy(carry, this.#carried);
+    const buf = carry.subarray(0, this.#carried);
+    if (messageEnd(buf, 0, buf.length) === 0) return undefined;
+    this.#carry = undefined;
+    this.#carried = 0;
+    return buf;
   }
 }
 

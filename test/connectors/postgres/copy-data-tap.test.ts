@@ -106,3 +106,18 @@ test('a client not laid out as expected is left as it is', () => {
   assert.equal(CopyDataTap.install({ connection: { stream } }), undefined);
   assert.equal(CopyDataTap.install({}), undefined);
 });
+
+test('a message of many chunks (a value of megabytes) reaches pg whole and unchanged', () => {
+  const bodies: Buffer[] = [];
+  const client = fakeClient((type, body) => {
+    if (type === 'D') bodies.push(Buffer.from(body));
+  });
+  CopyDataTap.install(client);
+  const big = Buffer.alloc(3 * 1024 * 1024 + 17);
+  for (let i = 0; i < big.length; i++) big[i] = (i * 31 + 7) & 0xff;
+  const bytes = Buffer.concat([message('D', big), message('D', 'after'), message('Z', 'I')]);
+  for (let at = 0; at < bytes.length; at += 1000) client.connection.stream.emit('data', Buffer.from(bytes.subarray(at, at + 1000)));
+  assert.equal(bodies.length, 2);
+  assert.ok(bodies[0]!.equals(big), 'the big message, byte for byte');
+  assert.equal(bodies[1]!.toString(), 'after');
+});
