@@ -2,7 +2,7 @@
 // --max-old-space-size=256 holds at least 3 GB of keyed state on the lmdb backend, checkpoints
 // (incremental), is SIGKILLed, and recovers with exact results.
 //
-//   1. `weir run bench/jobs/large-keyed-state.ts` in a child process (NODE_OPTIONS
+//   1. `weir run test/fixtures/jobs/large-keyed-state.ts` in a child process (NODE_OPTIONS
 //      --max-old-space-size=--heap-mb, V8's flag, so every thread of it: the in-process
 //      TaskManagers too), state.backend.type lmdb, incremental checkpoints every
 //      --checkpoint-interval ms. Phase 1 writes --keys values of --value-bytes bytes each.
@@ -23,7 +23,7 @@ import { createInterface } from 'node:readline';
 import { BENCH_DIR, fmtNumber, intFlag, type Scenario, type ScenarioOptions, type ScenarioResult } from '../harness.ts';
 
 const WEIR = join(BENCH_DIR, '..', 'bin', 'weir.mjs');
-const JOB = join(BENCH_DIR, 'jobs', 'large-keyed-state.ts');
+const JOB = join(BENCH_DIR, '..', 'test', 'fixtures', 'jobs', 'large-keyed-state.ts');
 const GiB = 2 ** 30;
 
 interface LoggedCheckpoint {

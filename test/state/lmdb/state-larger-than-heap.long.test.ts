@@ -31,7 +31,7 @@ function run(backend: 'heap' | 'lmdb', output: string) {
       '-D', `state.backend.lmdb.localdir=${join(root, 'local')}`,
       '-D', `execution.checkpointing.dir=${join(root, `checkpoints-${backend}`)}`,
       '-D', 'restart-strategy.type=none',
-      '--', '--keys', String(KEYS), '--value-bytes', String(VALUE_BYTES), '--output', output,
+      '--', '--keys', String(KEYS), '--value-bytes', String(VALUE_BYTES), '--output', output, '--checkpoint-interval', '3000',
     ],
     { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` },
   );
