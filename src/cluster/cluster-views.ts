@@ -1,14 +1,13 @@
 import { CONFIG_OPTIONS, SECRET_CONFIG_KEYS, type ConfigKey, type WeirConfig } from '../config/configuration.ts';
 import type { JobManagerConfigView, TaskManagerDetailsView, TaskManagerInfoView, TaskManagersView } from '../rest/rest-views.ts';
 import type { TaskManagerStateRow } from '../rest/task-manager-state.ts';
-import { resourceView, restId } from '../rest/task-manager-view-parts.ts';
+import { localStateView, resourceView, restId } from '../rest/task-manager-view-parts.ts';
 import type { RegisteredTaskManager } from './registered-task-manager.ts';
 import type { ResourceManager } from './resource-manager.ts';
 
 /** One TaskManager as GET /taskmanagers lists it (Flink's TaskManagerInfo, with weir's host). */
 export function taskManagerInfo(tm: RegisteredTaskManager, state: readonly TaskManagerStateRow[] = []): TaskManagerInfoView {
   const r = tm.registration;
-  const local = state.find((s) => s.id === tm.id);
   return {
     id: restId(tm.id),
     resourceId: tm.id,
@@ -38,7 +37,7 @@ export function taskManagerInfo(tm: RegisteredTaskManager, state: readonly TaskM
       totalProcessMemory: r.hardware.heapLimit,
     },
     blocked: false,
-    localState: local === undefined ? null : { localBytes: local.localBytes, cacheHits: local.cacheHits, cacheMisses: local.cacheMisses, cacheHitRate: local.cacheHitRate ?? null },
+    localState: localStateView(state, tm.id),
   };
 }
 

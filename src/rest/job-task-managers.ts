@@ -2,7 +2,7 @@ import { cpus, freemem, hostname, totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import type { JobMaster } from '../coordinator/job-master.ts';
-import { resourceView, restId } from './task-manager-view-parts.ts';
+import { localStateView, resourceView, restId } from './task-manager-view-parts.ts';
 import type { TaskManagerDetailsView, TaskManagerInfoView, TaskManagersView } from './rest-views.ts';
 import { taskManagerId, taskManagerStateRows, type TaskManagerStateRow } from './task-manager-state.ts';
 
@@ -33,7 +33,6 @@ export function jobTaskManagers(m: JobMaster): TaskManagerInfoView[] {
 }
 
 function info(id: string, slots: number, state: readonly TaskManagerStateRow[]): TaskManagerInfoView {
-  const local = state.find((s) => s.id === id);
   const heap = getHeapStatistics().heap_size_limit;
   return {
     id: restId(id),
@@ -54,7 +53,7 @@ function info(id: string, slots: number, state: readonly TaskManagerStateRow[]):
     hardware: { cpuCores: cpus().length, physicalMemory: totalmem(), freeMemory: freemem(), managedMemory: 0 },
     memoryConfiguration: { taskHeap: heap, totalFlinkMemory: heap, totalProcessMemory: heap },
     blocked: false,
-    localState: local === undefined ? null : { localBytes: local.localBytes, cacheHits: local.cacheHits, cacheMisses: local.cacheMisses, cacheHitRate: local.cacheHitRate ?? null },
+    localState: localStateView(state, id),
   };
 }
 

@@ -40,6 +40,13 @@ after(async () => {
   removeDir(root);
 });
 
+/** GET on the REST API: its JSON, or its text (/metrics). */
+async function getFrom(base: string, path: string): Promise<unknown> {
+  const res = await fetch(`${base}${path}`);
+  assert.equal(res.status, 200, path);
+  return res.headers.get('content-type')?.includes('json') ? res.json() : res.text();
+}
+
 /** A size as the dashboard writes it (`512 B`, `1.5 MiB`, `20 KiB`), in bytes. */
 function bytesIn(text: string): number {
   const m = /^([\d.]+) (B|KiB|MiB|GiB)$/.exec(text);
@@ -52,11 +59,7 @@ test('lmdb job on two TaskManagers: each one\'s state on disk and cache hit rate
   await cluster.startJobManager();
   for (const id of TMS) await cluster.startTaskManager({ id, slots: 1 });
   const base = `http://${cluster.address}`;
-  const get = async (path: string) => {
-    const res = await fetch(`${base}${path}`);
-    assert.equal(res.status, 200, path);
-    return res.headers.get('content-type')?.includes('json') ? res.json() : res.text();
-  };
+  const get = (path: string) => getFrom(base, path);
   const run = spawnWeir(['run', KEYED_SUM, '-m', cluster.address, '-p', '2', '-d', '--checkpoint-dir', join(root, 'checkpoints'), '--', '--rate', '100'], cluster.env);
   assert.equal(await run.finished(60_000), 0, run.tail());
 
@@ -148,11 +151,7 @@ test("weir run on two worker-thread TaskManagers: each one's state on disk and c
   const run = startWeirRun([KEYED_SUM, '-p', '2', '--task-managers', '2', '-D', 'state.backend.type=lmdb', '--checkpoint-dir', join(root, 'run-checkpoints'), '--', '--rate', '100'], weirEnv(join(root, 'run')));
   try {
     const base = `http://${await run.jobManager()}`;
-    const get = async (path: string) => {
-      const res = await fetch(`${base}${path}`);
-      assert.equal(res.status, 200, path);
-      return res.headers.get('content-type')?.includes('json') ? res.json() : res.text();
-    };
+    const get = (path: string) => getFrom(base, path);
     type Listed = { id: string; resourceId: string; pid: number; slotsNumber: number; localState: LocalState | null };
     const list = async () => ((await get('/taskmanagers')) as { taskmanagers: Listed[] }).taskmanagers;
     // Threads of the run's own process, named as its Flink series name them (tm_id): <host>:<pid>-<index>.
