@@ -9,20 +9,12 @@
  * are overwritten with NULs and the rows decoded from that string).
  */
 import type { CopyDataTap } from './copy-data-tap.ts';
+import type { CopyTextRows, TextRows } from './copy-text-rows.ts';
 
 /** What pg hands a submittable: its connection, which writes protocol messages to the socket. */
 interface CopyOutWire {
   query(text: string): void;
 }
-
-/** The rows of a statement after the COPY, each row its fields' text (null for NULL). */
-export type TextRows = Array<ReadonlyArray<string | null>>;
-
-/**
- * Takes a COPY's rows as text: `text` holds whole rows, each ended by a newline and preceded by
- * `gap` NUL characters.
- */
-export type CopyTextRows = (text: string, gap: number) => void;
 
 const HEADER = 5;
 const NEWLINE = 10;

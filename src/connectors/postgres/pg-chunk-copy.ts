@@ -1,4 +1,4 @@
-import type { TextRows } from './copy-out.ts';
+import type { TextRows } from './copy-text-rows.ts';
 import { CopyRowList } from './copy-row-list.ts';
 import { quoteIdent, quoteLiteral, quoteTable } from './pg-quote.ts';
 import type { PgSqlClient } from './pg-sql-client.ts';

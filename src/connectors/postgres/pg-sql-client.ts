@@ -1,7 +1,8 @@
 import pg from 'pg';
 import type { PostgresConnectionOptions } from './postgres-connection-options.ts';
 import { CopyDataTap } from './copy-data-tap.ts';
-import { copyOutSubmittable, type CopyTextRows, type TextRows } from './copy-out.ts';
+import { copyOutSubmittable } from './copy-out.ts';
+import type { CopyTextRows, TextRows } from './copy-text-rows.ts';
 import { sessionOptions, type PgValueParser } from './pg-value-codec.ts';
 
 /** Parsers by type OID for one query's text-format results; undefined: pg's own. */
