@@ -157,6 +157,12 @@ export interface CdcReaderSession<P, S extends CdcRecordSource> {
    * dialect whose log describes each table before its first row, as pgoutput does, need not).
    */
   describeTables?(): Promise<CdcTableSchema[]>;
+  /**
+   * No chunk read follows for now (no table added later is pending): the dialect may let go of
+   * what its merges read (PostgreSQL drops the reader's backfill slot, which would hold WAL back).
+   * The next chunk's currentPosition makes it again.
+   */
+  releaseChunkReads?(): Promise<void>;
   /** The `source` of a snapshot row read in a chunk whose HIGH watermark is `high`. */
   snapshotSource(split: SnapshotSplit, high: P, row: number, readAt: number): S;
   close(): Promise<void>;

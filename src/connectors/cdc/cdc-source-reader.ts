@@ -271,6 +271,10 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
     log.caughtUp = false;
     log.chunkRead(plan, { start: split.start, end: split.end, high: result.high });
     this.#ctx.log.debug(`read chunk ${split.id} of an added table: ${result.rows.length} rows, ${result.merged} changes merged`, { chunk: split.id, rows: result.rows.length });
+    if (log.nextAdding === undefined && session.releaseChunkReads) {
+      // A failure here fails the next chunk read (if a table is added again), which retries as any.
+      session.releaseChunkReads().catch((e: unknown) => this.#ctx.log.warn(`releasing the chunk reads' resources failed: ${(e as Error).message}`));
+    }
   }
 
   /** Now and then the log's reader looks for added tables the log itself has not shown (PostgreSQL's unpublished ones). */

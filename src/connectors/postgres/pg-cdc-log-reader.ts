@@ -137,6 +137,11 @@ export class PgCdcLogReader implements CdcLogReader<Lsn, PgChangeSource> {
     this.#confirm(this.#completed.shift()!);
   }
 
+  /** Lets the server forget the WAL before `lsn` (a shared backfill stream's LOW, which every later LOW is at or after). */
+  confirm(lsn: Lsn): void {
+    this.#confirm(lsn);
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

@@ -1,10 +1,11 @@
 import { createLogicalSlot, DEFAULT_SLOT_CREATION_TIMEOUT_MS } from './logical-slot-creation.ts';
-import type { CdcReaderSession } from '../cdc/cdc-dialect.ts';
+import type { CdcLogReader, CdcReaderSession } from '../cdc/cdc-dialect.ts';
 import type { SnapshotSplit } from '../cdc/cdc-split.ts';
 import { formatLsn, parseLsn, watermarkFromInsertLsn, type Lsn } from './lsn.ts';
 import type { PgChangeSource, RowImage } from './pg-change-record.ts';
 import { PgCdcLogReader } from './pg-cdc-log-reader.ts';
 import { PgLogReader } from './pg-log-reader.ts';
+import { BackfillStream } from './backfill-stream.ts';
 import { quoteIdent, quoteLiteral } from './pg-quote.ts';
 import { PgSqlClient } from './pg-sql-client.ts';
 import { copyRows, loadTableShape, type TableShape } from './pg-chunk-copy.ts';
@@ -22,11 +23,14 @@ const DEFAULT_CONFIRM_DELAY = 3;
 /**
  * One parallel reader's connections. Chunk backfills read a backfill slot of this reader's own,
  * `<slot>_b<subtask>`, made (fresh: one a killed run left is dropped first) before its first
- * watermark and dropped when the session closes. Each backfill streams it from its LOW on a new
- * replication connection and confirms LOW when done, which every later LOW is at or after. (A
+ * watermark. The initial snapshot's chunks read it on one stream, each from where the one before
+ * stopped (backfill-stream.ts), which confirms each LOW when its chunk is done. When the WAL phase
+ * opens, this reader's chunks are read: the stream is closed and the slot dropped, since its
+ * confirmed LSN would hold the server's WAL back from then on. A table added later gets a slot
+ * again, a stream per chunk, and the slot is dropped once no added table is pending (a
  * TEMPORARY slot would vanish by itself after a kill, but a walsender serves only one logical
  * START_REPLICATION per connection: a second one ends at once, so the slot could not outlive
- * the first backfill.) Flink CDC makes and drops a backfill slot per chunk instead. The WAL phase
+ * its first stream). Flink CDC makes and drops a backfill slot per chunk instead. The WAL phase
  * reads the source's slot on a connection of its own.
  */
 export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSource> {
@@ -35,6 +39,10 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
   readonly #sql: PgSqlClient;
   readonly #types = new PgTypeCatalog();
   #backfillSlotName: string | undefined;
+  /** The initial snapshot's backfills share one stream; those of tables added later each have their own. */
+  #backfills: BackfillStream | 'per-chunk' | undefined;
+  /** Dropping the backfill slot (releaseChunkReads): a new one is made only after it. */
+  #releasing: Promise<void> = Promise.resolve();
   #walLayout: { readonly blockSize: number; readonly segmentSize: number } | undefined;
   #lastHigh: { readonly lsn: Lsn; readonly text: string } | undefined;
   /** Per table, its shape as the last chunk's COPY saw it: the next chunk's columns and key without a round trip. */
@@ -103,19 +111,55 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
     return this.#selectedUntil;
   }
 
-  async openLog(from: Lsn, backfillOf?: { readonly db: string; readonly table: string }): Promise<PgCdcLogReader> {
+  async openLog(from: Lsn, backfillOf?: { readonly db: string; readonly table: string }): Promise<CdcLogReader<Lsn, PgChangeSource>> {
+    // The publication may hold more tables (FOR ALL TABLES): only the source's are followed.
+    const captured = (schema: string, table: string) => pgTableMatches(this.#o.tables, schema, table);
+    if (backfillOf) {
+      // The shared stream serves chunks of every table; a chunk's merge takes its own table's rows.
+      this.#backfills ??= new BackfillStream((low) => this.#openBackfill(low, captured));
+      if (this.#backfills !== 'per-chunk') return this.#backfills.view(from);
+      return this.#openBackfill(from, (schema, table) => schema === backfillOf.db && table === backfillOf.table, from);
+    }
+    // The WAL phase: this reader's initial chunks are read.
+    await this.releaseChunkReads();
+    this.#backfills = 'per-chunk';
+    return this.#openStream(from, captured);
+  }
+
+  /**
+   * No chunk read follows for now (the WAL phase began, or no added table is pending): the
+   * backfill slot is dropped, since its confirmed LSN would hold the server's WAL back. The next
+   * chunk's watermark makes it again.
+   */
+  releaseChunkReads(): Promise<void> {
+    const slot = this.#backfillSlotName;
+    const stream = this.#backfills instanceof BackfillStream ? this.#backfills : undefined;
+    this.#backfillSlotName = undefined;
+    if (stream) this.#backfills = undefined;
+    if (!slot) return this.#releasing;
+    // A drop that failed is reported to its caller once; the next slot's making drops what is left.
+    this.#releasing = this.#releasing.catch(() => {}).then(async () => {
+      await stream?.close();
+      await this.#sql.query('SELECT pg_drop_replication_slot($1)', [slot]);
+    });
+    return this.#releasing;
+  }
+
+  /** A stream of the backfill slot from `from` (confirming `confirmOnClose` when closed). */
+  async #openBackfill(from: Lsn, include: (schema: string, table: string) => boolean, confirmOnClose?: Lsn): Promise<PgCdcLogReader> {
+    return this.#openStream(from, include, { slot: await this.#backfillSlot(), ...(confirmOnClose !== undefined ? { confirmOnClose } : {}) });
+  }
+
+  async #openStream(from: Lsn, include: (schema: string, table: string) => boolean, backfill?: { readonly slot: string; readonly confirmOnClose?: Lsn }): Promise<PgCdcLogReader> {
     const warn = this.#o.warn ?? ((m: string) => console.warn(m));
     const publication = this.#o.publicationName ?? DEFAULT_PUBLICATION;
-    const backfill = backfillOf !== undefined;
-    // The publication may hold more tables (FOR ALL TABLES): only the source's are followed.
-    const include = backfillOf ? (schema: string, table: string) => schema === backfillOf.db && table === backfillOf.table : (schema: string, table: string) => pgTableMatches(this.#o.tables, schema, table);
-    const slot = backfill ? await this.#backfillSlot() : (this.#o.slotName ?? DEFAULT_SLOT);
+    const slot = backfill?.slot ?? this.#o.slotName ?? DEFAULT_SLOT;
     for (let attempt = 1; ; attempt++) {
       const conn = await ReplicationConnection.connect(this.#o);
       try {
         const stream = await conn.stream({ slot, publication, start: from });
         const log = new PgLogReader({ database: this.#o.database, stream, sql: this.#sql, catalog: this.#types, warn, relations: !backfill, onClose: () => conn.close() }, from);
-        if (backfill) return new PgCdcLogReader(log, { include, confirmDelay: null, confirmOnClose: from, warn });
+        if (backfill) return new PgCdcLogReader(log, { include, confirmDelay: null, ...(backfill.confirmOnClose !== undefined ? { confirmOnClose: backfill.confirmOnClose } : {}), warn });
         const sql = this.#sql;
         return new PgCdcLogReader(log, { include, confirmDelay: this.#o.lsnCommitCheckpointsDelay ?? DEFAULT_CONFIRM_DELAY, warn, slotLag: () => slotLagBytes(sql, slot) });
       } catch (e) {
@@ -159,16 +203,15 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
 
   async close(): Promise<void> {
     try {
-      // Backfills are closed (their streams stopped), so the slot is released.
-      const slot = this.#backfillSlotName;
-      this.#backfillSlotName = undefined;
-      if (slot) await this.#sql.query('SELECT pg_drop_replication_slot($1)', [slot]);
+      // Chunk reads have ended (a shared backfill stream is closed first, so the slot is released).
+      await this.releaseChunkReads();
     } finally {
       await this.#sql.close();
     }
   }
 
   async #backfillSlot(): Promise<string> {
+    await this.#releasing.catch(() => {});
     if (!this.#backfillSlotName) {
       const slot = `${this.#o.slotName ?? DEFAULT_SLOT}_b${this.#subtask}`;
       // One left by a killed or stopped run of this subtask: its WAL position is stale, start afresh.

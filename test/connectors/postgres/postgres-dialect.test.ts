@@ -94,7 +94,10 @@ test('the core\'s chunk read on the PostgreSQL dialect (LOW, SELECT, HIGH, the b
 
     const mutate = mutator(admin, model, 7);
     const split = (index: number, start: number | null, end: number | null): SnapshotSplit => ({ kind: 'snapshot', id: `public.t#${index}`, db: 'public', table: 't', keyColumn: 'id', keyKind: 'integer', index, start, end });
-    const chunks = [split(0, null, 1000), split(1, 1000, null)];
+    const chunks = [split(0, null, 700), split(1, 700, 1400), split(2, 1400, null)];
+    // The server process streaming the backfill slot as each chunk's backfill begins: one stream for all chunks.
+    const streamedBy: Array<number | null> = [];
+    const backfillPid = async () => ((await admin.query(`SELECT active_pid FROM pg_replication_slots WHERE slot_name = 'weir_b0'`)).rows[0]?.active_pid as number | null) ?? null;
     for (const [i, s] of chunks.entries()) {
       let atHigh: Map<number, number> | undefined;
       const { rows, merged } = await readChunkWith(session, s, {
@@ -104,7 +107,10 @@ test('the core\'s chunk read on the PostgreSQL dialect (LOW, SELECT, HIGH, the b
           atHigh = new Map(model);
         },
         // Changes after HIGH, before the backfill reads (none for the last chunk: its backfill ends on the server's keepalive).
-        afterHigh: () => (i === 0 ? mutate(20) : Promise.resolve()),
+        afterHigh: async () => {
+          streamedBy.push(await backfillPid());
+          if (i < chunks.length - 1) await mutate(20);
+        },
       });
       const expected = [...atHigh!].filter(([id]) => inChunk('integer', id, s.start, s.end)).map(([id, v]) => ({ id, v })).sort((a, b) => a.id - b.id);
       const got = Array.from({ length: rows.length }, (_, i) => rows.at(i)!).map((r) => ({ id: r.id as number, v: r.v as number })).sort((a, b) => a.id - b.id);
@@ -113,6 +119,8 @@ test('the core\'s chunk read on the PostgreSQL dialect (LOW, SELECT, HIGH, the b
     }
     const source = session.snapshotSource(chunks[0]!, 0x10n, 3, 1234);
     assert.deepEqual(source, { db: 'postgres', schema: 'public', table: 't', lsn: '0/10', changeLsn: '0/10', index: 3, txId: null, ts: 1234, snapshot: true });
+    assert.equal(streamedBy[0], null, 'the first backfill opens the stream');
+    assert.ok(streamedBy[1] !== null && streamedBy[2] === streamedBy[1] && (await backfillPid()) === streamedBy[1], `the later chunks read on the first one's stream: server processes ${streamedBy.join(', ')}`);
     const slots = await admin.query(`SELECT slot_name FROM pg_replication_slots ORDER BY 1`);
     assert.deepEqual(slots.rows.map((r) => r.slot_name), ['weir', 'weir_b0'], "the source's slot and the reader's backfill slot");
     await session.close();
@@ -293,6 +301,44 @@ test("a reader's backfill slot still streamed by the run before (its stream clos
   } finally {
     await holder?.close();
     await session.close();
+    await catalog.close();
+    await admin.end();
+    await server.stop();
+  }
+});
+
+test("the WAL phase drops the reader's backfill slot (its confirmed LSN would hold WAL back); a table added later gets one for its chunks, dropped when released", async () => {
+  const server = await startPostgres();
+  const admin = new pg.Client(server.connectionOptions());
+  await admin.connect();
+  const dialect = new PostgresDialect({ ...server.connectionOptions(), tables: ['public.t', 'public.u'], slotName: 'weir', publicationName: 'weir_pub', warn: () => {} });
+  const catalog = await dialect.connectCatalog();
+  const session = await dialect.connectReader(0, 1);
+  const slots = async () => (await admin.query('SELECT slot_name FROM pg_replication_slots ORDER BY 1')).rows.map((r) => r.slot_name as string);
+  const split = (table: string): SnapshotSplit => ({ kind: 'snapshot', id: `public.${table}#0`, db: 'public', table, keyColumn: 'id', keyKind: 'integer', index: 0, start: null, end: null });
+  try {
+    await admin.query('CREATE TABLE t (id int PRIMARY KEY, v int)');
+    await admin.query('INSERT INTO t SELECT g, 0 FROM generate_series(1, 100) g');
+    await catalog.check();
+    const change = { beforeSelect: () => Promise.resolve(), afterSelect: async () => void (await admin.query('UPDATE t SET v = v + 1 WHERE id = 5')), afterHigh: () => Promise.resolve() };
+    const first = await readChunkWith(session, split('t'), change);
+    assert.equal(first.merged, 1, 'the chunk merged the change made while it was read');
+    assert.deepEqual(await slots(), ['weir', 'weir_b0']);
+    const log = await session.openLog(first.high);
+    assert.deepEqual(await slots(), ['weir'], 'the WAL phase dropped the backfill slot');
+    await admin.query('CREATE TABLE u (id int PRIMARY KEY, v int)');
+    await admin.query('INSERT INTO u SELECT g, 0 FROM generate_series(1, 10) g');
+    const found = (await catalog.discoverTables!()).find((x) => x.table === 'u')!;
+    await catalog.capture!(found); // into the publication, as the log reader does with an added table
+    const added = await readChunkWith(session, split('u'), { ...change, afterSelect: async () => void (await admin.query('UPDATE u SET v = 7 WHERE id = 3')) });
+    assert.equal(added.merged, 1);
+    assert.equal(Array.from({ length: added.rows.length }, (_, i) => added.rows.at(i)!).find((r) => r.id === 3)?.v, 7, "the added table's chunk holds the change merged");
+    assert.deepEqual(await slots(), ['weir', 'weir_b0'], 'an added table read its chunk through a backfill slot made again');
+    await session.releaseChunkReads!();
+    assert.deepEqual(await slots(), ['weir'], 'released once no added table is pending');
+    await log.close();
+  } finally {
+    await session.close().catch(() => {});
     await catalog.close();
     await admin.end();
     await server.stop();
