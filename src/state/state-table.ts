@@ -220,6 +220,7 @@ export class StateTable<V> {
     // Taken by the writer's sink (encoded): the entry counts as written, so the writer skips it.
     if (snap.save !== undefined && snap.save(kg, key, value)) {
       entry.written = snap.version;
+      snap.unwritten[kg]!--;
       return true;
     }
     snap.saveOld(entry, value);
@@ -290,8 +291,13 @@ export class StateTable<V> {
     if (snap !== undefined) {
       // What the snapshot still has to write moves to its map of removed entries; the entry
       // counts as written, for a writer that took it out of the Map before it was removed.
-      if (entry.old !== NO_OLD) snap.saveRemoved(kg, key, snap.takeOld(entry));
-      else if (entry.version <= snap.version && entry.written !== snap.version) snap.saveRemoved(kg, key, this.#forSnapshot(entry.value));
+      if (entry.old !== NO_OLD) {
+        snap.saveRemoved(kg, key, snap.takeOld(entry));
+        snap.unwritten[kg]!--;
+      } else if (entry.version <= snap.version && entry.written !== snap.version) {
+        snap.saveRemoved(kg, key, this.#forSnapshot(entry.value));
+        snap.unwritten[kg]!--;
+      }
       entry.written = snap.version;
     }
     map.delete(key);
@@ -313,7 +319,7 @@ export class StateTable<V> {
     if (this.#active !== undefined) return this.#eagerSnapshot();
     const maps = this.maps;
     const stored = this.#stored;
-    const snap = new ActiveSnapshot<V>(this.#version, this.maps.length, () => {
+    const snap = new ActiveSnapshot<V>(this.#version, maps, () => {
       if (this.#active === snap) this.#active = undefined;
       // Values saved for entries the writer never reached (it stopped early) must not linger.
       if (snap.held > 0) for (const m of maps) for (const entry of m.values()) if (entry.old !== NO_OLD) entry.old = NO_OLD;
@@ -357,7 +363,8 @@ export class StateTable<V> {
     function* keyGroupEntries(kg: number, sliceSize: number, keys: Key[], values: unknown[]): Generator<number> {
       const groupKeys: Key[] = [];
       const groupEntries: Array<Entry<V>> = [];
-      maps[kg]!.forEach((entry, key) => {
+      // Every entry of the key group was saved into the writer's sink or removed: nothing to walk.
+      if (snap.unwritten[kg] !== 0) maps[kg]!.forEach((entry, key) => {
         groupKeys.push(key);
         groupEntries.push(entry);
       });
@@ -441,13 +448,19 @@ class ActiveSnapshot<V> {
   held = 0;
   /** The writer's sink for values saved by changes (TableSnapshot.saveTo), until released. */
   save: SavedValueSink | undefined;
+  /**
+   * Per key group, entries of the snapshot still in the Map that no sink took and no removal
+   * moved aside (an upper bound: a walk does not count down). 0: the writer need not walk it.
+   */
+  readonly unwritten: Int32Array;
   /** Removed entries' values, as the snapshot writes them. */
   readonly #removed: Array<Map<Key, unknown> | undefined>;
   readonly #onRelease: () => void;
 
-  constructor(version: number, keyGroups: number, onRelease: () => void) {
+  constructor(version: number, maps: ReadonlyArray<Map<Key, unknown>>, onRelease: () => void) {
     this.version = version;
-    this.#removed = new Array(keyGroups);
+    this.#removed = new Array(maps.length);
+    this.unwritten = Int32Array.from(maps, (m) => m.size);
     this.#onRelease = onRelease;
   }
 
