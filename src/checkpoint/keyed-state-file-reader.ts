@@ -13,7 +13,7 @@ export interface KeyedStateFileReader {
   readonly states: readonly StoredStateInfo[];
   /** The key groups of the asked range that the file holds, in file order. */
   readonly keyGroups: readonly number[];
-  /** Reads one key group (checked against its checksum first); `target` is asked once per state that has entries in it. */
+  /** Reads one key group (checked against its checksum first); `target` is asked once per block: once or twice per state that has entries in it (keyed-state-file.ts). */
   readKeyGroup(keyGroup: number, target: (state: StoredStateInfo, keyGroup: number) => RestoredEntrySink): void;
 }
 

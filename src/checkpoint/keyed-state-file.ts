@@ -17,13 +17,16 @@ import { describeValue } from '../serialization/describe-value.ts';
 import { SerializationError } from '../serialization/serialization-error.ts';
 import { snapshotOf } from '../serialization/serializer-snapshot.ts';
 import { writeFully } from '../fs/write-fully.ts';
+import { SavedValueRuns } from './saved-value-runs.ts';
 
 /**
  * Keyed state of one operator in one subtask, format 2: the states' own serializers write it.
  *
  *   file       "WEIRKSF" 0x02, then the key groups in ascending order
- *   key group  one block per state that has entries in it; the handle records each key group's
- *              offset, length and crc32 (and the whole file's size and crc32)
+ *   key group  a block per state that has entries in it, and a second one of the state's values
+ *              saved by changes while the file was written (saved-value-runs.ts); the handle
+ *              records each key group's offset, length and crc32 (and the whole file's size and
+ *              crc32). A key is in one block of its state only.
  *   block      varuint stateIndex (into the handle's states), varuint keyGroup, runs, varuint 0
  *   run        varuint count (1..SLICE), a key encoding byte (state-key-encoding.ts), then count
  *              pairs of key and value, the value written by the state's codec (state-value-codec.ts)
@@ -48,6 +51,8 @@ interface TableToWrite {
   readonly info: StoredStateInfo;
   readonly codec: StateValueCodec;
   readonly snapshot: CapturedKeyedState['tables'][number]['snapshot'];
+  /** Values the table saved as records changed them, encoded then (snapshots that offer saveTo). */
+  readonly saved: SavedValueRuns | undefined;
 }
 
 /**
@@ -57,12 +62,21 @@ interface TableToWrite {
  * uid, the state, the key and where in the value.
  */
 export async function writeKeyedStateFile(path: string, captured: CapturedKeyedState, signal?: AbortSignal): Promise<KeyedStateHandle> {
+  const groups = captured.keyGroupRange.end - captured.keyGroupRange.start + 1;
   const tables: TableToWrite[] = captured.tables.map((t) => {
     const snapshot = snapshotOf(t.descriptor.serializer);
+    const codec = stateValueCodec(snapshot, t.descriptor.serializer);
+    let saved: SavedValueRuns | undefined;
+    if (t.snapshot.saveTo !== undefined) {
+      // A schemaless codec remembers what its block announced: one per block. The others keep no state.
+      saved = new SavedValueRuns(groups, SLICE, codec.encoding === 'schemaless' ? () => stateValueCodec(snapshot, t.descriptor.serializer) : () => codec);
+      t.snapshot.saveTo(saved.sink);
+    }
     return {
       info: { name: t.descriptor.name, kind: t.descriptor.kind, serializer: snapshot.kind, version: snapshot.version, snapshot },
-      codec: stateValueCodec(snapshot, t.descriptor.serializer),
+      codec,
       snapshot: t.snapshot,
+      saved,
     };
   });
   const fh = await open(path, 'w');
@@ -91,7 +105,6 @@ export async function writeKeyedStateFile(path: string, captured: CapturedKeyedS
     lastYield = performance.now();
   };
   try {
-    const groups = captured.keyGroupRange.end - captured.keyGroupRange.start + 1;
     for (let index = 0; index < groups; index++) {
       const keyGroup = captured.keyGroupRange.start + index;
       const start = flushed + out.pos;
@@ -115,6 +128,8 @@ export async function writeKeyedStateFile(path: string, captured: CapturedKeyedS
           signal?.throwIfAborted();
         }
         if (started) out.writeVarUint(0);
+        // After the walk: values saved while it went on (of entries it had not reached) are in it too.
+        if (table.saved !== undefined) entries += table.saved.writeBlock(index, s, keyGroup, out);
       }
       const end = flushed + out.pos;
       if (end > start) keyGroups.push({ keyGroup, offset: start, length: end - start, crc32: crc32(out.buf.subarray(groupFrom, out.pos), groupCrc) });

@@ -49,6 +49,21 @@ export function keyEncodingOf(keys: readonly Key[], n: number): number {
   return strings ? KEYS_STRING : ints ? KEYS_INT : KEYS_DOUBLE;
 }
 
+/** The narrowest encoding that writes `key` (keyEncodingOf of a run of one key, without the array). */
+export function keyEncodingOfKey(key: Key): number {
+  if (typeof key === 'string') return KEYS_STRING;
+  if (typeof key === 'number') return Number.isSafeInteger(key) && !Object.is(key, -0) ? KEYS_INT : KEYS_DOUBLE;
+  return KEYS_TAGGED;
+}
+
+/** Writes one key of a run whose keys `encoding` writes (keyEncodingOf). */
+export function writeKey(encoding: number, key: Key, out: DataOutput): void {
+  if (encoding === KEYS_STRING) out.writeString(key as string);
+  else if (encoding === KEYS_INT) out.writeInt(key as number);
+  else if (encoding === KEYS_DOUBLE) out.writeDouble(key as number);
+  else writeTaggedKey(key, out);
+}
+
 export function writeTaggedKey(key: Key, out: DataOutput): void {
   switch (typeof key) {
     case 'string':

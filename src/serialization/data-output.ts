@@ -42,6 +42,11 @@ export class DataOutput {
     return new DataOutput(new Uint8Array(Math.max(16, capacity)), 0, Math.max(16, capacity), true);
   }
 
+  /** A growable output that starts in `buf` (a buffer kept for reuse). */
+  static growableIn(buf: Uint8Array): DataOutput {
+    return new DataOutput(buf, 0, buf.length, true);
+  }
+
   /** Points a bounded output at another segment (reusing the object keeps the codecs' call sites monomorphic). */
   reset(buf: Uint8Array, offset = 0, limit = buf.length): void {
     if (buf !== this.buf) {

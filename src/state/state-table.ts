@@ -54,9 +54,21 @@ export interface TableSnapshot<V> {
    * write them out before the next await.
    */
   keyGroupEntries(keyGroupIndex: number, slice: number, keys: Key[], values: unknown[]): Generator<number>;
+  /**
+   * From now on, a value this snapshot still needs whose entry is about to change goes to `save`
+   * (its key group index, its key, the value as the snapshot writes it) instead of being kept
+   * aside: the writer encodes it at once, while the entry is in the CPU's cache and before it
+   * changes, and the value becomes garbage at once. `save` returns false when it did not take the
+   * value (it could not encode it); then the table keeps it aside for the writer as before.
+   * Optional: snapshots that filter or copy their values (TTL cleanup, deltas) do not offer it.
+   */
+  saveTo?(save: SavedValueSink): void;
   /** Its writer is done: the table keeps no copies for it any more (Flink's StateSnapshot.release). */
   release(): void;
 }
+
+/** Where a snapshot's values saved by changes go (TableSnapshot.saveTo). */
+export type SavedValueSink = (keyGroupIndex: number, key: Key, value: unknown) => boolean;
 
 export class StateTable<V> {
   readonly maps: Map<Key, Entry<V>>[];
@@ -100,9 +112,8 @@ export class StateTable<V> {
     const snap = this.#active;
     if (snap !== undefined && entry.version <= snap.version && entry.written !== snap.version) {
       // The caller may mutate what it reads: keep the snapshot's value, hand out a copy (a
-      // stored form is apart from the value already).
-      this.#saveOld(snap, entry);
-      if (this.#stored === undefined) entry.value = this.#copy(entry.value);
+      // stored form is apart from the value already, and an encoded one needs no copy).
+      if (!this.#saveOld(snap, entry, kg, key) && this.#stored === undefined) entry.value = this.#copy(entry.value);
       this.#changing(entry, key);
     } else if (this.#changed !== undefined) this.#changing(entry, key);
     return entry.value;
@@ -179,8 +190,11 @@ export class StateTable<V> {
    */
   #foldable(key: Key, place: (key: Key) => number): Entry<V> | Map<Key, Entry<V>> {
     let entry = this.#cached(key);
+    /** The key group index, when known (a key found by the index has none). */
+    let kg = -1;
     if (entry === undefined) {
-      const map = this.maps[place(key)]!;
+      kg = place(key);
+      const map = this.maps[kg]!;
       entry = map.get(key);
       if (entry === undefined) return map;
       this.#remember(key, entry);
@@ -188,8 +202,8 @@ export class StateTable<V> {
     const snap = this.#active;
     if (snap !== undefined && entry.version <= snap.version && entry.written !== snap.version) {
       const current = entry.value;
-      this.#saveOld(snap, entry);
-      if (this.#stored === undefined && typeof current === 'object' && current !== null) entry.value = this.#copy(current);
+      const encoded = this.#saveOld(snap, entry, kg < 0 && snap.save !== undefined ? place(key) : kg, key);
+      if (!encoded && this.#stored === undefined && typeof current === 'object' && current !== null) entry.value = this.#copy(current);
     }
     this.#changing(entry, key);
     return entry;
@@ -201,8 +215,16 @@ export class StateTable<V> {
    * form, a separate object, so the entry goes on changing its own value in place: no copy of it,
    * and the writer has nothing left to convert when it takes the saved value.
    */
-  #saveOld(snap: ActiveSnapshot<V>, entry: Entry<V>): void {
-    snap.saveOld(entry, this.#forSnapshot(entry.value));
+  #saveOld(snap: ActiveSnapshot<V>, entry: Entry<V>, kg: number, key: Key): boolean {
+    const value = this.#forSnapshot(entry.value);
+    // Taken by the writer's sink (encoded): the entry counts as written, so the writer skips it.
+    if (snap.save !== undefined && snap.save(kg, key, value)) {
+      entry.written = snap.version;
+      snap.unwritten[kg]!--;
+      return true;
+    }
+    snap.saveOld(entry, value);
+    return false;
   }
 
   #forSnapshot(value: V): unknown {
@@ -248,7 +270,7 @@ export class StateTable<V> {
       return;
     }
     const snap = this.#active;
-    if (snap !== undefined && entry.version <= snap.version && entry.written !== snap.version) this.#saveOld(snap, entry);
+    if (snap !== undefined && entry.version <= snap.version && entry.written !== snap.version) this.#saveOld(snap, entry, kg, key);
     entry.value = value;
     this.#changing(entry, key);
   }
@@ -269,8 +291,13 @@ export class StateTable<V> {
     if (snap !== undefined) {
       // What the snapshot still has to write moves to its map of removed entries; the entry
       // counts as written, for a writer that took it out of the Map before it was removed.
-      if (entry.old !== NO_OLD) snap.saveRemoved(kg, key, snap.takeOld(entry));
-      else if (entry.version <= snap.version && entry.written !== snap.version) snap.saveRemoved(kg, key, this.#forSnapshot(entry.value));
+      if (entry.old !== NO_OLD) {
+        snap.saveRemoved(kg, key, snap.takeOld(entry));
+        snap.unwritten[kg]!--;
+      } else if (entry.version <= snap.version && entry.written !== snap.version) {
+        snap.saveRemoved(kg, key, this.#forSnapshot(entry.value));
+        snap.unwritten[kg]!--;
+      }
       entry.written = snap.version;
     }
     map.delete(key);
@@ -292,7 +319,7 @@ export class StateTable<V> {
     if (this.#active !== undefined) return this.#eagerSnapshot();
     const maps = this.maps;
     const stored = this.#stored;
-    const snap = new ActiveSnapshot<V>(this.#version, this.maps.length, () => {
+    const snap = new ActiveSnapshot<V>(this.#version, maps, () => {
       if (this.#active === snap) this.#active = undefined;
       // Values saved for entries the writer never reached (it stopped early) must not linger.
       if (snap.held > 0) for (const m of maps) for (const entry of m.values()) if (entry.old !== NO_OLD) entry.old = NO_OLD;
@@ -336,7 +363,8 @@ export class StateTable<V> {
     function* keyGroupEntries(kg: number, sliceSize: number, keys: Key[], values: unknown[]): Generator<number> {
       const groupKeys: Key[] = [];
       const groupEntries: Array<Entry<V>> = [];
-      maps[kg]!.forEach((entry, key) => {
+      // Every entry of the key group was saved into the writer's sink or removed: nothing to walk.
+      if (snap.unwritten[kg] !== 0) maps[kg]!.forEach((entry, key) => {
         groupKeys.push(key);
         groupEntries.push(entry);
       });
@@ -370,6 +398,7 @@ export class StateTable<V> {
       keyGroupFrames,
       keyGroupEntries,
       keyGroupSlices: (kg, sliceSize) => framesToSlices<V>(keyGroupFrames(kg, sliceSize, [])),
+      saveTo: (save) => snap.saveTo(save),
       release: () => snap.release(),
     };
   }
@@ -417,13 +446,21 @@ class ActiveSnapshot<V> {
   readonly version: number;
   /** Entries holding a saved value (Entry.old) that the writer has not taken yet. */
   held = 0;
+  /** The writer's sink for values saved by changes (TableSnapshot.saveTo), until released. */
+  save: SavedValueSink | undefined;
+  /**
+   * Per key group, entries of the snapshot still in the Map that no sink took and no removal
+   * moved aside (an upper bound: a walk does not count down). 0: the writer need not walk it.
+   */
+  readonly unwritten: Int32Array;
   /** Removed entries' values, as the snapshot writes them. */
   readonly #removed: Array<Map<Key, unknown> | undefined>;
   readonly #onRelease: () => void;
 
-  constructor(version: number, keyGroups: number, onRelease: () => void) {
+  constructor(version: number, maps: ReadonlyArray<Map<Key, unknown>>, onRelease: () => void) {
     this.version = version;
-    this.#removed = new Array(keyGroups);
+    this.#removed = new Array(maps.length);
+    this.unwritten = Int32Array.from(maps, (m) => m.size);
     this.#onRelease = onRelease;
   }
 
@@ -455,10 +492,15 @@ class ActiveSnapshot<V> {
     return rest;
   }
 
+  saveTo(save: SavedValueSink): void {
+    if (!this.#released) this.save = save;
+  }
+
   /** Idempotent: an aborted write releases at once and again when its writer stops. */
   release(): void {
     if (this.#released) return;
     this.#released = true;
+    this.save = undefined;
     this.#removed.fill(undefined);
     this.#onRelease();
   }

@@ -380,3 +380,49 @@ for (const via of READERS) {
     });
   });
 }
+
+describe('values saved into the writer\'s sink (TableSnapshot.saveTo)', () => {
+  const kg = (key: Key): number => Number(String(key).slice(2)) % 4;
+
+  test('an entry the snapshot still needs goes to the sink at its first change, with its key group, once; the writer skips it; a refused value is kept aside for the writer', () => {
+    const table = new StateTable<Doc>(4, copyDoc);
+    for (let i = 0; i < 12; i++) table.put(kg(`k-${i}`), `k-${i}`, { n: i, tags: [] });
+    const snap = table.snapshot();
+    const saved: Array<[number, Key, Doc]> = [];
+    let refuse = 'k-5';
+    snap.saveTo!((g, key, value) => {
+      if (key === refuse) return false;
+      saved.push([g, key, structuredClone(value as Doc)]);
+      return true;
+    });
+    // A put, a get of a mutable value (changed in place by the caller), a fold in place, a removal, a change twice.
+    table.put(kg('k-1'), 'k-1', { n: 100, tags: [] });
+    table.put(kg('k-1'), 'k-1', { n: 101, tags: [] });
+    const two = table.get(kg('k-2'), 'k-2')!;
+    two.tags.push('changed');
+    table.fold('k-3', { n: 1, tags: [] }, (a, b) => ((a.n += b.n), a), kg);
+    table.remove(kg('k-4'), 'k-4');
+    table.put(kg('k-5'), 'k-5', { n: 500, tags: [] });
+    refuse = '';
+    table.put(kg('k-5'), 'k-5', { n: 501, tags: [] });
+    table.put(kg('k-20'), 'k-20', { n: 20, tags: [] });
+    assert.deepEqual(saved, [
+      [1, 'k-1', { n: 1, tags: [] }],
+      [2, 'k-2', { n: 2, tags: [] }],
+      [3, 'k-3', { n: 3, tags: [] }],
+    ]);
+    // An encoded value needs no copy: the reader gets the entry's own object.
+    assert.equal(table.get(kg('k-2'), 'k-2'), two);
+    const walked = readAll(snap, 4, 5, READERS[1]!.slices);
+    const all = [...walked.values()].flat();
+    assert.deepEqual(all.map(([k]) => k).sort(), ['k-0', 'k-10', 'k-11', 'k-4', 'k-5', 'k-6', 'k-7', 'k-8', 'k-9']);
+    assert.deepEqual(all.find(([k]) => k === 'k-5')![1], { n: 5, tags: [] }, 'refused: the value of the snapshot kept aside');
+    assert.deepEqual(all.find(([k]) => k === 'k-4')![1], { n: 4, tags: [] }, 'removed before the writer reached it');
+    snap.release();
+    // A released snapshot's sink is not called any more, nor is a later snapshot's without saveTo.
+    const next = table.snapshot();
+    table.put(kg('k-6'), 'k-6', { n: 600, tags: [] });
+    assert.equal(saved.length, 3);
+    next.release();
+  });
+});
