@@ -2,9 +2,9 @@
 // SELECT * takes at least twice the checkpoint timeout to read, changing the whole time (inserts,
 // updates of values and of the primary key, deletes, transactions), `weir run` SIGKILLed in the
 // middle of the snapshot and resumed: no failed checkpoint, no restart, and the committed change
-// stream replayed equals the final table row for row. Ten times the timeout, a throttled sink and
-// MariaDB: cdc-title-scenario.soak.ts (npm run soak). In test:long, not npm test: it takes about
-// 2 minutes (the table grows until one SELECT * takes 2.5x the timeout), too much for npm test.
+// stream replayed equals the final table row for row: about two minutes (the table grows until one
+// SELECT * takes 2.2x the 3 s timeout). Ten times the timeout, a throttled sink and MariaDB:
+// cdc-title-scenario-10x.long.test.ts (npm run test:long).
 import { after, before, test } from 'node:test';
 import { startDialect, type CdcDialectFixture } from '../fixtures/cdc-dialect-fixture.ts';
 import { describeTitleRun, runTitleScenario, type TitleScenarioOptions } from '../fixtures/cdc-title-scenario.ts';
