@@ -15,7 +15,6 @@ import {
   SerializationError,
   Types,
   ValueStateDescriptor,
-  type TypeSerializer,
 } from '../../src/index.ts';
 import { readKeyedStateFile, writeKeyedStateFile, KEYED_STATE_FILE_FORMAT } from '../../src/checkpoint/keyed-state-file.ts';
 import { readAllEntries } from '../../src/checkpoint/keyed-state-file-reader.ts';
@@ -26,6 +25,7 @@ import { keyGroupFor, type Key } from '../../src/state/key-group.ts';
 import { stateKey } from '../../src/state/state-key.ts';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
 import { keyedBackend, STATE_BACKENDS } from '../fixtures/state-backends.ts';
+import { jsonTextSerializer } from '../fixtures/json-text-serializer.ts';
 
 const MAX = 128;
 let dir: string;
@@ -40,14 +40,7 @@ function backendOf(type: StateBackendType, start = 0, end = MAX - 1): Backend {
   return keyedBackend(type, { start, end }, MAX, 'the-op') as Backend;
 }
 
-/** A serializer of the job's own: JSON text. */
-const jsonText: TypeSerializer<unknown> = {
-  id: 'json-text',
-  version: 3,
-  serialize: (v) => new TextEncoder().encode(JSON.stringify(v)),
-  deserialize: (b) => JSON.parse(new TextDecoder().decode(b)),
-  copy: (v) => structuredClone(v),
-};
+const jsonText = jsonTextSerializer(3);
 
 const Counter = Types.struct({ n: Types.int, label: Types.nullable(Types.string) });
 const KEYS: Key[] = ['a', 'b', 'ü😀', '', 1, 2, -3, 2 ** 40, 1.5, -0, NaN, 7n, 2n ** 70n, true, false, null, ['a', 1], ['a', '1']];

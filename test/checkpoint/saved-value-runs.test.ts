@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ListStateDescriptor, MapStateDescriptor, SerializationError, Types, ValueStateDescriptor, type TypeSerializer } from '../../src/index.ts';
+import { ListStateDescriptor, MapStateDescriptor, SerializationError, Types, ValueStateDescriptor } from '../../src/index.ts';
 import { SavedValueRuns } from '../../src/checkpoint/saved-value-runs.ts';
 import { stateValueCodec } from '../../src/checkpoint/state-value-codec.ts';
 import { readKeyedStateFile, writeKeyedStateFile } from '../../src/checkpoint/keyed-state-file.ts';
@@ -23,6 +23,7 @@ import { keyGroupFor, type Key } from '../../src/state/key-group.ts';
 import { stateKey, userKey } from '../../src/state/state-key.ts';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
 import { keyedBackend, STATE_BACKENDS } from '../fixtures/state-backends.ts';
+import { jsonTextSerializer } from '../fixtures/json-text-serializer.ts';
 
 const MAX = 128;
 let dir: string;
@@ -95,14 +96,7 @@ describe('saved value runs', () => {
   });
 });
 
-/** A serializer of the job's own: JSON text. */
-const jsonText: TypeSerializer<unknown> = {
-  id: 'json-text',
-  version: 3,
-  serialize: (v) => new TextEncoder().encode(JSON.stringify(v)),
-  deserialize: (b) => JSON.parse(new TextDecoder().decode(b)),
-  copy: (v) => structuredClone(v),
-};
+const jsonText = jsonTextSerializer(3);
 
 const KEYS = 6000;
 const keyOf = (i: number): Key => (i % 5 === 0 ? i : i % 5 === 1 ? ['c', i] : `k${i}`);

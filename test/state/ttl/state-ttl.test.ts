@@ -23,6 +23,7 @@ import type { KeyedStateBackend } from '../../../src/state/keyed-state-backend.t
 import { StateMigrationError } from '../../../src/state/state-migration-error.ts';
 import { makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
 import { keyedBackend, STATE_BACKENDS } from '../../fixtures/state-backends.ts';
+import { jsonTextSerializer } from '../../fixtures/json-text-serializer.ts';
 
 const MAX = 128;
 const TTL = 1000;
@@ -42,13 +43,7 @@ class Clock {
   }
 }
 
-const jsonText: TypeSerializer<unknown> = {
-  id: 'json-text',
-  version: 1,
-  serialize: (v) => new TextEncoder().encode(JSON.stringify(v)),
-  deserialize: (b) => JSON.parse(new TextDecoder().decode(b)),
-  copy: (v) => structuredClone(v),
-};
+const jsonText = jsonTextSerializer(1);
 
 const ttl = (configure: (b: ReturnType<typeof StateTtlConfig.newBuilder>) => unknown = () => {}): StateTtlConfig => {
   const b = StateTtlConfig.newBuilder(TTL);
