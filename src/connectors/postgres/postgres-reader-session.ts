@@ -120,8 +120,9 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
       if (this.#backfills !== 'per-chunk') return this.#backfills.view(from);
       return this.#openBackfill(from, (schema, table) => schema === backfillOf.db && table === backfillOf.table, from);
     }
-    // The WAL phase: this reader's initial chunks are read.
-    await this.releaseChunkReads();
+    // The WAL phase: this reader's initial chunks are read. A slot that could not be dropped only
+    // holds WAL back (the next run's first chunk drops it): no reason to fail the job.
+    await this.releaseChunkReads().catch((e: unknown) => warnOf(this.#o)(`could not drop the backfill slot of reader ${this.#subtask} (it holds the server's WAL back until the next run drops it, or: SELECT pg_drop_replication_slot('${slotNameOf(this.#o, this.#subtask)}')): ${(e as Error).message}`));
     this.#backfills = 'per-chunk';
     return this.#openStream(from, captured);
   }
@@ -140,6 +141,8 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
     // A drop that failed is reported to its caller once; the next slot's making drops what is left.
     this.#releasing = this.#releasing.catch(() => {}).then(async () => {
       await stream?.close();
+      // The server may show the slot active for a moment after its stream closed.
+      if (stream) await slotReleased(this.#sql, slot);
       await this.#sql.query('SELECT pg_drop_replication_slot($1)', [slot]);
     });
     return this.#releasing;
@@ -151,7 +154,7 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
   }
 
   async #openStream(from: Lsn, include: (schema: string, table: string) => boolean, backfill?: { readonly slot: string; readonly confirmOnClose?: Lsn }): Promise<PgCdcLogReader> {
-    const warn = this.#o.warn ?? ((m: string) => console.warn(m));
+    const warn = warnOf(this.#o);
     const publication = this.#o.publicationName ?? DEFAULT_PUBLICATION;
     const slot = backfill?.slot ?? this.#o.slotName ?? DEFAULT_SLOT;
     for (let attempt = 1; ; attempt++) {
@@ -213,7 +216,7 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
   async #backfillSlot(): Promise<string> {
     await this.#releasing.catch(() => {});
     if (!this.#backfillSlotName) {
-      const slot = `${this.#o.slotName ?? DEFAULT_SLOT}_b${this.#subtask}`;
+      const slot = slotNameOf(this.#o, this.#subtask);
       // One left by a killed or stopped run of this subtask: its WAL position is stale, start afresh.
       if (await this.#releasedSlot(slot)) await this.#sql.query('SELECT pg_drop_replication_slot($1)', [slot]);
       await createLogicalSlot(this.#sql, this.#o, slot, this.#o.slotCreationTimeoutMs ?? DEFAULT_SLOT_CREATION_TIMEOUT_MS);
@@ -231,7 +234,7 @@ export class PostgresReaderSession implements CdcReaderSession<Lsn, PgChangeSour
   async #releasedSlot(slot: string): Promise<boolean> {
     let row = await slotReleased(this.#sql, slot, 0);
     if (row?.active_pid != null) {
-      (this.#o.warn ?? ((m: string) => console.warn(m)))(`backfill slot '${slot}' is still streamed by server process ${row.active_pid} (a run before this one closing its stream); waiting up to ${SLOT_RELEASE_WAIT_MS / 1000} s for it to end`);
+      warnOf(this.#o)(`backfill slot '${slot}' is still streamed by server process ${row.active_pid} (a run before this one closing its stream); waiting up to ${SLOT_RELEASE_WAIT_MS / 1000} s for it to end`);
       row = await slotReleased(this.#sql, slot);
       if (row?.active_pid != null) throw new SlotInUseError({ host: this.#o.host, port: this.#o.port }, slot, row.active_pid);
     }
@@ -244,4 +247,13 @@ async function walLayout(sql: PgSqlClient): Promise<{ blockSize: number; segment
   const rows = await sql.query<{ name: string; setting: string }>(`SELECT name, setting FROM pg_settings WHERE name IN ('wal_block_size', 'wal_segment_size')`);
   const get = (name: string) => Number(rows.find((r) => r.name === name)?.setting);
   return { blockSize: get('wal_block_size'), segmentSize: get('wal_segment_size') };
+}
+
+/** A reader's backfill slot: `<slot>_b<subtask>`. */
+function slotNameOf(o: PostgresCdcOptions, subtask: number): string {
+  return `${o.slotName ?? DEFAULT_SLOT}_b${subtask}`;
+}
+
+function warnOf(o: PostgresCdcOptions): (message: string) => void {
+  return o.warn ?? ((m: string) => console.warn(m));
 }
