@@ -51,11 +51,22 @@ describe('PostgresCdcSource, exactly once', () => {
     return { job, events, output, running: job.run() };
   }
 
-  async function finish(s: Started, marker: number): Promise<{ lines: string[]; restarts: number }> {
+  async function finish(s: Started, marker: number): Promise<{ lines: string[]; restarts: number; slotsFollowing: string[] }> {
     await committedPgMarker(s.job, s.events, s.output, marker);
+    const slotsFollowing = await slotsSettled();
     await s.job.cancel();
     await s.running;
-    return { lines: readCommittedLines(s.output), restarts: s.job.restarts };
+    return { lines: readCommittedLines(s.output), restarts: s.job.restarts, slotsFollowing };
+  }
+
+  /** The slots once no backfill slot is left (the readers drop them as the snapshot ends), or as they are after 15 s. */
+  async function slotsSettled(): Promise<string[]> {
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const slots = await slotsLeft();
+      if (!slots.some((name) => /_b\d+$/.test(name)) || Date.now() > deadline) return slots;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   async function slotsLeft(): Promise<string[]> {
@@ -89,8 +100,9 @@ describe('PostgresCdcSource, exactly once', () => {
     writing = false;
     const operations = await workload;
     await sql.query('INSERT INTO markers VALUES (1)');
-    const { lines, restarts } = await finish(s, 1);
+    const { lines, restarts, slotsFollowing } = await finish(s, 1);
     assert.equal(restarts, 3);
+    assert.deepEqual(slotsFollowing, ['snap'], "while the job follows the WAL no reader keeps a backfill slot (it would hold WAL back), at p2 the one that does not follow the log too");
     const changes = parsePgChangeLines(lines);
     assert.ok(changes.some((c) => c.source.snapshot) && changes.some((c) => !c.source.snapshot && c.source.table === 'orders'), 'snapshot rows and WAL changes');
     assert.ok(changes.some((c) => c.unchangedColumns?.includes('note')), 'updates that left the TOASTed note out');

@@ -105,6 +105,12 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
   handleSourceEvent(event: unknown): void {
     const e = event as CdcSourceEvent<P>;
     if (e.kind === 'chunks-acknowledged') for (const id of e.ids) this.#unacked.delete(id);
+    if (e.kind === 'snapshot-finished') this.#releaseChunkReads();
+  }
+
+  /** No chunk read follows for now: the dialect may let go of what they held (a failure only holds it longer). */
+  #releaseChunkReads(): void {
+    this.#session?.releaseChunkReads?.().catch((e: unknown) => this.#ctx.log.warn(`releasing what the snapshot's chunk reads held failed: ${(e as Error).message}`));
   }
 
   pollNext(output: SourceOutput<CdcChangeRecord<S>>): InputStatus {
@@ -271,10 +277,7 @@ export class CdcSourceReader<P, S extends CdcRecordSource> implements SourceRead
     log.caughtUp = false;
     log.chunkRead(plan, { start: split.start, end: split.end, high: result.high });
     this.#ctx.log.debug(`read chunk ${split.id} of an added table: ${result.rows.length} rows, ${result.merged} changes merged`, { chunk: split.id, rows: result.rows.length });
-    if (log.nextAdding === undefined && session.releaseChunkReads) {
-      // A failure here fails the next chunk read (if a table is added again), which retries as any.
-      session.releaseChunkReads().catch((e: unknown) => this.#ctx.log.warn(`releasing the chunk reads' resources failed: ${(e as Error).message}`));
-    }
+    if (log.nextAdding === undefined) this.#releaseChunkReads();
   }
 
   /** Now and then the log's reader looks for added tables the log itself has not shown (PostgreSQL's unpublished ones). */

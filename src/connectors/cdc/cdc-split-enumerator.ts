@@ -161,6 +161,9 @@ export class CdcSplitEnumerator<P, S extends CdcRecordSource> implements SplitEn
     }
     this.#state = { ...s, phase: this.#ctx.checkpointing ? 'snapshot-finished' : 'binlog', snapshotFinishedAt: Date.now() };
     this.#ctx.setProcessingBacklog(false);
+    // Readers let go of what their chunk reads held (PostgreSQL: a backfill slot holding WAL back),
+    // the ones that will not follow the log as well.
+    for (let subtask = 0; subtask < this.#ctx.parallelism; subtask++) this.#ctx.sendEventToReader(subtask, { kind: 'snapshot-finished' } satisfies CdcSourceEvent<P>);
     if (!this.#ctx.checkpointing) this.#assignLog(this.#readerForLog());
   }
 

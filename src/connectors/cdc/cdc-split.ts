@@ -96,4 +96,6 @@ export type CdcSplit<P> = SnapshotSplit | LogSplit<P> | FinishedReport<P>;
 /** Reader -> enumerator: these chunks are done. Enumerator -> reader: acknowledged (in its state now). */
 export type CdcSourceEvent<P> =
   | { readonly kind: 'chunks-finished'; readonly chunks: FinishedChunk<P>[] }
-  | { readonly kind: 'chunks-acknowledged'; readonly ids: string[] };
+  | { readonly kind: 'chunks-acknowledged'; readonly ids: string[] }
+  /** Every chunk of the snapshot is finished: no reader reads one again, unless a table is added later. */
+  | { readonly kind: 'snapshot-finished' };

@@ -14,6 +14,7 @@ type Split = CdcSplit<number>;
 function fakeContext() {
   const assigned: Array<{ subtask: number; splits: Split[] }> = [];
   const backlog: boolean[] = [];
+  const events: Array<{ subtask: number; kind: string }> = [];
   const ctx: EnumeratorContext<Split> = {
     jobId: 'job',
     parallelism: 2,
@@ -21,13 +22,13 @@ function fakeContext() {
     log: createLogger({ level: 'error', write: () => {} }),
     assignSplits: (subtask, splits) => void assigned.push({ subtask, splits }),
     signalNoMoreSplits: () => {},
-    sendEventToReader: () => {},
+    sendEventToReader: (subtask, event) => void events.push({ subtask, kind: (event as { kind: string }).kind }),
     setProcessingBacklog: (b) => void backlog.push(b),
     failJob: (e) => {
       throw e;
     },
   };
-  return { ctx, assigned, backlog };
+  return { ctx, assigned, backlog, events };
 }
 
 const OPTIONS = { chunkSize: 5, distributionFactorUpper: 1000, distributionFactorLower: 0.05 };
@@ -49,10 +50,16 @@ async function finishSnapshot(e: CdcSplitEnumerator<number, never>, assigned: Ar
 }
 
 test('the log split waits for an aligned checkpoint after the snapshot: an unaligned one does not open the gate', async () => {
-  const { ctx, assigned, backlog } = fakeContext();
+  const { ctx, assigned, backlog, events } = fakeContext();
   const e = new CdcSplitEnumerator(ctx, fakeDialect({ min: 1, max: 10, rows: 10 }), OPTIONS, undefined, true);
   await finishSnapshot(e as never, assigned);
   assert.deepEqual(backlog, [true, false]);
+  assert.deepEqual(
+    events.filter((x) => x.kind === 'snapshot-finished').map((x) => x.subtask),
+    [0, 1],
+    'every reader is told the snapshot is over, once its last chunk is reported (it may let go of what chunk reads hold)',
+  );
+  assert.ok(events.findIndex((x) => x.kind === 'snapshot-finished') > events.findLastIndex((x) => x.kind === 'chunks-acknowledged'), 'after the last chunk is acknowledged');
   assert.equal(e.snapshotState(3)?.phase, 'snapshot-finished');
   e.notifyCheckpointComplete(3, { unaligned: true });
   assert.equal(assigned.length, 2, 'no log split after an unaligned checkpoint');
