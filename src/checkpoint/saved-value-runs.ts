@@ -1,4 +1,4 @@
-import { DataOutput } from '../serialization/data-output.ts';
+import { DataOutput, varUintWidth } from '../serialization/data-output.ts';
 import type { SavedValueSink } from '../state/state-table.ts';
 import { keyEncodingOfKey, writeKey } from './state-key-encoding.ts';
 import type { StateValueCodec } from './state-value-codec.ts';
@@ -67,7 +67,7 @@ export class SavedValueRuns {
     this.#groups = new Array(keyGroups);
     this.#codec = codec;
     this.#slice = slice;
-    this.#headerRoom = varUintBytes(slice) + 1;
+    this.#headerRoom = varUintWidth(slice) + 1;
   }
 
   readonly sink: SavedValueSink = (kg, key, value) => {
@@ -109,7 +109,7 @@ export class SavedValueRuns {
     if (g.count === 0) {
       out.pos = g.runAt;
     } else {
-      const header = varUintBytes(g.count) + 1;
+      const header = varUintWidth(g.count) + 1;
       const pairsAt = g.runAt + this.#headerRoom;
       if (header < this.#headerRoom) out.buf.copyWithin(g.runAt + header, pairsAt, end);
       out.pos = g.runAt;
@@ -141,14 +141,4 @@ export class SavedValueRuns {
     keepBuffer(g.out.buf);
     return g.entries;
   }
-}
-
-/** Bytes of n as a LEB128 varint. */
-function varUintBytes(n: number): number {
-  let bytes = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 0x80);
-    bytes++;
-  }
-  return bytes;
 }

@@ -201,7 +201,8 @@ export class DataOutput {
   }
 }
 
-function varUintWidth(n: number): number {
+/** Bytes of `n` as a LEB128 varint. */
+export function varUintWidth(n: number): number {
   let width = 1;
   while (n >= 0x80) {
     n = Math.floor(n / 0x80);
