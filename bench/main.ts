@@ -22,11 +22,12 @@ import { sinks } from './scenarios/sinks.ts';
 import { wordcount } from './scenarios/wordcount.ts';
 import { windows } from './scenarios/windows.ts';
 import { state } from './scenarios/state.ts';
+import { stateAccess } from './scenarios/state-access.ts';
 import { largerThanHeap } from './scenarios/larger-than-heap.ts';
 import { transformExpressions } from './scenarios/transform-expressions.ts';
 
 /** Every scenario by name; add new ones here (checkpoint, recovery, backpressure, savepoint, cdc, ...). */
-const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([wordcount, checkpoint, recovery, backpressure, savepoint, cdc, codec, exchange, haStorage, cluster, windows, nexmark, asyncIo, sinks, state, largerThanHeap, jetstreamBench, jetstreamMemory, kafkaBench, transformExpressions, pipelineBench].map((s) => [s.name, s]));
+const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([wordcount, checkpoint, recovery, backpressure, savepoint, cdc, codec, exchange, haStorage, cluster, windows, nexmark, asyncIo, sinks, state, stateAccess, largerThanHeap, jetstreamBench, jetstreamMemory, kafkaBench, transformExpressions, pipelineBench].map((s) => [s.name, s]));
 
 function usage(): string {
   const lines = ['usage: npm run bench -- <scenario> [--runs N] [--records N] [scenario flags]', '', 'scenarios:'];

@@ -16,13 +16,17 @@
 //   4. The job is cancelled (the checkpoint is retained), and on the same files the benchmark
 //      times readSnapshot() with a pass over every entry (read + decode), and, for the
 //      breakdown, verifyCheckpointFiles() and fileCheckpointStorageWorkerView.restoreKeyed() into a fresh
-//      backend on their own.
+//      backend on their own, and a raw read (readFile) of every file of the checkpoint.
+//
+// --backend lmdb runs the keyed state on the lmdb backend (its store in the run's temporary
+// directory): the restore then fills the store from the checkpoint's files.
 //
 // The breakdown of the recovery comes from timestamps: the throw, the JobMaster's onRestart and
 // onRestored callbacks, its 'deployed attempt' log line, the restoreKeyed call (the benchmark
 // wraps the storage's function for the run), the sink writer's creation in attempt 1, its first
 // record.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createJobMaster } from '../../src/index.ts';
@@ -32,7 +36,7 @@ import { fileCheckpointStorageWorkerView } from '../../src/checkpoint/file-check
 import { readSnapshot } from '../../src/checkpoint/snapshot-reader.ts';
 import { verifyCheckpointFiles } from '../../src/checkpoint/verify-checkpoint-files.ts';
 import type { OperatorRestoreState } from '../../src/checkpoint/state-handles.ts';
-import { HeapKeyedStateBackend } from '../../src/state/heap-keyed-state-backend.ts';
+import { createStateBackend } from '../../src/state/create-state-backend.ts';
 import { keyGroupRangeForSubtask } from '../../src/state/key-group.ts';
 import {
   intFlag, fmtMs, fmtNumber, fmtRatio, median, settle, summarize, type Scenario, type ScenarioOptions, type ScenarioResult, type Table
@@ -93,10 +97,28 @@ interface RecoverySample {
   /** The same files, each step on its own. */
   verifyMs: number;
   restoreKeyedMs: number;
+  /** readFile of every file in the checkpoint's directory, and their bytes. */
+  rawReadMs: number;
+  rawBytes: number;
   readonly log: Array<{ at: number; level: string; message: string }>;
 }
 
-async function runRecovery(run: number, keys: number): Promise<RecoverySample> {
+type Backend = 'heap' | 'lmdb';
+
+function backendConfig(backend: Backend, dir: string) {
+  return { 'state.backend.type': backend, 'state.backend.lmdb.localdir': join(dir, 'local'), 'state.backend.lmdb.cache-entries': 50_000 } as const;
+}
+
+/** Every file under the checkpoint's directory, read whole: what the restore cannot go below. */
+async function rawRead(directory: string): Promise<number> {
+  let bytes = 0;
+  for (const entry of readdirSync(directory, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) bytes += (await readFile(join(entry.parentPath, entry.name))).length;
+  }
+  return bytes;
+}
+
+async function runRecovery(run: number, keys: number, backend: Backend): Promise<RecoverySample> {
   await settle();
   const probe = new Probe({ prefill: keys });
   const dir = mkdtempSync(join(tmpdir(), 'weir-bench-recovery-'));
@@ -123,7 +145,8 @@ async function runRecovery(run: number, keys: number): Promise<RecoverySample> {
       job: keyedSumJob({ keys, shape: 'restore' }, probe),
       config: {
         'execution.checkpointing.interval': '1 h',
-        'execution.checkpointing.dir': dir,
+        'execution.checkpointing.dir': join(dir, 'checkpoints'),
+        ...backendConfig(backend, dir),
         'execution.checkpointing.externalized-checkpoint-retention': 'RETAIN_ON_CANCELLATION',
         'restart-strategy.type': 'fixed-delay',
         'restart-strategy.fixed-delay.delay': '0 ms',
@@ -177,6 +200,8 @@ async function runRecovery(run: number, keys: number): Promise<RecoverySample> {
       readMs: NaN,
       verifyMs: NaN,
       restoreKeyedMs: NaN,
+      rawReadMs: NaN,
+      rawBytes: 0,
       log: lines.filter((l) => l.at >= f).map((l) => ({ ...l, at: l.at - f })),
     };
     storage.restoreKeyed = original;
@@ -214,13 +239,26 @@ async function runRecovery(run: number, keys: number): Promise<RecoverySample> {
         const { metadata, directory } = await readMetadata(restoredPath);
         const op = metadata.operators.find((o) => o.uid === 'sum')!;
         const state: OperatorRestoreState = { keyed: op.subtasks.flatMap((s) => (s.keyed ? [s.keyed] : [])), operator: {} };
-        const backend = new HeapKeyedStateBackend(keyGroupRangeForSubtask(0, op.parallelism, op.maxParallelism), op.maxParallelism, 'sum', () => 'benchmark');
+        const factory = createStateBackend(backendConfig(backend, join(dir, 'baseline')));
+        const target = factory.createKeyedStateBackend({ jobId: 'bench', uid: 'sum', subtask: 0, attempt: 0, keyGroupRange: keyGroupRangeForSubtask(0, op.parallelism, op.maxParallelism), maxParallelism: op.maxParallelism, describe: () => 'benchmark' });
+        try {
+          const start = performance.now();
+          await original(target, state, directory);
+          sample.restoreKeyedMs = performance.now() - start;
+          const names = new Set(state.keyed.flatMap((h) => h.states.map((x) => x.name)));
+          let n = 0;
+          for (const name of names) n += target.keysOf(name).length;
+          if (n !== keys) throw new Error(`restoreKeyed gave ${n} entries, expected ${keys}`);
+        } finally {
+          target.close();
+        }
+      },
+      async () => {
+        await settle();
+        const { directory } = await readMetadata(restoredPath);
         const start = performance.now();
-        await original(backend, state, directory);
-        sample.restoreKeyedMs = performance.now() - start;
-        let n = 0;
-        for (const s of backend.states.values()) n += s.table.size;
-        if (n !== keys) throw new Error(`restoreKeyed gave ${n} entries, expected ${keys}`);
+        sample.rawBytes = await rawRead(directory);
+        sample.rawReadMs = performance.now() - start;
       },
     ];
     for (let i = 0; i < steps.length; i++) await steps[(((i + run) % steps.length) + steps.length) % steps.length]!();
@@ -237,27 +275,32 @@ export const recovery: Scenario = {
   flags: {
     keys: `keys of state (default ${fmtNumber(DEFAULT_KEYS)})`,
     warmup: 'unmeasured warm-up runs (default 1, 0 to skip)',
+    backend: 'the keyed state backend, heap (default) or lmdb',
   },
 
   async run(options): Promise<ScenarioResult> {
     const { log, runs } = options;
     const keys = intFlag(options, 'keys', DEFAULT_KEYS);
     const warmups = options.flags.warmup === '0' ? 0 : intFlag(options, 'warmup', 1);
+    const backend = (options.flags.backend ?? 'heap') as Backend;
+    if (backend !== 'heap' && backend !== 'lmdb') throw new Error(`--backend must be heap or lmdb, got '${backend}'`);
     for (let i = 0; i < warmups; i++) {
       log(`warm-up run ${i + 1}/${warmups}`);
-      await runRecovery(-1, keys);
+      await runRecovery(-1, keys, backend);
     }
     const samples: RecoverySample[] = [];
     for (let run = 0; run < runs; run++) {
-      const s = await runRecovery(run, keys);
+      const s = await runRecovery(run, keys, backend);
       samples.push(s);
       log(
-        `run ${run + 1}/${runs}: recovery ${fmtMs(s.recoveryMs)}, read+decode ${fmtMs(s.readMs)} (${fmtRatio(s.recoveryMs / s.readMs)}); verify ${fmtMs(s.verifyMs)}, restoreKeyed ${fmtMs(s.restoreKeyedMs)} (in the recovery ${fmtMs(s.timeline.restoreKeyedEnd - s.timeline.restoreKeyedStart)})`,
+        `run ${run + 1}/${runs}: recovery ${fmtMs(s.recoveryMs)}, read+decode ${fmtMs(s.readMs)} (${fmtRatio(s.recoveryMs / s.readMs)}), raw read ${fmtMs(s.rawReadMs)} (${fmtRatio(s.recoveryMs / s.rawReadMs)}); verify ${fmtMs(s.verifyMs)}, restoreKeyed ${fmtMs(s.restoreKeyedMs)} (in the recovery ${fmtMs(s.timeline.restoreKeyedEnd - s.timeline.restoreKeyedStart)})`,
       );
     }
     const ratios = summarize(samples.map((s) => s.recoveryMs / s.readMs));
     const rec = summarize(samples.map((s) => s.recoveryMs));
     const read = summarize(samples.map((s) => s.readMs));
+    const raw = summarize(samples.map((s) => s.rawReadMs));
+    const rawRatios = summarize(samples.map((s) => s.recoveryMs / s.rawReadMs));
     const med = (f: (s: RecoverySample) => number) => median(samples.map(f));
     const table: Table = {
       columns: ['measure', 'median', 'min', 'max'],
@@ -265,6 +308,8 @@ export const recovery: Scenario = {
         ['recovery: failure -> first record of attempt 1', fmtMs(rec.median), fmtMs(rec.min), fmtMs(rec.max)],
         ['readSnapshot() + pass over every entry', fmtMs(read.median), fmtMs(read.min), fmtMs(read.max)],
         ['recovery / read+decode (per run)', fmtRatio(ratios.median), fmtRatio(ratios.min), fmtRatio(ratios.max)],
+        ['raw read: readFile of every file of the checkpoint', fmtMs(raw.median), fmtMs(raw.min), fmtMs(raw.max)],
+        ['recovery / raw read (per run)', fmtRatio(rawRatios.median), fmtRatio(rawRatios.min), fmtRatio(rawRatios.max)],
       ],
     };
     const t = (f: (x: Timeline) => number) => med((s) => f(s.timeline));
@@ -284,7 +329,7 @@ export const recovery: Scenario = {
     };
     const s0 = samples[0]!;
     const notes = [
-      `${fmtNumber(keys)} keys, state file ${(s0.stateBytes / (1024 * 1024)).toFixed(1)} MB (${fmtNumber(s0.entries)} entries), in-thread TaskManager, restart strategy fixed-delay 0 ms; ${runs} runs${warmups ? ` after ${warmups} warm-up run(s)` : ''}`,
+      `${fmtNumber(keys)} keys on the ${backend} backend, state file ${(s0.stateBytes / (1024 * 1024)).toFixed(1)} MB (${fmtNumber(s0.entries)} entries), in-thread TaskManager, restart strategy fixed-delay 0 ms; ${runs} runs${warmups ? ` after ${warmups} warm-up run(s)` : ''}`,
       `read+decode = readSnapshot(<restored checkpoint>) (reads and checksums every state file, unpacks every frame, groups entries by key group) and one pass touching every value; measured right after each recovery, in the same process`,
       `goal recovery / read+decode <= ${GOAL_RATIO}x: ${fmtRatio(ratios.median)} median of per-run ratios (range ${fmtRatio(ratios.min)}..${fmtRatio(ratios.max)}): ${ratios.median <= GOAL_RATIO ? 'met' : 'NOT met'}`,
     ];
@@ -293,8 +338,8 @@ export const recovery: Scenario = {
       extraTables: [{ title: `Where the recovery goes (median ${fmtMs(rec.median)})`, table: breakdown }],
       notes,
       data: {
-        settings: { keys, runs, warmups, taskManagers: 0, restartDelayMs: 0 },
-        summary: { recoveryMs: rec, readMs: read, ratio: ratios, goal: GOAL_RATIO, verifyMs: summarize(samples.map((s) => s.verifyMs)), restoreKeyedMs: summarize(samples.map((s) => s.restoreKeyedMs)) },
+        settings: { keys, runs, warmups, backend, taskManagers: 0, restartDelayMs: 0 },
+        summary: { recoveryMs: rec, readMs: read, ratio: ratios, rawReadMs: raw, rawRatio: rawRatios, goal: GOAL_RATIO, verifyMs: summarize(samples.map((s) => s.verifyMs)), restoreKeyedMs: summarize(samples.map((s) => s.restoreKeyedMs)) },
         samples,
       },
     };

@@ -55,6 +55,15 @@ export function pack(value: unknown, path = '$'): Uint8Array {
   }
 }
 
+/** The value of MessagePack bytes pack() wrote (the bytes may be reused after: nothing decoded is a view into them). */
+export function unpack(bytes: Uint8Array): unknown {
+  try {
+    return unpackr.unpack(bytes);
+  } catch (e) {
+    throw SerializationError.corrupt(`MessagePack that does not decode (${(e as Error).message})`, 0, e);
+  }
+}
+
 function unencodable(value: unknown, path: string, cause: unknown): SerializationError {
   const found = findUnencodable(value, path);
   if (found) return SerializationError.mismatch(found.path, 'any', found.actual, cause);
