@@ -242,7 +242,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     else {
       const keyBytes = this.#keyBytes(keyGroup, state, key);
       const bytes = this.#storage('read', () => this.#db.getBinary(keyBytes));
-      e = { value: bytes === undefined ? undefined : state.bytes.decode(bytes), dirty: false, changed: false, keyGroup };
+      e = { value: bytes === undefined ? undefined : state.bytes.decode(bytes), dirty: false, changed: false, used: false, keyGroup };
     }
     const left = state.cache.add(key, e);
     if (left !== undefined) {
@@ -532,7 +532,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
         state,
         found.map(({ keyGroup, key, value }): [Key, CachedEntry] => {
           const cached = state.cache.peek(key);
-          if (cached === undefined) return [key, { value, dirty: true, changed: true, keyGroup }];
+          if (cached === undefined) return [key, { value, dirty: true, changed: true, used: false, keyGroup }];
           cached.value = value;
           touch(cached);
           return [key, cached];
