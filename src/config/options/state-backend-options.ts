@@ -14,7 +14,7 @@ export const STATE_BACKEND_OPTIONS = [
     ),
   option('state.backend.lmdb.cache-entries').intType().between(16, 100_000_000).defaultValue(50_000)
     .withDescription(
-      'Entries of one keyed state of one subtask that the lmdb backend keeps decoded in memory (least recently used go first, written back if changed): ' +
+      'Entries of one keyed state of one subtask that the lmdb backend keeps decoded in memory (those not used since the cache last made room go first, the CLOCK rule; written back if changed): ' +
         'what bounds the heap the state takes, whatever the state\'s size.',
     ),
 ] as const;
