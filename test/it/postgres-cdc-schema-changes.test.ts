@@ -11,6 +11,7 @@ import { parseLsn, type Lsn } from '../../src/connectors/postgres/lsn.ts';
 import { resolvePostgresCdcOptions } from '../../src/connectors/postgres/postgres-cdc-options.ts';
 import { startPostgres, type PostgresServer } from '../fixtures/postgres-server.ts';
 import { connectPg } from '../fixtures/pg-cdc-workload.ts';
+import { CdcSchemaChangeError } from '../../src/connectors/cdc/cdc-schema-error.ts';
 import { CdcReaderHarness, logSplitFrom } from '../fixtures/cdc-reader-harness.ts';
 import { describeRecord, runSchemaScenario } from '../fixtures/cdc-schema-scenario.ts';
 
@@ -73,6 +74,29 @@ test('PostgreSQL: without includeSchemaChanges no DDL record comes and rows carr
     await h.until((r) => r.length >= 2);
     assert.deepEqual(h.records.map((r) => describeRecord(r)), ['c quiet vundefined {id=1,a=1}', 'c quiet vundefined {id=2,b=2}']);
     assert.ok(h.lines.some((l) => l.level === 'info' && /schema change of public\.quiet .*rename\.column; version 1/.test(l.message)), 'the change is logged');
+  } finally {
+    await h.close();
+  }
+});
+
+test("PostgreSQL: a table's chunk key renamed while changes are still merged with its chunks fails with an error naming table and position", { timeout: 120_000 }, async () => {
+  await sql.query('CREATE TABLE keyed (id INT PRIMARY KEY, a INT)');
+  const start = await slot('keyed');
+  // A log split still merging with a finished chunk of `keyed` up to a HIGH far ahead.
+  const high = start + 2n ** 40n;
+  const split = { ...logSplitFrom(start), tables: [{ db: 'public', table: 'keyed', keyColumn: 'id', keyKind: 'integer' as const, chunks: [{ start: null, end: null, high }] }], maxHigh: high };
+  const h = await CdcReaderHarness.start(dialect('keyed', ['public.keyed']), [split]);
+  try {
+    await sql.query('INSERT INTO keyed VALUES (1, 1)');
+    await sql.query('ALTER TABLE keyed RENAME COLUMN id TO ident');
+    // pgoutput sends the table's new RELATION before its next row.
+    await sql.query('INSERT INTO keyed VALUES (2, 2)');
+    const error = await h.until(() => false, 60_000).then(() => undefined, (e: unknown) => e);
+    assert.ok(error instanceof CdcSchemaChangeError, `got ${String(error)}`);
+    assert.equal(error.table, 'keyed');
+    assert.equal(error.reason, 'chunk-key-dropped');
+    assert.match(error.message, /public\.keyed cannot be followed past [0-9A-F]+\/[0-9A-F]+/);
+    assert.deepEqual(h.records.map((r) => describeRecord(r)), [], 'a row inside the chunk up to its HIGH is the chunk\'s, not the log\'s');
   } finally {
     await h.close();
   }
