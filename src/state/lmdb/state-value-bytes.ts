@@ -17,9 +17,9 @@ export interface StateValueBytes {
 }
 
 /**
- * Values of a msgpack state (undeclared ones) as the state files write them (schemaless-codec's
- * MessagePack, whose records keep a Map a Map), so a value read from the store is what a restore
- * from a checkpoint would give. V8's structured clone did the same job at 5–7x the cost per value
+ * Values of a msgpack state (undeclared ones) as the state files write a value of no known shape
+ * (schemaless-codec's MessagePack, whose records keep a Map a Map): what the store can hold, a
+ * checkpoint can write. V8's structured clone did the same job at 5–7x the cost per value
  * ({key, v}: 2.4–3.5 µs to write and 2 µs to read against 0.3–0.6 and 0.5), which was most of a
  * restore's time into the store. pack() returns a view into msgpackr's buffer: the store keeps a
  * copy (a delta snapshot holds encoded values for a while).
