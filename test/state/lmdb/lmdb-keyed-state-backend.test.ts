@@ -111,6 +111,30 @@ describe('lmdb keyed state backend', () => {
     assert.deepEqual(readdirSync(join(root, processDir!)), []);
   });
 
+  test('undeclared values come back from the store as they went in: Map, Set, Date, bigint, nested, undefined fields', () => {
+    const b = backend(join(dir, 'values'));
+    const state = b.getValueState(new ValueStateDescriptor<unknown>('v'));
+    const valueOf = (k: number) => ({
+      n: k,
+      big: BigInt(k) * 10n ** 20n,
+      at: new Date(1_700_000_000_000 + k),
+      tags: new Set([`t${k}`, 'all']),
+      counts: new Map<unknown, unknown>([['a', k], [k, { deep: [k, null, 'x'] }]]),
+      missing: undefined,
+      bytes: new Uint8Array([k & 0xff, 1, 2]),
+    });
+    // Many more keys than the 16 cached entries: most values are read back from the store.
+    for (let k = 0; k < 200; k++) {
+      b.setCurrentKey(k);
+      state.update(valueOf(k));
+    }
+    for (let k = 0; k < 200; k++) {
+      b.setCurrentKey(k);
+      assert.deepEqual(state.value(), valueOf(k), `key ${k}`);
+    }
+    b.close();
+  });
+
   test('a key longer than LMDB keeps is a KeyedStateError naming the state and the limit', () => {
     const b = backend(join(dir, 'long-key'));
     const count = b.getValueState(new ValueStateDescriptor('count', { type: Types.int }));
