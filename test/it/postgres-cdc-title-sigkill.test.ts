@@ -28,7 +28,7 @@ test('PostgreSQL: SELECT * takes >= 2x the checkpoint timeout; SIGKILL mid-snaps
     table: 'big',
     rows: 200_000,
     growBy: 100_000,
-    maxRows: 1_000_000,
+    maxRows: 2_500_000,
     noteChars: 1000,
     checkpointTimeoutMs: 3000,
     checkpointIntervalMs: 200,
