@@ -12,7 +12,7 @@ titleScenarioSuite(
   {
     rows: 300_000,
     growBy: 150_000,
-    maxRows: 5_000_000,
+    maxRows: 7_000_000,
     noteChars: 1000,
     checkpointTimeoutMs: 2000,
     checkpointIntervalMs: 500,
