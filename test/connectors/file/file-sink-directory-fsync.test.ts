@@ -19,9 +19,31 @@ function trace(dir: string, out: string): string[] {
     { encoding: 'utf8' },
   );
   assert.equal(r.status, 0, r.stderr);
-  return readFileSync(out, 'utf8')
-    .split('\n')
-    .map((l) => l.replace(/^\d+\s+/, '').trimEnd());
+  return joinInterrupted(readFileSync(out, 'utf8').split('\n'));
+}
+
+/**
+ * The trace's lines without their pids, a call that another thread's calls interrupted
+ * (`fsync(19 <unfinished ...>` ... `<... fsync resumed>) = 0`) joined into one line where it ended.
+ */
+function joinInterrupted(raw: readonly string[]): string[] {
+  const started = new Map<string, string>();
+  const lines: string[] = [];
+  for (const line of raw) {
+    const [, pid = '', text = line] = /^(\d+)\s+(.*)$/.exec(line.trimEnd()) ?? [];
+    if (text.endsWith('<unfinished ...>')) {
+      started.set(pid, text.slice(0, -'<unfinished ...>'.length).trimEnd());
+      continue;
+    }
+    const resumed = /^<\.\.\. \w+ resumed>(.*)$/.exec(text);
+    if (resumed && started.has(pid)) {
+      lines.push(started.get(pid)! + resumed[1]);
+      started.delete(pid);
+      continue;
+    }
+    lines.push(text);
+  }
+  return lines;
 }
 
 /** Index of the first line at or after `from` that fsyncs `dir`: an openat of it whose fd is then fsynced. */
