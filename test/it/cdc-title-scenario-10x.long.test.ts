@@ -19,7 +19,7 @@ titleScenarioSuite(
     minSelectRatio: 10,
     chunkSize: 4000,
     snapshotTimeoutMs: 900_000,
-    checkHeapMb: 8000,
+    checkHeapMb: 14_000,
     workloadRate: 300,
   },
   1_200_000,
