@@ -38,6 +38,9 @@ test('PostgreSQL: SELECT * takes >= 2x the checkpoint timeout; SIGKILL mid-snaps
     killAt: 0.4,
     snapshotTimeoutMs: 300_000,
     markerId: 1,
+    // Up to 2.5M rows of 1 KB notes: the change stream is checked in a child process of its own,
+    // long values as digests (in this process's default heap a table of 2M rows did not fit).
+    checkHeapMb: 6000,
   };
   const r = await runTitleScenario(o);
   t.diagnostic(describeTitleRun('postgres', o, r));
