@@ -122,6 +122,12 @@ describe('web dashboard: source progress', () => {
           20_000,
         );
         for (const lag of await table.locator('td[data-figure="binlog_lag_seconds"]').allTextContents()) assert.match(lag, /^\d+\.\d s$/);
+        // Per table: the snapshot's rows and the changes by kind (3 inserts, 2 updates, 1 delete).
+        const orders = card.locator('table.source-tables tr[data-table="test.orders"]');
+        await until('the Tables view with the changes of test.orders', async () => {
+          const cells = await Promise.all(['snapshot_rows', 'inserts', 'updates', 'deletes', 'schema_changes'].map(async (f) => numberIn((await orders.locator(`td[data-figure="${f}"]`).textContent()) ?? '')));
+          return cells.join(',') === `${ROWS},3,2,1,0`;
+        });
 
         // The checkpoints hold the sources' state (their binlog positions, in operator state): not 0 B.
         const size = await until('a completed checkpoint', async () => {
