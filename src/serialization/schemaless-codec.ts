@@ -37,12 +37,7 @@ export const schemalessCodec: Codec<unknown> & NestedCodec = {
   },
   decode(input: DataInput): unknown {
     const start = input.pos;
-    const bytes = input.readRaw(input.readLength(1));
-    try {
-      return unpackr.unpack(bytes);
-    } catch (e) {
-      throw SerializationError.corrupt(`MessagePack that does not decode (${(e as Error).message})`, start, e);
-    }
+    return unpack(input.readRaw(input.readLength(1)), start);
   },
 };
 
@@ -55,12 +50,15 @@ export function pack(value: unknown, path = '$'): Uint8Array {
   }
 }
 
-/** The value of MessagePack bytes pack() wrote (the bytes may be reused after: nothing decoded is a view into them). */
-export function unpack(bytes: Uint8Array): unknown {
+/**
+ * The value of MessagePack bytes pack() wrote (the bytes may be reused after: nothing decoded is a
+ * view into them); `offset`: where they start in their input, for the error.
+ */
+export function unpack(bytes: Uint8Array, offset = 0): unknown {
   try {
     return unpackr.unpack(bytes);
   } catch (e) {
-    throw SerializationError.corrupt(`MessagePack that does not decode (${(e as Error).message})`, 0, e);
+    throw SerializationError.corrupt(`MessagePack that does not decode (${(e as Error).message})`, offset, e);
   }
 }
 

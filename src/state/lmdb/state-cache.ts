@@ -57,23 +57,17 @@ export class StateCache {
     if (this.#entries.size <= this.#limit) return undefined;
     const leaving: Array<[Key, CachedEntry]> = [];
     const count = this.#entries.size - this.#limit + Math.max(1, this.#limit >> 3);
-    // Two rounds at most: the first takes every used mark off the entries it passes.
-    while (leaving.length < count) {
-      const kept: Array<[Key, CachedEntry]> = [];
-      for (const item of this.#entries) {
-        if (leaving.length >= count) break;
-        if (item[1] === entry) continue;
-        if (item[1].used) {
-          item[1].used = false;
-          kept.push(item);
-        } else leaving.push(item);
-      }
-      for (const [k] of leaving) this.#entries.delete(k);
-      for (const [k, e] of kept) {
-        this.#entries.delete(k);
+    // A used entry goes to the end unmarked; the iteration meets it there again (a second round)
+    // only when the first did not find enough unused ones. Never more than two rounds.
+    for (const item of this.#entries) {
+      if (leaving.length >= count) break;
+      const [k, e] = item;
+      if (e === entry) continue;
+      this.#entries.delete(k);
+      if (e.used) {
+        e.used = false;
         this.#entries.set(k, e);
-      }
-      if (kept.length === 0 && leaving.length < count) break;
+      } else leaving.push(item);
     }
     return leaving;
   }
