@@ -202,7 +202,10 @@ export class RingOutputChannel extends OutputChannel {
     this.#waitingForCredit = false;
     if (this.#closed) return;
     this.#retryPriority();
-    this.drainBacklog();
+    // A record that spans segments goes on first, also when nothing waits behind it: with only
+    // the span left, drainBacklog() has nothing to send, and credit that came back would call
+    // this again and again in microtasks without the span moving (the thread hung for good).
+    if (this.#span === undefined || this.#continueSpan()) this.drainBacklog();
     if (this.backlog.length > 0 || this.#span) this.#awaitCredit();
   }
 

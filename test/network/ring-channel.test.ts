@@ -6,6 +6,7 @@
 // the reader's side with the facts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Worker } from 'node:worker_threads';
 import { systemClock } from '../../src/clock/clock.ts';
 import { InputChannel } from '../../src/network/input-channel.ts';
 import { connectRingInput } from '../../src/network/ring-input.ts';
@@ -171,4 +172,34 @@ test('a writer whose reader closed the ring (its task was cancelled) does not wa
   for (let i = 0; i < 10; i++) output.emit({ word: 'late', count: i });
   await settle();
   assert.equal(output.writable, false);
+});
+
+test('a record larger than the whole ring, with nothing after it, goes on as the reader frees segments (from a writer in another thread)', { timeout: 30_000 }, async () => {
+  const shape = { segments: 2, segmentSize: 256 };
+  const ring = SegmentRing.create(shape);
+  const input = new InputChannel(0, 'from the writer thread');
+  const errors: unknown[] = [];
+  const close = connectRingInput(SegmentRing.attach(ring.buffer, shape), input, new InferringCodec(), (e) => errors.push(e));
+  // 20 segments' worth: most of it can only go out after the reader has released what came before.
+  const records = [{ word: 'x'.repeat(5_000), count: 1 }];
+  // tsx's hooks are per thread: the worker registers them before it imports the thread module.
+  const code = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL('../fixtures/span-writer-thread.ts', import.meta.url).href)}); })`;
+  const writer = new Worker(code, { eval: true, workerData: { buffer: ring.buffer, shape, records } });
+  const exited = new Promise((resolve) => writer.once('exit', resolve));
+  try {
+    const got: unknown[] = [];
+    // Bounded: a writer that does not go on shows as a record that never arrives (its thread spun
+    // in microtasks once credit came back while only the span was left to send).
+    for (let i = 0; i < 2_000 && got.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+      got.push(...take(input));
+    }
+    assert.deepEqual(errors, []);
+    assert.deepEqual(got, records, 'the record larger than the ring arrived whole');
+  } finally {
+    writer.postMessage('done');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 2_000))]);
+    await writer.terminate();
+    close();
+  }
 });
