@@ -18,7 +18,9 @@ import type { ProcessFunction } from './process-function.ts';
 import { WatermarkStrategy } from './watermark-strategy.ts';
 import type { Window } from './windowing/window.ts';
 import type { WindowAssigner } from './windowing/window-assigner.ts';
-import { AllWindowedStream, WindowedStream } from './windowing/windowed-stream.ts';
+import { AllWindowedStream, WindowedStream, type LocalPhase } from './windowing/windowed-stream.ts';
+import type { WindowDefinition } from './windowing/window-definition.ts';
+import type { LocalAggregate } from './windowing/local-aggregate.ts';
 import type { TypeInfo } from '../serialization/type-info.ts';
 import { BroadcastStream } from './broadcast-stream.ts';
 import { callerLocation } from './caller-location.ts';
@@ -260,12 +262,30 @@ export class KeyedStream<T, K extends Key> extends DataStream<T> {
    * session windows in event or processing time, or GlobalWindows with a trigger.
    */
   window<W extends Window>(assigner: WindowAssigner<T, W>): WindowedStream<T, K, W> {
-    return new WindowedStream<T, K, W>(assigner, (window, settings) => this.then({ kind: 'window', window, keySelector: this.selector() }, { name: `Window(${window.describe()})`, ...settings }));
+    return new WindowedStream<T, K, W>(assigner, (window, settings, local) => this.#addWindow(window, { name: `Window(${window.describe()})`, ...settings }, local));
   }
 
   /** @internal windowAll's window operator: one subtask. */
   windowNonParallel<W extends Window>(assigner: WindowAssigner<T, W>): WindowedStream<T, K, W> {
-    return new WindowedStream<T, K, W>(assigner, (window, settings) => this.then({ kind: 'window', window, keySelector: this.selector() }, { name: `WindowAll(${window.describe()})`, ...settings }), true);
+    return new WindowedStream<T, K, W>(assigner, (window, settings, local) => this.#addWindow(window, { name: `WindowAll(${window.describe()})`, ...settings }, local), true);
+  }
+
+  /**
+   * The window operator after this keyBy's exchange; with a first phase, that phase goes before
+   * the exchange instead (chained to what this stream was keyed from, at its parallelism) and the
+   * window is keyed by the key the first phase sends with each accumulator.
+   */
+  #addWindow(window: WindowDefinition, settings: OperatorSettings, local: LocalPhase | undefined): DataStream<unknown> {
+    if (local === undefined) return this.then({ kind: 'window', window, keySelector: this.selector() }, settings);
+    const upstream = this.transformation.inputs[0]!;
+    const env = this.environment;
+    const first = env.addTransformation({ kind: 'local-window-aggregate', ...local, keySelector: this.selector() }, [upstream], {
+      name: `LocalWindowAggregate(${settings.name ?? 'window'})`,
+      ...(upstream.settings.parallelism !== undefined ? { parallelism: upstream.settings.parallelism } : {}),
+    });
+    const byKey: KeySelector<unknown> = (partial) => (partial as LocalAggregate).key as Key;
+    const exchange = env.addTransformation({ kind: 'partition', partitioner: { kind: 'hash', keySelector: byKey } }, [first], {});
+    return new DataStream<unknown>(env, env.addTransformation({ kind: 'window', window, keySelector: byKey }, [exchange], settings));
   }
 
   /**

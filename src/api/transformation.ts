@@ -19,7 +19,7 @@ import type { AsyncFunction, AsyncOutputMode } from './async-function.ts';
 import type { AsyncRetryStrategy } from './async-retry-strategy.ts';
 import type { CoProcessFunction, KeyedCoProcessFunction } from './co-process-function.ts';
 import type { BroadcastProcessFunction, KeyedBroadcastProcessFunction } from './broadcast-process-function.ts';
-import type { MapStateDescriptor } from './state-descriptors.ts';
+import type { AggregateFunction, MapStateDescriptor } from './state-descriptors.ts';
 import type { ProcessJoinFunction } from './process-join-function.ts';
 
 /** A user function, or a factory that makes one per parallel instance. */
@@ -52,6 +52,20 @@ export type OperatorSpec =
   | { readonly kind: 'reduce'; readonly fn: ReduceFunction<unknown>; readonly keySelector: KeySelector<unknown> }
   /** keyBy(...).window(assigner)... (or windowAll): window state and timers are keyed state. */
   | { readonly kind: 'window'; readonly keySelector: KeySelector<unknown>; readonly window: WindowDefinition }
+  /**
+   * The first phase of .window(...).localAggregation().aggregate(fn): before the exchange, an
+   * accumulator per key and tumbling event-time window, sent on as a LocalAggregate when the
+   * watermark passes the window, before each checkpoint barrier, at the end of input, or when it
+   * holds maxEntries of them. It keeps nothing across a checkpoint, so it has no state.
+   */
+  | {
+      readonly kind: 'local-window-aggregate';
+      readonly size: number;
+      readonly offset: number;
+      readonly keySelector: KeySelector<unknown>;
+      readonly aggregate: AggregateFunction<unknown, unknown, unknown>;
+      readonly maxEntries: number;
+    }
   | { readonly kind: 'sink'; readonly sink: Sink<unknown, unknown> | TwoPhaseCommittingSink<unknown, unknown> }
   /** AsyncDataStream.orderedWait/unorderedWait: records waiting for their results are operator state. */
   | {

@@ -255,6 +255,8 @@ export function defaultOperatorName(spec: TransformationSpec): string {
       return 'Process';
     case 'window':
       return `Window(${spec.window.describe()})`;
+    case 'local-window-aggregate':
+      return `LocalWindowAggregate(${spec.size})`;
     case 'async':
       return spec.mode === 'ordered' ? 'Async (ordered)' : 'Async (unordered)';
     case 'partition':

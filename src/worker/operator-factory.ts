@@ -12,6 +12,7 @@ import { SourceOperator } from './operators/source-operator.ts';
 import { ProcessOperator } from './operators/process-operator.ts';
 import { TimestampsAndWatermarksOperator } from './operators/timestamps-and-watermarks-operator.ts';
 import { createWindowOperator } from './windowing/create-window-operator.ts';
+import { LocalWindowAggregateOperator } from './windowing/local-window-aggregate-operator.ts';
 import type { StreamOperator } from './operators/stream-operator.ts';
 import { AsyncWaitOperator } from './async/async-wait-operator.ts';
 import { CoProcessOperator } from './operators/co-process-operator.ts';
@@ -40,6 +41,8 @@ export function createOperator(spec: OperatorSpec): StreamOperator {
       return new ProcessOperator(spec.fn);
     case 'window':
       return createWindowOperator(spec.window, spec.keySelector);
+    case 'local-window-aggregate':
+      return new LocalWindowAggregateOperator(spec);
     case 'async':
       return new AsyncWaitOperator(spec);
     case 'sink':

@@ -9,6 +9,7 @@ import {
   EventTimeSessionWindows,
   executeJob,
   GraphValidationError,
+  OutputTag,
   SlidingEventTimeWindows,
   TumblingEventTimeWindows,
   WatermarkStrategy,
@@ -102,6 +103,33 @@ test('an AggregateFunction without merge over session windows is a graph error; 
     sessions((w) => w.trigger(new NoMerge())).plan([]),
     (e: unknown) => e instanceof GraphValidationError && /NoMerge cannot be used with EventTimeSessionWindows\(10\): merging windows need a trigger whose canMerge\(\) is true/.test(e.message),
   );
+});
+
+test('two-phase aggregation (localAggregation) where its first phase cannot stand in for the window: graph errors naming why and where', async () => {
+  const sum = { createAccumulator: () => 0, add: (v: number, a: number) => a + v, getResult: (a: number) => a, merge: (a: number, b: number) => a + b };
+  const keyed = (env: Parameters<Parameters<typeof defineJob>[0]>[0]) => env.fromSource(new CollectionSource([1]), { uid: 'src' }).keyBy(() => 'k');
+  class Custom extends Trigger<number, TimeWindow> {
+    onElement(): TriggerResult {
+      return 'FIRE';
+    }
+  }
+  const cases: Array<[string, (env: Parameters<Parameters<typeof defineJob>[0]>[0]) => unknown, RegExp]> = [
+    ['sliding windows', (env) => keyed(env).window(SlidingEventTimeWindows.of(10, 5)).localAggregation(), /localAggregation\(\) over SlidingEventTimeWindows\(10, 5\): two-phase aggregation supports tumbling event-time windows/],
+    ['sessions', (env) => keyed(env).window(EventTimeSessionWindows.withGap(10)).localAggregation(), /supports tumbling event-time windows/],
+    ['reduce', (env) => keyed(env).window(TumblingEventTimeWindows.of(10)).localAggregation().reduce((a, b) => a + b), /the window needs aggregate\(fn\), not reduce\(\)/],
+    ['no merge', (env) => keyed(env).window(TumblingEventTimeWindows.of(10)).localAggregation().aggregate({ ...sum, merge: undefined }), /the AggregateFunction needs merge\(a, b\)/],
+    ['late data', (env) => keyed(env).window(TumblingEventTimeWindows.of(10)).sideOutputLateData(new OutputTag<number>('late')).localAggregation().aggregate(sum), /late records reach the window as accumulators, so they cannot go to sideOutputLateData/],
+    ['a trigger', (env) => keyed(env).window(TumblingEventTimeWindows.of(10)).trigger(new Custom()).localAggregation().aggregate(sum), /a trigger sees records, and the window gets accumulators/],
+  ];
+  for (const [what, build, message] of cases) {
+    await assert.rejects(defineJob((env) => void build(env)).plan([]), (e: unknown) => {
+      assert.ok(e instanceof GraphValidationError, `${what}: ${String(e)}`);
+      assert.match(e.message, message, what);
+      assert.match(e.location ?? '', /bad-input\.test\.ts:\d+/, `${what}: names where the job built it: ${e.location}`);
+      return true;
+    });
+  }
+  await assert.rejects(defineJob((env) => void keyed(env).window(TumblingEventTimeWindows.of(10)).localAggregation(0)).plan([]), /localAggregation\(maxEntries\) needs a whole number >= 1, got 0/);
 });
 
 test('registering a timer with no key current (endInput), or in a ProcessFunction on a stream that is not keyed, is a TimerServiceError', async () => {

@@ -36,6 +36,8 @@ describe('windows under injected failures', () => {
     { kind: 'tumbling', extra: ['--size', '1000'], expected: () => slidingSums(events, 1000, 1000), parallelism: 2, taskManagers: 0, seed: 31 },
     { kind: 'sliding', extra: ['--size', '1000', '--slide', '250'], expected: () => slidingSums(events, 1000, 250), parallelism: 3, taskManagers: 2, seed: 32 },
     { kind: 'session', extra: ['--gap', '60'], expected: () => sessionSums(events, 60), parallelism: 2, taskManagers: 2, seed: 33 },
+    // Two-phase: what the first phase held before each barrier is in the window state of that checkpoint.
+    { kind: 'tumbling-two-phase', extra: ['--size', '1000'], expected: () => slidingSums(events, 1000, 1000), parallelism: 3, taskManagers: 2, seed: 36 },
     // Window contents, merging windows and timers on the on-disk backend.
     { kind: 'sliding', extra: ['--size', '1000', '--slide', '250'], expected: () => slidingSums(events, 1000, 250), parallelism: 2, taskManagers: 0, seed: 34, backend: 'lmdb' },
     { kind: 'session', extra: ['--gap', '60'], expected: () => sessionSums(events, 60), parallelism: 3, taskManagers: 2, seed: 35, backend: 'lmdb' },

@@ -11,6 +11,8 @@ import type { Collector } from '../functions.ts';
 import { Trigger } from './trigger.ts';
 import type { Window } from './window.ts';
 import { MergingWindowAssigner, WindowAssigner } from './window-assigner.ts';
+import { TumblingEventTimeWindows } from './window-assigners.ts';
+import { globalAggregate } from './local-aggregate.ts';
 import type { WindowDefinition, WindowFunctionSpec } from './window-definition.ts';
 
 /** A ProcessWindowFunction, or a factory that makes one per parallel instance. */
@@ -25,8 +27,22 @@ export type UseApplyForAPlainFunction = 'process() takes a ProcessWindowFunction
 /** The shape a plain window function has: it is refused by process() with a pointer to apply(). */
 export type PlainWindowFunction<IN, KEY, W extends Window> = (key: KEY, context: WindowContext<W>, elements: readonly IN[], out: Collector<unknown>) => UseApplyForAPlainFunction;
 
-/** Adds the window operator to the job: the KeyedStream's own step, so this file needs no DataStream. */
-export type AddWindowOperator = (definition: WindowDefinition, settings: OperatorSettings) => DataStream<unknown>;
+/** The first phase of a two-phase aggregation, put before the exchange (localAggregation()). */
+export interface LocalPhase {
+  readonly size: number;
+  readonly offset: number;
+  readonly aggregate: AggregateFunction<unknown, unknown, unknown>;
+  readonly maxEntries: number;
+}
+
+/**
+ * Adds the window operator to the job (with `local`, after a first phase before its exchange,
+ * the window keyed by the LocalAggregate's key): the KeyedStream's own step, so this file needs no DataStream.
+ */
+export type AddWindowOperator = (definition: WindowDefinition, settings: OperatorSettings, local?: LocalPhase) => DataStream<unknown>;
+
+/** Accumulators the first phase holds before it sends them all on, by default. */
+export const DEFAULT_LOCAL_AGGREGATION_ENTRIES = 100_000;
 
 /**
  * A keyed stream put into windows (Flink's WindowedStream): choose the trigger, the allowed
@@ -43,6 +59,8 @@ export class WindowedStream<T, K, W extends Window> {
   #lateDataTag: OutputTag<T> | undefined;
   /** windowAll: the operator runs with parallelism 1. */
   readonly #nonParallel: boolean;
+  /** localAggregation(): at most this many accumulators in the first phase; undefined: one phase. */
+  #localEntries: number | undefined;
 
   /** @internal Made by KeyedStream.window and windowAll; users do not construct it. */
   constructor(assigner: WindowAssigner<T, W>, add: AddWindowOperator, nonParallel = false) {
@@ -77,6 +95,24 @@ export class WindowedStream<T, K, W extends Window> {
   sideOutputLateData(tag: OutputTag<T>): this {
     if (!(tag instanceof OutputTag)) throw new TypeError('sideOutputLateData needs an OutputTag');
     this.#lateDataTag = tag;
+    return this;
+  }
+
+  /**
+   * Aggregates in two phases (Flink SQL's local-global aggregation, `agg-phase-strategy:
+   * TWO_PHASE`): each upstream subtask first adds its records to an accumulator per key and window
+   * before the exchange, and sends that; the window operator merges them. One hot key's records
+   * are then aggregated by every upstream subtask instead of all by its own. For aggregate() with
+   * merge(a, b) over tumbling event-time windows with their default trigger. The first phase holds
+   * nothing across a checkpoint (it sends what it holds before the barrier) and at most
+   * `maxEntries` accumulators (then it sends them all).
+   */
+  localAggregation(maxEntries: number = DEFAULT_LOCAL_AGGREGATION_ENTRIES): this {
+    if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new TypeError(`localAggregation(maxEntries) needs a whole number >= 1, got ${String(maxEntries)}`);
+    if (!(this.#assigner instanceof TumblingEventTimeWindows)) {
+      throw new GraphValidationError(`localAggregation() over ${this.#assigner.toString()}: two-phase aggregation supports tumbling event-time windows (a record in one window)`, undefined, callerLocation());
+    }
+    this.#localEntries = maxEntries;
     return this;
   }
 
@@ -125,6 +161,8 @@ export class WindowedStream<T, K, W extends Window> {
 
   #build<O>(fn: WindowFunctionSpec, settings: OperatorSettings | undefined, what: string): DataStream<O> {
     if (fn.kind !== 'process' && fn.windowFunction !== undefined) checkWindowFunction(fn.windowFunction);
+    const local = this.#localPhase(fn);
+    if (local !== undefined) fn = { kind: 'aggregate', aggregate: globalAggregate(local.aggregate) as AggregateFunction<unknown, unknown, unknown>, windowFunction: (fn as { windowFunction: WindowFunctionSpec['windowFunction'] }).windowFunction };
     const assigner = this.#assigner as unknown as WindowAssigner<unknown, Window>;
     const trigger = (this.#trigger ?? this.#assigner.getDefaultTrigger()) as unknown as Trigger<unknown, Window>;
     const definition: WindowDefinition = {
@@ -133,7 +171,7 @@ export class WindowedStream<T, K, W extends Window> {
       allowedLateness: this.#allowedLateness,
       lateDataTag: this.#lateDataTag as OutputTag<unknown> | undefined,
       fn,
-      describe: () => `${assigner.toString()}, ${trigger.toString()}, ${what}`,
+      describe: () => `${assigner.toString()}, ${trigger.toString()}, ${what}${local ? ', two-phase' : ''}`,
     };
     let s: OperatorSettings = { ...settings };
     if (this.#nonParallel) {
@@ -142,7 +180,19 @@ export class WindowedStream<T, K, W extends Window> {
       }
       s = { ...s, parallelism: 1 };
     }
-    return this.#add(definition, s) as DataStream<O>;
+    return this.#add(definition, s, local) as DataStream<O>;
+  }
+
+  #localPhase(fn: WindowFunctionSpec): LocalPhase | undefined {
+    const maxEntries = this.#localEntries;
+    if (maxEntries === undefined) return undefined;
+    const refuse = (why: string) => new GraphValidationError(`localAggregation(): ${why}`, undefined, this.#createdAt);
+    if (fn.kind !== 'aggregate') throw refuse(`the first phase sends accumulators, so the window needs aggregate(fn), not ${fn.kind}()`);
+    if (typeof fn.aggregate.merge !== 'function') throw refuse('the window operator merges the accumulators of the first phase: the AggregateFunction needs merge(a, b)');
+    if (this.#trigger !== undefined) throw refuse(`a trigger sees records, and the window gets accumulators: leave the default trigger (got ${this.#trigger.toString()})`);
+    if (this.#lateDataTag !== undefined) throw refuse('late records reach the window as accumulators, so they cannot go to sideOutputLateData');
+    const assigner = this.#assigner as unknown as TumblingEventTimeWindows;
+    return { size: assigner.size, offset: assigner.offset, aggregate: fn.aggregate, maxEntries };
   }
 }
 
@@ -166,6 +216,12 @@ export class AllWindowedStream<T, W extends Window> {
 
   sideOutputLateData(tag: OutputTag<T>): this {
     this.#inner.sideOutputLateData(tag);
+    return this;
+  }
+
+  /** Two-phase aggregation (WindowedStream.localAggregation): the one window subtask merges what every upstream subtask pre-aggregated. */
+  localAggregation(maxEntries?: number): this {
+    this.#inner.localAggregation(maxEntries);
     return this;
   }
 
