@@ -109,26 +109,25 @@ interface Count {
 }
 const countBids = { createAccumulator: (): Count => ({ n: 0 }), add: (_: unknown, acc: Count) => (acc.n++, acc), getResult: (acc: Count) => acc.n, merge: (a: Count, b: Count) => ((a.n += b.n), a) };
 
-/** Q5's second step: per window, the auctions whose count is the window's highest, once the watermark passes the window. */
-class HottestPerWindow implements KeyedProcessFunction<number, { auction: number; num: number; end: number }, string> {
-  #best!: ValueState<{ max: number; auctions: number[] }>;
-  open(ctx: RuntimeContext): void {
-    this.#best = ctx.getState(new ValueStateDescriptor<{ max: number; auctions: number[] }>('best'));
-  }
-  processElement(r: { auction: number; num: number; end: number }, ctx: KeyedContext<number>): void {
-    const best = this.#best.value();
-    if (best === undefined) {
-      this.#best.update({ max: r.num, auctions: [r.auction] });
-      ctx.timerService().registerEventTimeTimer(r.end - 1);
-    } else if (r.num > best.max) this.#best.update({ max: r.num, auctions: [r.auction] });
-    else if (r.num === best.max) this.#best.update({ max: best.max, auctions: [...best.auctions, r.auction] });
-  }
-  onTimer(_ts: number, ctx: OnTimerContext<number>, out: Collector<string>): void {
-    const best = this.#best.value()!;
-    for (const a of best.auctions) out.collect(`${ctx.getCurrentKey()}\t${a}\t${best.max}`);
-    this.#best.clear();
-  }
+/** Q5's second step: per window, the auctions whose count is the window's highest. */
+interface Hottest {
+  max: number;
+  auctions: number[];
 }
+const hottest = {
+  createAccumulator: (): Hottest => ({ max: -1, auctions: [] }),
+  add: (r: { auction: number; num: number }, acc: Hottest) => {
+    if (r.num > acc.max) return { max: r.num, auctions: [r.auction] };
+    if (r.num === acc.max) acc.auctions.push(r.auction);
+    return acc;
+  },
+  getResult: (acc: Hottest) => acc,
+  merge: (a: Hottest, b: Hottest) => {
+    if (b.max > a.max) return b;
+    if (b.max === a.max) a.auctions.push(...b.auctions);
+    return a;
+  },
+};
 
 /** Q7: the bids at the highest price of a window (merged from what each upstream subtask saw). */
 interface HighestBids {
@@ -259,14 +258,25 @@ export const QUERIES: Readonly<Record<string, Query>> = {
   q1: (events) => bids(events).map((b: Bid) => `${b.auction}\t${b.bidder}\t${dollarsToEuros(b.price)}\t${b.dateTime}\t${b.extra}`, { name: 'q1' }),
   /** Selection: the bids on every 123rd auction. */
   q2: (events) => bids(events).filter((b: Bid) => b.auction % 123 === 0, { name: 'q2 filter' }).map((b: Bid) => `${b.auction}\t${b.price}`, { name: 'q2' }),
-  /** Hot items: per sliding window (10 s, every 2 s), the auctions with the most bids. `start, auction, count`. */
+  /**
+   * Hot items: per sliding window (10 s, every 2 s), the auctions with the most bids. `start, auction, count`.
+   * The counts of a window are emitted with its last millisecond as their timestamp, so the
+   * tumbling windows of the slide that follow group them by the sliding window they count; both
+   * steps aggregate in two phases (the counts by panes of 2 s before their exchange, the highest
+   * count of a window in each upstream subtask before one subtask picks the window's highest).
+   */
   q5: (events) =>
     bidColumn(events, 'auction')
       .keyBy((auction: number) => auction)
       .window(SlidingEventTimeWindows.of(10_000, 2_000))
-      .aggregate(countBids, { process: (auction: number, ctx: WindowContext<TimeWindow>, [num]: readonly number[], out: Collector<{ auction: number; num: number; end: number }>) => out.collect({ auction, num: num!, end: ctx.window().end }) }, { name: 'q5 counts', uid: 'q5-counts' })
-      .keyBy((r) => r.end - 10_000)
-      .process(() => new HottestPerWindow(), { name: 'q5 hottest', uid: 'q5-hottest' }),
+      .localAggregation()
+      .aggregate(countBids, { process: (auction: number, _ctx: WindowContext<TimeWindow>, [num]: readonly number[], out: Collector<{ auction: number; num: number }>) => out.collect({ auction, num: num! }) }, { name: 'q5 counts', uid: 'q5-counts' })
+      .keyBy(() => 0)
+      .window(TumblingEventTimeWindows.of(2_000))
+      .localAggregation()
+      .aggregate(hottest, { process: (_k: number, ctx: WindowContext<TimeWindow>, [best]: readonly Hottest[], out: Collector<string>) => {
+        for (const a of best!.auctions) out.collect(`${ctx.window().end - 10_000}\t${a}\t${best!.max}`);
+      } }, { name: 'q5 hottest', uid: 'q5-hottest' }),
   /**
    * Highest bid: per tumbling window of 10 s, the bids at its highest price. `start, auction, price, bidder, dateTime, extra`.
    * One group per window, as the SQL's MAX over the window: aggregated in two phases (each

@@ -1,5 +1,5 @@
 // Event-time windows end to end over out-of-order events with bounded lateness: tumbling (also
-// aggregated in two phases), sliding (with panes, and with a record in each window), and session windows equal an independent
+// aggregated in two phases), sliding (with panes, in two phases by panes, and with a record in each window), and session windows equal an independent
 // computation (the events sorted by event time, windows made by a plain loop) at parallelism
 // 1..4 in this thread and on worker TaskManagers.
 import assert from 'node:assert/strict';
@@ -19,6 +19,8 @@ const kinds = {
   tumbling: { args: ['--size', '1000'], expected: () => slidingSums(events, 1000, 1000) },
   'tumbling-two-phase': { args: ['--size', '1000'], expected: () => slidingSums(events, 1000, 1000) },
   sliding: { args: ['--size', '1000', '--slide', '250'], expected: () => slidingSums(events, 1000, 250) },
+  // 400 and 150: panes of 50 ms in the first phase.
+  'sliding-two-phase': { args: ['--size', '400', '--slide', '150'], expected: () => slidingSums(events, 400, 150) },
   'sliding-copies': { args: ['--size', '1000', '--slide', '250'], expected: () => slidingSums(events, 1000, 250) },
   session: { args: ['--gap', '60'], expected: () => sessionSums(events, 60) },
 } as const;

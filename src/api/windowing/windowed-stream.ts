@@ -11,7 +11,7 @@ import type { Collector } from '../functions.ts';
 import { Trigger } from './trigger.ts';
 import type { Window } from './window.ts';
 import { MergingWindowAssigner, WindowAssigner } from './window-assigner.ts';
-import { TumblingEventTimeWindows } from './window-assigners.ts';
+import { SlidingEventTimeWindows, TumblingEventTimeWindows } from './window-assigners.ts';
 import { globalAggregate } from './local-aggregate.ts';
 import type { WindowDefinition, WindowFunctionSpec } from './window-definition.ts';
 
@@ -103,14 +103,15 @@ export class WindowedStream<T, K, W extends Window> {
    * TWO_PHASE`): each upstream subtask first adds its records to an accumulator per key and window
    * before the exchange, and sends that; the window operator merges them. One hot key's records
    * are then aggregated by every upstream subtask instead of all by its own. For aggregate() with
-   * merge(a, b) over tumbling event-time windows with their default trigger. The first phase holds
+   * merge(a, b) over tumbling or sliding event-time windows (sliding ones by panes of
+   * gcd(size, slide)) with their default trigger. The first phase holds
    * nothing across a checkpoint (it sends what it holds before the barrier) and at most
    * `maxEntries` accumulators (then it sends them all).
    */
   localAggregation(maxEntries: number = DEFAULT_LOCAL_AGGREGATION_ENTRIES): this {
     if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new TypeError(`localAggregation(maxEntries) needs a whole number >= 1, got ${String(maxEntries)}`);
-    if (!(this.#assigner instanceof TumblingEventTimeWindows)) {
-      throw new GraphValidationError(`localAggregation() over ${this.#assigner.toString()}: two-phase aggregation supports tumbling event-time windows (a record in one window)`, undefined, callerLocation());
+    if (!(this.#assigner instanceof TumblingEventTimeWindows) && !(this.#assigner instanceof SlidingEventTimeWindows)) {
+      throw new GraphValidationError(`localAggregation() over ${this.#assigner.toString()}: two-phase aggregation supports tumbling and sliding event-time windows`, undefined, callerLocation());
     }
     this.#localEntries = maxEntries;
     return this;
@@ -191,8 +192,11 @@ export class WindowedStream<T, K, W extends Window> {
     if (typeof fn.aggregate.merge !== 'function') throw refuse('the window operator merges the accumulators of the first phase: the AggregateFunction needs merge(a, b)');
     if (this.#trigger !== undefined) throw refuse(`a trigger sees records, and the window gets accumulators: leave the default trigger (got ${this.#trigger.toString()})`);
     if (this.#lateDataTag !== undefined) throw refuse('late records reach the window as accumulators, so they cannot go to sideOutputLateData');
-    const assigner = this.#assigner as unknown as TumblingEventTimeWindows;
-    return { size: assigner.size, offset: assigner.offset, aggregate: fn.aggregate, maxEntries };
+    // Sliding windows are aggregated by panes of gcd(size, slide): a pane lies wholly inside
+    // every window that holds its last millisecond, where its accumulator is sent.
+    const assigner = this.#assigner as unknown as TumblingEventTimeWindows | SlidingEventTimeWindows;
+    const pane = assigner instanceof SlidingEventTimeWindows ? gcd(assigner.size, assigner.slide) : assigner.size;
+    return { size: pane, offset: assigner.offset % pane, aggregate: fn.aggregate, maxEntries };
   }
 }
 
@@ -268,4 +272,8 @@ function checkWindowFunction(fn: unknown): void {
   if (typeof fn === 'function' ? fn.length !== 0 : typeof (fn as { process?: unknown })?.process !== 'function') {
     throw new TypeError('a window function is an object with process(key, context, elements, out) (Flink\'s ProcessWindowFunction), or a function of no arguments that makes one');
   }
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
 }

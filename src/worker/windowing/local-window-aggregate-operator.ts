@@ -24,7 +24,7 @@ interface Spec {
 
 /**
  * The first phase of a two-phase window aggregation, chained before the exchange: each record is
- * added to its key's accumulator of its tumbling event-time window here, so one key's records
+ * added to its key's accumulator of its tumbling event-time window (or sliding window's pane) here, so one key's records
  * cross to the key's subtask as one accumulator per flush instead of one by one (a skewed key no
  * longer puts all the aggregation work on one subtask). It flushes a window when the watermark
  * passes it (before passing the watermark on, so nothing it sends is late downstream), everything
