@@ -20,17 +20,14 @@ export abstract class WindowAssigner<T, W extends Window> {
   abstract toString(): string;
 
   windowKey(window: W): WindowKey {
-    if (window instanceof TimeWindow) return `${window.start}:${window.end}`;
+    if (window instanceof TimeWindow) return window.windowKey();
     if (window instanceof GlobalWindow) return 0;
     throw new TypeError(`${this.toString()}: windows of type ${window.constructor.name} need windowKey() and windowOf() of their assigner`);
   }
 
   windowOf(key: WindowKey): W {
     if (key === 0) return GlobalWindow.INSTANCE as unknown as W;
-    if (typeof key === 'string') {
-      const [start, end] = key.split(':').map(Number) as [number, number];
-      return new TimeWindow(start, end) as unknown as W;
-    }
+    if (typeof key === 'string') return TimeWindow.ofWindowKey(key) as unknown as W;
     throw new TypeError(`${this.toString()}: cannot make a window of ${JSON.stringify(key)}`);
   }
 

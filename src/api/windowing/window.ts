@@ -8,11 +8,26 @@ export abstract class Window {
 export class TimeWindow extends Window {
   readonly start: number;
   readonly end: number;
+  /** Its windowKey, made once: a session window's operator asks for it several times per record. */
+  #windowKey: string | undefined;
 
   constructor(start: number, end: number) {
     super();
     this.start = start;
     this.end = end;
+  }
+
+  /** Its name in window state and timers: `start:end`. */
+  windowKey(): string {
+    return (this.#windowKey ??= `${this.start}:${this.end}`);
+  }
+
+  /** The window a windowKey() names. */
+  static ofWindowKey(key: string): TimeWindow {
+    const colon = key.indexOf(':');
+    const w = new TimeWindow(Number(key.slice(0, colon)), Number(key.slice(colon + 1)));
+    w.#windowKey = key;
+    return w;
   }
 
   getStart(): number {
