@@ -109,45 +109,33 @@ interface Count {
 }
 const countBids = { createAccumulator: (): Count => ({ n: 0 }), add: (_: unknown, acc: Count) => (acc.n++, acc), getResult: (acc: Count) => acc.n, merge: (a: Count, b: Count) => ((a.n += b.n), a) };
 
-/** Q5's second step: per window, the auctions whose count is the window's highest. */
-interface Hottest {
+/** The items of a group that share its highest score (ties kept, in no particular order). */
+interface Highest<T> {
   max: number;
-  auctions: number[];
+  items: T[];
 }
-const hottest = {
-  createAccumulator: (): Hottest => ({ max: -1, auctions: [] }),
-  add: (r: { auction: number; num: number }, acc: Hottest) => {
-    if (r.num > acc.max) return { max: r.num, auctions: [r.auction] };
-    if (r.num === acc.max) acc.auctions.push(r.auction);
-    return acc;
-  },
-  getResult: (acc: Hottest) => acc,
-  merge: (a: Hottest, b: Hottest) => {
-    if (b.max > a.max) return b;
-    if (b.max === a.max) a.auctions.push(...b.auctions);
-    return a;
-  },
-};
-
+/** An AggregateFunction of the items at the highest score, with merge (for two phases). */
+function highest<IN, T>(score: (r: IN) => number, item: (r: IN) => T) {
+  return {
+    createAccumulator: (): Highest<T> => ({ max: -Infinity, items: [] }),
+    add: (r: IN, acc: Highest<T>): Highest<T> => {
+      const s = score(r);
+      if (s > acc.max) return { max: s, items: [item(r)] };
+      if (s === acc.max) acc.items.push(item(r));
+      return acc;
+    },
+    getResult: (acc: Highest<T>) => acc,
+    merge: (a: Highest<T>, b: Highest<T>): Highest<T> => {
+      if (b.max > a.max) return b;
+      if (b.max === a.max) a.items.push(...b.items);
+      return a;
+    },
+  };
+}
+/** Q5's second step: per window, the auctions whose count is the window's highest. */
+const hottest = highest((r: { auction: number; num: number }) => r.num, (r) => r.auction);
 /** Q7: the bids at the highest price of a window (merged from what each upstream subtask saw). */
-interface HighestBids {
-  price: number;
-  bids: Bid[];
-}
-const highestBids = {
-  createAccumulator: (): HighestBids => ({ price: -1, bids: [] }),
-  add: (b: Bid, acc: HighestBids) => {
-    if (b.price > acc.price) return { price: b.price, bids: [b] };
-    if (b.price === acc.price) acc.bids.push(b);
-    return acc;
-  },
-  getResult: (acc: HighestBids) => acc,
-  merge: (a: HighestBids, b: HighestBids) => {
-    if (b.price > a.price) return b;
-    if (b.price === a.price) a.bids.push(...b.bids);
-    return a;
-  },
-};
+const highestBids = highest((b: Bid) => b.price, (b) => b);
 /** Q18: the last bid of each (bidder, auction), as a changelog. */
 class LastBid implements KeyedProcessFunction<string, Bid, string> {
   #last!: ValueState<Bid>;
@@ -274,8 +262,8 @@ export const QUERIES: Readonly<Record<string, Query>> = {
       .keyBy(() => 0)
       .window(TumblingEventTimeWindows.of(2_000))
       .localAggregation()
-      .aggregate(hottest, { process: (_k: number, ctx: WindowContext<TimeWindow>, [best]: readonly Hottest[], out: Collector<string>) => {
-        for (const a of best!.auctions) out.collect(`${ctx.window().end - 10_000}\t${a}\t${best!.max}`);
+      .aggregate(hottest, { process: (_k: number, ctx: WindowContext<TimeWindow>, [best]: readonly Highest<number>[], out: Collector<string>) => {
+        for (const a of best!.items) out.collect(`${ctx.window().end - 10_000}\t${a}\t${best!.max}`);
       } }, { name: 'q5 hottest', uid: 'q5-hottest' }),
   /**
    * Highest bid: per tumbling window of 10 s, the bids at its highest price. `start, auction, price, bidder, dateTime, extra`.
@@ -288,8 +276,8 @@ export const QUERIES: Readonly<Record<string, Query>> = {
       .keyBy(() => 0)
       .window(TumblingEventTimeWindows.of(10_000))
       .localAggregation()
-      .aggregate(highestBids, { process: (_k: number, ctx: WindowContext<TimeWindow>, [best]: readonly HighestBids[], out: Collector<string>) => {
-        for (const b of best!.bids) out.collect(`${ctx.window().start}\t${b.auction}\t${b.price}\t${b.bidder}\t${b.dateTime}\t${b.extra}`);
+      .aggregate(highestBids, { process: (_k: number, ctx: WindowContext<TimeWindow>, [best]: readonly Highest<Bid>[], out: Collector<string>) => {
+        for (const b of best!.items) out.collect(`${ctx.window().start}\t${b.auction}\t${b.price}\t${b.bidder}\t${b.dateTime}\t${b.extra}`);
       } }, { name: 'q7', uid: 'q7' }),
   /** User sessions: bids per bidder and session (gap 10 s). `bidder, count, start, end`. */
   q11: (events) =>
