@@ -144,3 +144,40 @@ test('windowAll: the windows of the whole stream in one subtask, fed by two sour
     /windowAll runs in one subtask: its parallelism must be 1, got 3/,
   );
 });
+
+test('windowAll in two phases: each source subtask pre-aggregates its windows before the one window subtask merges them, with the same results', async () => {
+  const id = uniqueId();
+  const source = ScriptedSource.perSubtask<Ev>([
+    [ev('a', 1, 1), ev('b', 12, 2), wm(15), ev('a', 25, 4)],
+    [ev('c', 3, 10), wm(9), ev('d', 14, 20), ev('e', 31, 40)],
+  ]);
+  interface Acc {
+    keys: string;
+    sum: number;
+  }
+  const job = defineJob((env) => {
+    env
+      .fromSource(source, { uid: 'src', parallelism: 2 })
+      .windowAll(TumblingEventTimeWindows.of(10))
+      .localAggregation()
+      .aggregate(
+        {
+          createAccumulator: (): Acc => ({ keys: '', sum: 0 }),
+          add: (e: Ev, a: Acc) => ({ keys: a.keys + e.key, sum: a.sum + e.v }),
+          getResult: (a: Acc) => a,
+          merge: (a: Acc, b: Acc) => ({ keys: a.keys + b.keys, sum: a.sum + b.sum }),
+        },
+        { process: (ctx: WindowContext<TimeWindow>, [a]: readonly Acc[], out: Collector<string>) => out.collect(`[${ctx.window().start},${ctx.window().end}) ${[...a!.keys].sort().join('')} ${a!.sum}`) },
+        { uid: 'all' },
+      )
+      .sinkTo(new CollectSink<string>(id), { parallelism: 1 });
+  });
+  const { result, records } = await runCollecting<string>(id, () => executeJob({ job, config: { 'parallelism.default': 2 } }));
+  assert.equal(result.status, 'FINISHED', result.error?.message);
+  assert.deepEqual(records, ['[0,10) ac 11', '[10,20) bd 22', '[20,30) a 4', '[30,40) e 40']);
+  const plan = await job.plan([], { commandLine: { 'parallelism.default': 2 } });
+  const first = plan.jobGraph.vertices.find((v) => v.operators.some((o) => o.name.startsWith('LocalWindowAggregate')))!;
+  assert.equal(first.parallelism, 2, 'the first phase runs in each source subtask');
+  assert.ok(first.operators.some((o) => o.uid === 'src'), 'chained to the source');
+  assert.equal(plan.jobGraph.vertices.find((v) => v.operators.some((o) => o.uid === 'all'))!.parallelism, 1);
+});
