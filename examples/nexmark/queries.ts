@@ -125,9 +125,12 @@ function highest<IN, T>(score: (r: IN) => number, item: (r: IN) => T) {
       return acc;
     },
     getResult: (acc: Highest<T>) => acc,
+    // Into a, never keeping b: in two phases b is what the first phase sent, a record.
     merge: (a: Highest<T>, b: Highest<T>): Highest<T> => {
-      if (b.max > a.max) return b;
-      if (b.max === a.max) a.items.push(...b.items);
+      if (b.max > a.max) {
+        a.max = b.max;
+        a.items = [...b.items];
+      } else if (b.max === a.max) a.items.push(...b.items);
       return a;
     },
   };

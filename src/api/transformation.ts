@@ -54,9 +54,10 @@ export type OperatorSpec =
   | { readonly kind: 'window'; readonly keySelector: KeySelector<unknown>; readonly window: WindowDefinition }
   /**
    * The first phase of .window(...).localAggregation().aggregate(fn): before the exchange, an
-   * accumulator per key and tumbling event-time window (a sliding window's pane), sent on as a LocalAggregate when the
-   * watermark passes the window, before each checkpoint barrier, at the end of input, or when it
-   * holds maxEntries of them. It keeps nothing across a checkpoint, so it has no state.
+   * accumulator per key and tumbling event-time window (a sliding window's pane, of `size`), sent
+   * on as a LocalAggregate when the watermark passes the window, before each checkpoint barrier,
+   * at the end of input, or when it holds maxEntries of them. It keeps nothing across a
+   * checkpoint, so it has no state.
    */
   | {
       readonly kind: 'local-window-aggregate';

@@ -104,9 +104,11 @@ export class WindowedStream<T, K, W extends Window> {
    * before the exchange, and sends that; the window operator merges them. One hot key's records
    * are then aggregated by every upstream subtask instead of all by its own. For aggregate() with
    * merge(a, b) over tumbling or sliding event-time windows (sliding ones by panes of
-   * gcd(size, slide)) with their default trigger. The first phase holds
-   * nothing across a checkpoint (it sends what it holds before the barrier) and at most
-   * `maxEntries` accumulators (then it sends them all).
+   * gcd(size, slide)) with their default trigger. The first phase holds nothing across a checkpoint (it sends what it holds before the barrier) and at most
+   * `maxEntries` accumulators (then it sends them all). The window operator calls
+   * merge(own, sent): it may change and return `own`, but must not keep `sent` or anything it
+   * changes later: within a TaskManager `sent` is the first phase's record itself, which an
+   * unaligned checkpoint may hold as in-flight data.
    */
   localAggregation(maxEntries: number = DEFAULT_LOCAL_AGGREGATION_ENTRIES): this {
     if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new TypeError(`localAggregation(maxEntries) needs a whole number >= 1, got ${String(maxEntries)}`);

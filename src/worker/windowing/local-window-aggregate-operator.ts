@@ -1,5 +1,4 @@
-import type { KeySelector } from '../../api/functions.ts';
-import type { AggregateFunction } from '../../api/state-descriptors.ts';
+import type { OperatorSpec } from '../../api/transformation.ts';
 import type { LocalAggregate } from '../../api/windowing/local-aggregate.ts';
 import { TimeWindow } from '../../api/windowing/window.ts';
 import type { CheckpointType } from '../../network/stream-event.ts';
@@ -9,33 +8,28 @@ import { stateKey } from '../../state/state-key.ts';
 import { AbstractStreamOperator, type OperatorContext } from '../operators/stream-operator.ts';
 import { MissingTimestampError } from './missing-timestamp-error.ts';
 
-interface Partial {
+/** A key's accumulator of one window, until it is sent. */
+interface Pending {
   readonly key: unknown;
   acc: unknown;
 }
 
-interface Spec {
-  readonly size: number;
-  readonly offset: number;
-  readonly keySelector: KeySelector<unknown>;
-  readonly aggregate: AggregateFunction<unknown, unknown, unknown>;
-  readonly maxEntries: number;
-}
+type Spec = Omit<Extract<OperatorSpec, { kind: 'local-window-aggregate' }>, 'kind'>;
 
 /**
  * The first phase of a two-phase window aggregation, chained before the exchange: each record is
- * added to its key's accumulator of its tumbling event-time window (or sliding window's pane) here, so one key's records
- * cross to the key's subtask as one accumulator per flush instead of one by one (a skewed key no
- * longer puts all the aggregation work on one subtask). It flushes a window when the watermark
- * passes it (before passing the watermark on, so nothing it sends is late downstream), everything
- * before a checkpoint barrier (Flink's prepareSnapshotPreBarrier: what it aggregated is in the
- * downstream state of that checkpoint, and it has nothing to snapshot), at the end of input, and
- * when it holds maxEntries accumulators.
+ * added here to its key's accumulator of its tumbling event-time window (or sliding window's
+ * pane), so one key's records cross to the key's subtask as one accumulator per flush instead of
+ * one by one (a skewed key no longer puts all the aggregation work on one subtask). It flushes a
+ * window when the watermark passes it (before passing the watermark on, so nothing it sends is
+ * late downstream), everything before a checkpoint barrier (Flink's prepareSnapshotPreBarrier:
+ * what it aggregated is in the downstream state of that checkpoint, and it has nothing to
+ * snapshot), at the end of input, and when it holds maxEntries accumulators.
  */
 export class LocalWindowAggregateOperator extends AbstractStreamOperator {
   readonly #spec: Spec;
   /** Accumulators by window start, then by the key's state form. */
-  readonly #windows = new Map<number, Map<Key, Partial>>();
+  readonly #windows = new Map<number, Map<Key, Pending>>();
   #entries = 0;
   #watermark = -Infinity;
   #time!: RecordTimestamp;
