@@ -115,12 +115,26 @@ test('without a late-data side output, late records count in numLateRecordsDropp
   }
 });
 
-test('windowAll: the windows of the whole stream in one subtask, fed by two source subtasks; its parallelism cannot be more than 1', async () => {
-  const id = uniqueId();
-  const source = ScriptedSource.perSubtask<Ev>([
+/** Two source subtasks of keyed events and watermarks, for the windowAll tests. */
+const windowAllSource = () =>
+  ScriptedSource.perSubtask<Ev>([
     [ev('a', 1, 1), ev('b', 12, 2), wm(15), ev('a', 25, 4)],
     [ev('c', 3, 10), wm(9), ev('d', 14, 20), ev('e', 31, 40)],
   ]);
+/** windowAll's results over windowAllSource: the keys and the sum of each window of 10. */
+const WINDOW_ALL_RESULTS = ['[0,10) ac 11', '[10,20) bd 22', '[20,30) a 4', '[30,40) e 40'];
+
+/** Runs a windowAll job at parallelism 2 into the collect sink `id`; its results, and its plan's vertex parallelism of uid 'all'. */
+async function runWindowAll(id: string, job: ReturnType<typeof defineJob>) {
+  const { result, records } = await runCollecting<string>(id, () => executeJob({ job, config: { 'parallelism.default': 2 } }));
+  assert.equal(result.status, 'FINISHED', result.error?.message);
+  const plan = await job.plan([], { commandLine: { 'parallelism.default': 2 } });
+  return { records, plan, windowParallelism: plan.jobGraph.vertices.find((v) => v.operators.some((o) => o.uid === 'all'))!.parallelism };
+}
+
+test('windowAll: the windows of the whole stream in one subtask, fed by two source subtasks; its parallelism cannot be more than 1', async () => {
+  const id = uniqueId();
+  const source = windowAllSource();
   const job = defineJob((env) => {
     env
       .fromSource(source, { uid: 'src', parallelism: 2 })
@@ -131,11 +145,9 @@ test('windowAll: the windows of the whole stream in one subtask, fed by two sour
       )
       .sinkTo(new CollectSink<string>(id), { parallelism: 1 });
   });
-  const { result, records } = await runCollecting<string>(id, () => executeJob({ job, config: { 'parallelism.default': 2 } }));
-  assert.equal(result.status, 'FINISHED', result.error?.message);
-  assert.deepEqual(records, ['[0,10) ac 11', '[10,20) bd 22', '[20,30) a 4', '[30,40) e 40']);
-  const plan = await job.plan([], { commandLine: { 'parallelism.default': 2 } });
-  assert.equal(plan.jobGraph.vertices.find((v) => v.operators.some((o) => o.uid === 'all'))!.parallelism, 1);
+  const { records, windowParallelism } = await runWindowAll(id, job);
+  assert.deepEqual(records, WINDOW_ALL_RESULTS);
+  assert.equal(windowParallelism, 1);
 
   await assert.rejects(
     defineJob((env) => {
@@ -147,17 +159,13 @@ test('windowAll: the windows of the whole stream in one subtask, fed by two sour
 
 test('windowAll in two phases: each source subtask pre-aggregates its windows before the one window subtask merges them, with the same results', async () => {
   const id = uniqueId();
-  const source = ScriptedSource.perSubtask<Ev>([
-    [ev('a', 1, 1), ev('b', 12, 2), wm(15), ev('a', 25, 4)],
-    [ev('c', 3, 10), wm(9), ev('d', 14, 20), ev('e', 31, 40)],
-  ]);
   interface Acc {
     keys: string;
     sum: number;
   }
   const job = defineJob((env) => {
     env
-      .fromSource(source, { uid: 'src', parallelism: 2 })
+      .fromSource(windowAllSource(), { uid: 'src', parallelism: 2 })
       .windowAll(TumblingEventTimeWindows.of(10))
       .localAggregation()
       .aggregate(
@@ -172,12 +180,10 @@ test('windowAll in two phases: each source subtask pre-aggregates its windows be
       )
       .sinkTo(new CollectSink<string>(id), { parallelism: 1 });
   });
-  const { result, records } = await runCollecting<string>(id, () => executeJob({ job, config: { 'parallelism.default': 2 } }));
-  assert.equal(result.status, 'FINISHED', result.error?.message);
-  assert.deepEqual(records, ['[0,10) ac 11', '[10,20) bd 22', '[20,30) a 4', '[30,40) e 40']);
-  const plan = await job.plan([], { commandLine: { 'parallelism.default': 2 } });
+  const { records, plan, windowParallelism } = await runWindowAll(id, job);
+  assert.deepEqual(records, WINDOW_ALL_RESULTS);
   const first = plan.jobGraph.vertices.find((v) => v.operators.some((o) => o.name.startsWith('LocalWindowAggregate')))!;
   assert.equal(first.parallelism, 2, 'the first phase runs in each source subtask');
   assert.ok(first.operators.some((o) => o.uid === 'src'), 'chained to the source');
-  assert.equal(plan.jobGraph.vertices.find((v) => v.operators.some((o) => o.uid === 'all'))!.parallelism, 1);
+  assert.equal(windowParallelism, 1);
 });
