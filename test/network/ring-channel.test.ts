@@ -179,14 +179,20 @@ test('a record larger than the whole ring, with nothing after it, goes on as the
   const ring = SegmentRing.create(shape);
   const input = new InputChannel(0, 'from the writer thread');
   const errors: unknown[] = [];
-  const close = connectRingInput(SegmentRing.attach(ring.buffer, shape), input, new InferringCodec(), (e) => errors.push(e));
-  // 20 segments' worth: most of it can only go out after the reader has released what came before.
+  // 20 segments' worth: emit() fills the 2 segments and returns with the rest waiting for credit.
   const records = [{ word: 'x'.repeat(5_000), count: 1 }];
   // tsx's hooks are per thread: the worker registers them before it imports the thread module.
   const code = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL('../fixtures/span-writer-thread.ts', import.meta.url).href)}); })`;
   const writer = new Worker(code, { eval: true, workerData: { buffer: ring.buffer, shape, records } });
   const exited = new Promise((resolve) => writer.once('exit', resolve));
+  let close = () => {};
   try {
+    // The reader starts once emit() has returned: every credit comes back to a writer waiting for it.
+    await new Promise((resolve, reject) => {
+      writer.once('message', resolve);
+      writer.once('error', reject);
+    });
+    close = connectRingInput(SegmentRing.attach(ring.buffer, shape), input, new InferringCodec(), (e) => errors.push(e));
     const got: unknown[] = [];
     // Bounded: a writer that does not go on shows as a record that never arrives (its thread spun
     // in microtasks once credit came back while only the span was left to send).
