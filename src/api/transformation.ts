@@ -19,7 +19,8 @@ import type { AsyncFunction, AsyncOutputMode } from './async-function.ts';
 import type { AsyncRetryStrategy } from './async-retry-strategy.ts';
 import type { CoProcessFunction, KeyedCoProcessFunction } from './co-process-function.ts';
 import type { BroadcastProcessFunction, KeyedBroadcastProcessFunction } from './broadcast-process-function.ts';
-import type { AggregateFunction, MapStateDescriptor } from './state-descriptors.ts';
+import type { MapStateDescriptor } from './state-descriptors.ts';
+import type { LocalPhase } from './windowing/local-aggregate.ts';
 import type { ProcessJoinFunction } from './process-join-function.ts';
 
 /** A user function, or a factory that makes one per parallel instance. */
@@ -59,14 +60,7 @@ export type OperatorSpec =
    * at the end of input, or when it holds maxEntries of them. It keeps nothing across a
    * checkpoint, so it has no state.
    */
-  | {
-      readonly kind: 'local-window-aggregate';
-      readonly size: number;
-      readonly offset: number;
-      readonly keySelector: KeySelector<unknown>;
-      readonly aggregate: AggregateFunction<unknown, unknown, unknown>;
-      readonly maxEntries: number;
-    }
+  | ({ readonly kind: 'local-window-aggregate'; readonly keySelector: KeySelector<unknown> } & LocalPhase)
   | { readonly kind: 'sink'; readonly sink: Sink<unknown, unknown> | TwoPhaseCommittingSink<unknown, unknown> }
   /** AsyncDataStream.orderedWait/unorderedWait: records waiting for their results are operator state. */
   | {

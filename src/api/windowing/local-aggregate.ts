@@ -6,6 +6,17 @@ import type { AggregateFunction } from '../state-descriptors.ts';
  * aggregate, `table.optimizer.agg-phase-strategy: TWO_PHASE`). Its timestamp is the window's
  * last millisecond, so the second phase puts it into the same window.
  */
+/**
+ * The first phase's plan (localAggregation()): windows (a sliding window's panes) of `size` from
+ * `offset`, the AggregateFunction, and how many accumulators it may hold before it sends them all.
+ */
+export interface LocalPhase {
+  readonly size: number;
+  readonly offset: number;
+  readonly aggregate: AggregateFunction<unknown, unknown, unknown>;
+  readonly maxEntries: number;
+}
+
 export interface LocalAggregate {
   readonly key: unknown;
   readonly acc: unknown;

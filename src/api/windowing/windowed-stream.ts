@@ -12,7 +12,7 @@ import { Trigger } from './trigger.ts';
 import type { Window } from './window.ts';
 import { MergingWindowAssigner, WindowAssigner } from './window-assigner.ts';
 import { SlidingEventTimeWindows, TumblingEventTimeWindows } from './window-assigners.ts';
-import { globalAggregate } from './local-aggregate.ts';
+import { globalAggregate, type LocalPhase } from './local-aggregate.ts';
 import type { WindowDefinition, WindowFunctionSpec } from './window-definition.ts';
 
 /** A ProcessWindowFunction, or a factory that makes one per parallel instance. */
@@ -27,14 +27,6 @@ export type UseApplyForAPlainFunction = 'process() takes a ProcessWindowFunction
 /** The shape a plain window function has: it is refused by process() with a pointer to apply(). */
 export type PlainWindowFunction<IN, KEY, W extends Window> = (key: KEY, context: WindowContext<W>, elements: readonly IN[], out: Collector<unknown>) => UseApplyForAPlainFunction;
 
-/** The first phase of a two-phase aggregation, put before the exchange (localAggregation()). */
-export interface LocalPhase {
-  readonly size: number;
-  readonly offset: number;
-  readonly aggregate: AggregateFunction<unknown, unknown, unknown>;
-  readonly maxEntries: number;
-}
-
 /**
  * Adds the window operator to the job (with `local`, after a first phase before its exchange,
  * the window keyed by the LocalAggregate's key): the KeyedStream's own step, so this file needs no DataStream.
@@ -42,7 +34,7 @@ export interface LocalPhase {
 export type AddWindowOperator = (definition: WindowDefinition, settings: OperatorSettings, local?: LocalPhase) => DataStream<unknown>;
 
 /** Accumulators the first phase holds before it sends them all on, by default. */
-export const DEFAULT_LOCAL_AGGREGATION_ENTRIES = 100_000;
+const DEFAULT_LOCAL_AGGREGATION_ENTRIES = 100_000;
 
 /**
  * A keyed stream put into windows (Flink's WindowedStream): choose the trigger, the allowed

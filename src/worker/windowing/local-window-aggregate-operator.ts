@@ -1,5 +1,5 @@
-import type { OperatorSpec } from '../../api/transformation.ts';
-import type { LocalAggregate } from '../../api/windowing/local-aggregate.ts';
+import type { KeySelector } from '../../api/functions.ts';
+import type { LocalAggregate, LocalPhase } from '../../api/windowing/local-aggregate.ts';
 import { TimeWindow } from '../../api/windowing/window.ts';
 import type { CheckpointType } from '../../network/stream-event.ts';
 import { NO_TIMESTAMP, type RecordTimestamp } from '../../network/record-timestamp.ts';
@@ -14,7 +14,7 @@ interface Pending {
   acc: unknown;
 }
 
-type Spec = Omit<Extract<OperatorSpec, { kind: 'local-window-aggregate' }>, 'kind'>;
+type Spec = LocalPhase & { readonly keySelector: KeySelector<unknown> };
 
 /**
  * The first phase of a two-phase window aggregation, chained before the exchange: each record is
@@ -102,7 +102,8 @@ export class LocalWindowAggregateOperator extends AbstractStreamOperator {
     const previous = time.current;
     time.current = start + this.#spec.size - 1;
     try {
-      this.output.collect({ key: partial.key, acc: partial.acc });
+      // The pending object itself: the first phase lets go of it here.
+      this.output.collect(partial);
     } finally {
       time.current = previous;
     }
