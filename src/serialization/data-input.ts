@@ -212,8 +212,9 @@ export class DataInput {
       if (s !== undefined) return s;
     }
     // Buffer's decoder rather than TextDecoder: ~150 against ~250 ns for 1 KiB from a
-    // SharedArrayBuffer (Node 20, this machine). Both replace invalid bytes with U+FFFD.
-    return this.text.toString('utf8', p, p + n);
+    // SharedArrayBuffer (Node 20, this machine). Both replace invalid bytes with U+FFFD. Called
+    // as utf8Slice, what toString('utf8') calls after checking its arguments: ~9 ns less.
+    return (this.text as Buffer & { utf8Slice(start: number, end: number): string }).utf8Slice(p, p + n);
   }
 
   /** Length-prefixed bytes, copied. */
