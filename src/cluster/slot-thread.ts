@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { StopReason } from '../lifecycle/service.ts';
 import type { FromTaskExecutor, SlotExecutorThreadInit, ToTaskExecutor } from '../rpc/control-protocol.ts';
 import { gatewayProxy } from '../rpc/gateway-proxy.ts';
@@ -37,7 +37,7 @@ export class SlotThread {
   #stopped: Promise<void> | undefined;
   readonly exited: Promise<void>;
 
-  constructor(o: { allocation: string; slot: number; init: SlotInit; bundlePath: string; channels: SlotChannels; jobManager: ResourceManagerGateway; log: Logger }) {
+  constructor(o: { allocation: string; slot: number; init: SlotInit; bundlePath: string; channels: SlotChannels; jobManager: ResourceManagerGateway; log: Logger; resourceLimits: ResourceLimits }) {
     this.allocation = o.allocation;
     this.slot = o.slot;
     this.jobId = o.init.jobId;
@@ -57,7 +57,7 @@ export class SlotThread {
       bootstrap: { ext: RUNNING_FROM_SOURCES ? 'ts' : 'js', hook: ENGINE_IMPORTS_HOOK, data: engineImportsData(), entry: THREAD_ENTRY },
     };
     // The bundle carries its source map: stacks name the user's file and line, not weir-bundles/<hash>.mjs.
-    this.#worker = new Worker(BOOTSTRAP, { workerData: init, stdout: false, stderr: false, execArgv: [...process.execArgv, '--enable-source-maps'] });
+    this.#worker = new Worker(BOOTSTRAP, { workerData: init, stdout: false, stderr: false, resourceLimits: o.resourceLimits, execArgv: [...process.execArgv, '--enable-source-maps'] });
     this.#executor = gatewayProxy(TASK_EXECUTOR_METHODS, (m) => this.#worker.postMessage(m));
     this.#jobMaster = gatewayProxy(JOB_MASTER_METHODS, (m) => this.#toJobManager(m));
     this.#worker.on('message', (m: FromTaskExecutor) => this.#fromThread(m));

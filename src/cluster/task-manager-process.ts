@@ -21,6 +21,7 @@ import { LeaderEpochFence } from './leader-epoch-fence.ts';
 import { SlotChannels } from './slot-channels.ts';
 import { SlotThread } from './slot-thread.ts';
 import type { LeaderInformation, LeaderRetrieval } from '../ha/leader-retrieval.ts';
+import { workerResourceLimits } from '../config/worker-resource-limits.ts';
 
 /** A JobManager to register with, and the leader epoch it was published with (none for a fixed address). */
 interface JobManagerTarget {
@@ -332,7 +333,7 @@ export class TaskManagerProcess implements Service {
       log.warn(`slot ${slot} (job ${init.jobId}) not started: it was asked for under leader epoch ${epoch}, and leader epoch ${this.#fence.newest} has been seen`, { slot, jobId: init.jobId, epoch });
       return;
     }
-    const thread = new SlotThread({ allocation, slot, init, bundlePath, channels: this.#channels, jobManager: resourceManagerOf(rpc), log });
+    const thread = new SlotThread({ allocation, slot, init, bundlePath, channels: this.#channels, jobManager: resourceManagerOf(rpc), log, resourceLimits: workerResourceLimits(this.#o.config) });
     this.#slots.set(slot, thread);
     this.#byAllocation.set(allocation, thread);
     this.#rpcOf.set(thread, rpc);

@@ -16,6 +16,7 @@ import type { SlotExecutorConnection } from './slot-executor-connection.ts';
 import { bundleForWorkers, type CompiledJob, type WorkerBundle } from './worker-bundle.ts';
 import { WorkerThreadConnection } from './worker-thread-connection.ts';
 import type { SlotProvider } from './slot-provider.ts';
+import { workerResourceLimits } from '../config/worker-resource-limits.ts';
 
 /** How a lost executor is stopped: at once, it may not answer. */
 const LOST: StopReason = { code: 'lost' };
@@ -233,6 +234,7 @@ export class SlotExecutorPool implements Service {
     const logLevel = lowestLevel(log);
     const c = new WorkerThreadConnection(
       { type: 'init', index, taskManagers: d.taskManagers, modulePath: bundle?.jobModule ?? d.modulePath, jobModulePath: d.modulePath, args: d.args, layers: d.layers as never, ...(logLevel ? { logLevel } : {}) },
+      workerResourceLimits(plan.config),
       bundle?.entry,
     );
     await c.ready;

@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { StopReason } from '../lifecycle/service.ts';
 import type { FromTaskExecutor, SlotExecutorThreadInit, ToTaskExecutor } from '../rpc/control-protocol.ts';
 import { gatewayProxy } from '../rpc/gateway-proxy.ts';
@@ -22,11 +22,11 @@ export class WorkerThreadConnection implements SlotExecutorConnection {
   #stopping: Promise<void> | undefined;
 
   /** `entry`: a bundled slot executor entry (plain JavaScript); otherwise the TypeScript bootstrap. */
-  constructor(init: SlotExecutorThreadInit, entry?: string) {
+  constructor(init: SlotExecutorThreadInit, resourceLimits: ResourceLimits, entry?: string) {
     this.index = init.index;
     this.#worker = entry
-      ? new Worker(entry, { workerData: init, stdout: false, stderr: false, execArgv: ['--enable-source-maps', ...PROFILING] })
-      : new Worker(BOOTSTRAP, { workerData: init, stdout: false, stderr: false });
+      ? new Worker(entry, { workerData: init, stdout: false, stderr: false, resourceLimits, execArgv: ['--enable-source-maps', ...PROFILING] })
+      : new Worker(BOOTSTRAP, { workerData: init, stdout: false, stderr: false, resourceLimits });
     this.ready = new Promise((resolve, reject) => {
       const first = (m: FromTaskExecutor) => {
         if (m.type === 'ready') resolve();

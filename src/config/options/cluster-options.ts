@@ -1,5 +1,7 @@
 import { option, TIMER_MAX_MS } from '../config-option.ts';
 
+const MB = 1024 * 1024;
+
 /** The JobManager and TaskManager processes of a cluster: slots, addresses, finished jobs. */
 export const CLUSTER_OPTIONS = [
   option('jobstore.max-capacity').intType().atLeast(0).defaultValue(Number.MAX_SAFE_INTEGER)
@@ -7,6 +9,12 @@ export const CLUSTER_OPTIONS = [
   option('taskmanager.numberOfTaskSlots').intType().between(1, 1024).defaultValue(1)
     .withDescription(
       'Slots of a TaskManager process (`weir taskmanager --slots`): each is a worker thread and holds one subtask of every vertex, so a job of parallelism p needs p slots.',
+    ),
+  option('taskmanager.memory.young-generation.size').memoryType().between(8 * MB, 4096 * MB)
+    .satisfies((bytes) => (bytes % MB === 0 ? undefined : 'must be a whole number of megabytes (V8 takes the limit in MB)'))
+    .defaultValue(192 * MB)
+    .withDescription(
+      "The most memory the young generation of each TaskManager worker thread's V8 heap may grow to (Node's resourceLimits.maxYoungGenerationSizeMb; Node's default for a worker is 48mb): records and their short-lived objects are born there, and a larger one collects less often and moves fewer objects into the old generation that die soon after. (Flink's counterpart is the JVM's -Xmn in env.java.opts.taskmanager.)",
     ),
   option('taskmanager.host').stringType().defaultValue('127.0.0.1')
     .withDescription(
