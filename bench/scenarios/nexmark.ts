@@ -51,7 +51,7 @@ interface Run {
   readonly threads: ThreadCpuSplit | undefined;
 }
 
-async function runQuery(query: string, parallelism: number, events: number): Promise<Run> {
+async function runQuery(query: string, parallelism: number, events: number, extra: Record<string, string>): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'weir-bench-nexmark-'));
   try {
     let runningAt = NaN;
@@ -60,7 +60,7 @@ async function runQuery(query: string, parallelism: number, events: number): Pro
     const result = await executeJob({
       job: JOB,
       args: ['--queries', query, '--events', String(events), '--checkpoint-interval', '10000', '--report-dir', dir],
-      config: { 'parallelism.default': parallelism, 'execution.checkpointing.dir': join(dir, 'checkpoints') },
+      config: { ...extra, 'parallelism.default': parallelism, 'execution.checkpointing.dir': join(dir, 'checkpoints') },
       taskManagers: parallelism,
       listener: {
         onStatus: (s) => {
@@ -84,10 +84,10 @@ async function runQuery(query: string, parallelism: number, events: number): Pro
 }
 
 /** Runs until the running time is at least 2 s, with more events each time it is not. */
-async function runAtLeast2s(query: string, parallelism: number, events: number, log: (l: string) => void): Promise<Run> {
+async function runAtLeast2s(query: string, parallelism: number, events: number, extra: Record<string, string>, log: (l: string) => void): Promise<Run> {
   for (let n = events; ; ) {
     await settle();
-    const r = await runQuery(query, parallelism, n);
+    const r = await runQuery(query, parallelism, n, extra);
     log(`${query} p${parallelism}: ${fmtNumber(n)} events in ${fmtNumber(r.runningMs)} ms running, ${fmtNumber(n / (r.runningMs / 1000))} events/s, ${fmtNumber(n / (r.cpuMs / 1000))} events per CPU-s, ${fmtNumber(r.lines)} lines`);
     if (r.runningMs >= MIN_RUNNING_MS) return r;
     n = Math.ceil((n * (MIN_RUNNING_MS * 1.3)) / Math.max(r.runningMs, 1));
@@ -143,6 +143,17 @@ function generatorAlone(minMs: number): { events: number; perSecond: number; cpu
   while (performance.now() - t0 < minMs) for (const end = n + 100_000; n < end; ) gen.eventAt(n++);
   const ms = performance.now() - t0;
   return { events: n, perSecond: n / (ms / 1000), cpuNs: ((cpuMs() - cpu0) * 1e6) / n };
+}
+
+/** --set key=value,key=value: configuration keys given to every job (checked by the job's own configuration). */
+function configFlag(text: string | undefined): Record<string, string> {
+  const config: Record<string, string> = {};
+  for (const pair of text?.split(',') ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq < 1) throw new Error(`--set takes key=value pairs separated by commas, got '${pair}'`);
+    config[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
+  }
+  return config;
 }
 
 /** One query's rounds: each round runs every parallelism (in an order that rotates), beside the ceiling measured just before. */
@@ -210,6 +221,7 @@ export const nexmark: Scenario = {
     queries: `comma-separated (default ${DEFAULT_QUERIES})`,
     events: `events per run (default ${fmtNumber(DEFAULT_EVENTS)}; more when a run is shorter than 2 s)`,
     parallelism: 'comma-separated parallelisms, each on that many worker TaskManagers (default 1,2)',
+    set: 'configuration of the jobs, comma-separated key=value (to compare settings across invocations)',
   },
 
   async run(options): Promise<ScenarioResult> {
@@ -220,6 +232,7 @@ export const nexmark: Scenario = {
     const parallelisms = (options.flags.parallelism ?? '1,2').split(',').map((p) => Number(p));
     if (parallelisms.some((p) => !Number.isInteger(p) || p < 1)) throw new Error(`--parallelism must list whole numbers >= 1, got ${options.flags.parallelism}`);
 
+    const extra = configFlag(options.flags.set);
     const alone = generatorAlone(MIN_RUNNING_MS);
     log(`generator alone: ${fmtNumber(alone.perSecond)} events/s, ${fmtNumber(alone.cpuNs)} CPU ns/event`);
     const ceilingEvents = Math.max(200_000, Math.round(alone.perSecond * 1.5));
@@ -236,7 +249,7 @@ export const nexmark: Scenario = {
         const runs = new Map<number, Run>();
         for (let k = 0; k < parallelisms.length; k++) {
           const p = parallelisms[(k + round) % parallelisms.length]!;
-          runs.set(p, await runAtLeast2s(query, p, events, log));
+          runs.set(p, await runAtLeast2s(query, p, events, extra, log));
         }
         rounds.push(runs);
       }
@@ -255,7 +268,7 @@ export const nexmark: Scenario = {
     return {
       table: tableOf(results, parallelisms),
       notes,
-      data: { settings: { queries, events, parallelisms, rounds: options.runs, job: JOB }, generatorAlone: alone, results: results.map((r) => ({ ...r, rounds: r.rounds.map((m) => Object.fromEntries(m)) })), flinkPerCore: FLINK_PER_CORE },
+      data: { settings: { queries, events, parallelisms, rounds: options.runs, config: extra, job: JOB }, generatorAlone: alone, results: results.map((r) => ({ ...r, rounds: r.rounds.map((m) => Object.fromEntries(m)) })), flinkPerCore: FLINK_PER_CORE },
     };
   },
 };
