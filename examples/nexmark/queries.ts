@@ -18,6 +18,8 @@ import {
   type KeyedContext,
   type KeyedProcessFunction,
   type OnTimerContext,
+  type ProcessContext,
+  type ProcessFunction,
   type RuntimeContext,
   type TimeWindow,
   type ValueState,
@@ -154,6 +156,17 @@ class LastBid implements KeyedProcessFunction<string, Bid, string> {
   }
 }
 
+/** Q19's N. */
+const TOP = 10;
+
+/** Where `b` goes among `top` (ordered best first): its index, or -1 when a full `top` has TOP better ones. */
+export function topIndex(top: readonly Bid[], b: Bid): number {
+  if (top.length === TOP && compareBids(b, top[TOP - 1]!, 'price') <= 0) return -1;
+  let i = top.length;
+  while (i > 0 && compareBids(b, top[i - 1]!, 'price') > 0) i--;
+  return i;
+}
+
 /** Q19: the 10 highest bids of each auction, as a changelog. */
 class TopBids implements KeyedProcessFunction<number, Bid, string> {
   #top!: ValueState<Bid[]>;
@@ -162,13 +175,41 @@ class TopBids implements KeyedProcessFunction<number, Bid, string> {
   }
   processElement(b: Bid, _ctx: KeyedContext<number>, out: Collector<string>): void {
     const top = this.#top.value() ?? [];
-    if (top.length === 10 && compareBids(b, top[9]!, 'price') <= 0) return;
-    let i = top.length;
-    while (i > 0 && compareBids(b, top[i - 1]!, 'price') > 0) i--;
+    const i = topIndex(top, b);
+    if (i < 0) return;
     const next = [...top.slice(0, i), b, ...top.slice(i)];
-    if (next.length > 10) out.collect(`-\t${bidRow(next.pop()!)}`);
+    if (next.length > TOP) out.collect(`-\t${bidRow(next.pop()!)}`);
     out.collect(`+\t${bidRow(b)}`);
     this.#top.update(next);
+  }
+}
+
+/** Auctions LocalTopBids remembers at most before it starts over. */
+const LOCAL_TOP_AUCTIONS = 1024;
+
+/**
+ * Q19's step before the exchange, in each source subtask: drops a bid that cannot enter its
+ * auction's top 10, so it is neither sent across threads nor looked up in keyed state. It keeps,
+ * per auction, the 10 best bids it let through. A bid no better than the 10th of those would be
+ * dropped by TopBids too: those 10 went ahead of it on the same channel to the same subtask, so
+ * TopBids holds 10 bids at least as good when it arrives. The changelog is therefore the same
+ * with or without this step. It is a cache, not state: it starts empty after a restore or a
+ * rescale (and whenever it holds LOCAL_TOP_AUCTIONS auctions), and then lets more bids through,
+ * never fewer.
+ */
+export class LocalTopBids implements ProcessFunction<Bid, Bid> {
+  readonly #tops = new Map<number, Bid[]>();
+  processElement(b: Bid, _ctx: ProcessContext, out: Collector<Bid>): void {
+    let top = this.#tops.get(b.auction);
+    if (top === undefined) {
+      if (this.#tops.size >= LOCAL_TOP_AUCTIONS) this.#tops.clear();
+      this.#tops.set(b.auction, (top = []));
+    }
+    const i = topIndex(top, b);
+    if (i < 0) return;
+    top.splice(i, 0, b);
+    if (top.length > TOP) top.pop();
+    out.collect(b);
   }
 }
 
@@ -330,6 +371,7 @@ export const QUERIES: Readonly<Record<string, Query>> = {
   /** The 10 highest bids of each auction (a changelog). */
   q19: (events) =>
     bids(events)
+      .process(() => new LocalTopBids(), { name: 'q19 local top 10' })
       .keyBy((b: Bid) => b.auction)
       .process(() => new TopBids(), { name: 'q19', uid: 'q19' }),
   /** String functions: the channel's id, from a table or the url's channel_id parameter. */
