@@ -160,11 +160,24 @@ class LastBid implements KeyedProcessFunction<string, Bid, string> {
 const TOP = 10;
 
 /** Where `b` goes among `top` (ordered best first): its index, or -1 when a full `top` has TOP better ones. */
-export function topIndex(top: readonly Bid[], b: Bid): number {
+function topIndex(top: readonly Bid[], b: Bid): number {
   if (top.length === TOP && compareBids(b, top[TOP - 1]!, 'price') <= 0) return -1;
   let i = top.length;
   while (i > 0 && compareBids(b, top[i - 1]!, 'price') > 0) i--;
   return i;
+}
+
+/**
+ * Q19's rule for one auction: the top after `b` (a new array) and the changelog lines it makes,
+ * or undefined when `b` does not enter the top.
+ */
+export function rankBid(top: readonly Bid[], b: Bid): { next: Bid[]; lines: string[] } | undefined {
+  const i = topIndex(top, b);
+  if (i < 0) return undefined;
+  const next = [...top.slice(0, i), b, ...top.slice(i)];
+  const lines = next.length > TOP ? [`-\t${bidRow(next.pop()!)}`] : [];
+  lines.push(`+\t${bidRow(b)}`);
+  return { next, lines };
 }
 
 /** Q19: the 10 highest bids of each auction, as a changelog. */
@@ -174,13 +187,10 @@ class TopBids implements KeyedProcessFunction<number, Bid, string> {
     this.#top = ctx.getState(new ValueStateDescriptor<Bid[]>('top'));
   }
   processElement(b: Bid, _ctx: KeyedContext<number>, out: Collector<string>): void {
-    const top = this.#top.value() ?? [];
-    const i = topIndex(top, b);
-    if (i < 0) return;
-    const next = [...top.slice(0, i), b, ...top.slice(i)];
-    if (next.length > TOP) out.collect(`-\t${bidRow(next.pop()!)}`);
-    out.collect(`+\t${bidRow(b)}`);
-    this.#top.update(next);
+    const ranked = rankBid(this.#top.value() ?? [], b);
+    if (ranked === undefined) return;
+    for (const line of ranked.lines) out.collect(line);
+    this.#top.update(ranked.next);
   }
 }
 

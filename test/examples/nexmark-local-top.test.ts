@@ -5,21 +5,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Bid } from '../../src/connectors/nexmark/index.ts';
-import { bidRow, LocalTopBids, topIndex } from '../../examples/nexmark/queries.ts';
+import { LocalTopBids, rankBid } from '../../examples/nexmark/queries.ts';
 import { generatedBids } from '../fixtures/nexmark-expectations.ts';
 
-/** TopBids' changelog for bids in this order (its own rule, per auction, without keyed state). */
+/** TopBids' changelog for bids in this order: its rule (rankBid) per auction, without keyed state. */
 function changelog(bids: readonly Bid[]): string[] {
   const tops = new Map<number, Bid[]>();
   const out: string[] = [];
   for (const b of bids) {
-    const top = tops.get(b.auction) ?? [];
-    const i = topIndex(top, b);
-    if (i < 0) continue;
-    const next = [...top.slice(0, i), b, ...top.slice(i)];
-    if (next.length > 10) out.push(`-\t${bidRow(next.pop()!)}`);
-    out.push(`+\t${bidRow(b)}`);
-    tops.set(b.auction, next);
+    const ranked = rankBid(tops.get(b.auction) ?? [], b);
+    if (ranked === undefined) continue;
+    out.push(...ranked.lines);
+    tops.set(b.auction, ranked.next);
   }
   return out;
 }

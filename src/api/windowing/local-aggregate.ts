@@ -1,12 +1,6 @@
 import type { AggregateFunction } from '../state-descriptors.ts';
 
 /**
- * What the first phase of a two-phase window aggregation sends across the exchange: one key's
- * accumulator of one window, from the records one upstream subtask saw (Flink SQL's local
- * aggregate, `table.optimizer.agg-phase-strategy: TWO_PHASE`). Its timestamp is the window's
- * last millisecond, so the second phase puts it into the same window.
- */
-/**
  * The first phase's plan (localAggregation()): windows (a sliding window's panes) of `size` from
  * `offset`, the AggregateFunction, and how many accumulators it may hold before it sends them all.
  */
@@ -17,6 +11,12 @@ export interface LocalPhase {
   readonly maxEntries: number;
 }
 
+/**
+ * What the first phase of a two-phase window aggregation sends across the exchange: one key's
+ * accumulator of one window, from the records one upstream subtask saw (Flink SQL's local
+ * aggregate, `table.optimizer.agg-phase-strategy: TWO_PHASE`). Its timestamp is the window's
+ * last millisecond, so the second phase puts it into the same window.
+ */
 export interface LocalAggregate {
   readonly key: unknown;
   readonly acc: unknown;
