@@ -62,6 +62,7 @@ interface TableToWrite {
  * uid, the state, the key and where in the value.
  */
 export async function writeKeyedStateFile(path: string, captured: CapturedKeyedState, signal?: AbortSignal): Promise<KeyedStateHandle> {
+  if (captured.writeFile !== undefined) return captured.writeFile(path, signal);
   const groups = captured.keyGroupRange.end - captured.keyGroupRange.start + 1;
   const tables: TableToWrite[] = captured.tables.map((t) => {
     const snapshot = snapshotOf(t.descriptor.serializer);

@@ -35,6 +35,11 @@ export interface CapturedKeyedState {
   readonly tables: readonly CapturedTable[];
   /** Incremental checkpoints: what to write instead of `tables` into the shared files (absent: a full canonical snapshot). */
   readonly incremental?: CapturedIncrementalState;
+  /**
+   * A snapshot that writes its own state file, the file `tables` would make (the lmdb backend's
+   * snapshot thread); its tables are then only released, never read.
+   */
+  readonly writeFile?: (file: string, signal?: AbortSignal) => Promise<KeyedStateHandle>;
 }
 
 export interface CapturedOperatorState {

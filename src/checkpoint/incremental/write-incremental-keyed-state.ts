@@ -29,7 +29,9 @@ export async function writeIncrementalKeyedState(
   const path = join(sharedDir, name);
   let written: KeyedStateHandle;
   try {
-    written = await writeKeyedStateFile(path, base === null ? captured : { ...captured, tables: incremental.tables }, signal);
+    // A delta is its tables alone (a snapshot that writes its own file writes the full state).
+    const delta = { uid: captured.uid, keyGroupRange: captured.keyGroupRange, maxParallelism: captured.maxParallelism, tables: incremental.tables };
+    written = await writeKeyedStateFile(path, base === null ? captured : delta, signal);
   } catch (e) {
     await unlink(path).catch(() => {});
     throw e;

@@ -30,6 +30,10 @@ import { LocalStateStorageError, type LocalStateStorageOperation } from './local
 import { lmdbNative } from './lmdb-native.ts';
 import { lmdbTableSnapshot } from './lmdb-table-snapshot.ts';
 import { lmdbDeltaTables } from './lmdb-delta-tables.ts';
+import { LmdbSnapshotThread } from './lmdb-snapshot-writer.ts';
+import { LMDB_STORE_OPTIONS } from './lmdb-store-options.ts';
+import { entriesTable } from '../incremental/entries-table.ts';
+import { isTtlStored } from '../ttl/ttl-stored-descriptor.ts';
 import { IncrementalSnapshots, type MaterializationPolicy, type SnapshotRequest } from '../incremental/incremental-snapshots.ts';
 import type { RestoredChain } from '../incremental/restored-chain.ts';
 import type { DirtyKeys } from '../incremental/dirty-keys.ts';
@@ -64,6 +68,8 @@ export interface LmdbKeyedStateBackendOptions {
   readonly now?: () => number;
   /** Incremental checkpoints (null or absent: off): changed keys are tracked for deltas. */
   readonly incremental?: MaterializationPolicy | null;
+  /** state.backend.lmdb.snapshot-thread: full snapshots are written by the lmdb snapshot thread (lmdb-snapshot-writer.ts). */
+  readonly snapshotThread?: boolean;
 }
 
 /** LMDB's longest key (its compile-time default, which the npm binaries keep). */
@@ -119,8 +125,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     this.#now = options.now ?? Date.now;
     this.#ttl = new TtlStates(this, this.#now);
     this.#incremental = options.incremental ? new IncrementalSnapshots(options.incremental) : undefined;
-    // Durability is the checkpoint's: the local store is thrown away on every restart, so it need not be synced.
-    this.#db = this.#storage('open', () => lmdbNative().open<Buffer, Buffer>({ path: options.path, keyEncoding: 'binary', encoding: 'binary', noSync: true, noMetaSync: true, cache: false, compression: false }));
+    this.#db = this.#storage('open', () => lmdbNative().open<Buffer, Buffer>({ path: options.path, ...LMDB_STORE_OPTIONS }));
   }
 
   /** Runs an operation on the store; its failures (a full disk, an unwritable directory) become a LocalStateStorageError naming the path. */
@@ -434,6 +439,12 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     if (plan === undefined || plan.changed === null) this.#flush(states);
     const base = { uid: this.uid, keyGroupRange: this.keyGroupRange, maxParallelism: this.maxParallelism };
     if (states.length === 0) return { ...base, tables: [] };
+    const threaded = plan === undefined || plan.changed === null ? this.#snapshotThread(states) : undefined;
+    if (threaded !== undefined) {
+      if (plan === undefined) return { ...base, ...threaded };
+      const incremental = this.#incremental!;
+      return { ...base, ...threaded, incremental: { plan, tables: [], written: (handle) => incremental.written(plan.checkpointId, handle) } };
+    }
     const transaction = this.#db.useReadTransaction();
     this.#openSnapshots++;
     const delta = plan !== undefined && plan.changed !== null;
@@ -442,7 +453,8 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
       if (--open > 0) return;
       transaction.done();
       this.#openSnapshots--;
-      if (this.#closed) this.#closeStore();
+      // The last one out closes the store: an earlier one would close it under the others' reads.
+      if (this.#closed && this.#openSnapshots === 0) this.#closeStore();
     };
     const tables = withSnapshotCleanup(
       states.map((s) => ({ descriptor: s.descriptor, snapshot: lmdbTableSnapshot(this.#db, transaction, this.keyGroupRange, s.id, s.bytes.decodeStored, release) })),
@@ -467,6 +479,36 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
             release,
           );
     return { ...base, tables, incremental: { plan, tables: deltaTables, written: (handle) => incremental.written(plan.checkpointId, handle) } };
+  }
+
+  /**
+   * A full snapshot written by the lmdb snapshot thread from its own read transaction, opened
+   * now (the store holds every change: the caller flushed): undefined when it is off or not there,
+   * or a state filters its entries as they are written (TTL cleanup needs the job's descriptor),
+   * and this thread writes it.
+   */
+  #snapshotThread(states: readonly LmdbState[]): Pick<CapturedKeyedState, 'tables' | 'writeFile'> | undefined {
+    if (!this.#options.snapshotThread || states.some((s) => isTtlStored(s.descriptor))) return undefined;
+    const snapshot = LmdbSnapshotThread.shared()?.open(this.#options.path);
+    if (snapshot === undefined) return undefined;
+    this.#openSnapshots++;
+    let open = states.length;
+    const release = () => {
+      if (--open > 0) return;
+      snapshot.release(() => {
+        this.#openSnapshots--;
+        if (this.#closed && this.#openSnapshots === 0) this.#closeStore();
+      });
+    };
+    const specs = states.map((s) => {
+      const serializer = snapshotOf(s.descriptor.serializer as TypeSerializer<unknown>);
+      return { id: s.id, info: { name: s.descriptor.name, kind: s.descriptor.kind, serializer: serializer.kind, version: serializer.version, snapshot: serializer } };
+    });
+    const what = { uid: this.uid, keyGroupRange: this.keyGroupRange, maxParallelism: this.maxParallelism, states: specs };
+    return {
+      tables: states.map((s) => ({ descriptor: s.descriptor, snapshot: entriesTable(writtenByThread, once(release)) })),
+      writeFile: (file, signal) => snapshot.write(file, what, signal),
+    };
   }
 
   /** Incremental checkpoints: the keys of cached entries changed since the last snapshot go into the changes the next delta writes. */
@@ -613,6 +655,20 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
         // What is left is removed with the TaskManager's working directory (lmdb-state-backend.ts).
       });
   }
+}
+
+/** The entries of a snapshot that the snapshot thread writes are read there, never here. */
+function* writtenByThread(): Generator<number> {
+  throw new Error('this snapshot is written by the lmdb snapshot thread (CapturedKeyedState.writeFile), not read here');
+}
+
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
 }
 
 /** A handle changed a cached entry: it goes back to the store, and (incremental) into the next delta. */

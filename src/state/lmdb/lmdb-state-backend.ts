@@ -7,6 +7,7 @@ import { OperatorStateBackend } from '../operator-state-backend.ts';
 import type { KeyedStateBackendParameters, StateBackend } from '../state-backend.ts';
 import { LmdbKeyedStateBackend } from './lmdb-keyed-state-backend.ts';
 import { loadLmdb } from './lmdb-native.ts';
+import { LmdbSnapshotThread } from './lmdb-snapshot-writer.ts';
 import type { MaterializationPolicy } from '../incremental/incremental-snapshots.ts';
 
 export interface LmdbStateBackendOptions {
@@ -16,6 +17,8 @@ export interface LmdbStateBackendOptions {
   readonly cacheEntries: number;
   /** execution.checkpointing.incremental (null: off): when a delta chain gets a new full base. */
   readonly incremental?: MaterializationPolicy | null;
+  /** state.backend.lmdb.snapshot-thread (absent: on). */
+  readonly snapshotThread?: boolean;
 }
 
 const PROCESS_DIR = /^weir-tm-(\d+)$/;
@@ -38,12 +41,14 @@ export class LmdbStateBackend implements StateBackend {
 
   async prepare(): Promise<void> {
     await loadLmdb();
+    // Started now, so that it is ready by the first snapshot (until then the task thread writes them).
+    if (this.#options.snapshotThread !== false) LmdbSnapshotThread.shared();
   }
 
   createKeyedStateBackend(p: KeyedStateBackendParameters): KeyedStateBackend {
     const name = `${p.jobId}-${p.uid.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64)}-${p.subtask}-${p.attempt}-${randomBytes(4).toString('hex')}`;
     const path = join(this.#processDir(), name);
-    return new LmdbKeyedStateBackend(p.keyGroupRange, p.maxParallelism, p.uid, p.describe, { path, cacheEntries: this.#options.cacheEntries, incremental: this.#options.incremental, ...(p.now !== undefined ? { now: p.now } : {}) });
+    return new LmdbKeyedStateBackend(p.keyGroupRange, p.maxParallelism, p.uid, p.describe, { path, cacheEntries: this.#options.cacheEntries, incremental: this.#options.incremental, snapshotThread: this.#options.snapshotThread !== false, ...(p.now !== undefined ? { now: p.now } : {}) });
   }
 
   createOperatorStateBackend(restored: Parameters<StateBackend['createOperatorStateBackend']>[0], uid: string): OperatorStateBackend {

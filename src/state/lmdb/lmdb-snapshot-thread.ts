@@ -1,0 +1,104 @@
+// Entry of an lmdb snapshot thread (lmdb-snapshot-writer.ts starts one per thread that runs lmdb
+// keyed state): it writes full snapshots of the stores, each from a read transaction it opened
+// while the asking task thread waited, so the task thread goes on processing records.
+import { parentPort } from 'node:worker_threads';
+import type { Database, RootDatabase, Transaction } from 'lmdb';
+import { writeKeyedStateFile } from '../../checkpoint/keyed-state-file.ts';
+import type { StateDescriptor } from '../../api/state-descriptors.ts';
+import type { CapturedKeyedState } from '../captured-state.ts';
+import { passthroughSerializer } from '../passthrough-serializer.ts';
+import { lmdbNative } from './lmdb-native.ts';
+import type { FromSnapshotThread, ToSnapshotThread } from './lmdb-snapshot-protocol.ts';
+import { LMDB_STORE_OPTIONS } from './lmdb-store-options.ts';
+import { lmdbTableSnapshot } from './lmdb-table-snapshot.ts';
+import { storedValueBytes } from './state-value-bytes.ts';
+
+interface Store {
+  readonly db: RootDatabase<Buffer, Buffer>;
+  tickets: number;
+}
+
+interface Ticket {
+  readonly path: string;
+  readonly transaction: Transaction;
+  readonly controller: AbortController;
+  writing: Promise<unknown> | undefined;
+}
+
+const port = parentPort!;
+/** Stores stay open while a ticket reads them: opening one again costs a millisecond, a fresh read transaction microseconds. */
+const stores = new Map<string, Store>();
+const tickets = new Map<number, Ticket>();
+
+const send = (m: FromSnapshotThread) => port.postMessage(m);
+
+port.on('message', (m: ToSnapshotThread) => {
+  switch (m.type) {
+    case 'open':
+      return open(m.ticket, m.path, m.flag);
+    case 'write':
+      return write(m);
+    case 'abort':
+      return tickets.get(m.ticket)?.controller.abort(new Error(m.reason));
+    case 'release':
+      return void release(m.ticket);
+  }
+});
+send({ type: 'ready' });
+
+function open(ticket: number, path: string, flag: Int32Array): void {
+  let answer = -ticket;
+  try {
+    let store = stores.get(path);
+    if (store === undefined) stores.set(path, (store = { db: lmdbNative().open<Buffer, Buffer>({ path, ...LMDB_STORE_OPTIONS }), tickets: 0 }));
+    // lmdb-js hands out its current read transaction, which may be one opened before the task
+    // thread's last commit (this thread never writes, so nothing here renews it): a fresh one.
+    store.db.resetReadTxn();
+    const transaction = store.db.useReadTransaction();
+    store.tickets++;
+    tickets.set(ticket, { path, transaction, controller: new AbortController(), writing: undefined });
+    answer = ticket;
+  } catch {
+    // The asking thread writes this snapshot itself.
+  }
+  Atomics.store(flag, 0, answer);
+  Atomics.notify(flag, 0);
+}
+
+function write(m: Extract<ToSnapshotThread, { type: 'write' }>): void {
+  const t = tickets.get(m.ticket);
+  if (t === undefined) return send({ type: 'failed', ticket: m.ticket, error: { name: 'Error', message: `snapshot ticket ${m.ticket} is not open` } });
+  const db = stores.get(t.path)!.db as unknown as Database<Buffer, Buffer>;
+  // The states as a restore that no operator has claimed yet holds them: their stored bytes read
+  // with the stored serializer, so this thread needs none of the job's code (the file is the one
+  // the task thread would write: a custom serializer's bytes go in as they are stored).
+  const captured: CapturedKeyedState = {
+    uid: m.uid,
+    keyGroupRange: m.keyGroupRange,
+    maxParallelism: m.maxParallelism,
+    tables: m.states.map((s) => ({
+      descriptor: { kind: s.info.kind, name: s.info.name, serializer: passthroughSerializer(s.info) } as unknown as StateDescriptor,
+      snapshot: lmdbTableSnapshot(db, t.transaction, m.keyGroupRange, s.id, storedValueBytes(s.info).decodeStored, () => {}),
+    })),
+  };
+  t.writing = writeKeyedStateFile(m.file, captured, t.controller.signal).then(
+    (handle) => send({ type: 'written', ticket: m.ticket, handle }),
+    (e: Error & { code?: string }) => send({ type: 'failed', ticket: m.ticket, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e), ...(typeof e?.code === 'string' ? { code: e.code } : {}) } }),
+  );
+}
+
+async function release(ticket: number): Promise<void> {
+  const t = tickets.get(ticket);
+  if (t !== undefined) {
+    tickets.delete(ticket);
+    t.controller.abort(new Error('the snapshot was released'));
+    await t.writing;
+    t.transaction.done();
+    const store = stores.get(t.path)!;
+    if (--store.tickets === 0) {
+      stores.delete(t.path);
+      await store.db.close();
+    }
+  }
+  send({ type: 'released', ticket });
+}
