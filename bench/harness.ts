@@ -194,3 +194,14 @@ export function intFlag(options: ScenarioOptions, name: string, fallback: number
   if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be a whole number >= ${min}, got '${text}'`);
   return n;
 }
+
+/** --set key=value,key=value: configuration keys given to every job (checked by the job's own configuration). */
+export function configFlag(text: string | undefined): Record<string, string> {
+  const config: Record<string, string> = {};
+  for (const pair of text?.split(',') ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq < 1) throw new Error(`--set takes key=value pairs separated by commas, got '${pair}'`);
+    config[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
+  }
+  return config;
+}

@@ -19,7 +19,7 @@ import { Worker } from 'node:worker_threads';
 import { executeJob } from '../../src/index.ts';
 import { NexmarkGenerator } from '../../src/connectors/nexmark/index.ts';
 import { queryNames } from '../../examples/nexmark/nexmark.ts';
-import { BENCH_DIR, cpuMs, fmtNumber, fmtRatio, median, settle, summarize, type Scenario, type ScenarioResult, type Summary, type Table } from '../harness.ts';
+import { BENCH_DIR, configFlag, cpuMs, fmtNumber, fmtRatio, median, settle, summarize, type Scenario, type ScenarioResult, type Summary, type Table } from '../harness.ts';
 import type { NexmarkSinkReport } from '../jobs/nexmark-bench.ts';
 import { ThreadCpuSampler, type ThreadCpuSplit } from '../thread-cpu.ts';
 
@@ -143,17 +143,6 @@ function generatorAlone(minMs: number): { events: number; perSecond: number; cpu
   while (performance.now() - t0 < minMs) for (const end = n + 100_000; n < end; ) gen.eventAt(n++);
   const ms = performance.now() - t0;
   return { events: n, perSecond: n / (ms / 1000), cpuNs: ((cpuMs() - cpu0) * 1e6) / n };
-}
-
-/** --set key=value,key=value: configuration keys given to every job (checked by the job's own configuration). */
-function configFlag(text: string | undefined): Record<string, string> {
-  const config: Record<string, string> = {};
-  for (const pair of text?.split(',') ?? []) {
-    const eq = pair.indexOf('=');
-    if (eq < 1) throw new Error(`--set takes key=value pairs separated by commas, got '${pair}'`);
-    config[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
-  }
-  return config;
 }
 
 /** One query's rounds: each round runs every parallelism (in an order that rotates), beside the ceiling measured just before. */

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createJobMaster, defineJob, type JobDefinition } from '../../src/index.ts';
 import { DataGen } from '../../src/connectors/datagen/index.ts';
-import { fmtNumber, fmtRatio, intFlag, median, min, settle, type Scenario, type ScenarioOptions, type ScenarioResult } from '../harness.ts';
+import { configFlag, fmtNumber, fmtRatio, intFlag, median, min, settle, type Scenario, type ScenarioOptions, type ScenarioResult } from '../harness.ts';
 import type { KeyedRecord } from '../jobs/keyed-state-bench.ts';
 import type { Sink, SinkWriter } from '../../src/index.ts';
 
@@ -110,7 +110,7 @@ interface Sample {
   readonly checkpoints: ReadonlyArray<{ readonly checkpointed: number; readonly full: number }>;
 }
 
-async function runOnce(backend: 'lmdb' | 'heap', variant: Variant, keys: number, records: number, hotRecords: number, profileDir?: string, maxDeltas?: number): Promise<Sample> {
+async function runOnce(backend: 'lmdb' | 'heap', variant: Variant, keys: number, records: number, hotRecords: number, profileDir?: string, maxDeltas?: number, extra: Record<string, string> = {}): Promise<Sample> {
   await settle();
   const probe = new HotPhaseProbe(keys);
   const profiler = profileDir === undefined ? undefined : new Session();
@@ -130,6 +130,7 @@ async function runOnce(backend: 'lmdb' | 'heap', variant: Variant, keys: number,
         'state.backend.lmdb.localdir': join(dir, 'local'),
         ...(variant === 'off' ? {} : { 'execution.checkpointing.interval': '1 s', 'execution.checkpointing.dir': join(dir, 'checkpoints') }),
         ...(variant === 'incremental' ? { 'execution.checkpointing.incremental': true, ...(maxDeltas !== undefined ? { 'execution.checkpointing.incremental.max-deltas': maxDeltas } : {}) } : {}),
+        ...extra,
       },
     });
     const result = await master.run();
@@ -157,7 +158,7 @@ async function runOnce(backend: 'lmdb' | 'heap', variant: Variant, keys: number,
 export const state: Scenario = {
   name: 'state',
   description: 'lmdb (or heap) backend: incremental checkpoints against full ones and none, ~1% of keys changed per 1 s interval (bytes per checkpoint, throughput)',
-  flags: { '--backend lmdb|heap': 'the state backend (default lmdb)', '--max-deltas N': 'execution.checkpointing.incremental.max-deltas of the incremental variant (default: the config default)', '--profile DIR': 'a CPU profile of each run\'s hot phase into DIR (bench/profile-summary.ts reads them)', '--variants off,full,incremental': 'which to run (default all)', '--keys N': `keys in the state (default ${DEFAULT_KEYS})`, '--hot-records N': `records per position of the hot 1% of keys (default ${DEFAULT_HOT_RECORDS})` },
+  flags: { '--backend lmdb|heap': 'the state backend (default lmdb)', '--max-deltas N': 'execution.checkpointing.incremental.max-deltas of the incremental variant (default: the config default)', '--profile DIR': 'a CPU profile of each run\'s hot phase into DIR (bench/profile-summary.ts reads them)', '--variants off,full,incremental': 'which to run (default all)', '--keys N': `keys in the state (default ${DEFAULT_KEYS})`, '--hot-records N': `records per position of the hot 1% of keys (default ${DEFAULT_HOT_RECORDS})`, '--set key=value,...': 'configuration keys given to every job (e.g. state.backend.lmdb.snapshot-thread=false)' },
   defaultRuns: 2,
   async run(options: ScenarioOptions): Promise<ScenarioResult> {
     const keys = intFlag(options, 'keys', DEFAULT_KEYS);
@@ -170,7 +171,7 @@ export const state: Scenario = {
     for (let run = 0; run < options.runs; run++) {
       for (let k = 0; k < variants.length; k++) {
         const variant = variants[(k + run) % variants.length]!;
-        const s = await runOnce(backend, variant, keys, records, hotRecords, options.flags.profile, options.flags['max-deltas'] === undefined ? undefined : intFlag(options, 'max-deltas', 10));
+        const s = await runOnce(backend, variant, keys, records, hotRecords, options.flags.profile, options.flags['max-deltas'] === undefined ? undefined : intFlag(options, 'max-deltas', 10), configFlag(options.flags.set));
         samples.push(s);
         const c = s.checkpoints;
         options.log(
