@@ -21,6 +21,8 @@ export interface CapturedIncrementalState {
   readonly tables: readonly CapturedTable[];
   /** The asynchronous part wrote the checkpoint as `handle` (a later one may build on it once it completes). */
   written(handle: KeyedStateHandle): void;
+  /** A delta that writes its own file, the one `tables` would make (the lmdb snapshot thread). */
+  readonly writeFile?: (file: string, signal?: AbortSignal) => Promise<KeyedStateHandle>;
 }
 
 /**

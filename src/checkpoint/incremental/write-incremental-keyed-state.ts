@@ -30,7 +30,7 @@ export async function writeIncrementalKeyedState(
   let written: KeyedStateHandle;
   try {
     // A delta is its tables alone (a snapshot that writes its own file writes the full state).
-    const delta = { uid: captured.uid, keyGroupRange: captured.keyGroupRange, maxParallelism: captured.maxParallelism, tables: incremental.tables };
+    const delta = { uid: captured.uid, keyGroupRange: captured.keyGroupRange, maxParallelism: captured.maxParallelism, tables: incremental.tables, ...(incremental.writeFile ? { writeFile: incremental.writeFile } : {}) };
     written = await writeKeyedStateFile(path, base === null ? captured : delta, signal);
   } catch (e) {
     await unlink(path).catch(() => {});

@@ -1,5 +1,8 @@
 import type { Key } from '../key-group.ts';
 
+/** DirtyKeys as arrays: [state, [keyGroup, keys][]][]. */
+export type DirtyKeyEntries = Array<[string, Array<[number, Key[]]>]>;
+
 /**
  * The keys of a keyed state backend changed (written or removed) in some span of time, by state
  * name and key group: what an incremental checkpoint writes. Keys are as the state holds them
@@ -27,6 +30,17 @@ export class DirtyKeys {
 
   keysOf(state: string, keyGroup: number): ReadonlySet<Key> | undefined {
     return this.#byState.get(state)?.get(keyGroup);
+  }
+
+  /** The keys as plain arrays, by state and key group (what another thread is sent: structured clone keeps every key type). */
+  toEntries(): DirtyKeyEntries {
+    return [...this.#byState].map(([state, groups]) => [state, [...groups].map(([kg, keys]) => [kg, [...keys]] as [number, Key[]])]);
+  }
+
+  static fromEntries(entries: DirtyKeyEntries): DirtyKeys {
+    const out = new DirtyKeys();
+    for (const [state, groups] of entries) for (const [kg, keys] of groups) for (const k of keys) out.add(state, kg, k);
+    return out;
   }
 
   /** Everything in `spans`, as one set (the changes since the checkpoint a delta builds on). */

@@ -34,7 +34,9 @@ import { LmdbSnapshotThread } from './lmdb-snapshot-writer.ts';
 import { LMDB_STORE_OPTIONS } from './lmdb-store-options.ts';
 import { entriesTable } from '../incremental/entries-table.ts';
 import { isTtlStored } from '../ttl/ttl-stored-descriptor.ts';
-import { IncrementalSnapshots, type MaterializationPolicy, type SnapshotRequest } from '../incremental/incremental-snapshots.ts';
+import { IncrementalSnapshots, type IncrementalPlan, type MaterializationPolicy, type SnapshotRequest } from '../incremental/incremental-snapshots.ts';
+import { removedKeysDescriptor } from '../../checkpoint/incremental/removed-keys.ts';
+import type { KeyedStateHandle } from '../../checkpoint/state-handles.ts';
 import type { RestoredChain } from '../incremental/restored-chain.ts';
 import type { DirtyKeys } from '../incremental/dirty-keys.ts';
 import { type CachedEntry, StateCache } from './state-cache.ts';
@@ -439,12 +441,8 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
     if (plan === undefined || plan.changed === null) this.#flush(states);
     const base = { uid: this.uid, keyGroupRange: this.keyGroupRange, maxParallelism: this.maxParallelism };
     if (states.length === 0) return { ...base, tables: [] };
-    const threaded = plan === undefined || plan.changed === null ? this.#snapshotThread(states) : undefined;
-    if (threaded !== undefined) {
-      if (plan === undefined) return { ...base, ...threaded };
-      const incremental = this.#incremental!;
-      return { ...base, ...threaded, incremental: { plan, tables: [], written: (handle) => incremental.written(plan.checkpointId, handle) } };
-    }
+    const threaded = this.#snapshotThread(states, plan);
+    if (threaded !== undefined) return { ...base, ...threaded };
     const transaction = this.#db.useReadTransaction();
     this.#openSnapshots++;
     const delta = plan !== undefined && plan.changed !== null;
@@ -482,17 +480,21 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
   }
 
   /**
-   * A full snapshot written by the lmdb snapshot thread from its own read transaction, opened
-   * now (the store holds every change: the caller flushed): undefined when it is off or not there,
-   * or a state filters its entries as they are written (TTL cleanup needs the job's descriptor),
-   * and this thread writes it.
+   * A snapshot written by the lmdb snapshot thread from its own read transaction, opened now, with
+   * every change in the store (a full one's caller flushed; a delta flushes here, where the task
+   * thread would copy its changed cached values aside): the full state, or an incremental
+   * checkpoint's delta of the keys changed since its base. Undefined when the thread is off or not
+   * there, or a state filters its entries as they are written (TTL cleanup needs the job's
+   * descriptor): then this thread writes it.
    */
-  #snapshotThread(states: readonly LmdbState[]): Pick<CapturedKeyedState, 'tables' | 'writeFile'> | undefined {
+  #snapshotThread(states: readonly LmdbState[], plan: IncrementalPlan | undefined): Pick<CapturedKeyedState, 'tables' | 'writeFile' | 'incremental'> | undefined {
     if (!this.#options.snapshotThread || states.some((s) => isTtlStored(s.descriptor))) return undefined;
+    const delta = plan !== undefined && plan.changed !== null;
+    if (delta) this.#flush(states);
     const snapshot = LmdbSnapshotThread.shared()?.open(this.#options.path);
     if (snapshot === undefined) return undefined;
     this.#openSnapshots++;
-    let open = states.length;
+    let open = delta ? states.length * 3 : states.length;
     const release = () => {
       if (--open > 0) return;
       snapshot.release(() => {
@@ -500,14 +502,26 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
         if (this.#closed && this.#openSnapshots === 0) this.#closeStore();
       });
     };
+    const table = (descriptor: StateDescriptor) => ({ descriptor, snapshot: entriesTable(writtenByThread, once(release)) });
     const specs = states.map((s) => {
       const serializer = snapshotOf(s.descriptor.serializer as TypeSerializer<unknown>);
       return { id: s.id, info: { name: s.descriptor.name, kind: s.descriptor.kind, serializer: serializer.kind, version: serializer.version, snapshot: serializer } };
     });
     const what = { uid: this.uid, keyGroupRange: this.keyGroupRange, maxParallelism: this.maxParallelism, states: specs };
+    const full = { tables: states.map((s) => table(s.descriptor)), writeFile: (file: string, signal?: AbortSignal) => snapshot.write(file, what, signal) };
+    if (plan === undefined) return full;
+    const incremental = this.#incremental!;
+    const written = (handle: KeyedStateHandle) => incremental.written(plan.checkpointId, handle);
+    if (!delta) return { ...full, incremental: { plan, tables: [], written } };
+    const changed = plan.changed!.toEntries();
     return {
-      tables: states.map((s) => ({ descriptor: s.descriptor, snapshot: entriesTable(writtenByThread, once(release)) })),
-      writeFile: (file, signal) => snapshot.write(file, what, signal),
+      tables: full.tables,
+      incremental: {
+        plan,
+        tables: states.flatMap((s) => [table(s.descriptor), table(removedKeysDescriptor(s.descriptor.name))]),
+        written,
+        writeFile: (file, signal) => snapshot.write(file, { ...what, changed }, signal),
+      },
     };
   }
 

@@ -1,4 +1,5 @@
 import type { KeyedStateHandle } from '../../checkpoint/state-handles.ts';
+import type { DirtyKeyEntries } from '../incremental/dirty-keys.ts';
 import type { KeyGroupRange } from '../key-group.ts';
 import type { StoredStateInfo } from '../stored-state-info.ts';
 
@@ -23,6 +24,8 @@ export type ToSnapshotThread =
       readonly keyGroupRange: KeyGroupRange;
       readonly maxParallelism: number;
       readonly states: readonly SnapshotThreadState[];
+      /** An incremental checkpoint's delta: the keys changed since its base (absent: the full state). */
+      readonly changed?: DirtyKeyEntries;
     }
   | { readonly type: 'abort'; readonly ticket: number; readonly reason: string }
   | { readonly type: 'release'; readonly ticket: number };

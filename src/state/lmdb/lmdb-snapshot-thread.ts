@@ -1,6 +1,7 @@
 // Entry of an lmdb snapshot thread (lmdb-snapshot-writer.ts starts one per thread that runs lmdb
 // keyed state): it writes full snapshots of the stores, each from a read transaction it opened
-// while the asking task thread waited, so the task thread goes on processing records.
+// while the asking task thread waited, so the task thread goes on processing records; and the
+// deltas of incremental checkpoints, from the changed keys it is sent.
 import { parentPort } from 'node:worker_threads';
 import type { Database, RootDatabase, Transaction } from 'lmdb';
 import { writeKeyedStateFile } from '../../checkpoint/keyed-state-file.ts';
@@ -11,6 +12,10 @@ import { lmdbNative } from './lmdb-native.ts';
 import type { FromSnapshotThread, ToSnapshotThread } from './lmdb-snapshot-protocol.ts';
 import { LMDB_STORE_OPTIONS } from './lmdb-store-options.ts';
 import { lmdbTableSnapshot } from './lmdb-table-snapshot.ts';
+import { lmdbDeltaTables } from './lmdb-delta-tables.ts';
+import { encodeStateKey } from './state-key-bytes.ts';
+import { DirtyKeys } from '../incremental/dirty-keys.ts';
+import type { Key } from '../key-group.ts';
 import { storedValueBytes } from './state-value-bytes.ts';
 
 interface Store {
@@ -72,15 +77,24 @@ function write(m: Extract<ToSnapshotThread, { type: 'write' }>): void {
   // The states as a restore that no operator has claimed yet holds them: their stored bytes read
   // with the stored serializer, so this thread needs none of the job's code (the file is the one
   // the task thread would write: a custom serializer's bytes go in as they are stored).
-  const captured: CapturedKeyedState = {
-    uid: m.uid,
-    keyGroupRange: m.keyGroupRange,
-    maxParallelism: m.maxParallelism,
-    tables: m.states.map((s) => ({
-      descriptor: { kind: s.info.kind, name: s.info.name, serializer: passthroughSerializer(s.info) } as unknown as StateDescriptor,
-      snapshot: lmdbTableSnapshot(db, t.transaction, m.keyGroupRange, s.id, storedValueBytes(s.info).decodeStored, () => {}),
-    })),
-  };
+  const states = m.states.map((s) => ({
+    id: s.id,
+    descriptor: { kind: s.info.kind, name: s.info.name, serializer: passthroughSerializer(s.info) } as unknown as StateDescriptor,
+    decodeStored: storedValueBytes(s.info).decodeStored,
+  }));
+  const tables =
+    m.changed === undefined
+      ? states.map((s) => ({ descriptor: s.descriptor, snapshot: lmdbTableSnapshot(db, t.transaction, m.keyGroupRange, s.id, s.decodeStored, () => {}) }))
+      : lmdbDeltaTables(
+          db,
+          t.transaction,
+          m.keyGroupRange,
+          // The task thread wrote every change to the store before this transaction opened: nothing is cached apart.
+          states.map((s) => ({ descriptor: s.descriptor, keyBytes: (kg: number, key: Key) => encodeStateKey(kg, s.id, key), decodeStored: s.decodeStored, cached: new Map() })),
+          DirtyKeys.fromEntries(m.changed),
+          () => {},
+        );
+  const captured: CapturedKeyedState = { uid: m.uid, keyGroupRange: m.keyGroupRange, maxParallelism: m.maxParallelism, tables };
   t.writing = writeKeyedStateFile(m.file, captured, t.controller.signal).then(
     (handle) => send({ type: 'written', ticket: m.ticket, handle }),
     (e: Error & { code?: string }) => send({ type: 'failed', ticket: m.ticket, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e), ...(typeof e?.code === 'string' ? { code: e.code } : {}) } }),

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { KeyedStateHandle } from '../../checkpoint/state-handles.ts';
 import type { KeyGroupRange } from '../key-group.ts';
+import type { DirtyKeyEntries } from '../incremental/dirty-keys.ts';
 import type { FromSnapshotThread, SnapshotThreadState, ToSnapshotThread } from './lmdb-snapshot-protocol.ts';
 
 const FROM_SOURCES = import.meta.url.endsWith('.ts');
@@ -29,9 +30,18 @@ export class SnapshotThreadWriteError extends Error {
   }
 }
 
+/** What a file written from a thread snapshot holds: the full state, or (`changed`) an incremental checkpoint's delta. */
+export interface SnapshotToWrite {
+  readonly uid: string;
+  readonly keyGroupRange: KeyGroupRange;
+  readonly maxParallelism: number;
+  readonly states: readonly SnapshotThreadState[];
+  readonly changed?: DirtyKeyEntries;
+}
+
 /** One store's snapshot as the snapshot thread's read transaction holds it: written once, released once. */
 export interface ThreadSnapshot {
-  write(file: string, what: { uid: string; keyGroupRange: KeyGroupRange; maxParallelism: number; states: readonly SnapshotThreadState[] }, signal?: AbortSignal): Promise<KeyedStateHandle>;
+  write(file: string, what: SnapshotToWrite, signal?: AbortSignal): Promise<KeyedStateHandle>;
   /** The thread lets its read transaction go; `onReleased` runs once it has (or the thread is gone). */
   release(onReleased: () => void): void;
 }
@@ -80,6 +90,17 @@ export class LmdbSnapshotThread {
     // after the listeners: a 'message' listener refs the thread's port again).
     this.#busy = 1;
     void this.ready.then(() => this.#hold(-1));
+  }
+
+  /** Whether it is ready within `ms` (it may still become ready later). */
+  async readyWithin(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+    try {
+      return await Promise.race([this.ready, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**

@@ -22,6 +22,8 @@ export interface LmdbStateBackendOptions {
 }
 
 const PROCESS_DIR = /^weir-tm-(\d+)$/;
+/** How long a TaskManager waits for its lmdb snapshot thread to start (compiling the engine's TypeScript on load, from sources, takes most of it). */
+const READY_WAIT_MS = 10_000;
 
 /**
  * `state.backend.type: lmdb`: keyed state in an LMDB store per keyed operator subtask, under a
@@ -41,8 +43,10 @@ export class LmdbStateBackend implements StateBackend {
 
   async prepare(): Promise<void> {
     await loadLmdb();
-    // Started now, so that it is ready by the first snapshot (until then the task thread writes them).
-    if (this.#options.snapshotThread !== false) LmdbSnapshotThread.shared();
+    // Ready before the first snapshot, if it starts in reasonable time (else the task thread
+    // writes snapshots until it is).
+    const thread = this.#options.snapshotThread === false ? undefined : LmdbSnapshotThread.shared();
+    if (thread !== undefined) await thread.readyWithin(READY_WAIT_MS);
   }
 
   createKeyedStateBackend(p: KeyedStateBackendParameters): KeyedStateBackend {

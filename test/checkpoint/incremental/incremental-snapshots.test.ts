@@ -26,6 +26,7 @@ import { fieldAggregateOf, fieldAggregator } from '../../../src/api/field-aggreg
 import { keyGroupFor, type Key } from '../../../src/state/key-group.ts';
 import type { KeyedStateBackend } from '../../../src/state/keyed-state-backend.ts';
 import { LmdbStateBackend } from '../../../src/state/lmdb/lmdb-state-backend.ts';
+import { LmdbSnapshotThread } from '../../../src/state/lmdb/lmdb-snapshot-writer.ts';
 import { createHeapStateBackend } from '../../../src/state/heap-state-backend.ts';
 import type { StateBackend } from '../../../src/state/state-backend.ts';
 import type { SnapshotRequest } from '../../../src/state/incremental/incremental-snapshots.ts';
@@ -38,12 +39,13 @@ before(() => {
 });
 after(() => removeDir(dir));
 
-type BackendType = 'lmdb' | 'heap';
+/** lmdb: bases and deltas written by the lmdb snapshot thread; 'lmdb in-thread': by the task thread. */
+type BackendType = 'lmdb' | 'lmdb in-thread' | 'heap';
 let backendType: BackendType = 'lmdb';
 
 function stateBackend(name: string, maxDeltas: number): StateBackend {
   if (backendType === 'heap') return createHeapStateBackend({ maxDeltas });
-  return new LmdbStateBackend({ localDir: join(dir, `local-${name}`), cacheEntries: 64, incremental: { maxDeltas } });
+  return new LmdbStateBackend({ localDir: join(dir, `local-${name}`), cacheEntries: 64, incremental: { maxDeltas }, snapshotThread: backendType === 'lmdb' });
 }
 
 function backend(name: string, range = { start: 0, end: MAX - 1 }, maxDeltas = 100): KeyedStateBackend {
@@ -113,6 +115,7 @@ const chk = (id: number) => join(jobDir(), `chk-${id}`);
 async function checkpoint(b: KeyedStateBackend, id: number, base: number | null | undefined, type: 'checkpoint' | 'savepoint' = 'checkpoint', location = chk(id)): Promise<KeyedStateHandle> {
   const request: SnapshotRequest = { checkpointId: id, type, ...(base !== undefined ? { incrementalBase: base } : {}) };
   const keyed = b.snapshot(request);
+  if (backendType === 'lmdb') assert.ok(keyed.writeFile ?? keyed.incremental?.writeFile, `checkpoint ${id} is written by the snapshot thread`);
   try {
     const snapshot = await fileCheckpointStorageWorkerView.writeSnapshot({ checkpointId: id, location }, [{ uid: 'counts', operatorId: 'op', keyed, operator: new Map() }], { vertexId: 'v', subtask: 0, headUid: 'counts' }, new AbortController().signal);
     return snapshot.operators[0]!.keyed!;
@@ -146,9 +149,10 @@ async function restoreInto(b: KeyedStateBackend, handle: KeyedStateHandle, locat
   return model;
 }
 
-for (const type of ['lmdb', 'heap'] as const) describe(`incremental checkpoints on the ${type} backend`, () => {
-  before(() => {
+for (const type of ['lmdb', 'lmdb in-thread', 'heap'] as const) describe(`incremental checkpoints on the ${type} backend`, () => {
+  before(async () => {
     backendType = type;
+    if (type === 'lmdb') assert.equal(await LmdbSnapshotThread.shared()!.ready, true, 'the snapshot thread starts');
   });
 
   test('each checkpoint writes the keys changed since its base; every chain restores the state of its checkpoint, whole and split by key-group range', async () => {
@@ -250,13 +254,13 @@ for (const type of ['lmdb', 'heap'] as const) describe(`incremental checkpoints 
     // The changes made while it was written are in the next checkpoint: a delta on lmdb; on heap,
     // with more than a fifth of the entries changed, a full base (a delta's synchronous copy would cost more).
     const h3 = await checkpoint(b, 3, 2);
-    if (backendType === 'lmdb') assert.deepEqual(h3.deltas!.map((d) => d.writtenBy), [2, 3]);
+    if (backendType !== 'heap') assert.deepEqual(h3.deltas!.map((d) => d.writtenBy), [2, 3]);
     else assert.equal(h3.file, '../shared/counts-0-0-c3-full');
     assert.deepEqual(restoredState(h3, chk(3)), expectedOf(model));
     // And the chain goes on from it: a few changes, a delta.
     workload(b, model, 34, 100, 4_000);
     const h4 = await checkpoint(b, 4, 3);
-    assert.deepEqual(h4.deltas!.map((d) => d.writtenBy), backendType === 'lmdb' ? [2, 3, 4] : [4]);
+    assert.deepEqual(h4.deltas!.map((d) => d.writtenBy), backendType !== 'heap' ? [2, 3, 4] : [4]);
     assert.deepEqual(restoredState(h4, chk(4)), expectedOf(model));
     b.close();
   });
@@ -314,9 +318,10 @@ interface SumRecord {
 const sumDesc = new ValueStateDescriptor<SumRecord>('sum');
 const sumsAsStored = (sums: Map<Key, number>) => new Map([['sum', new Map([...sums].map(([k, n]) => [k, { key: k, n }]))]]);
 
-for (const type of ['lmdb', 'heap'] as const) describe(`state changed in place, incremental checkpoints on the ${type} backend`, () => {
-  before(() => {
+for (const type of ['lmdb', 'lmdb in-thread', 'heap'] as const) describe(`state changed in place, incremental checkpoints on the ${type} backend`, () => {
+  before(async () => {
     backendType = type;
+    if (type === 'lmdb') assert.equal(await LmdbSnapshotThread.shared()!.ready, true, 'the snapshot thread starts');
   });
 
   test('a keyed sum kept in place: deltas, and a checkpoint written while the sums go on changing, restore the sums of their checkpoints', async () => {
