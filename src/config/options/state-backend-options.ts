@@ -19,7 +19,7 @@ export const STATE_BACKEND_OPTIONS = [
     ),
   option('state.backend.lmdb.snapshot-thread').booleanType().defaultValue(true)
     .withDescription(
-      'Full snapshots of the lmdb backend (savepoints, full checkpoints, the base of an incremental chain) are written by a thread of their own, one per TaskManager thread, ' +
+      'Snapshots of the lmdb backend (savepoints, full checkpoints, the bases and deltas of incremental ones) are read and written by a thread of their own, one per TaskManager thread, ' +
         'from a read transaction of the store it opens at the snapshot (LMDB keeps what it saw while the task goes on writing), so the task thread goes on processing records ' +
         '(Flink\'s RocksDB backend uploads from a pool of its own, state.backend.rocksdb.checkpoint.transfer.thread.num). false: the task thread writes them between records.',
     ),

@@ -88,7 +88,8 @@ export function lmdbDeltaTables(
   return tables;
 }
 
-function once(fn: () => void): () => void {
+/** A release that several tables share, run once whichever calls it first or again. */
+export function once(fn: () => void): () => void {
   let done = false;
   return () => {
     if (done) return;

@@ -29,7 +29,7 @@ import { currentKeyHandles, type CurrentValue } from './current-key-handles.ts';
 import { LocalStateStorageError, type LocalStateStorageOperation } from './local-state-storage-error.ts';
 import { lmdbNative } from './lmdb-native.ts';
 import { lmdbTableSnapshot } from './lmdb-table-snapshot.ts';
-import { lmdbDeltaTables } from './lmdb-delta-tables.ts';
+import { lmdbDeltaTables, once } from './lmdb-delta-tables.ts';
 import { LmdbSnapshotThread } from './lmdb-snapshot-writer.ts';
 import { LMDB_STORE_OPTIONS } from './lmdb-store-options.ts';
 import { entriesTable } from '../incremental/entries-table.ts';
@@ -70,7 +70,7 @@ export interface LmdbKeyedStateBackendOptions {
   readonly now?: () => number;
   /** Incremental checkpoints (null or absent: off): changed keys are tracked for deltas. */
   readonly incremental?: MaterializationPolicy | null;
-  /** state.backend.lmdb.snapshot-thread: full snapshots are written by the lmdb snapshot thread (lmdb-snapshot-writer.ts). */
+  /** state.backend.lmdb.snapshot-thread: snapshots are written by the lmdb snapshot thread (lmdb-snapshot-writer.ts). */
   readonly snapshotThread?: boolean;
 }
 
@@ -481,9 +481,10 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
 
   /**
    * A snapshot written by the lmdb snapshot thread from its own read transaction, opened now, with
-   * every change in the store (a full one's caller flushed; a delta flushes here, where the task
-   * thread would copy its changed cached values aside): the full state, or an incremental
-   * checkpoint's delta of the keys changed since its base. Undefined when the thread is off or not
+   * every change in the store: the full state (the caller flushed), or an incremental checkpoint's
+   * delta of the keys changed since its base (flushed here, where the task thread's own delta copies
+   * the changed cached values aside: the same encoding, the entries leave the cache clean, and
+   * nothing but the keys goes to the thread; measured alike, with less code). Undefined when the thread is off or not
    * there, or a state filters its entries as they are written (TTL cleanup needs the job's
    * descriptor): then this thread writes it.
    */
@@ -674,15 +675,6 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
 /** The entries of a snapshot that the snapshot thread writes are read there, never here. */
 function* writtenByThread(): Generator<number> {
   throw new Error('this snapshot is written by the lmdb snapshot thread (CapturedKeyedState.writeFile), not read here');
-}
-
-function once(fn: () => void): () => void {
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    fn();
-  };
 }
 
 /** A handle changed a cached entry: it goes back to the store, and (incremental) into the next delta. */

@@ -52,8 +52,8 @@ interface Pending {
 }
 
 /**
- * The lmdb snapshot thread of this thread: full snapshots of lmdb stores (savepoints, full
- * checkpoints, the base of an incremental chain) are written there, from a read transaction it
+ * The lmdb snapshot thread of this thread: snapshots of lmdb stores (savepoints, full
+ * checkpoints, the bases and deltas of incremental ones) are written there, from a read transaction it
  * opens while the task thread waits (LMDB's MVCC keeps what it saw while the task goes on
  * writing), so encoding millions of entries takes no time from the task thread. Only the running
  * engine's own files can start it (a job bundle carries no entry for it): without it, and until it
