@@ -13,6 +13,7 @@ import { readAllEntries } from '../../../src/checkpoint/keyed-state-file-reader.
 import { seededRandom } from '../../../src/coordinator/fault-injector.ts';
 import type { Key } from '../../../src/state/key-group.ts';
 import { LmdbStateBackend } from '../../../src/state/lmdb/lmdb-state-backend.ts';
+import { LmdbSnapshotThread } from '../../../src/state/lmdb/lmdb-snapshot-writer.ts';
 import { makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
 
 const MAX = 128;
@@ -22,8 +23,8 @@ before(() => {
 });
 after(() => removeDir(dir));
 
-function backend(localDir: string, cacheEntries = 16) {
-  return new LmdbStateBackend({ localDir, cacheEntries }).createKeyedStateBackend({
+function backend(localDir: string, cacheEntries = 16, snapshotThread = false) {
+  return new LmdbStateBackend({ localDir, cacheEntries, snapshotThread }).createKeyedStateBackend({
     jobId: 'job',
     uid: 'counts',
     subtask: 0,
@@ -92,17 +93,19 @@ describe('lmdb keyed state backend', () => {
     b.close();
   });
 
-  test('closed while a snapshot is written, the store stays readable until the snapshot is released, and is removed then', async () => {
-    const root = join(dir, 'closing');
-    const b = backend(root);
+  for (const thread of [false, true]) test(`closed while a snapshot is written${thread ? ' by the snapshot thread' : ''}, the store stays readable until the snapshot is released, and is removed then`, async () => {
+    if (thread) assert.equal(await LmdbSnapshotThread.shared()!.ready, true, 'the snapshot thread starts');
+    const root = join(dir, `closing-${thread}`);
+    const b = backend(root, 16, thread);
     const count = b.getValueState(new ValueStateDescriptor('count', { type: Types.int }));
     for (let i = 0; i < 5000; i++) {
       b.setCurrentKey(i);
       count.update(i);
     }
     const captured = b.snapshot();
+    assert.equal(captured.writeFile !== undefined, thread);
     b.close();
-    const handle = await writeKeyedStateFile(join(dir, 'closing.ksf'), captured);
+    const handle = await writeKeyedStateFile(join(dir, `closing-${thread}.ksf`), captured);
     assert.equal(handle.entries, 5000);
     const [processDir] = readdirSync(root);
     assert.equal(readdirSync(join(root, processDir!)).length, 1, 'the store is still there while its snapshot is held');

@@ -1,11 +1,11 @@
 // The lmdb snapshot thread: a full snapshot it writes from its own read transaction is the file
 // the task thread writes, byte for byte, for every kind of serializer and for restored states no
 // operator has claimed, and holds the state as of the snapshot's synchronous part while the task
-// goes on writing (entries leaving the cache for the store included); a store closed meanwhile is
-// removed only once the thread has let its snapshot go; TTL states are written by the task thread.
+// goes on writing (entries leaving the cache for the store included); TTL states are written by
+// the task thread. (A store closed while the thread writes: lmdb-keyed-state-backend.test.ts.)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ListStateDescriptor, MapStateDescriptor, StateTtlConfig, Types, ValueStateDescriptor } from '../../../src/index.ts';
 import type { TypeSerializer } from '../../../src/api/serializer.ts';
@@ -156,26 +156,6 @@ describe('lmdb snapshot thread', () => {
     assert.ok(readFileSync(join(dir, 'restored.ksf')).equals(readFileSync(join(dir, 'source.ksf'))), 'the restored state is written as it was read');
     assert.equal(hc.entries, hs.entries);
     restored.close();
-  });
-
-  test('a store closed while the thread writes its snapshot is removed once the thread has let it go', async () => {
-    const root = join(dir, 'closing');
-    const b = backend(root, true);
-    const count = b.getValueState(new ValueStateDescriptor('count', { type: Types.int }));
-    for (let i = 0; i < 5000; i++) {
-      b.setCurrentKey(i);
-      count.update(i);
-    }
-    const captured = b.snapshot();
-    assert.ok(captured.writeFile);
-    b.close();
-    const handle = await writeKeyedStateFile(join(dir, 'closing.ksf'), captured);
-    assert.equal(handle.entries, 5000);
-    const [processDir] = readdirSync(root);
-    assert.equal(readdirSync(join(root, processDir!)).length, 1, 'the store is still there while its snapshot is held');
-    for (const t of captured.tables) t.snapshot.release();
-    for (let n = 0; n < 200 && readdirSync(join(root, processDir!)).length > 0; n++) await new Promise((r) => setTimeout(r, 10));
-    assert.deepEqual(readdirSync(join(root, processDir!)), []);
   });
 
   test('a snapshot with a TTL state is written by the task thread (its cleanup needs the job\'s descriptor)', () => {
