@@ -12,9 +12,9 @@ import { readKeyedStateFile, writeKeyedStateFile } from '../../../src/checkpoint
 import { readAllEntries } from '../../../src/checkpoint/keyed-state-file-reader.ts';
 import { seededRandom } from '../../../src/coordinator/fault-injector.ts';
 import type { Key } from '../../../src/state/key-group.ts';
-import { LmdbStateBackend } from '../../../src/state/lmdb/lmdb-state-backend.ts';
 import { LmdbSnapshotThread } from '../../../src/state/lmdb/lmdb-snapshot-writer.ts';
 import { makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
+import { lmdbKeyedBackend } from '../../fixtures/state-backends.ts';
 
 const MAX = 128;
 let dir: string;
@@ -24,15 +24,7 @@ before(() => {
 after(() => removeDir(dir));
 
 function backend(localDir: string, cacheEntries = 16, snapshotThread = false) {
-  return new LmdbStateBackend({ localDir, cacheEntries, snapshotThread }).createKeyedStateBackend({
-    jobId: 'job',
-    uid: 'counts',
-    subtask: 0,
-    attempt: 0,
-    keyGroupRange: { start: 0, end: MAX - 1 },
-    maxParallelism: MAX,
-    describe: () => 'subtask 0 of the test',
-  });
+  return lmdbKeyedBackend(localDir, { cacheEntries, snapshotThread, maxParallelism: MAX });
 }
 
 /** Every entry of a state file, by state name and key. */

@@ -14,8 +14,8 @@ import { readAllEntries } from '../../../src/checkpoint/keyed-state-file-reader.
 import type { KeyedStateBackend } from '../../../src/state/keyed-state-backend.ts';
 import type { Key } from '../../../src/state/key-group.ts';
 import { LmdbSnapshotThread } from '../../../src/state/lmdb/lmdb-snapshot-writer.ts';
-import { LmdbStateBackend } from '../../../src/state/lmdb/lmdb-state-backend.ts';
 import { makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
+import { lmdbKeyedBackend } from '../../fixtures/state-backends.ts';
 
 const MAX = 128;
 let dir: string;
@@ -26,15 +26,7 @@ before(async () => {
 after(() => removeDir(dir));
 
 function backend(localDir: string, snapshotThread: boolean): KeyedStateBackend {
-  return new LmdbStateBackend({ localDir, cacheEntries: 64, snapshotThread }).createKeyedStateBackend({
-    jobId: 'job',
-    uid: 'counts',
-    subtask: 0,
-    attempt: 0,
-    keyGroupRange: { start: 0, end: MAX - 1 },
-    maxParallelism: MAX,
-    describe: () => 'subtask 0 of the test',
-  });
+  return lmdbKeyedBackend(localDir, { cacheEntries: 64, snapshotThread, maxParallelism: MAX });
 }
 
 /** A serializer of the job's own: a string as its UTF-8 bytes reversed. */
