@@ -136,7 +136,10 @@ export class LmdbSnapshotThread {
     return {
       write: (file, what, signal) =>
         new Promise<KeyedStateHandle>((resolve, reject) => {
+          // An aborted checkpoint may come to write after its snapshot was let go: nothing to write then.
+          if (signal?.aborted) return reject(signal.reason);
           if (this.#state === 'gone') return reject(new SnapshotThreadWriteError(file, what.uid, { name: 'Error', message: 'the thread is gone' }));
+          if (pending.released !== undefined) return reject(new SnapshotThreadWriteError(file, what.uid, { name: 'Error', message: 'the snapshot was already released' }));
           this.#hold(1);
           pending.written = {
             resolve: (handle) => (this.#hold(-1), resolve(handle)),
@@ -183,6 +186,8 @@ export class LmdbSnapshotThread {
       w?.reject(w.signal?.aborted ? w.signal.reason : new SnapshotThreadWriteError(w.file, w.uid, m.error));
     } else {
       this.#pending.delete(m.ticket);
+      // Released while it was written: the thread stopped the write (its answer, if any, came first).
+      w?.reject(w.signal?.aborted ? w.signal.reason : new SnapshotThreadWriteError(w.file, w.uid, { name: 'Error', message: 'the snapshot was released while it was written' }));
       pending.released?.();
     }
   }

@@ -150,6 +150,22 @@ describe('lmdb snapshot thread', () => {
     restored.close();
   });
 
+  test('a checkpoint aborted before its write: the write fails at once, with the abort\'s reason or because the snapshot was let go', async () => {
+    const b = backend(join(dir, 'aborted'), true);
+    const count = b.getValueState(new ValueStateDescriptor('count', { type: Types.int }));
+    b.setCurrentKey('a');
+    count.update(1);
+    const aborted = b.snapshot();
+    const controller = new AbortController();
+    controller.abort(new Error('checkpoint 7 expired'));
+    for (const t of aborted.tables) t.snapshot.release();
+    await assert.rejects(writeKeyedStateFile(join(dir, 'aborted-1.ksf'), aborted, controller.signal), /checkpoint 7 expired/);
+    const released = b.snapshot();
+    for (const t of released.tables) t.snapshot.release();
+    await assert.rejects(writeKeyedStateFile(join(dir, 'aborted-2.ksf'), released), (e: Error) => e.name === 'SnapshotThreadWriteError' && /already released/.test(e.message));
+    b.close();
+  });
+
   test('a snapshot with a TTL state is written by the task thread (its cleanup needs the job\'s descriptor)', () => {
     const b = backend(join(dir, 'ttl'), true);
     const ttl = StateTtlConfig.newBuilder(60_000).cleanupFullSnapshot().build();
