@@ -7,6 +7,7 @@ import type { Database, RootDatabase, Transaction } from 'lmdb';
 import { writeKeyedStateFile } from '../../checkpoint/keyed-state-file.ts';
 import type { StateDescriptor } from '../../api/state-descriptors.ts';
 import type { CapturedKeyedState } from '../captured-state.ts';
+import type { KeyedStateHandle } from '../../checkpoint/state-handles.ts';
 import { passthroughSerializer } from '../passthrough-serializer.ts';
 import { lmdbNative } from './lmdb-native.ts';
 import type { FromSnapshotThread, ToSnapshotThread } from './lmdb-snapshot-protocol.ts';
@@ -70,9 +71,21 @@ function open(ticket: number, path: string, flag: Int32Array): void {
   Atomics.notify(flag, 0);
 }
 
+const failed = (ticket: number, e: Error & { code?: string }) =>
+  send({ type: 'failed', ticket, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e), ...(typeof e?.code === 'string' ? { code: e.code } : {}) } });
+
 function write(m: Extract<ToSnapshotThread, { type: 'write' }>): void {
   const t = tickets.get(m.ticket);
-  if (t === undefined) return send({ type: 'failed', ticket: m.ticket, error: { name: 'Error', message: `snapshot ticket ${m.ticket} is not open` } });
+  if (t === undefined) return failed(m.ticket, new Error(`snapshot ticket ${m.ticket} is not open`));
+  // A failure fails this write only: the thread goes on serving the others.
+  try {
+    t.writing = writeFile(t, m).then((handle) => send({ type: 'written', ticket: m.ticket, handle }), (e) => failed(m.ticket, e));
+  } catch (e) {
+    failed(m.ticket, e as Error);
+  }
+}
+
+function writeFile(t: Ticket, m: Extract<ToSnapshotThread, { type: 'write' }>): Promise<KeyedStateHandle> {
   const db = stores.get(t.path)!.db as unknown as Database<Buffer, Buffer>;
   // The states as a restore that no operator has claimed yet holds them: their stored bytes read
   // with the stored serializer, so this thread needs none of the job's code (the file is the one
@@ -95,10 +108,7 @@ function write(m: Extract<ToSnapshotThread, { type: 'write' }>): void {
           () => {},
         );
   const captured: CapturedKeyedState = { uid: m.uid, keyGroupRange: m.keyGroupRange, maxParallelism: m.maxParallelism, tables };
-  t.writing = writeKeyedStateFile(m.file, captured, t.controller.signal).then(
-    (handle) => send({ type: 'written', ticket: m.ticket, handle }),
-    (e: Error & { code?: string }) => send({ type: 'failed', ticket: m.ticket, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e), ...(typeof e?.code === 'string' ? { code: e.code } : {}) } }),
-  );
+  return writeKeyedStateFile(m.file, captured, t.controller.signal);
 }
 
 async function release(ticket: number): Promise<void> {
