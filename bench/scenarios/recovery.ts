@@ -106,7 +106,7 @@ interface RecoverySample {
 type Backend = 'heap' | 'lmdb';
 
 function backendConfig(backend: Backend, dir: string) {
-  return { 'state.backend.type': backend, 'state.backend.lmdb.localdir': join(dir, 'local'), 'state.backend.lmdb.cache-entries': 50_000 } as const;
+  return { 'state.backend.type': backend, 'state.backend.lmdb.localdir': join(dir, 'local'), 'state.backend.lmdb.cache-entries': 50_000, 'state.backend.lmdb.snapshot-thread': true } as const;
 }
 
 /** Every file under the checkpoint's directory, read whole: what the restore cannot go below. */

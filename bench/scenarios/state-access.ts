@@ -49,7 +49,7 @@ function keySequence(keys: number, spread: Spread, seed: number): () => number {
 }
 
 function openBackend(type: Backend, dir: string, cacheEntries: number): KeyedStateBackend {
-  const factory = createStateBackend({ 'state.backend.type': type, 'state.backend.lmdb.localdir': dir, 'state.backend.lmdb.cache-entries': cacheEntries });
+  const factory = createStateBackend({ 'state.backend.type': type, 'state.backend.lmdb.localdir': dir, 'state.backend.lmdb.cache-entries': cacheEntries, 'state.backend.lmdb.snapshot-thread': true });
   return factory.createKeyedStateBackend({ jobId: 'bench', uid: 'access', subtask: 0, attempt: 0, keyGroupRange: { start: 0, end: 127 }, maxParallelism: 128, describe: () => 'the state-access benchmark' });
 }
 

@@ -71,7 +71,7 @@ export interface LmdbKeyedStateBackendOptions {
   /** Incremental checkpoints (null or absent: off): changed keys are tracked for deltas. */
   readonly incremental?: MaterializationPolicy | null;
   /** state.backend.lmdb.snapshot-thread: snapshots are written by the lmdb snapshot thread (lmdb-snapshot-writer.ts). */
-  readonly snapshotThread?: boolean;
+  readonly snapshotThread: boolean;
 }
 
 /** LMDB's longest key (its compile-time default, which the npm binaries keep). */

@@ -17,8 +17,8 @@ export interface LmdbStateBackendOptions {
   readonly cacheEntries: number;
   /** execution.checkpointing.incremental (null: off): when a delta chain gets a new full base. */
   readonly incremental?: MaterializationPolicy | null;
-  /** state.backend.lmdb.snapshot-thread (absent: on). */
-  readonly snapshotThread?: boolean;
+  /** state.backend.lmdb.snapshot-thread. */
+  readonly snapshotThread: boolean;
 }
 
 const PROCESS_DIR = /^weir-tm-(\d+)$/;
@@ -45,14 +45,14 @@ export class LmdbStateBackend implements StateBackend {
     await loadLmdb();
     // Ready before the first snapshot, if it starts in reasonable time (else the task thread
     // writes snapshots until it is).
-    const thread = this.#options.snapshotThread === false ? undefined : LmdbSnapshotThread.shared();
+    const thread = this.#options.snapshotThread ? LmdbSnapshotThread.shared() : undefined;
     if (thread !== undefined) await thread.readyWithin(READY_WAIT_MS);
   }
 
   createKeyedStateBackend(p: KeyedStateBackendParameters): KeyedStateBackend {
     const name = `${p.jobId}-${p.uid.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64)}-${p.subtask}-${p.attempt}-${randomBytes(4).toString('hex')}`;
     const path = join(this.#processDir(), name);
-    return new LmdbKeyedStateBackend(p.keyGroupRange, p.maxParallelism, p.uid, p.describe, { path, cacheEntries: this.#options.cacheEntries, incremental: this.#options.incremental, snapshotThread: this.#options.snapshotThread !== false, ...(p.now !== undefined ? { now: p.now } : {}) });
+    return new LmdbKeyedStateBackend(p.keyGroupRange, p.maxParallelism, p.uid, p.describe, { path, cacheEntries: this.#options.cacheEntries, incremental: this.#options.incremental, snapshotThread: this.#options.snapshotThread, ...(p.now !== undefined ? { now: p.now } : {}) });
   }
 
   createOperatorStateBackend(restored: Parameters<StateBackend['createOperatorStateBackend']>[0], uid: string): OperatorStateBackend {

@@ -46,7 +46,7 @@ before(async () => {
 after(() => removeDir(root));
 
 function lmdb(): KeyedStateBackend {
-  return new LmdbStateBackend({ localDir: join(root, `local-${++backends}`), cacheEntries: 64, incremental: { maxDeltas: 4 } }).createKeyedStateBackend({
+  return new LmdbStateBackend({ localDir: join(root, `local-${++backends}`), cacheEntries: 64, incremental: { maxDeltas: 4 }, snapshotThread: true }).createKeyedStateBackend({
     jobId: 'job',
     uid: 'out',
     subtask: 0,

@@ -49,7 +49,7 @@ before(async () => {
 after(() => removeDir(root));
 
 function lmdb(): KeyedStateBackend {
-  return new LmdbStateBackend({ localDir: join(root, `local-${++backends}`), cacheEntries: 64, incremental: { maxDeltas: 4 } }).createKeyedStateBackend({
+  return new LmdbStateBackend({ localDir: join(root, `local-${++backends}`), cacheEntries: 64, incremental: { maxDeltas: 4 }, snapshotThread: true }).createKeyedStateBackend({
     jobId: 'job',
     uid: graph.vertices[1]!.operators[0]!.uid,
     subtask: 0,

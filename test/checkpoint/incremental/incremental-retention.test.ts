@@ -44,7 +44,7 @@ before(async () => {
 after(() => removeDir(root));
 
 function lmdb(name: string): KeyedStateBackend {
-  return new LmdbStateBackend({ localDir: join(root, `local-${name}`), cacheEntries: 64, incremental: { maxDeltas: 4 } }).createKeyedStateBackend({
+  return new LmdbStateBackend({ localDir: join(root, `local-${name}`), cacheEntries: 64, incremental: { maxDeltas: 4 }, snapshotThread: true }).createKeyedStateBackend({
     jobId: 'job',
     uid: graph.vertices[1]!.operators[0]!.uid,
     subtask: 0,

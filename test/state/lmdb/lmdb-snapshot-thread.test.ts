@@ -60,6 +60,15 @@ function workload(backends: readonly KeyedStateBackend[]) {
   };
 }
 
+/** Writes a snapshot to `name` in the test's directory, then lets it go, as a checkpoint's asynchronous part does. */
+async function written(captured: ReturnType<KeyedStateBackend['snapshot']>, name: string): Promise<Awaited<ReturnType<typeof writeKeyedStateFile>>> {
+  try {
+    return await writeKeyedStateFile(join(dir, name), captured);
+  } finally {
+    for (const t of captured.tables) t.snapshot.release();
+  }
+}
+
 function contents(path: string, handle: Awaited<ReturnType<typeof writeKeyedStateFile>>): Map<string, Map<Key, unknown>> {
   const out = new Map<string, Map<Key, unknown>>();
   for (const [name, groups] of readAllEntries(readKeyedStateFile({ ...handle, file: path }, (f) => f, { start: 0, end: MAX - 1 }))) out.set(name, new Map([...groups.values()].flat()));
@@ -78,9 +87,8 @@ describe('lmdb snapshot thread', () => {
     assert.equal(b.writeFile, undefined);
     // Every key changes after the synchronous part, most of them leaving the 64-entry cache for the store.
     for (let i = 20_000; i < 40_000; i++) step(i);
-    const ha = await writeKeyedStateFile(join(dir, 'threaded.ksf'), a);
-    const hb = await writeKeyedStateFile(join(dir, 'in-thread.ksf'), b);
-    for (const c of [a, b]) for (const t of c.tables) t.snapshot.release();
+    const ha = await written(a, 'threaded.ksf');
+    const hb = await written(b, 'in-thread.ksf');
     assert.ok(ha.entries > 6000, `${ha.entries} entries`);
     assert.deepEqual({ ...ha, file: '' }, { ...hb, file: '' });
     assert.ok(readFileSync(join(dir, 'threaded.ksf')).equals(readFileSync(join(dir, 'in-thread.ksf'))), 'the two files differ');
@@ -89,9 +97,7 @@ describe('lmdb snapshot thread', () => {
     const reference = backend(join(dir, 'reference'), false);
     const replay = workload([reference]);
     for (let i = 0; i < 20_000; i++) replay(i);
-    const r = reference.snapshot();
-    const hr = await writeKeyedStateFile(join(dir, 'reference.ksf'), r);
-    for (const t of r.tables) t.snapshot.release();
+    const hr = await written(reference.snapshot(), 'reference.ksf');
     assert.deepEqual(contents(join(dir, 'threaded.ksf'), ha), contents(join(dir, 'reference.ksf'), hr));
     for (const x of [threaded, inThread, reference]) x.close();
   });
@@ -113,11 +119,8 @@ describe('lmdb snapshot thread', () => {
     const second = b.snapshot();
     put(3);
     const third = b.snapshot();
-    const files = await Promise.all([first, second, third].map((c, i) => writeKeyedStateFile(join(dir, `back-to-back-${i}.ksf`), c)));
-    for (const c of [first, second, third]) {
-      assert.ok(c.writeFile);
-      for (const t of c.tables) t.snapshot.release();
-    }
+    for (const c of [first, second, third]) assert.ok(c.writeFile);
+    const files = await Promise.all([first, second, third].map((c, i) => written(c, `back-to-back-${i}.ksf`)));
     files.forEach((h, i) => {
       const values = contents(join(dir, `back-to-back-${i}.ksf`), h).get('count')!;
       assert.deepEqual([...values].sort(([x], [y]) => Number(x) - Number(y)), Array.from({ length: 10 }, (_, k) => [k, (i + 1) * 100 + k]), `snapshot ${i + 1}`);
@@ -129,9 +132,7 @@ describe('lmdb snapshot thread', () => {
     const source = backend(join(dir, 'source'), false);
     const step = workload([source]);
     for (let i = 0; i < 5000; i++) step(i);
-    const s = source.snapshot();
-    const hs = await writeKeyedStateFile(join(dir, 'source.ksf'), s);
-    for (const t of s.tables) t.snapshot.release();
+    const hs = await written(source.snapshot(), 'source.ksf');
     source.close();
     const restored = backend(join(dir, 'restored'), true);
     for (const [name, groups] of readAllEntries(readKeyedStateFile({ ...hs, file: join(dir, 'source.ksf') }, (f) => f, { start: 0, end: MAX - 1 }))) {
@@ -143,8 +144,7 @@ describe('lmdb snapshot thread', () => {
     }
     const c = restored.snapshot();
     assert.ok(c.writeFile);
-    const hc = await writeKeyedStateFile(join(dir, 'restored.ksf'), c);
-    for (const t of c.tables) t.snapshot.release();
+    const hc = await written(c, 'restored.ksf');
     assert.ok(readFileSync(join(dir, 'restored.ksf')).equals(readFileSync(join(dir, 'source.ksf'))), 'the restored state is written as it was read');
     assert.equal(hc.entries, hs.entries);
     restored.close();

@@ -33,7 +33,7 @@ const clock = { t: 0 };
 let made = 0;
 function backend(type: StateBackendType): KeyedStateBackend {
   // maxDeltas 1: the second checkpoint after a base is a full base again.
-  const factory = type === 'heap' ? createHeapStateBackend({ maxDeltas: 1 }) : new LmdbStateBackend({ localDir: join(dir, `local-${++made}`), cacheEntries: 16, incremental: { maxDeltas: 1 } });
+  const factory = type === 'heap' ? createHeapStateBackend({ maxDeltas: 1 }) : new LmdbStateBackend({ localDir: join(dir, `local-${++made}`), cacheEntries: 16, incremental: { maxDeltas: 1 }, snapshotThread: true });
   return factory.createKeyedStateBackend({ jobId: 'job', uid: 'ttl', subtask: 0, attempt: 0, keyGroupRange: RANGE, maxParallelism: MAX, describe: () => 'the test backend', now: () => clock.t });
 }
 

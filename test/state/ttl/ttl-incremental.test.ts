@@ -37,7 +37,7 @@ class Clock {
 
 let made = 0;
 function backend(type: StateBackendType, clock: Clock): KeyedStateBackend {
-  const factory = type === 'heap' ? createHeapStateBackend({ maxDeltas: 100 }) : new LmdbStateBackend({ localDir: join(dir, `local-${++made}`), cacheEntries: 16, incremental: { maxDeltas: 100 } });
+  const factory = type === 'heap' ? createHeapStateBackend({ maxDeltas: 100 }) : new LmdbStateBackend({ localDir: join(dir, `local-${++made}`), cacheEntries: 16, incremental: { maxDeltas: 100 }, snapshotThread: true });
   return factory.createKeyedStateBackend({ jobId: 'job', uid: 'ttl', subtask: 0, attempt: 0, keyGroupRange: RANGE, maxParallelism: MAX, describe: () => 'the test backend', now: clock.now });
 }
 
