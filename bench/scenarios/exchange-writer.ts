@@ -4,12 +4,10 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from '../../src/clock/clock.ts';
 import { RingOutputChannel } from '../../src/network/ring-output-channel.ts';
 import { SegmentRing, type RingShape } from '../../src/network/segment-ring.ts';
-import { compileCodec } from '../../src/serialization/compile-codec.ts';
-import { InferringCodec } from '../../src/serialization/inferring-codec.ts';
-import { WORKLOADS, type ExchangeWorkload } from './exchange-workloads.ts';
+import { codecFor, WORKLOADS, type ExchangeWorkload } from './exchange-workloads.ts';
 
 export interface WriterJob {
-  readonly mode: 'loop' | 'declared' | 'inferred';
+  readonly mode: 'loop' | 'declared' | 'rows' | 'inferred';
   readonly workload: ExchangeWorkload['id'];
   readonly records: number;
   readonly ring?: SharedArrayBuffer;
@@ -37,8 +35,7 @@ async function run(job: WriterJob): Promise<number> {
     }
     return built === undefined ? -1 : sum;
   }
-  const codec = job.mode === 'declared' ? compileCodec(w.type) : new InferringCodec();
-  const out = new RingOutputChannel(SegmentRing.attach(job.ring!, job.shape!), codec, systemClock);
+  const out = new RingOutputChannel(SegmentRing.attach(job.ring!, job.shape!), codecFor(job.mode, w), systemClock);
   let i = 0;
   while (i < n) {
     while (i < n && out.writable) out.emit(w.make(i++));

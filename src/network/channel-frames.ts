@@ -1,4 +1,5 @@
 import { Packr } from 'msgpackr';
+import type { BlockWriter } from '../serialization/block-codec.ts';
 import type { Codec } from '../serialization/codec.ts';
 import { DataInput } from '../serialization/data-input.ts';
 import { DataOutput } from '../serialization/data-output.ts';
@@ -20,6 +21,11 @@ import type { StreamEvent } from './stream-event.ts';
  *                      at once: written only for records that have one, so jobs
  *                      without event time pay nothing. It is part of the record's frame (a
  *                      record moves or spans with its timestamp).
+ *   0x08 BLOCK         u32 LE n, a flags byte (bit 0: timestamps), when flagged n f64 LE
+ *                      timestamps (NO_TIMESTAMP for a record without one), then n records of a
+ *                      declared struct type by column (block-codec.ts): on channels whose codec
+ *                      has a block form, a segment's records go as one block, and only a record
+ *                      too large for a segment spans (as SPAN frames, by the row codec).
  *
  * A record that does not fit the rest of a segment moves whole to the next one; only one larger
  * than an empty segment spans. Priority events (in the ring's priority slots) are one byte,
@@ -32,6 +38,11 @@ export const SPAN = 0x04;
 export const MORE = 0x05;
 export const CONVERT = 0x06;
 export const TIMESTAMP = 0x07;
+export const BLOCK = 0x08;
+
+/** BLOCK, u32 n, flags. */
+const BLOCK_HEADER = 6;
+const TIMED = 1;
 
 const SPAN_HEADER = 5;
 const events = new Packr({ useRecords: false, moreTypes: true });
@@ -71,9 +82,14 @@ export class FrameWriter {
   readonly #codec: Codec<unknown> & { startSegment?(): void };
   readonly #out = DataOutput.bounded(new Uint8Array(0));
   readonly #scratch = DataOutput.growable(64 * 1024);
+  /** The block being filled, on a channel whose codec has a block form: written into the segment when it is finished. */
+  readonly #block: BlockWriter | undefined;
+  #times = new Float64Array(512);
+  #timed = false;
 
   constructor(codec: Codec<unknown>) {
     this.#codec = codec;
+    this.#block = codec.block?.writer();
   }
 
   /** Starts writing into a fresh segment. */
@@ -82,12 +98,20 @@ export class FrameWriter {
     this.#codec.startSegment?.();
   }
 
-  /** Bytes used of the current segment. */
+  /** Bytes used of the current segment (with the block being filled). */
   get used(): number {
+    const block = this.#block;
+    return block === undefined || block.count === 0 ? this.#out.pos : this.#out.pos + this.#blockBytes(block);
+  }
+
+  /** Writes what is pending into the segment (the block being filled) and returns the bytes used: the segment is ready to go. */
+  finish(): number {
+    this.#seal();
     return this.#out.pos;
   }
 
   record(value: unknown, timestamp = NO_TIMESTAMP): boolean {
+    if (this.#block !== undefined) return this.#blockRecord(this.#block, value, timestamp);
     const out = this.#out;
     const start = out.pos;
     try {
@@ -108,6 +132,7 @@ export class FrameWriter {
   }
 
   event(event: StreamEvent): boolean {
+    this.#seal();
     const bytes = encodeEvent(event);
     const out = this.#out;
     if (out.limit - out.pos < bytes.length + 6) return false;
@@ -138,6 +163,59 @@ export class FrameWriter {
     return offset + n;
   }
 
+  /** Into the block; false (the block as it was) when the block would no longer fit the segment. */
+  #blockRecord(block: BlockWriter, value: unknown, timestamp: number): boolean {
+    const size = block.add(value);
+    if (timestamp === NO_TIMESTAMP && !this.#timed) {
+      if (this.#out.pos + BLOCK_HEADER + size <= this.#out.limit) return true;
+      block.undo();
+      return false;
+    }
+    return this.#timedBlockRecord(block, size, timestamp);
+  }
+
+  /** The block gets (or has) a timestamp column: NO_TIMESTAMP for the records without one. */
+  #timedBlockRecord(block: BlockWriter, size: number, timestamp: number): boolean {
+    const n = block.count - 1;
+    const wasTimed = this.#timed;
+    if (!wasTimed) {
+      this.#timed = true;
+      this.#times.fill(NO_TIMESTAMP, 0, n);
+    }
+    if (n === this.#times.length) {
+      const times = new Float64Array(n * 2);
+      times.set(this.#times);
+      this.#times = times;
+    }
+    this.#times[n] = timestamp;
+    if (this.#out.pos + BLOCK_HEADER + 8 * (n + 1) + size <= this.#out.limit) return true;
+    block.undo();
+    this.#timed = wasTimed;
+    return false;
+  }
+
+  #blockBytes(block: BlockWriter): number {
+    return BLOCK_HEADER + (this.#timed ? 8 * block.count : 0) + block.size();
+  }
+
+  /** The block being filled into the segment (its room was checked record by record). */
+  #seal(): void {
+    const block = this.#block;
+    if (block === undefined || block.count === 0) return;
+    const out = this.#out;
+    const n = block.count;
+    out.buf[out.pos] = BLOCK;
+    out.view.setUint32(out.pos + 1, n, true);
+    out.buf[out.pos + 5] = this.#timed ? TIMED : 0;
+    out.pos += BLOCK_HEADER;
+    if (this.#timed) {
+      for (let i = 0; i < n; i++) out.view.setFloat64(out.pos + 8 * i, this.#times[i]!, true);
+      out.pos += 8 * n;
+      this.#timed = false;
+    }
+    block.writeTo(out);
+  }
+
   #frame(value: unknown, timestamp: number, out: DataOutput): void {
     if (timestamp !== NO_TIMESTAMP) {
       out.ensure(9);
@@ -162,6 +240,8 @@ export interface FrameSink {
 /** Reads the frames of successive segments of one channel, gathering spanning records across them. */
 export class FrameReader {
   readonly #codec: Codec<unknown>;
+  /** A block's records on their way to a sink that takes them one by one. */
+  readonly #blockRecords: unknown[] = [];
   readonly #input = new DataInput(new Uint8Array(0));
   #span: Uint8Array | undefined;
   #spanFilled = 0;
@@ -221,6 +301,8 @@ export class FrameReader {
         input.pos += n;
         return;
       }
+      case BLOCK:
+        return this.#readBlock(input, sink, at);
       case SPAN: {
         input.require(4);
         const length = input.view.getUint32(input.pos, true);
@@ -232,6 +314,29 @@ export class FrameReader {
       default:
         input.fail(`a frame of kind ${input.buf[at]}`, at);
     }
+  }
+
+  #readBlock(input: DataInput, sink: FrameSink, at: number): void {
+    const block = this.#codec.block;
+    if (block === undefined) return input.fail('a block of records on a channel whose codec has no block form', at);
+    input.require(5);
+    const n = input.view.getUint32(input.pos, true);
+    const flags = input.buf[input.pos + 4]!;
+    input.pos += 5;
+    if (flags > TIMED || n === 0 || n > input.end - input.pos) return input.fail(`a block of ${n} records, flags ${flags}, with ${input.end - input.pos} bytes left`, at);
+    const plain = flags === 0 ? sink.plainRecords() : undefined;
+    if (plain !== undefined) return block.decode(input, n, plain);
+    let times = -1;
+    if (flags === TIMED) {
+      input.require(8 * n);
+      times = input.pos;
+      input.pos += 8 * n;
+    }
+    const records = this.#blockRecords;
+    records.length = 0;
+    block.decode(input, n, records);
+    for (let i = 0; i < n; i++) sink.record(records[i], times < 0 ? NO_TIMESTAMP : input.view.getFloat64(times + 8 * i, true));
+    records.length = 0;
   }
 
   #continueSpan(input: DataInput, sink: FrameSink): void {

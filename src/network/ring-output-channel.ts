@@ -169,7 +169,7 @@ export class RingOutputChannel extends OutputChannel {
   }
 
   #publish(): void {
-    const used = this.#frames.used;
+    const used = this.#frames.finish();
     this.#ring.publish(used);
     this.#bytesOut += used;
     this.#open = false;

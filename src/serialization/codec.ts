@@ -1,5 +1,6 @@
 import type { DataInput } from './data-input.ts';
 import type { DataOutput } from './data-output.ts';
+import type { BlockCodec } from './block-codec.ts';
 import type { TypeInfo } from './type-info.ts';
 
 /**
@@ -12,6 +13,8 @@ export interface Codec<T> {
   readonly type: TypeInfo;
   encode(value: T, out: DataOutput): void;
   decode(input: DataInput): T;
+  /** The same records by column, a segment's run at a time, where that pays (a declared struct: block-codec.ts); channels then send blocks. */
+  readonly block?: BlockCodec;
 }
 
 /** A codec nested inside a compiled one, told where in the record its value is (for errors). */

@@ -199,6 +199,21 @@ export class DataInput {
     return this.readStringAnyLength();
   }
 
+  /**
+   * The n bytes at p as a string, the caller having checked they lie within the input (a block's
+   * string column, whose lengths are apart from its bytes): the same cache and decoders as readString.
+   */
+  stringAt(p: number, n: number): string {
+    if (n <= CACHED_STRING_MAX && p + CACHED_STRING_READ <= this.buf.length) {
+      const s = cachedAscii(this.view, this.buf, p, n);
+      if (s !== undefined) return s;
+    } else if (n <= SHORT_ASCII_MAX) {
+      const s = readAsciiShort(this.buf, p, n);
+      if (s !== undefined) return s;
+    }
+    return (this.text as Buffer & { utf8Slice(start: number, end: number): string }).utf8Slice(p, p + n);
+  }
+
   private readStringAnyLength(): string {
     const n = this.readVarUint();
     const p = this.pos;

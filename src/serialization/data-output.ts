@@ -180,6 +180,19 @@ export class DataOutput {
     this.writeLongString(s, len);
   }
 
+  /** The UTF-8 bytes of s with no length prefix (a block's string column keeps the lengths apart). */
+  writeUtf8(s: string): void {
+    const len = s.length;
+    if (len < SHORT_STRING) {
+      this.ensure(len * 3);
+      this.pos = writeUtf8Short(s, this.buf, this.pos);
+      return;
+    }
+    // Measured only when the worst case (3 bytes a unit) might not fit: measuring is a pass over the string.
+    if (this.pos + len * 3 > this.limit) this.ensure(utf8Length(s));
+    this.pos += utf8Write.call(this.buf, s, this.pos, this.limit - this.pos);
+  }
+
   /**
    * The prefix is reserved for the worst case (3 bytes a unit) and written as a padded varint
    * when the string is shorter, so the bytes depend only on the string (deterministic).

@@ -1,17 +1,31 @@
 import type { JobEdge } from '../graph/job-graph.ts';
+import { blockCodecFor } from '../serialization/block-codec.ts';
 import type { Codec } from '../serialization/codec.ts';
 import { compileCodec } from '../serialization/compile-codec.ts';
 import { DataOutput } from '../serialization/data-output.ts';
 import { InferringCodec } from '../serialization/inferring-codec.ts';
 import { SerializationError } from '../serialization/serialization-error.ts';
+import type { TypeInfo } from '../serialization/type-info.ts';
 
 /**
  * The codec of one channel of an edge, one per channel and direction (an inferring codec keeps
- * what it has announced or been told). A declared type (`returns`) is compiled; streams without
- * one infer a type from their records and fall back to MessagePack when the records change shape.
+ * what it has announced or been told). A declared type (`returns`) is compiled, with its block
+ * form when `recordBlocks`; streams without one infer a type from their records and fall back to
+ * MessagePack when the records change shape.
  */
-export function edgeCodec(edge: JobEdge): Codec<unknown> {
-  return edge.type ? compileCodec(edge.type) : new InferringCodec();
+export function edgeCodec(edge: JobEdge, recordBlocks: boolean): Codec<unknown> {
+  if (!edge.type) return new InferringCodec();
+  return recordBlocks ? declaredCodec(edge.type) : compileCodec(edge.type);
+}
+
+/**
+ * The compiled codec of a declared type, with its block form where it has one (channels then send
+ * records by column: taskmanager.network.record-blocks).
+ */
+export function declaredCodec(type: TypeInfo): Codec<unknown> {
+  const codec = compileCodec(type);
+  const block = blockCodecFor(type);
+  return block === undefined ? codec : { type: codec.type, encode: codec.encode, decode: codec.decode, block };
 }
 
 /** What a serialization error on this edge names: the operator that emits onto it and the connection. */

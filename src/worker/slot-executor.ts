@@ -194,6 +194,7 @@ export class SlotExecutor implements TaskExecutorGateway {
     const here = (vertexId: string, subtask: number) => placement[vertexId]?.[subtask] === index;
     const pointwise = (e: JobEdge) => e.partitioner.kind === 'forward';
     const debloating = inputDebloatingOf(config);
+    const recordBlocks = config['taskmanager.network.record-blocks'];
 
     // Input channels first, so local output channels can be connected to them.
     const inputs = new Map<ChannelKey, InputChannel>();
@@ -212,7 +213,7 @@ export class SlotExecutor implements TaskExecutorGateway {
             const ring = ringOf('input', k);
             const consumer = taskKey(d.vertexId, d.subtask);
             this.#channelOwners.set(k, consumer);
-            this.#closers.push(connectRingInput(ring, ch, edgeCodec(edge), (e) => this.#failTask(consumer, e, ch.description)));
+            this.#closers.push(connectRingInput(ring, ch, edgeCodec(edge, recordBlocks), (e) => this.#failTask(consumer, e, ch.description)));
             debloating?.add(consumer, ring, ch);
           }
         }
@@ -235,7 +236,7 @@ export class SlotExecutor implements TaskExecutorGateway {
             return connectLocal(input, { ...local, check: edgeCheck(edge) });
           }
           this.#channelOwners.set(k, taskKey(d.vertexId, d.subtask));
-          const out = new RingOutputChannel(ringOf('output', k), edgeCodec(edge), systemClock, edgeContext(edge));
+          const out = new RingOutputChannel(ringOf('output', k), edgeCodec(edge, recordBlocks), systemClock, edgeContext(edge));
           this.#closers.push(() => out.close());
           return out;
         });
