@@ -24,7 +24,7 @@ export async function writeIncrementalKeyedState(
 ): Promise<KeyedStateHandle> {
   const { plan } = incremental;
   const base = plan.base;
-  if (base !== null && (plan.changed === null || plan.changed.size === 0)) return base;
+  if (base !== null && (plan.changed === null || plan.changed.empty)) return base;
   const name = `${stateFileName(uid, subtask, 0)}-c${plan.checkpointId}-${base === null ? 'full' : 'delta'}`;
   const path = join(sharedDir, name);
   let written: KeyedStateHandle;
