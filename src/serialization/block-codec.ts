@@ -4,7 +4,7 @@ import { DataInput } from './data-input.ts';
 import type { DataOutput } from './data-output.ts';
 import { decoderSource } from './decoder-source.ts';
 import { describeType } from './describe-type.ts';
-import { encoderSource } from './encoder-source.ts';
+import { encoderSource, isPlainLeaf, plainLeafSource } from './encoder-source.ts';
 import { PathExpression } from './path-expression.ts';
 import { SourceContext } from './source-context.ts';
 import type { StructField, TypeInfo } from './type-info.ts';
@@ -93,21 +93,18 @@ export class BlockWriter {
  */
 const MIN_FIELDS = 3;
 
-/** Field kinds with a column of their own; the rest are written as in a row (RowColumn). */
-const COLUMN_KINDS = new Set<TypeInfo['kind']>(['int', 'timestamp', 'double', 'boolean', 'string']);
-
 const cache = new Map<string, BlockCodec | null>();
 
 /**
  * The block codec of a declared struct type, or undefined when blocks would not pay: not a
- * struct, fewer than MIN_FIELDS fields, or no field with a column of its own (every field read as
- * in a row anyway).
+ * struct, fewer than MIN_FIELDS fields, or no field that is a plain leaf, the kinds with a column
+ * of their own (every field read as in a row anyway).
  */
 export function blockCodecFor(type: TypeInfo): BlockCodec | undefined {
   const key = JSON.stringify(type);
   let codec = cache.get(key);
   if (codec === undefined) {
-    codec = type.kind === 'struct' && type.fields.length >= MIN_FIELDS && type.fields.some((f) => COLUMN_KINDS.has(f.type.kind)) ? build(type, type.fields) : null;
+    codec = type.kind === 'struct' && type.fields.length >= MIN_FIELDS && type.fields.some((f) => isPlainLeaf(f.type.kind)) ? build(type, type.fields) : null;
     cache.set(key, codec);
   }
   return codec ?? undefined;
@@ -154,29 +151,15 @@ function addSource(type: TypeInfo, fields: readonly StructField[]): string {
   fields.forEach((field, i) => {
     // Fresh names: the row encoders of nested fields take theirs from the same context.
     const f = ctx.fresh('field');
-    const t = ctx.fresh('time');
     const path = PathExpression.root.member(field.name);
     lines.push(`var ${f} = value[${JSON.stringify(field.name)}];`);
-    const isInt = (v: string) => `typeof ${v} !== 'number' || ((${v} | 0) !== ${v} && !${ctx.use('isSafe')}(${v}))`;
-    switch (field.type.kind) {
-      case 'string':
-        lines.push(`if (typeof ${f} !== 'string') ${fail(f, field.type, path)}; c${i}.add(n, ${f});`);
-        break;
-      case 'int':
-        // + 0: -0 goes as 0, as a row's zigzag varint has it.
-        lines.push(`if (${isInt(f)}) ${fail(f, field.type, path)}; c${i}.add(n, ${f} + 0);`);
-        break;
-      case 'timestamp':
-        lines.push(`var ${t} = ${f} instanceof Date ? ${f}.getTime() : ${f};`, `if (${isInt(t)}) ${fail(f, field.type, path)}; c${i}.add(n, ${t} + 0);`);
-        break;
-      case 'double':
-        lines.push(`if (typeof ${f} !== 'number') ${fail(f, field.type, path)}; c${i}.add(n, ${f});`);
-        break;
-      case 'boolean':
-        lines.push(`if (typeof ${f} !== 'boolean') ${fail(f, field.type, path)}; c${i}.add(n, ${f});`);
-        break;
-      default:
-        lines.push(`{ var out = c${i}.out;\n${encoderSource(field.type, f, path, ctx, false)}\n}`, `c${i}.added(n);`);
+    const kind = field.type.kind;
+    if (isPlainLeaf(kind)) {
+      const leaf = plainLeafSource(kind, f, ctx, () => fail(f, field.type, path));
+      // + 0: an int's -0 goes as 0, as a row's zigzag varint has it.
+      lines.push(leaf.check, `c${i}.add(n, ${leaf.value}${kind === 'int' || kind === 'timestamp' ? ' + 0' : ''});`);
+    } else {
+      lines.push(`{ var out = c${i}.out;\n${encoderSource(field.type, f, path, ctx, false)}\n}`, `c${i}.added(n);`);
     }
   });
   const columns = fields.map((_, i) => `c${i} = cols[${i}]`).join(', ');

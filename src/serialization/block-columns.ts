@@ -1,5 +1,4 @@
 import { DataOutput } from './data-output.ts';
-import { writeUtf8Short } from './write-utf8-short.ts';
 
 /**
  * One field's column of a record block (block-codec.ts) while the block is written: values are
@@ -98,9 +97,7 @@ export class StringColumn implements BlockColumn {
   add(n: number, s: string): void {
     const bytes = this.bytes;
     const start = bytes.pos;
-    // Short strings by the loop here rather than through writeUtf8: one call less to inline on every record.
-    if (s.length < 32 && start + s.length * 3 <= bytes.limit) bytes.pos = writeUtf8Short(s, bytes.buf, start);
-    else bytes.writeUtf8(s);
+    bytes.writeUtf8(s);
     if (n === this.ends.length) this.ends = grow(this.ends);
     this.ends[n] = bytes.pos;
     if (bytes.pos - start > 0xff) this.#long(n, bytes.pos - start);

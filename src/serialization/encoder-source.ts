@@ -13,19 +13,17 @@ export function encoderSource(type: TypeInfo, v: string, path: PathExpression, c
   const fail = () => `${ctx.use('fail')}(${v}, ${JSON.stringify(expected)}, ${path.render()})`;
   switch (type.kind) {
     case 'string':
-      return `if (typeof ${v} !== 'string') ${fail()}; out.writeString(${v});`;
     case 'int':
-      return `if (typeof ${v} !== 'number' || ((${v} | 0) !== ${v} && !${ctx.use('isSafe')}(${v}))) ${fail()}; out.writeInt(${v});`;
     case 'double':
-      return `if (typeof ${v} !== 'number') ${fail()}; out.writeDouble(${v});`;
+    case 'boolean':
+    case 'timestamp': {
+      const leaf = plainLeafSource(type.kind, v, ctx, fail);
+      return `${leaf.check}\n${WRITE[type.kind]}(${leaf.value});`;
+    }
     case 'bigint':
       return `if (typeof ${v} !== 'bigint' || ${v} < ${ctx.use('MIN_I64')} || ${v} > ${ctx.use('MAX_I64')}) ${fail()}; out.writeBigInt64(${v});`;
-    case 'boolean':
-      return `if (typeof ${v} !== 'boolean') ${fail()}; out.writeByte(${v} ? 1 : 0);`;
     case 'bytes':
       return `if (!(${v} instanceof Uint8Array)) ${fail()}; out.writeBytes(${v});`;
-    case 'timestamp':
-      return timestampSource(v, fail, ctx);
     case 'json':
       return `${ctx.use('json')}.encode(${v}, out, ${path.render()});`;
     case 'any':
@@ -45,14 +43,40 @@ export function encoderSource(type: TypeInfo, v: string, path: PathExpression, c
   }
 }
 
-/** A Date is taken for its time, which must be valid; the wire holds a safe integer either way. */
-function timestampSource(v: string, fail: () => string, ctx: SourceContext): string {
-  const t = ctx.fresh('t');
-  return [
-    `var ${t} = ${v} instanceof Date ? ${v}.getTime() : ${v};`,
-    `if (typeof ${t} !== 'number' || ((${t} | 0) !== ${t} && !${ctx.use('isSafe')}(${t}))) ${fail()};`,
-    `out.writeInt(${t});`,
-  ].join('\n');
+/** The leaves written as one plain value: a row writes it with out's method, a record block puts it into its column. */
+export type PlainLeafKind = 'string' | 'int' | 'double' | 'boolean' | 'timestamp';
+
+export function isPlainLeaf(kind: TypeInfo['kind']): kind is PlainLeafKind {
+  return Object.hasOwn(WRITE, kind);
+}
+
+const WRITE: Readonly<Record<PlainLeafKind, string>> = {
+  string: 'out.writeString',
+  int: 'out.writeInt',
+  double: 'out.writeDouble',
+  boolean: 'out.writeBoolean',
+  timestamp: 'out.writeInt',
+};
+
+/**
+ * The statements that check `v` as a plain leaf (calling `fail`), and the expression of the
+ * value to write: `v`, or for a timestamp the time of a Date, which must be valid (the wire holds a
+ * safe integer either way). One rule for rows and record blocks.
+ */
+export function plainLeafSource(kind: PlainLeafKind, v: string, ctx: SourceContext, fail: () => string): { check: string; value: string } {
+  const isInt = (x: string) => `typeof ${x} !== 'number' || ((${x} | 0) !== ${x} && !${ctx.use('isSafe')}(${x}))`;
+  switch (kind) {
+    case 'string':
+    case 'double':
+    case 'boolean':
+      return { check: `if (typeof ${v} !== '${kind === 'double' ? 'number' : kind}') ${fail()};`, value: v };
+    case 'int':
+      return { check: `if (${isInt(v)}) ${fail()};`, value: v };
+    case 'timestamp': {
+      const t = ctx.fresh('t');
+      return { check: `var ${t} = ${v} instanceof Date ? ${v}.getTime() : ${v};\nif (${isInt(t)}) ${fail()};`, value: t };
+    }
+  }
 }
 
 function arraySource(of: TypeInfo, v: string, path: PathExpression, ctx: SourceContext, exact: boolean, fail: () => string): string {
