@@ -353,23 +353,22 @@ export class StateTable<V> {
       if (frame.length > prefix.length) yield frame;
     }
     /**
-     * The key group's entries are taken out of its Map at once (forEach into two arrays, which
-     * does not touch the entries themselves) and then visited slice by slice: about twice as fast
-     * as a for-of over the Map in a generator (1M entries, this machine), whose every step chased
-     * the entry, its value and the next Map slot in one dependent chain. An entry removed after
+     * The key group's entries are taken out of its Map at once (its keys and its values spread
+     * into two arrays, which does not touch the entries themselves: 4 ns an entry against 14 for
+     * a forEach that pushes) and then visited slice by slice, loaded ahead (loadAhead): about
+     * twice as fast as a for-of over the Map in a generator (1M entries, this machine), whose
+     * every step chased the entry, its value and the next Map slot in one dependent chain. An entry removed after
      * that is marked written by remove() (its value went to the removed entries), and entries
      * created after the snapshot carry a newer version, so neither is written twice or wrongly.
      */
     function* keyGroupEntries(kg: number, sliceSize: number, keys: Key[], values: unknown[]): Generator<number> {
-      const groupKeys: Key[] = [];
-      const groupEntries: Array<Entry<V>> = [];
       // Every entry of the key group was saved into the writer's sink or removed: nothing to walk.
-      if (snap.unwritten[kg] !== 0) maps[kg]!.forEach((entry, key) => {
-        groupKeys.push(key);
-        groupEntries.push(entry);
-      });
+      const walk = snap.unwritten[kg] !== 0;
+      const groupKeys: Key[] = walk ? [...maps[kg]!.keys()] : [];
+      const groupEntries: Array<Entry<V>> = walk ? [...maps[kg]!.values()] : [];
       let n = 0;
       for (let i = 0; i < groupEntries.length; i++) {
+        if ((i & (LOAD_AHEAD - 1)) === 0) loadAhead(groupEntries, i, Math.min(groupEntries.length, i + LOAD_AHEAD));
         const entry = groupEntries[i]!;
         let value: unknown;
         if (entry.written === snap.version) continue;
@@ -432,6 +431,24 @@ export class StateTable<V> {
       release: () => {},
     };
   }
+}
+
+/**
+ * Entries a snapshot's walk loads ahead of the loop that writes them out. The entries and their
+ * values lie scattered over the heap, a cache miss each; the writing loop does too much per entry
+ * for the CPU to run ahead into the next ones, so its misses came one after another. A tight
+ * loop over the next entries issues their loads together instead.
+ */
+const LOAD_AHEAD = 32;
+/** What loadAhead counted, kept so that no compiler drops its loads as unused. */
+let loadedAhead = 0;
+
+function loadAhead(entries: ReadonlyArray<Entry<unknown>>, from: number, to: number): void {
+  let n = 0;
+  for (let i = from; i < to; i++) if (entries[i]!.written !== 0) n++;
+  // typeof reads the value's map: the first line of the object is then in the cache.
+  for (let i = from; i < to; i++) if (typeof entries[i]!.value === 'object') n++;
+  loadedAhead = (loadedAhead + n) | 0;
 }
 
 function* framesToSlices<V>(frames: Generator<unknown[]>): Generator<Array<[Key, V]>> {
