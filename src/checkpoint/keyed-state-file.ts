@@ -17,6 +17,7 @@ import { describeValue } from '../serialization/describe-value.ts';
 import { SerializationError } from '../serialization/serialization-error.ts';
 import { snapshotOf } from '../serialization/serializer-snapshot.ts';
 import { writeFully } from '../fs/write-fully.ts';
+import { BackgroundSync } from '../fs/background-sync.ts';
 import { SavedValueRuns } from './saved-value-runs.ts';
 
 /**
@@ -44,6 +45,8 @@ const HEADER_BYTES = MAGIC.length;
 const SLICE = 2048;
 /** Bytes gathered before they are written: a write per slice cost tens of microseconds each. */
 const FLUSH_BYTES = 1 << 20;
+/** Bytes written between two background syncs (BackgroundSync): the disk takes them while the next ones are encoded. */
+const SYNC_BYTES = 4 << 20;
 /** Longest stretch of encoding without giving the task thread a turn. */
 const YIELD_MS = 2;
 
@@ -81,6 +84,7 @@ export async function writeKeyedStateFile(path: string, captured: CapturedKeyedS
     };
   });
   const fh = await open(path, 'w');
+  const syncing = new BackgroundSync(fh, path, SYNC_BYTES);
   const out = DataOutput.growable(FLUSH_BYTES + (FLUSH_BYTES >> 2));
   out.writeRaw(MAGIC);
   const keyGroups: Array<{ keyGroup: number; offset: number; length: number; crc32: number }> = [];
@@ -101,6 +105,7 @@ export async function writeKeyedStateFile(path: string, captured: CapturedKeyedS
     // The awaited write also lets the task thread process records.
     await writeFully(fh, bytes, { path, offset: flushed });
     flushed += out.pos;
+    syncing.wrote(flushed);
     out.pos = 0;
     groupFrom = 0;
     lastYield = performance.now();
@@ -138,8 +143,9 @@ export async function writeKeyedStateFile(path: string, captured: CapturedKeyedS
       groupFrom = out.pos;
     }
     if (out.pos > 0) await flush();
-    await fh.sync();
+    await syncing.finish(flushed);
   } finally {
+    await syncing.settle();
     await fh.close();
   }
   return { file: path, format: KEYED_STATE_FILE_FORMAT, keyGroups, states: tables.map((t) => t.info), entries, bytes: flushed, crc32: fileCrc };
