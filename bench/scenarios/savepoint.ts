@@ -27,14 +27,14 @@
 // The state file is format 2 (keyed-state-file.ts): the sum's undeclared state is written by the
 // adapting inferring codec (a schema per block, a tag byte and two doubles per value), keys as
 // varints. Where the time goes (CPU profile, node --cpu-prof, 1M keys, 19.1 MB): taking it is the
-// asynchronous writer, ~470 ms a take, of which the walk over the copy-on-write table's 128 Maps
-// (keyGroupEntries) ~195 ms and encoding ~235 ms, nearly all of it the first touch of each value;
-// checksums and fs writes are a few percent. It is memory-bound: each entry, its aggregate and the
-// record it keeps lie scattered on the heap, visited in key-group order at a cache miss each
-// (scratch measurements: ~100-200 ns per object with work depending on it, ~3-6 ns for the same
-// objects visited in allocation order), while the raw write of the same 19 MB takes 15-70 ms, so
-// the 4x goal for taking a savepoint is out of reach for any format written from heap objects
-// (the MessagePack frames of format 1 took ~1.6x the time of format 2 on the same table).
+// asynchronous writer, ~130 ms of CPU a take: the walk over the copy-on-write table's 128 Maps
+// (keyGroupEntries) ~55 ms and encoding ~65 ms, nearly all of it the first touch of each entry,
+// its aggregate and the record it keeps, which lie scattered on the heap (a cache and TLB miss
+// each); checksums and fs writes are a few percent. Both load their next entries ahead in tight
+// loops (state-table.ts loadAhead, keyed-state-file.ts loadAhead), so that those misses overlap
+// instead of coming one after another: before that the writer took ~300-470 ms. The file is
+// synced in the background as it grows (BackgroundSync), so its final fsync waits only for the
+// tail: the take is then about the encoding plus the tail, against a raw write's whole fsync.
 // Restoring is restoreKeyed (read + checksum + decode straight into the tables) and the claim of
 // the restored values by the sum (one aggregate object per entry).
 import type { HeapKeyedStateBackend } from '../../src/state/heap-keyed-state-backend.ts';
