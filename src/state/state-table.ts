@@ -1,5 +1,6 @@
 import type { InPlaceAggregate } from './in-place-aggregate.ts';
 import type { Key } from './key-group.ts';
+import { ChangedKeys } from './incremental/changed-keys.ts';
 
 /**
  * One keyed state's entries, one Map per key group the subtask owns.
@@ -88,7 +89,7 @@ export class StateTable<V> {
    * tracked). An entry whose version is the table's current one is already in it, so a hot key
    * costs one comparison per change, not a lookup.
    */
-  #changed: Set<Key> | undefined;
+  #changed: ChangedKeys | undefined;
 
   constructor(keyGroups: number, copy: (value: V) => V) {
     this.maps = Array.from({ length: keyGroups }, () => new Map());
@@ -121,14 +122,17 @@ export class StateTable<V> {
 
   /** Changed keys are tracked from now on (incremental checkpoints). */
   trackChanges(): void {
-    this.#changed ??= new Set();
+    this.#changed ??= new ChangedKeys();
   }
 
-  /** The keys changed (written, removed, or read as a mutable object) since the last call, and tracking starts over. */
-  takeChanges(): ReadonlySet<Key> {
+  /**
+   * The keys changed (written, removed, or read as a mutable object) since the last call, and
+   * tracking starts over. A key removed and made again since is there more than once.
+   */
+  takeChanges(): Iterable<Key> & { readonly size: number } {
     const changed = this.#changed;
     if (changed === undefined || changed.size === 0) return EMPTY_KEYS;
-    this.#changed = new Set();
+    this.#changed = new ChangedKeys();
     // Entries changed before now carry an older version than any change from now on.
     this.#version++;
     return changed;

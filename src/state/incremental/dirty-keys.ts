@@ -9,7 +9,7 @@ export type DirtyKeyEntries = Array<[string, Int32Array[], Key[][]]>;
  * ~7 ns below that size (scratch measurement, Node 20, this machine), and a Set of as many keys
  * as much. Fixed chunks stay ordinary heap objects.
  */
-const CHUNK = 8192;
+export const CHUNK = 8192;
 
 /** One state's changes in the order they were noted, each with its key group, in chunks of CHUNK. */
 class ChangeLog {
@@ -81,7 +81,8 @@ class ChangeLog {
   }
 }
 
-const FIRST_COMPACTION = 1 << 20;
+/** Changes a log holds before it is first made distinct. */
+export const FIRST_COMPACTION = 1 << 20;
 
 /**
  * The keys of a keyed state backend changed (written or removed) in some span of time, by state
