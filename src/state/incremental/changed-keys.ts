@@ -7,8 +7,8 @@ import { CHUNK, FIRST_COMPACTION } from './dirty-keys.ts';
  * ~90 ns an add, a chunk ~10). A key is noted once per entry and snapshot interval (the table
  * compares versions), and again only when its entry was removed and made again, so `size` counts
  * notes, not distinct keys: the same or a little more. A log past FIRST_COMPACTION notes is made
- * distinct, and then each time it doubles, so churn of the same keys keeps it as large as its
- * distinct keys.
+ * distinct, and then each time it doubles, so churn of the same keys keeps it within about twice
+ * its distinct keys (or FIRST_COMPACTION).
  */
 export class ChangedKeys implements Iterable<Key> {
   readonly #chunks: Key[][] = [];
