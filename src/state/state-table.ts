@@ -305,7 +305,7 @@ export class StateTable<V> {
       entry.written = snap.version;
     }
     map.delete(key);
-    this.#changed?.add(key);
+    this.#changed?.addRemoved(key);
     if (this.#index.size > 0) this.#index.delete(key);
   }
 

@@ -15,12 +15,15 @@ test('keys come back in the order noted, across chunks, with their count', () =>
   assert.deepEqual([...log], keys);
 });
 
-test('a log of the same keys noted again and again is made distinct, and grows again only by the notes since', () => {
+test('a log of keys removed and made again and again is made distinct, and grows again only by the notes since', () => {
   const log = new ChangedKeys();
   const distinct = 1000;
-  // Churn: each key removed and made again many times in one interval.
+  // Churn: each key removed and made again many times in one interval (a note each).
   const notes = FIRST_COMPACTION + 5 * CHUNK;
-  for (let i = 0; i < notes; i++) log.add(i % distinct);
+  for (let i = 0; i < notes; i++) {
+    if (i % 2 === 0) log.addRemoved(i % distinct);
+    else log.add(i % distinct);
+  }
   // Made distinct at FIRST_COMPACTION notes (1000 left), then grown by the notes since.
   assert.equal(log.size, distinct + (notes - FIRST_COMPACTION), `the log holds ${log.size} notes of ${distinct} keys`);
   assert.deepEqual(new Set(log), new Set(Array.from({ length: distinct }, (_, i) => i)));
@@ -32,4 +35,19 @@ test('a log of the same keys noted again and again is made distinct, and grows a
   let expected = 0;
   for (const k of big) assert.equal(k, expected++);
   assert.equal(expected, n);
+});
+
+test('a log with few removals is not made distinct: it is within twice its distinct keys already', () => {
+  const log = new ChangedKeys();
+  // Notes the table would not make without removals, so that a compaction would show.
+  const notes = FIRST_COMPACTION + 2 * CHUNK;
+  let removed = 0;
+  for (let i = 0; i < notes; i++) {
+    if (i % 5 === 0) {
+      log.addRemoved(i % 1000);
+      removed++;
+    } else log.add(i % 1000);
+  }
+  assert.ok(4 * removed < notes);
+  assert.equal(log.size, notes, 'the log was made distinct although removals were under a quarter of its notes');
 });
