@@ -30,8 +30,10 @@ describe('the orders pipeline under weir run, SIGKILLed and resumed', () => {
       await servers.createOrders();
       await target.create();
       const checkpointDir = join(root, String(index), 'checkpoints');
-      // The first run also fails 5 times inside (restarting from its own checkpoints), the resumed one not.
-      const faults = ['--inject-failures', '5', '--seed', '11', '--inject-failures-in', 'Per customer'];
+      // The first run also fails 5 times inside (restarting from its own checkpoints), the resumed one
+      // not. Each failure after 2000-8000 of its subtask's records: with the default range (up to
+      // 50000) the five took over 2000 rounds of changes, past the wait below on a loaded CI machine.
+      const faults = ['--inject-failures', '5', '--seed', '11', '--inject-failures-in', 'Per customer', '--inject-failures-after', '2000-8000'];
       const start = (from: string | undefined): WeirProcess =>
         spawnWeir(
           ['run', target.job, '-p', '2', '--checkpoint-dir', checkpointDir, '-D', 'rest.port=0', ...(from ? ['--from-savepoint', from] : faults), '--', ...servers.sourceArgs(), ...target.args(), '--checkpoint-interval', '200'],
