@@ -73,20 +73,29 @@ describe('the orders pipeline under weir run, SIGKILLed and resumed', () => {
           // The table changes only when a checkpoint completes: look after each one.
           let seen: string[] = [];
           let checking = false;
-          await last.waitFor(
-            'the table to equal the GROUP BY',
-            (r) => {
-              if (!checking && r.log.at(-1)?.msg?.toString().startsWith('completed checkpoint')) {
-                checking = true;
-                void target.table().then((t) => {
-                  seen = t;
-                  checking = false;
-                });
-              }
-              return seen.length === expected.length && seen.every((row, i) => row === expected[i]);
-            },
-            90_000,
-          );
+          await last
+            .waitFor(
+              'the table to equal the GROUP BY',
+              (r) => {
+                if (!checking && r.log.at(-1)?.msg?.toString().startsWith('completed checkpoint')) {
+                  checking = true;
+                  void target.table().then((t) => {
+                    seen = t;
+                    checking = false;
+                  });
+                }
+                return seen.length === expected.length && seen.every((row, i) => row === expected[i]);
+              },
+              90_000,
+            )
+            .catch(async (e: unknown) => {
+              // Stuck or wrong: say which, with the rows that differ.
+              const now = await target.table();
+              const missing = expected.filter((row) => !now.includes(row));
+              const extra = now.filter((row) => !expected.includes(row));
+              const after = completedCheckpoints(last).filter((id) => id > latest.id);
+              throw new Error(`checkpoints completed after the restore: ${after.join(', ') || 'none'}; rows missing ${JSON.stringify(missing)}, rows not expected ${JSON.stringify(extra)}`, { cause: e });
+            });
           assert.ok(rounds > 0, 'no change happened while the job ran');
           assert.deepEqual(await target.table(), expected);
           assert.ok(!expected.some((r) => r.startsWith('customer-3 ')), 'a customer whose orders are all gone has no row');

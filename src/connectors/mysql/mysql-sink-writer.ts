@@ -118,9 +118,12 @@ export class MySqlSinkWriter<T> implements PrecommittingSinkWriter<T, MySqlCommi
    * Open transactions end with their sessions (rolled back); prepared ones are the next attempt's
    * recovery's. Sessions with statements in flight are killed, and their ends awaited: a statement
    * may wait for a row lock of the last checkpoint's prepared transaction, which only that
-   * recovery ends (the wait would last innodb_lock_wait_timeout, 50 s by default).
+   * recovery ends (the wait would last innodb_lock_wait_timeout, 50 s by default). No statement
+   * starts after this: one queued on a transaction whose session was still being opened (its id
+   * unknown, so not killed) ran after the kills and waited out those 50 s, holding up the restart.
    */
   async abort(): Promise<void> {
+    this.#inFlight.fail(Promise.resolve(new Error('the writer was aborted')));
     const live = [...this.#live];
     if (this.#inFlight.busy) {
       for (const txn of live) if (txn.session !== undefined) await this.#s.control.sql(`KILL ${Number(txn.session)}`).catch(() => {});
