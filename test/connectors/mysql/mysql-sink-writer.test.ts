@@ -10,20 +10,25 @@ import type { MySqlSinkConnection } from '../../../src/connectors/mysql/mysql-si
 
 interface FakeSession extends MySqlSinkConnection {
   readonly statements: string[];
+  readonly ended: () => boolean;
 }
 
 /** A session that answers CONNECTION_ID() with `id` and records every other statement; `hold` keeps statements running until released. */
 function session(id: number, hold?: Promise<void>): FakeSession {
   const statements: string[] = [];
+  let ended = false;
   return {
     statements,
+    ended: () => ended,
     sql: async <R>(text: string) => {
       if (text.startsWith('SELECT CONNECTION_ID()')) return [{ id }] as R[];
       statements.push(text);
       if (hold && text.startsWith('INSERT')) await hold;
       return [] as R[];
     },
-    end: async () => {},
+    end: async () => {
+      ended = true;
+    },
   };
 }
 
@@ -55,6 +60,9 @@ test('a transaction whose session opens after the abort runs no statement', asyn
   await aborted;
   assert.deepEqual(data.statements, [], 'statements ran on a session opened after the abort');
   assert.deepEqual(control.statements, [], 'nothing was in flight to kill');
+  // Its open XA transaction (none here) would end with it: the session is not left behind.
+  assert.ok(data.ended(), 'the session opened after the abort was left open');
+  assert.ok(control.ended(), 'the control session was left open');
 });
 
 test('a session with a statement in flight is killed, and nothing after that statement runs', async () => {
