@@ -98,7 +98,7 @@ export class SlotThread {
   #deploy(message: SlotDeployment): void {
     let deploy: SlotDeployment;
     try {
-      deploy = this.#channels.prepare(this.allocation, message, (e, reason) =>
+      deploy = this.#channels.prepare(this.allocation, this.#index, message, (e, reason) =>
         this.#executor.channelFailed({ attempt: message.attempt, edgeId: e.edgeId, producer: e.producer, consumer: e.consumer, reason }),
       );
     } catch (e) {

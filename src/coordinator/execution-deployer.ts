@@ -3,6 +3,7 @@ import { consumersOf } from '../graph/edge-connections.ts';
 import type { JobGraph } from '../graph/job-graph.ts';
 import { taskKey, type TaskKey } from '../ids/task-key.ts';
 import type { RemoteChannelEndpoint, TaskDeployment } from '../rpc/task-executor-gateway.ts';
+import { Doorbell } from '../network/doorbell.ts';
 import { SegmentRing, type RingShape } from '../network/segment-ring.ts';
 import type { PlannedFailure } from './fault-injector.ts';
 import type { SlotExecutorPool } from './slot-executor-pool.ts';
@@ -62,7 +63,9 @@ export class ExecutionDeployer {
         });
       }
     }
-    const remote = this.#remoteChannels();
+    // One doorbell per TaskManager thread and attempt: the writers of all its input rings ring it.
+    const doorbells = this.#pool.sharesMemory ? Array.from({ length: n }, () => Doorbell.create().buffer) : undefined;
+    const remote = this.#remoteChannels(doorbells);
     const placement = Object.fromEntries(this.#graph.vertices.map((v) => [v.id, Array.from({ length: v.parallelism }, (_, s) => this.taskManagerOf(s))]));
     for (let i = 0; i < n; i++) {
       this.#pool.executor(i).deploy({ jobId: plan.jobId, attempt: plan.attempt, fingerprint: this.#graph.fingerprint, tasks: perTm[i]!, remoteChannels: remote[i]!, placement });
@@ -70,7 +73,7 @@ export class ExecutionDeployer {
   }
 
   /** A ring for every channel whose producer and consumer run on different TaskManagers. */
-  #remoteChannels(): RemoteChannelEndpoint[][] {
+  #remoteChannels(doorbells: SharedArrayBuffer[] | undefined): RemoteChannelEndpoint[][] {
     const remote: RemoteChannelEndpoint[][] = Array.from({ length: this.#pool.size }, () => []);
     for (const edge of this.#graph.edges) {
       const pointwise = edge.partitioner.kind === 'forward';
@@ -81,8 +84,9 @@ export class ExecutionDeployer {
           if (tp === tc) continue;
           // TaskManager processes make their rings themselves: memory is shared only within one.
           const ring = this.#pool.sharesMemory ? { ring: SegmentRing.create(this.#ring).buffer } : {};
-          remote[tp]!.push({ edgeId: edge.id, producer: p, consumer: c, role: 'output', peer: tc, ...ring, shape: this.#ring });
-          remote[tc]!.push({ edgeId: edge.id, producer: p, consumer: c, role: 'input', peer: tp, ...ring, shape: this.#ring });
+          const doorbell = doorbells ? { doorbell: doorbells[tc]! } : {};
+          remote[tp]!.push({ edgeId: edge.id, producer: p, consumer: c, role: 'output', peer: tc, ...ring, ...doorbell, shape: this.#ring });
+          remote[tc]!.push({ edgeId: edge.id, producer: p, consumer: c, role: 'input', peer: tp, ...ring, ...doorbell, shape: this.#ring });
         }
       }
     }

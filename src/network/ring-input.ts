@@ -1,5 +1,6 @@
 import type { Codec } from '../serialization/codec.ts';
 import { decodePriority, FrameReader, type FrameSink } from './channel-frames.ts';
+import type { DoorbellReader, DoorbellWaiter } from './doorbell-waiter.ts';
 import type { InputChannel } from './input-channel.ts';
 import { NO_TIMESTAMP } from './record-timestamp.ts';
 import type { SegmentRing } from './segment-ring.ts';
@@ -15,8 +16,10 @@ import type { RecordBuffer, StreamEvent } from './stream-event.ts';
  * The reader always waits (Atomics) while the channel is open, so that a priority event is seen
  * even while the task is not taking input; a publish wakes it only when it has said it has
  * nothing to read (SegmentRing.hungry), otherwise the segment waits for the task's next poll.
+ * With its thread's doorbell the reader waits on that, with the thread's other readers, instead
+ * of on its own ring (DoorbellWaiter).
  */
-class RingReader implements FrameSink {
+class RingReader implements FrameSink, DoorbellReader {
   readonly #ring: SegmentRing;
   readonly #channel: InputChannel;
   readonly #frames: FrameReader;
@@ -36,10 +39,24 @@ class RingReader implements FrameSink {
     this.#onError = onError;
   }
 
-  start(): void {
+  start(waiter: DoorbellWaiter | undefined): void {
     this.#channel.refill = () => this.#drain();
     this.#channel.measureUsage = () => ((this.#ring.published() - this.#next) | 0) / this.#ring.segments;
-    this.#loop();
+    if (waiter !== undefined) waiter.add(this);
+    else this.#loop();
+  }
+
+  /** The doorbell rang (or the reader was added): what the ring has now, as one turn of #loop. */
+  poll(): boolean {
+    if (this.#closed || this.#ring.closed) return false;
+    try {
+      this.#drain();
+      return true;
+    } catch (e) {
+      this.#closed = true;
+      this.#onError(e);
+      return false;
+    }
   }
 
   close(): void {
@@ -138,9 +155,12 @@ class RingReader implements FrameSink {
   }
 }
 
-/** Connects the reading half of a ring to an input channel; returns how to close it. */
-export function connectRingInput(ring: SegmentRing, channel: InputChannel, codec: Codec<unknown>, onError: (e: unknown) => void): () => void {
+/**
+ * Connects the reading half of a ring to an input channel; returns how to close it. `waiter`: the
+ * thread's doorbell waiter, when the ring's writer rings that doorbell (the ring was made with it).
+ */
+export function connectRingInput(ring: SegmentRing, channel: InputChannel, codec: Codec<unknown>, onError: (e: unknown) => void, waiter?: DoorbellWaiter): () => void {
   const reader = new RingReader(ring, channel, codec, onError);
-  reader.start();
+  reader.start(waiter);
   return () => reader.close();
 }

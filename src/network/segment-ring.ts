@@ -1,3 +1,5 @@
+import type { Doorbell } from './doorbell.ts';
+
 /**
  * The memory of one channel between two threads: a single-producer / single-consumer ring of
  * fixed-size segments in a SharedArrayBuffer, plus a small ring of priority slots for events that
@@ -16,6 +18,10 @@
  * only when it has said it has nothing to read (a priority event wakes it whenever it waits), and
  * a release wakes a waiting writer only once half the ring is free again or the reader has read
  * everything (so a writer is never left waiting while the reader has stopped with credit free).
+ *
+ * A ring may have its reader's thread's doorbell (see doorbell.ts): then the reader does not wait
+ * on the ring, and what would wake it rings the doorbell instead, which all the thread's rings
+ * share. Both ends must be made with the same doorbell or none.
  */
 
 /** Int32 indices of the control block; each counter on a cache line of its own. */
@@ -65,6 +71,7 @@ export interface PriorityEntry {
  */
 export class SegmentRing {
   readonly buffer: SharedArrayBuffer;
+  readonly #doorbell: Doorbell | undefined;
   readonly segments: number;
   readonly segmentSize: number;
   readonly #control: Int32Array;
@@ -77,8 +84,9 @@ export class SegmentRing {
   /** Payload bytes of the segments this end has read (the reader's throughput, for debloating). */
   #bytesRead = 0;
 
-  private constructor(buffer: SharedArrayBuffer, shape: RingShape) {
+  private constructor(buffer: SharedArrayBuffer, shape: RingShape, doorbell: Doorbell | undefined) {
     this.buffer = buffer;
+    this.#doorbell = doorbell;
     this.segments = shape.segments;
     this.segmentSize = shape.segmentSize;
     this.#control = new Int32Array(buffer, 0, CONTROL_BYTES / 4);
@@ -89,7 +97,8 @@ export class SegmentRing {
     this.#wakeWriterAt = Math.max(1, shape.segments >> 1);
   }
 
-  static create(shape: RingShape): SegmentRing {
+  /** `doorbell`: the reading thread's, when its reader waits on that instead of on the ring. */
+  static create(shape: RingShape, doorbell?: Doorbell): SegmentRing {
     // A power of two, so that `counter & mask` stays continuous when the int32 counters wrap.
     if (!Number.isInteger(shape.segments) || shape.segments < 1 || (shape.segments & (shape.segments - 1)) !== 0 || shape.segments > 1024) {
       throw new RangeError(`a ring's segment count is a power of two from 1 to 1024, not ${shape.segments}`);
@@ -98,12 +107,12 @@ export class SegmentRing {
       throw new RangeError(`a segment is a multiple of 8 bytes, at least 256, not ${shape.segmentSize}`);
     }
     const size = CONTROL_BYTES + PRIORITY_SLOTS * PRIORITY_SLOT_BYTES + shape.segments * shape.segmentSize;
-    return new SegmentRing(new SharedArrayBuffer(size), shape);
+    return new SegmentRing(new SharedArrayBuffer(size), shape, doorbell);
   }
 
   /** The other thread's view of a ring made by `create` (the buffer was posted to it). */
-  static attach(buffer: SharedArrayBuffer, shape: RingShape): SegmentRing {
-    return new SegmentRing(buffer, shape);
+  static attach(buffer: SharedArrayBuffer, shape: RingShape, doorbell?: Doorbell): SegmentRing {
+    return new SegmentRing(buffer, shape, doorbell);
   }
 
   get shape(): RingShape {
@@ -164,14 +173,16 @@ export class SegmentRing {
     this.#bytes.set(event, start + PRIORITY_HEADER);
     Atomics.store(c, PRIORITY_WRITTEN, (written + 1) | 0);
     Atomics.add(c, SIGNAL, 1);
-    if (Atomics.load(c, READER_WAITING) !== 0) this.#wakeReader();
+    // A reader on a doorbell is always waiting when it is not running: ringing is what wakes it.
+    if (this.#doorbell !== undefined || Atomics.load(c, READER_WAITING) !== 0) this.#wakeReader();
   }
 
   #wakeReader(): void {
     const c = this.#control;
     Atomics.store(c, READER_HUNGRY, 0);
     Atomics.store(c, READER_WAITING, 0);
-    Atomics.notify(c, SIGNAL);
+    if (this.#doorbell !== undefined) this.#doorbell.ring();
+    else Atomics.notify(c, SIGNAL);
   }
 
   /**
@@ -296,6 +307,7 @@ export class SegmentRing {
     Atomics.add(c, CREDIT_SIGNAL, 1);
     Atomics.notify(c, SIGNAL);
     Atomics.notify(c, CREDIT_SIGNAL);
+    this.#doorbell?.ring();
   }
 
   get closed(): boolean {

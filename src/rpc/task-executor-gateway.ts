@@ -106,6 +106,12 @@ export interface RemoteChannelEndpoint {
   readonly peer: number;
   readonly ring?: SharedArrayBuffer;
   readonly shape: RingShape;
+  /**
+   * The consuming slot's doorbell (network/doorbell.ts), the same for all of a slot's input rings
+   * of one deploy: the ring's writer rings it, and the slot waits on it alone. None: the reader
+   * waits on the ring.
+   */
+  readonly doorbell?: SharedArrayBuffer;
 }
 
 /** Where a slot of a job runs in a cluster: the TaskManager process (its resource id) and its data address. */

@@ -14,6 +14,8 @@ import type { CheckpointStorageWorkerView } from '../checkpoint/checkpoint-stora
 import { InputChannel } from '../network/input-channel.ts';
 import { connectLocal } from '../network/local-channel.ts';
 import type { OutputChannel } from '../network/output-channel.ts';
+import { Doorbell } from '../network/doorbell.ts';
+import { DoorbellWaiter } from '../network/doorbell-waiter.ts';
 import { connectRingInput } from '../network/ring-input.ts';
 import { RingOutputChannel } from '../network/ring-output-channel.ts';
 import { SegmentRing } from '../network/segment-ring.ts';
@@ -186,11 +188,18 @@ export class SlotExecutor implements TaskExecutorGateway {
     const { jobGraph, config, index } = this.#o;
     const local = { credits: config['taskmanager.network.credits-per-channel'], batchSize: config['taskmanager.network.buffer-records'], clock: systemClock };
     const bufferTimeoutMs = config['execution.buffer-timeout.interval'];
-    const ringOf = (role: RemoteChannelEndpoint['role'], k: ChannelKey): SegmentRing => {
+    const endpointOf = (role: RemoteChannelEndpoint['role'], k: ChannelKey): RemoteChannelEndpoint & { ring: SharedArrayBuffer } => {
       const endpoint = remote.find((r) => r.role === role && channelKey(r.edgeId, r.producer, r.consumer) === k);
       if (!endpoint?.ring) throw new Error(`no ring for ${role} channel ${k}`);
-      return SegmentRing.attach(endpoint.ring, endpoint.shape);
+      return endpoint as RemoteChannelEndpoint & { ring: SharedArrayBuffer };
     };
+    const ringOf = (role: RemoteChannelEndpoint['role'], k: ChannelKey): SegmentRing => {
+      const endpoint = endpointOf(role, k);
+      return SegmentRing.attach(endpoint.ring, endpoint.shape, endpoint.doorbell ? Doorbell.attach(endpoint.doorbell) : undefined);
+    };
+    // The thread waits on its doorbell for all its input rings at once (their writers ring it).
+    const bell = remote.find((r) => r.role === 'input' && r.doorbell)?.doorbell;
+    const waiter = bell ? new DoorbellWaiter(Doorbell.attach(bell)) : undefined;
     const here = (vertexId: string, subtask: number) => placement[vertexId]?.[subtask] === index;
     const pointwise = (e: JobEdge) => e.partitioner.kind === 'forward';
     const debloating = inputDebloatingOf(config);
@@ -213,7 +222,8 @@ export class SlotExecutor implements TaskExecutorGateway {
             const ring = ringOf('input', k);
             const consumer = taskKey(d.vertexId, d.subtask);
             this.#channelOwners.set(k, consumer);
-            this.#closers.push(connectRingInput(ring, ch, edgeCodec(edge, recordBlocks), (e) => this.#failTask(consumer, e, ch.description)));
+            const rung = endpointOf('input', k).doorbell ? waiter : undefined;
+            this.#closers.push(connectRingInput(ring, ch, edgeCodec(edge, recordBlocks), (e) => this.#failTask(consumer, e, ch.description), rung));
             debloating?.add(consumer, ring, ch);
           }
         }
