@@ -73,6 +73,18 @@ describe('key groups', () => {
     for (const bad of [{}, Symbol('s'), () => 1] as unknown[]) assert.throws(() => hashKey(bad as Key), TypeError);
   });
 
+  test('a number hashes as murmur3 over its decimal text, also where no string is made (integers 0..2^31-1)', () => {
+    const viaText = (n: number) => murmur3Bytes(Buffer.from(String(n), 'utf16le'), 0x6e);
+    const edges = [0, -0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 9999, 10000, 99999, 100000, 999999, 1e6, 9999999, 1e7, 99999999, 1e8, 999999999, 1e9, 2 ** 31 - 2, 2 ** 31 - 1];
+    const around = [-1, -12345, 2 ** 31, 2 ** 32, 2 ** 53 - 1, 1.5, -0.25, 1e21];
+    let seed = 12345;
+    const random = Array.from({ length: 20000 }, () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed >>> (seed % 31);
+    });
+    for (const n of [...edges, ...around, ...random]) assert.equal(hashKey(n), viaText(n), `key ${n}`);
+  });
+
   test('key groups spread keys over all groups', () => {
     for (const maxP of [16, 128]) {
       const perGroup = new Array<number>(maxP).fill(0);
