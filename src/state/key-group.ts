@@ -46,31 +46,27 @@ export function murmurString(s: string, seed = 0): number {
 
 /** Each number below 100 as the two UTF-16 units of its two decimal digits, in one murmur block. */
 const DIGIT_PAIRS = Int32Array.from({ length: 100 }, (_, n) => (48 + Math.floor(n / 10)) | ((48 + (n % 10)) << 16));
-const pairs = new Int32Array(5);
+const POWERS_OF_TEN = [1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000];
 
 /**
  * murmurString(String(v), 0x6e) for an integer 0 <= v < 2^31, without making the string: keys are
  * ids far more often than not, and String() of a number V8 has not cached costs an allocation and
- * about twice this whole hash (scratch measurement over 1M distinct keys: ~40 against ~80 ns).
+ * about twice this whole hash (scratch measurement over 1M distinct keys below 10^6: ~29 against
+ * ~58 ns; the same for a few thousand keys, which V8's number-string cache holds).
  */
 function hashNonNegativeInt31(v: number): number {
   const digits = v < 100000 ? (v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : 5) : v < 1000000 ? 6 : v < 10000000 ? 7 : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
-  let rest = v;
-  let last = -1;
-  if ((digits & 1) !== 0) {
-    const q = (rest / 10) | 0;
-    last = rest - q * 10;
-    rest = q;
-  }
-  const n = digits >> 1;
-  for (let i = n - 1; i >= 0; i--) {
-    const q = (rest / 100) | 0;
-    pairs[i] = rest - q * 100;
-    rest = q;
-  }
   let h = 0x6e;
-  for (let i = 0; i < n; i++) h = mixH(h, DIGIT_PAIRS[pairs[i]!]!);
-  if (last >= 0) h ^= mixK(48 + last);
+  let rest = v;
+  // Two digits a block from the left, as the string's units pair up; an odd last digit alone.
+  let p = digits - 2;
+  for (; p >= 0; p -= 2) {
+    const power = POWERS_OF_TEN[p]!;
+    const pair = (rest / power) | 0;
+    rest -= pair * power;
+    h = mixH(h, DIGIT_PAIRS[pair]!);
+  }
+  if (p === -1) h ^= mixK(48 + rest);
   return fmix(h, digits * 2);
 }
 
