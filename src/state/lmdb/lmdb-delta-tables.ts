@@ -53,7 +53,12 @@ export function lmdbDeltaTables(
       }
       return removed;
     };
+    // A released table reads no more: the read transaction may have ended with it (a checkpoint
+    // dropped while its writer was between two key groups), as in lmdbTableSnapshot.
+    const changedRelease = releaseOnce(release);
+    const removedRelease = releaseOnce(release);
     const changedTable = entriesTable(function* (keyGroupIndex, slice, keys, values) {
+      if (changedRelease.released) return;
       const kg = range.start + keyGroupIndex;
       let n = 0;
       const pending: Array<[Key, unknown]> = [];
@@ -67,8 +72,9 @@ export function lmdbDeltaTables(
         }
       }
       if (n > 0) yield n;
-    }, once(release));
+    }, changedRelease.release);
     const removedTable = entriesTable(function* (keyGroupIndex, slice, keys, values) {
+      if (removedRelease.released) return;
       const kg = range.start + keyGroupIndex;
       const removed = removedByGroup.get(kg) ?? lookUp(kg, () => {});
       removedByGroup.delete(kg);
@@ -82,18 +88,26 @@ export function lmdbDeltaTables(
         }
       }
       if (n > 0) yield n;
-    }, once(release));
+    }, removedRelease.release);
     tables.push({ descriptor: state.descriptor, snapshot: changedTable }, { descriptor: removedKeysDescriptor(state.descriptor.name), snapshot: removedTable });
   }
   return tables;
 }
 
+/** A table's share of the snapshot's release, run once however often the table is released; `released` says whether it was. */
+function releaseOnce(fn: () => void): { released: boolean; readonly release: () => void } {
+  const r = {
+    released: false,
+    release: () => {
+      if (r.released) return;
+      r.released = true;
+      fn();
+    },
+  };
+  return r;
+}
+
 /** A release that several tables share, run once whichever calls it first or again. */
 export function once(fn: () => void): () => void {
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    fn();
-  };
+  return releaseOnce(fn).release;
 }

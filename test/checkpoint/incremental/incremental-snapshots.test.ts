@@ -393,3 +393,34 @@ for (const type of ['lmdb', 'lmdb in-thread', 'heap'] as const) describe(`state 
     b.close();
   });
 });
+
+describe('a delta released before it is written (lmdb, in the task thread)', () => {
+  before(() => {
+    backendType = 'lmdb in-thread';
+  });
+
+  test('reads no more of the store: its read transaction ended with the release', async () => {
+    rmSync(jobDir(), { recursive: true, force: true });
+    const b = backend('released');
+    const model: Model = { count: new Map(), seen: new Map(), tags: new Map() };
+    workload(b, model, 41, 20_000, 4_000);
+    await checkpoint(b, 1, null);
+    // Changes in every key group, most of them no longer in the small cache: the delta reads the store.
+    workload(b, model, 42, 6_000, 4_000);
+    const keyed = b.snapshot({ checkpointId: 2, type: 'checkpoint', incrementalBase: 1 });
+    const deltas = keyed.incremental?.tables ?? [];
+    assert.ok(deltas.length > 0, 'a delta');
+    // The task is torn down with the checkpoint not yet written: every table is released, and lmdb
+    // ends the read transaction on its next turn. A writer that goes on anyway must not read.
+    for (const t of [...keyed.tables, ...deltas]) t.snapshot.release();
+    await new Promise((r) => setTimeout(r, 20));
+    const keys: Key[] = new Array(64);
+    const values: unknown[] = new Array(64);
+    let read = 0;
+    // Before, this failed in lmdb ("No transaction to renew"; its native code printed "No current
+    // read transaction available" on stderr).
+    for (const t of deltas) for (let i = 0; i < MAX; i++) for (const n of t.snapshot.keyGroupEntries(i, 64, keys, values)) read += n;
+    assert.equal(read, 0);
+    b.close();
+  });
+});
