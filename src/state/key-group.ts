@@ -36,12 +36,21 @@ function fmix(h: number, length: number): number {
 
 /** murmur3 over the UTF-16 code units of a string, two units per 32-bit block. */
 export function murmurString(s: string, seed = 0): number {
+  return murmurStringModulo(s, seed, 0x100000000);
+}
+
+/**
+ * murmurString(s, seed) % modulo. The hash is an unsigned 32-bit number, which V8 boxes into a
+ * heap number when it leaves a function it was not inlined into (above 2^30: three hashes in four);
+ * a key group is small, so keyGroupFor's paths take the modulo before they return.
+ */
+function murmurStringModulo(s: string, seed: number, modulo: number): number {
   let h = seed | 0;
   const n = s.length;
   let i = 0;
   for (; i + 1 < n; i += 2) h = mixH(h, s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16));
   if (i < n) h ^= mixK(s.charCodeAt(i));
-  return fmix(h, n * 2);
+  return fmix(h, n * 2) % modulo;
 }
 
 /** Each number below 100 as the two UTF-16 units of its two decimal digits, in one murmur block. */
@@ -54,7 +63,7 @@ const POWERS_OF_TEN = [1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 10000
  * about twice this whole hash (scratch measurement over 1M distinct keys below 10^6: ~29 against
  * ~58 ns; the same for a few thousand keys, which V8's number-string cache holds).
  */
-function hashNonNegativeInt31(v: number): number {
+function hashNonNegativeInt31(v: number, modulo: number): number {
   const digits = v < 100000 ? (v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : 5) : v < 1000000 ? 6 : v < 10000000 ? 7 : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
   let h = 0x6e;
   let rest = v;
@@ -67,7 +76,7 @@ function hashNonNegativeInt31(v: number): number {
     h = mixH(h, DIGIT_PAIRS[pair]!);
   }
   if (p === -1) h ^= mixK(48 + rest);
-  return fmix(h, digits * 2);
+  return fmix(h, digits * 2) % modulo;
 }
 
 /** Stable 32-bit hash of a key. Type tags keep `1` and `"1"` apart. */
@@ -76,7 +85,7 @@ export function hashKey(key: Key): number {
     case 'string':
       return murmurString(key);
     case 'number':
-      if (key >>> 0 === key && key <= 0x7fffffff) return hashNonNegativeInt31(key);
+      if (key >>> 0 === key && key <= 0x7fffffff) return hashNonNegativeInt31(key, 0x100000000);
       return murmurString(Number.isInteger(key) ? String(key) : key.toString(), 0x6e);
     case 'bigint':
       return murmurString(key.toString(), 0x6e);
@@ -96,6 +105,9 @@ export function hashKey(key: Key): number {
 }
 
 export function keyGroupFor(key: Key, maxParallelism: number): number {
+  // The two common keys take the modulo inside, so no heap number is made (see murmurStringModulo).
+  if (typeof key === 'string') return murmurStringModulo(key, 0, maxParallelism);
+  if (typeof key === 'number' && key >>> 0 === key && key <= 0x7fffffff) return hashNonNegativeInt31(key, maxParallelism);
   return hashKey(key) % maxParallelism;
 }
 

@@ -82,7 +82,11 @@ describe('key groups', () => {
       seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
       return seed >>> (seed % 31);
     });
-    for (const n of [...edges, ...around, ...random]) assert.equal(hashKey(n), viaText(n), `key ${n}`);
+    for (const n of [...edges, ...around, ...random]) {
+      assert.equal(hashKey(n), viaText(n), `key ${n}`);
+      for (const maxP of [128, 5, 32768]) assert.equal(keyGroupFor(n, maxP), viaText(n) % maxP, `key ${n}, max parallelism ${maxP}`);
+    }
+    for (const s of ['', 'a', 'word', 'user-12345', 'Grüße', '😀']) assert.equal(keyGroupFor(s, 128), murmur3Bytes(Buffer.from(s, 'utf16le'), 0) % 128, s);
   });
 
   test('key groups spread keys over all groups', () => {
