@@ -1,3 +1,5 @@
+import { waitUnlessChanged } from './wait-unless-changed.ts';
+
 /**
  * The doorbell of a receiving thread: one shared int32 that the writers into all of the thread's
  * rings bump when its reader has said it has nothing to read, or for a priority event. The
@@ -5,11 +7,10 @@
  * with a wait per ring each ring's notify woke it again (a notify to a parked thread costs
  * microseconds, and each wake is a task of its event loop).
  *
- * The protocol is the ring's: the waiter first says it waits, then looks at the counter once
- * more; a ringer first bumps the counter, then looks at the flag. Every access is an Atomics
- * operation (sequentially consistent), so at least one of them sees the other's write. Only the
- * ringer that finds the flag set notifies, and it clears the flag: several rings bumped while the
- * thread sleeps cost one notify.
+ * The protocol is the ring's (wait-unless-changed.ts): the waiter says it waits, then looks at
+ * the counter once more; a ringer bumps the counter, then looks at the flag. Only the ringer that
+ * finds the flag set notifies, and it clears the flag: several rings bumped while the thread
+ * sleeps cost one notify.
  */
 
 /** Int32 indices, each on a cache line of its own. */
@@ -62,14 +63,6 @@ export class Doorbell {
    * rings). Undefined when that happened already: the caller looks again at once.
    */
   wait(seen: number): Promise<unknown> | undefined {
-    const c = this.#cells;
-    Atomics.store(c, WAITING, 1);
-    if (Atomics.load(c, RUNG) !== seen) {
-      Atomics.store(c, WAITING, 0);
-      return undefined;
-    }
-    // A pending waitAsync does not keep the event loop alive (see SegmentRing's waits).
-    const r = Atomics.waitAsync(c, RUNG, seen);
-    return r.async ? r.value : undefined;
+    return waitUnlessChanged(this.#cells, RUNG, WAITING, seen);
   }
 }

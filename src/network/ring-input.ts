@@ -46,7 +46,11 @@ class RingReader implements FrameSink, DoorbellReader {
     else this.#loop();
   }
 
-  /** The doorbell rang (or the reader was added): what the ring has now, as one turn of #loop. */
+  /**
+   * What the ring has now (a turn of #loop, or the doorbell rang); false once the channel is
+   * closed or failed. A segment that cannot be decoded here fails the receiving task (a refill's
+   * failure does so by itself: it happens inside the task's step).
+   */
   poll(): boolean {
     if (this.#closed || this.#ring.closed) return false;
     try {
@@ -89,25 +93,18 @@ class RingReader implements FrameSink, DoorbellReader {
   }
 
   /**
-   * Waits for the writer's next publish or priority event, for as long as the channel is open. A
-   * segment that cannot be decoded here fails the receiving task (a refill's failure does so by
-   * itself: it happens inside the task's step).
+   * Without a doorbell: waits on the ring for the writer's next publish or priority event, for as
+   * long as the channel is open.
    */
   #loop(): void {
-    try {
-      for (;;) {
-        if (this.#closed || this.#ring.closed) return;
-        const seen = this.#ring.signal();
-        this.#drain();
-        const wait = this.#ring.waitForData(seen);
-        if (wait !== undefined) {
-          void wait.then(() => this.#loop());
-          return;
-        }
+    for (;;) {
+      const seen = this.#ring.signal();
+      if (!this.poll()) return;
+      const wait = this.#ring.waitForData(seen);
+      if (wait !== undefined) {
+        void wait.then(() => this.#loop());
+        return;
       }
-    } catch (e) {
-      this.#closed = true;
-      this.#onError(e);
     }
   }
 

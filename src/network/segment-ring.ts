@@ -1,4 +1,5 @@
 import type { Doorbell } from './doorbell.ts';
+import { waitUnlessChanged } from './wait-unless-changed.ts';
 
 /**
  * The memory of one channel between two threads: a single-producer / single-consumer ring of
@@ -9,9 +10,7 @@ import type { Doorbell } from './doorbell.ts';
  * segments they overtook.
  *
  * Counters are monotonic int32 that wrap; differences are taken with `| 0`. Every access is an
- * Atomics operation (sequentially consistent), which is what makes the wake-up protocol safe: a
- * side that is about to wait first says so (a flag), then looks once more; the other side first
- * publishes, then looks at the flag. At least one of them sees the other's write.
+ * Atomics operation, which makes the wake-up protocol safe (wait-unless-changed.ts).
  *
  * A notify to a thread parked in Atomics.waitAsync costs microseconds (measured ~15 µs on this
  * 2-core machine under load), so neither side is woken for nothing: a publish wakes the reader
@@ -21,7 +20,8 @@ import type { Doorbell } from './doorbell.ts';
  *
  * A ring may have its reader's thread's doorbell (see doorbell.ts): then the reader does not wait
  * on the ring, and what would wake it rings the doorbell instead, which all the thread's rings
- * share. Both ends must be made with the same doorbell or none.
+ * share. The writer's end must have the doorbell its reader waits on; the reader's end may have it
+ * too (closing the ring there then rings it).
  */
 
 /** Int32 indices of the control block; each counter on a cache line of its own. */
@@ -190,7 +190,7 @@ export class SegmentRing {
    * closed. Undefined when that happened already: the caller looks again at once.
    */
   waitForCredit(seen: number): Promise<unknown> | undefined {
-    return this.#wait(CREDIT_SIGNAL, WRITER_WAITING, seen);
+    return waitUnlessChanged(this.#control, CREDIT_SIGNAL, WRITER_WAITING, seen, CLOSED);
   }
 
   creditSignal(): number {
@@ -294,7 +294,7 @@ export class SegmentRing {
    * value), or the ring closed. Undefined when that happened already.
    */
   waitForData(seen: number): Promise<unknown> | undefined {
-    return this.#wait(SIGNAL, READER_WAITING, seen);
+    return waitUnlessChanged(this.#control, SIGNAL, READER_WAITING, seen, CLOSED);
   }
 
   // ---- both ----
@@ -312,19 +312,6 @@ export class SegmentRing {
 
   get closed(): boolean {
     return Atomics.load(this.#control, CLOSED) !== 0;
-  }
-
-  #wait(index: number, flag: number, seen: number): Promise<unknown> | undefined {
-    const c = this.#control;
-    Atomics.store(c, flag, 1);
-    if (Atomics.load(c, index) !== seen || Atomics.load(c, CLOSED) !== 0) {
-      Atomics.store(c, flag, 0);
-      return undefined;
-    }
-    // A pending waitAsync does not keep the event loop alive: a worker thread is kept alive by
-    // its port to the JobMaster, which is open for as long as the thread has tasks.
-    const r = Atomics.waitAsync(c, index, seen);
-    return r.async ? r.value : undefined;
   }
 
   #segmentStart(index: number): number {

@@ -57,6 +57,11 @@ function murmurStringModulo(s: string, seed: number, modulo: number): number {
 const DIGIT_PAIRS = Int32Array.from({ length: 100 }, (_, n) => (48 + Math.floor(n / 10)) | ((48 + (n % 10)) << 16));
 const POWERS_OF_TEN = [1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000];
 
+/** Whether a number is an integer from 0 to 2^31 - 1: the keys hashNonNegativeInt31 takes. */
+function isNonNegativeInt31(n: number): boolean {
+  return n >>> 0 === n && n <= 0x7fffffff;
+}
+
 /**
  * murmurString(String(v), 0x6e) for an integer 0 <= v < 2^31, without making the string: keys are
  * ids far more often than not, and String() of a number V8 has not cached costs an allocation and
@@ -85,7 +90,7 @@ export function hashKey(key: Key): number {
     case 'string':
       return murmurString(key);
     case 'number':
-      if (key >>> 0 === key && key <= 0x7fffffff) return hashNonNegativeInt31(key, 0x100000000);
+      if (isNonNegativeInt31(key)) return hashNonNegativeInt31(key, 0x100000000);
       return murmurString(Number.isInteger(key) ? String(key) : key.toString(), 0x6e);
     case 'bigint':
       return murmurString(key.toString(), 0x6e);
@@ -107,7 +112,7 @@ export function hashKey(key: Key): number {
 export function keyGroupFor(key: Key, maxParallelism: number): number {
   // The two common keys take the modulo inside, so no heap number is made (see murmurStringModulo).
   if (typeof key === 'string') return murmurStringModulo(key, 0, maxParallelism);
-  if (typeof key === 'number' && key >>> 0 === key && key <= 0x7fffffff) return hashNonNegativeInt31(key, maxParallelism);
+  if (typeof key === 'number' && isNonNegativeInt31(key)) return hashNonNegativeInt31(key, maxParallelism);
   return hashKey(key) % maxParallelism;
 }
 

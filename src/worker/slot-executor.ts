@@ -188,14 +188,11 @@ export class SlotExecutor implements TaskExecutorGateway {
     const { jobGraph, config, index } = this.#o;
     const local = { credits: config['taskmanager.network.credits-per-channel'], batchSize: config['taskmanager.network.buffer-records'], clock: systemClock };
     const bufferTimeoutMs = config['execution.buffer-timeout.interval'];
-    const endpointOf = (role: RemoteChannelEndpoint['role'], k: ChannelKey): RemoteChannelEndpoint & { ring: SharedArrayBuffer } => {
+    const ringOf = (role: RemoteChannelEndpoint['role'], k: ChannelKey): { ring: SegmentRing; rung: boolean } => {
       const endpoint = remote.find((r) => r.role === role && channelKey(r.edgeId, r.producer, r.consumer) === k);
       if (!endpoint?.ring) throw new Error(`no ring for ${role} channel ${k}`);
-      return endpoint as RemoteChannelEndpoint & { ring: SharedArrayBuffer };
-    };
-    const ringOf = (role: RemoteChannelEndpoint['role'], k: ChannelKey): SegmentRing => {
-      const endpoint = endpointOf(role, k);
-      return SegmentRing.attach(endpoint.ring, endpoint.shape, endpoint.doorbell ? Doorbell.attach(endpoint.doorbell) : undefined);
+      const doorbell = endpoint.doorbell ? Doorbell.attach(endpoint.doorbell) : undefined;
+      return { ring: SegmentRing.attach(endpoint.ring, endpoint.shape, doorbell), rung: doorbell !== undefined };
     };
     // The thread waits on its doorbell for all its input rings at once (their writers ring it).
     const bell = remote.find((r) => r.role === 'input' && r.doorbell)?.doorbell;
@@ -219,11 +216,10 @@ export class SlotExecutor implements TaskExecutorGateway {
           if (here(edge.source.id, producer)) {
             inputs.set(k, ch);
           } else {
-            const ring = ringOf('input', k);
+            const { ring, rung } = ringOf('input', k);
             const consumer = taskKey(d.vertexId, d.subtask);
             this.#channelOwners.set(k, consumer);
-            const rung = endpointOf('input', k).doorbell ? waiter : undefined;
-            this.#closers.push(connectRingInput(ring, ch, edgeCodec(edge, recordBlocks), (e) => this.#failTask(consumer, e, ch.description), rung));
+            this.#closers.push(connectRingInput(ring, ch, edgeCodec(edge, recordBlocks), (e) => this.#failTask(consumer, e, ch.description), rung ? waiter : undefined));
             debloating?.add(consumer, ring, ch);
           }
         }
@@ -246,7 +242,7 @@ export class SlotExecutor implements TaskExecutorGateway {
             return connectLocal(input, { ...local, check: edgeCheck(edge) });
           }
           this.#channelOwners.set(k, taskKey(d.vertexId, d.subtask));
-          const out = new RingOutputChannel(ringOf('output', k), edgeCodec(edge, recordBlocks), systemClock, edgeContext(edge));
+          const out = new RingOutputChannel(ringOf('output', k).ring, edgeCodec(edge, recordBlocks), systemClock, edgeContext(edge));
           this.#closers.push(() => out.close());
           return out;
         });

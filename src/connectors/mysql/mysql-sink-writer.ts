@@ -123,7 +123,7 @@ export class MySqlSinkWriter<T> implements PrecommittingSinkWriter<T, MySqlCommi
    * unknown, so not killed) ran after the kills and waited out those 50 s, holding up the restart.
    */
   async abort(): Promise<void> {
-    this.#inFlight.fail(Promise.resolve(new Error('the writer was aborted')));
+    this.#inFlight.fail(Promise.resolve(new Error(`${this.#s.target}: the writer was aborted`)));
     const live = [...this.#live];
     if (this.#inFlight.busy) {
       for (const txn of live) if (txn.session !== undefined) await this.#s.control.sql(`KILL ${Number(txn.session)}`).catch(() => {});
