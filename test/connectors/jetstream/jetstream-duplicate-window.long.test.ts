@@ -9,11 +9,19 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { createLogger, executeJob } from '../../../src/index.ts';
+import { readSnapshot } from '../../../src/checkpoint/snapshot-reader.ts';
 import { JobEvents, makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
 import type { NatsCluster } from '../../fixtures/nats-cluster.ts';
 import { connectTo, countLines, createStream, expectedRunningCounts, publishWords, readStream, startJetStreamTest, stopJetStreamTest } from '../../fixtures/jetstream-streams.ts';
 
 const JOB = join(import.meta.dirname, '..', '..', 'fixtures', 'jobs', 'jetstream-counts.ts');
+
+/** How many messages the JetStream sink's committables in a checkpoint hold, over all subtasks. */
+async function publicationsIn(checkpoint: string): Promise<number> {
+  const snap = await readSnapshot(checkpoint, { uid: 'jetstream-sink' });
+  const pending = (snap.operators[0]?.operator['_sink-committables']?.values ?? []) as Array<{ committables: Array<{ messages: unknown[] }> }>;
+  return pending.reduce((n, p) => n + p.committables.reduce((m, c) => m + c.messages.length, 0), 0);
+}
 
 describe('JetStream sink and the duplicate window', () => {
   let nats: NatsCluster;
@@ -22,7 +30,7 @@ describe('JetStream sink and the duplicate window', () => {
   before(async () => void ({ nats, nc, root } = await startJetStreamTest('jetstream-window', { nodes: 1 })));
   after(() => stopJetStreamTest({ nats, nc, root }));
 
-  function run(name: string, events: JobEvents, args: string[], o: { faults?: { failures: number; seed: number; minRecords: number; maxRecords: number }; restartDelay?: string; lines?: string[] } = {}) {
+  function run(name: string, events: JobEvents, args: string[], o: { faults?: { failures: number; seed: number; minRecords: number; maxRecords: number }; restartDelay?: string; retained?: number; lines?: string[] } = {}) {
     return executeJob({
       job: JOB,
       args: ['--servers', nats.servers, ...args],
@@ -32,6 +40,7 @@ describe('JetStream sink and the duplicate window', () => {
         'restart-strategy.type': 'fixed-delay',
         'restart-strategy.fixed-delay.attempts': 10,
         'restart-strategy.fixed-delay.delay': o.restartDelay ?? '200 ms',
+        ...(o.retained ? { 'execution.checkpointing.num-retained': o.retained } : {}),
       },
       ...(o.faults ? { faults: o.faults } : {}),
       listener: events.listener,
@@ -65,19 +74,43 @@ describe('JetStream sink and the duplicate window', () => {
     assert.deepEqual(countLines(await readStream(nc, 'out1')), expectedRunningCounts(words));
   });
 
-  test("beyondDuplicateWindow 'refuse': the restore fails the job, naming the stream, its window and the checkpoint's age", async () => {
-    // Enough input that both sources still emit when the failure strikes, so the restored
-    // checkpoint holds messages to replay. With 6,000 words one run of 3 finished instead of
-    // failing (restored checkpoint 12 of 21); a restored checkpoint without messages has nothing
-    // to refuse, which is the likely cause (not confirmed).
-    await fill(20_000, 'in2', 'out2', 1000);
-    const events = new JobEvents();
-    const result = await run('refuse', events, ['--input', 'in2', '--output', 'out2', '--output-subject', 'out2', '--bounded', '--rate', '4000', '--window-check', 'warn', '--beyond', 'refuse'], {
-      faults: { failures: 1, seed: 7, minRecords: 1000, maxRecords: 2500 },
-      restartDelay: '2500 ms',
-    });
-    assert.equal(result.status, 'FAILED', `the job should fail: ${events.describe()}`);
-    assert.match(result.error?.message ?? '', /stream 'out2': checkpoint \d+ is \d+ ms old, beyond the stream's duplicate_window of 1000 ms/);
+  test("beyondDuplicateWindow 'refuse': the restore fails the job, naming the stream, its window and the checkpoint's age", async (t) => {
+    // The refusal needs a restored checkpoint that holds publications to replay. Which checkpoint
+    // the failure lands after is timing: when the source stalls (a slow fetch on a loaded
+    // machine) the last completed checkpoint may hold none, and the restore rightly has nothing
+    // to refuse (CI saw that once: restored checkpoint 13, job finished). So each run reads what
+    // the restored checkpoint held, and only a run whose checkpoint held publications counts.
+    const vacuous: string[] = [];
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const [input, output] = [`in2r${attempt}`, `out2r${attempt}`];
+      await fill(20_000, input, output, 1000);
+      const events = new JobEvents();
+      // Read while the job runs: a finished job deletes its checkpoints.
+      let held: Promise<number> | undefined;
+      events.onRestored = ({ path }) => void (held ??= publicationsIn(path));
+      const lines: string[] = [];
+      const result = await run(`refuse-${attempt}`, events, ['--input', input, '--output', output, '--output-subject', output, '--bounded', '--rate', '4000', '--window-check', 'warn', '--beyond', 'refuse'], {
+        faults: { failures: 1, seed: 7, minRecords: 1000, maxRecords: 2500 },
+        restartDelay: '2500 ms',
+        retained: 1000,
+        lines,
+      });
+      const restored = events.restored[0];
+      assert.ok(restored && held, `no restart restored a checkpoint: ${events.describe()}`);
+      const publications = await held;
+      if (publications === 0) {
+        vacuous.push(`run ${attempt}: restored checkpoint ${restored.checkpointId} held no publication; the job ended ${result.status}`);
+        t.diagnostic(vacuous.at(-1)!);
+        continue;
+      }
+      const logged = lines.filter((l) => /WARN|ERROR|refuse|duplicate_window/.test(l)).join('\n');
+      assert.equal(result.status, 'FAILED', `restored checkpoint ${restored.checkpointId} held ${publications} publication(s), yet the job did not fail: ${events.describe()}\n${logged}`);
+      // The refused checkpoint is the restored one or an older one whose commit it still held.
+      const refused = new RegExp(`stream '${output}': checkpoint (\\d+) is \\d+ ms old, beyond the stream's duplicate_window of 1000 ms`).exec(result.error?.message ?? '');
+      assert.ok(refused && Number(refused[1]) <= restored.checkpointId, `the error should name stream ${output}, a checkpoint up to ${restored.checkpointId} and the window: ${result.error?.message}`);
+      return;
+    }
+    assert.fail(`no run restored a checkpoint holding publications, so nothing was checked:\n${vacuous.join('\n')}`);
   });
 
   test('a missing output stream fails the job naming the stream and the servers', async () => {
