@@ -112,15 +112,15 @@ async function measure(worker: Worker, w: ExchangeWorkload, mode: Mode, records:
 export const exchange: Scenario = {
   name: 'exchange',
   description: 'the cost of moving records between two threads through a shared-memory ring (encode + ring + decode), against a loop that only builds them',
-  flags: { 'records-1k': 'records of the 1 KiB workload (default records/20)' },
+  flags: { 'records-1k': 'records of the 1 KiB workload (default records/20)', workloads: 'which workloads, comma-separated (default word,bid,1k): one alone to profile it', modes: 'which codecs beside the loop (default declared,rows,inferred)' },
   defaultRuns: 5,
   async run(options): Promise<ScenarioResult> {
     const records = { word: options.records ?? 4_000_000, bid: Math.floor((options.records ?? 4_000_000) / 8), '1k': intFlag(options, 'records-1k', Math.max(1, Math.floor((options.records ?? 4_000_000) / 20))) };
     const worker = startWriter();
     const samples: Sample[] = [];
     try {
-      const modes: Mode[] = ['loop', 'declared', 'rows', 'inferred'];
-      for (const w of Object.values(WORKLOADS)) {
+      const modes: Mode[] = ['loop', ...chosenModes(options.flags['modes'])];
+      for (const w of chosenWorkloads(options.flags['workloads'])) {
         // Warm-up: both threads compile their codecs and hot paths.
         for (const mode of modes) await measure(worker, w, mode, Math.floor(records[w.id] / 10), -1);
         for (let run = 0; run < options.runs; run++) {
@@ -141,12 +141,33 @@ export const exchange: Scenario = {
   },
 };
 
+function chosenModes(text: string | undefined): Mode[] {
+  const all: Mode[] = ['declared', 'rows', 'inferred'];
+  if (text === undefined) return all;
+  return text.split(',').map((m) => {
+    const mode = all.find((x) => x === m.trim());
+    if (!mode) throw new Error(`--modes: no mode '${m}'; there are ${all.join(', ')}`);
+    return mode;
+  });
+}
+
+function chosenWorkloads(text: string | undefined): ExchangeWorkload[] {
+  if (text === undefined) return Object.values(WORKLOADS);
+  return text.split(',').map((id) => {
+    const w = WORKLOADS[id.trim() as ExchangeWorkload['id']];
+    if (!w) throw new Error(`--workloads: no workload '${id}'; there are ${Object.keys(WORKLOADS).join(', ')}`);
+    return w;
+  });
+}
+
 function summarizeSamples(samples: readonly Sample[], runs: number): ScenarioResult {
   const rows: string[][] = [];
   const notes: string[] = [];
   const summary: Record<string, unknown> = {};
   for (const w of Object.values(WORKLOADS)) {
+    if (!samples.some((x) => x.workload === w.id)) continue;
     for (const mode of ['declared', 'rows', 'inferred'] as const) {
+      if (!samples.some((x) => x.workload === w.id && x.mode === mode)) continue;
       const per = (f: (s: Sample, loop: Sample) => number) =>
         median(
           Array.from({ length: runs }, (_, run) => {
