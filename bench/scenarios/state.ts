@@ -155,10 +155,117 @@ async function runOnce(backend: 'lmdb' | 'heap', variant: Variant, keys: number,
   }
 }
 
+/** Phases of the `--alternate` run: a warm-up, then without and with checkpoints in turn. */
+const PHASE_MS = 5_000;
+const WARM_UP_MS = 3_000;
+
+interface Phase {
+  readonly checkpoints: boolean;
+  readonly recordsPerSecond: number;
+  readonly triggered: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/**
+ * `--alternate`: one job with incremental checkpoints whose hot phase alternates between phases
+ * without checkpoints and phases with one every second (triggered by the bench, as the periodic
+ * trigger would), so both rates come from the same job, store, cache and heap. The whole state
+ * is written once first (the chain's full base), in the warm-up. Separate jobs per
+ * variant differ by more than the checkpoints cost: the `off` job alone ranged 135k-189k records/s
+ * between runs on 2 shared vCPUs.
+ */
+async function runAlternating(backend: 'lmdb' | 'heap', keys: number, records: number, hotRecords: number, extra: Record<string, string>): Promise<Phase[]> {
+  await settle();
+  const probe = new HotPhaseProbe(keys);
+  const dir = mkdtempSync(join(tmpdir(), 'weir-bench-state-'));
+  try {
+    const master = await createJobMaster({
+      job: job(keys, records, hotRecords, probe),
+      config: {
+        'state.backend.type': backend,
+        'state.backend.lmdb.localdir': join(dir, 'local'),
+        // Checkpoints only when the bench asks: the periodic trigger is an hour away.
+        'execution.checkpointing.interval': '1 h',
+        'execution.checkpointing.dir': join(dir, 'checkpoints'),
+        'execution.checkpointing.incremental': true,
+        ...extra,
+      },
+    });
+    let stopped = false;
+    const running = master.run().finally(() => (stopped = true));
+    // The input's end, not the job's: after it the job only waits for its final checkpoint.
+    const ended = () => stopped || probe.count >= records;
+    while (!ended() && probe.prefilledAt === 0) await sleep(50);
+    // The first checkpoint writes the whole state (a full base): in the warm-up, so that the
+    // phases with checkpoints see what a running job sees, deltas on a chain.
+    await master.triggerCheckpoint();
+    await sleep(WARM_UP_MS);
+    const phases: Phase[] = [];
+    for (let checkpoints = false; !ended(); checkpoints = !checkpoints) {
+      const count = probe.count;
+      const start = performance.now();
+      let triggered = 0;
+      while (!ended() && performance.now() - start < PHASE_MS) {
+        if (!checkpoints) {
+          await sleep(Math.min(100, PHASE_MS - (performance.now() - start)));
+          continue;
+        }
+        const next = performance.now() + 1000;
+        await master.triggerCheckpoint().catch((e: unknown) => {
+          if (!ended()) throw e;
+        });
+        triggered++;
+        await sleep(next - performance.now());
+      }
+      // A phase cut short by the end of the input is not counted.
+      if (!ended()) phases.push({ checkpoints, recordsPerSecond: (probe.count - count) / ((performance.now() - start) / 1000), triggered });
+    }
+    const result = await running;
+    if (result.status !== 'FINISHED') throw new Error(`the alternating job ended ${result.status}: ${result.error?.message ?? 'no error'}`);
+    return phases;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Each phase with checkpoints against the mean of the phases without on either side of it. */
+function bracketedRatios(phases: readonly Phase[]): number[] {
+  const ratios: number[] = [];
+  for (let i = 1; i + 1 < phases.length; i++) {
+    if (!phases[i]!.checkpoints) continue;
+    ratios.push(phases[i]!.recordsPerSecond / ((phases[i - 1]!.recordsPerSecond + phases[i + 1]!.recordsPerSecond) / 2));
+  }
+  return ratios;
+}
+
+async function alternate(options: ScenarioOptions, backend: 'lmdb' | 'heap', keys: number, records: number, hotRecords: number): Promise<ScenarioResult> {
+  const rows: string[][] = [];
+  const all: number[] = [];
+  const runs: Phase[][] = [];
+  for (let run = 0; run < options.runs; run++) {
+    const phases = await runAlternating(backend, keys, records, hotRecords, configFlag(options.flags.set));
+    runs.push(phases);
+    const ratios = bracketedRatios(phases);
+    all.push(...ratios);
+    options.log(`run ${run + 1}/${options.runs}: ${phases.map((p) => `${p.checkpoints ? `on(${p.triggered})` : 'off'} ${fmtNumber(p.recordsPerSecond)}`).join(', ')}`);
+    rows.push([String(run + 1), String(phases.length), phases.filter((p) => !p.checkpoints).map((p) => fmtNumber(p.recordsPerSecond)).join(' '), phases.filter((p) => p.checkpoints).map((p) => fmtNumber(p.recordsPerSecond)).join(' '), ratios.map((r) => fmtRatio(r)).join(' ')]);
+  }
+  if (all.length === 0) throw new Error(`no phase with checkpoints had phases without on both sides: give the hot phase more records (--records, now ${fmtNumber(records)})`);
+  return {
+    table: { columns: ['run', 'phases', 'rec/s without checkpoints', 'rec/s with incremental checkpoints every 1 s', 'with / without (bracketing phases)'], rows },
+    notes: [
+      `${fmtNumber(keys)} keys on ${backend}, then ${fmtNumber(records - keys)} records over a hot 1% of the keys moving every ${fmtNumber(hotRecords)} records; one job per run, phases of ${PHASE_MS / 1000} s after a ${WARM_UP_MS / 1000} s warm-up.`,
+      `incremental checkpoints vs none, within one job: median ${fmtRatio(median(all))} over ${all.length} phases (range ${fmtRatio(min(all))}..${fmtRatio(Math.max(...all))}; goal 0.95x).`,
+    ],
+    data: { backend, keys, records, hotRecords, alternating: runs },
+  };
+}
+
 export const state: Scenario = {
   name: 'state',
   description: 'lmdb (or heap) backend: incremental checkpoints against full ones and none, ~1% of keys changed per 1 s interval (bytes per checkpoint, throughput)',
-  flags: { '--backend lmdb|heap': 'the state backend (default lmdb)', '--max-deltas N': 'execution.checkpointing.incremental.max-deltas of the incremental variant (default: the config default)', '--profile DIR': 'a CPU profile of each run\'s hot phase into DIR (bench/profile-summary.ts reads them)', '--variants off,full,incremental': 'which to run (default all)', '--keys N': `keys in the state (default ${DEFAULT_KEYS})`, '--hot-records N': `records per position of the hot 1% of keys (default ${DEFAULT_HOT_RECORDS})`, '--set key=value,...': 'configuration keys given to every job (e.g. state.backend.lmdb.snapshot-thread=false)' },
+  flags: { '--backend lmdb|heap': 'the state backend (default lmdb)', '--max-deltas N': 'execution.checkpointing.incremental.max-deltas of the incremental variant (default: the config default)', '--profile DIR': 'a CPU profile of each run\'s hot phase into DIR (bench/profile-summary.ts reads them)', '--variants off,full,incremental': 'which to run (default all)', '--keys N': `keys in the state (default ${DEFAULT_KEYS})`, '--hot-records N': `records per position of the hot 1% of keys (default ${DEFAULT_HOT_RECORDS})`, '--set key=value,...': 'configuration keys given to every job (e.g. state.backend.lmdb.snapshot-thread=false)', '--alternate': 'instead of a job per variant: one job per run whose hot phase alternates phases without checkpoints and with incremental ones every 1 s' },
   defaultRuns: 2,
   async run(options: ScenarioOptions): Promise<ScenarioResult> {
     const keys = intFlag(options, 'keys', DEFAULT_KEYS);
@@ -166,6 +273,8 @@ export const state: Scenario = {
     if (backend !== 'lmdb' && backend !== 'heap') throw new Error(`--backend must be lmdb or heap, got '${backend}'`);
     const hotRecords = intFlag(options, 'hot-records', DEFAULT_HOT_RECORDS);
     const records = options.records ?? keys + 8_000_000;
+    // Alternating phases need a longer hot phase: a dozen phases at ~150k records/s on 10M keys.
+    if (options.flags.alternate !== undefined) return alternate(options, backend, keys, options.records ?? keys + 20_000_000, hotRecords);
     const variants = variantsFlag(options);
     const samples: Sample[] = [];
     for (let run = 0; run < options.runs; run++) {
