@@ -103,6 +103,11 @@ function job(keys: number, records: number, hotRecords: number, probe: HotPhaseP
   });
 }
 
+/** The job's JobMaster on `backend`, its lmdb store under `dir`, with the variant's configuration. */
+function startJob(backend: 'lmdb' | 'heap', dir: string, definition: JobDefinition, config: Record<string, string | number | boolean>) {
+  return createJobMaster({ job: definition, config: { 'state.backend.type': backend, 'state.backend.lmdb.localdir': join(dir, 'local'), ...config } });
+}
+
 interface Sample {
   readonly variant: Variant;
   readonly flowingRecordsPerSecond: number;
@@ -123,15 +128,10 @@ async function runOnce(backend: 'lmdb' | 'heap', variant: Variant, keys: number,
   }
   const dir = mkdtempSync(join(tmpdir(), 'weir-bench-state-'));
   try {
-    const master = await createJobMaster({
-      job: job(keys, records, hotRecords, probe),
-      config: {
-        'state.backend.type': backend,
-        'state.backend.lmdb.localdir': join(dir, 'local'),
-        ...(variant === 'off' ? {} : { 'execution.checkpointing.interval': '1 s', 'execution.checkpointing.dir': join(dir, 'checkpoints') }),
-        ...(variant === 'incremental' ? { 'execution.checkpointing.incremental': true, ...(maxDeltas !== undefined ? { 'execution.checkpointing.incremental.max-deltas': maxDeltas } : {}) } : {}),
-        ...extra,
-      },
+    const master = await startJob(backend, dir, job(keys, records, hotRecords, probe), {
+      ...(variant === 'off' ? {} : { 'execution.checkpointing.interval': '1 s', 'execution.checkpointing.dir': join(dir, 'checkpoints') }),
+      ...(variant === 'incremental' ? { 'execution.checkpointing.incremental': true, ...(maxDeltas !== undefined ? { 'execution.checkpointing.incremental.max-deltas': maxDeltas } : {}) } : {}),
+      ...extra,
     });
     const result = await master.run();
     if (profiler !== undefined && probe.hotStartAt > 0) {
@@ -180,17 +180,12 @@ async function runAlternating(backend: 'lmdb' | 'heap', keys: number, records: n
   const probe = new HotPhaseProbe(keys);
   const dir = mkdtempSync(join(tmpdir(), 'weir-bench-state-'));
   try {
-    const master = await createJobMaster({
-      job: job(keys, records, hotRecords, probe),
-      config: {
-        'state.backend.type': backend,
-        'state.backend.lmdb.localdir': join(dir, 'local'),
-        // Checkpoints only when the bench asks: the periodic trigger is an hour away.
-        'execution.checkpointing.interval': '1 h',
-        'execution.checkpointing.dir': join(dir, 'checkpoints'),
-        'execution.checkpointing.incremental': true,
-        ...extra,
-      },
+    const master = await startJob(backend, dir, job(keys, records, hotRecords, probe), {
+      // Checkpoints only when the bench asks: the periodic trigger is an hour away.
+      'execution.checkpointing.interval': '1 h',
+      'execution.checkpointing.dir': join(dir, 'checkpoints'),
+      'execution.checkpointing.incremental': true,
+      ...extra,
     });
     let stopped = false;
     const running = master.run().finally(() => (stopped = true));
