@@ -136,7 +136,7 @@ export class LmdbKeyedStateBackend implements KeyedStateBackend {
       return fn();
     } catch (e) {
       if (e instanceof SerializationError || e instanceof KeyedStateError) throw e;
-      throw new LocalStateStorageError(this.uid, this.#options.path, operation, e);
+      throw new LocalStateStorageError(this.uid, this.#options.path, operation, e, this.#closed);
     }
   }
 

@@ -20,11 +20,17 @@ export class LocalStateStorageError extends Error {
   readonly osCode: string | number | undefined;
   /** Bytes free on the store's filesystem when it failed, if they could be read. */
   readonly freeBytes: number | undefined;
-  constructor(operatorUid: string, path: string, operation: LocalStateStorageOperation, cause: unknown) {
+  /** True when the backend had been closed (its task was ending): the store is gone, not the disk at fault. */
+  readonly afterClose: boolean;
+  constructor(operatorUid: string, path: string, operation: LocalStateStorageOperation, cause: unknown, afterClose = false) {
     const osCode = (cause as { code?: string | number } | null)?.code;
     const freeBytes = freeBytesAt(path);
     const free = freeBytes === undefined ? '' : `; ${freeBytes} bytes are free on its filesystem`;
-    const hint = freeBytes !== undefined && freeBytes < 1 << 20 ? 'the disk is full: make room there or set state.backend.lmdb.localdir to a larger disk' : 'check that state.backend.lmdb.localdir is a writable local disk with room';
+    const hint = afterClose
+      ? 'the state backend had been closed (its task was ending), so its store was closed too: this is state used after its operator closed, not a disk fault'
+      : freeBytes !== undefined && freeBytes < 1 << 20
+        ? 'the disk is full: make room there or set state.backend.lmdb.localdir to a larger disk'
+        : 'check that state.backend.lmdb.localdir is a writable local disk with room';
     super(`lmdb state backend of operator uid '${operatorUid}': ${operation === 'open' ? 'opening' : operation === 'read' ? 'reading' : 'writing to'} the local store at ${path} failed: ${(cause as Error)?.message ?? String(cause)}${osCode === undefined ? '' : ` (code ${osCode})`}${free}; ${hint}`, { cause });
     this.name = 'LocalStateStorageError';
     this.path = path;
@@ -32,6 +38,7 @@ export class LocalStateStorageError extends Error {
     this.operatorUid = operatorUid;
     this.osCode = osCode;
     this.freeBytes = freeBytes;
+    this.afterClose = afterClose;
   }
 }
 

@@ -13,6 +13,7 @@ import { readAllEntries } from '../../../src/checkpoint/keyed-state-file-reader.
 import { seededRandom } from '../../../src/coordinator/fault-injector.ts';
 import type { Key } from '../../../src/state/key-group.ts';
 import { LmdbSnapshotThread } from '../../../src/state/lmdb/lmdb-snapshot-writer.ts';
+import { LocalStateStorageError } from '../../../src/state/lmdb/local-state-storage-error.ts';
 import { makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
 import { lmdbKeyedBackend } from '../../fixtures/state-backends.ts';
 
@@ -156,5 +157,23 @@ describe('lmdb keyed state backend', () => {
     assert.equal(existsSync(alive), true);
     assert.equal(existsSync(join(root, `weir-tm-${process.pid}`)), true);
     b.close();
+  });
+});
+
+describe('lmdb keyed state backend after close', () => {
+  test('state read after close fails at once, saying the backend was closed rather than blaming the disk', () => {
+    const b = backend(join(dir, 'after-close'), 4);
+    const count = b.getValueState(new ValueStateDescriptor('count', { type: Types.int }));
+    for (let i = 0; i < 50; i++) {
+      b.setCurrentKey(`k${i}`);
+      count.update(i);
+    }
+    b.close();
+    // The cache was cleared: the key is read from the store, which close() has closed.
+    b.setCurrentKey('k3');
+    assert.throws(
+      () => count.value(),
+      (e: unknown) => e instanceof LocalStateStorageError && e.afterClose && e.operation === 'read' && /the state backend had been closed \(its task was ending\)/.test(e.message) && !/writable local disk/.test(e.message),
+    );
   });
 });
