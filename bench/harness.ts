@@ -195,6 +195,17 @@ export function intFlag(options: ScenarioOptions, name: string, fallback: number
   return n;
 }
 
+/** A comma-separated subset of `all` (`--variants off,incremental`), in the order given; all of them when the flag is absent. */
+export function listFlag<T extends string>(options: ScenarioOptions, name: string, all: readonly T[]): T[] {
+  const text = options.flags[name];
+  if (text === undefined) return [...all];
+  return text.split(',').map((item) => {
+    const found = all.find((x) => x === item.trim());
+    if (found === undefined) throw new Error(`--${name} takes ${all.join(', ')}, got '${item}'`);
+    return found;
+  });
+}
+
 /** --set key=value,key=value: configuration keys given to every job (checked by the job's own configuration). */
 export function configFlag(text: string | undefined): Record<string, string> {
   const config: Record<string, string> = {};

@@ -23,7 +23,7 @@ import { Worker } from 'node:worker_threads';
 import { InputChannel } from '../../src/network/input-channel.ts';
 import { connectRingInput } from '../../src/network/ring-input.ts';
 import { SegmentRing } from '../../src/network/segment-ring.ts';
-import { cpuMs, fmtNumber, intFlag, median, settle, type Scenario, type ScenarioResult, type Table } from '../harness.ts';
+import { cpuMs, fmtNumber, intFlag, listFlag, median, settle, type Scenario, type ScenarioResult, type Table } from '../harness.ts';
 import { codecFor, WORKLOADS, type ExchangeWorkload } from './exchange-workloads.ts';
 import type { WriterJob } from './exchange-writer.ts';
 
@@ -119,8 +119,8 @@ export const exchange: Scenario = {
     const worker = startWriter();
     const samples: Sample[] = [];
     try {
-      const modes: Mode[] = ['loop', ...chosenModes(options.flags['modes'])];
-      for (const w of chosenWorkloads(options.flags['workloads'])) {
+      const modes: Mode[] = ['loop', ...listFlag(options, 'modes', ['declared', 'rows', 'inferred'] as const)];
+      for (const w of listFlag(options, 'workloads', Object.keys(WORKLOADS) as ExchangeWorkload['id'][]).map((id) => WORKLOADS[id])) {
         // Warm-up: both threads compile their codecs and hot paths.
         for (const mode of modes) await measure(worker, w, mode, Math.floor(records[w.id] / 10), -1);
         for (let run = 0; run < options.runs; run++) {
@@ -140,25 +140,6 @@ export const exchange: Scenario = {
     return summarizeSamples(samples, options.runs);
   },
 };
-
-function chosenModes(text: string | undefined): Mode[] {
-  const all: Mode[] = ['declared', 'rows', 'inferred'];
-  if (text === undefined) return all;
-  return text.split(',').map((m) => {
-    const mode = all.find((x) => x === m.trim());
-    if (!mode) throw new Error(`--modes: no mode '${m}'; there are ${all.join(', ')}`);
-    return mode;
-  });
-}
-
-function chosenWorkloads(text: string | undefined): ExchangeWorkload[] {
-  if (text === undefined) return Object.values(WORKLOADS);
-  return text.split(',').map((id) => {
-    const w = WORKLOADS[id.trim() as ExchangeWorkload['id']];
-    if (!w) throw new Error(`--workloads: no workload '${id}'; there are ${Object.keys(WORKLOADS).join(', ')}`);
-    return w;
-  });
-}
 
 function summarizeSamples(samples: readonly Sample[], runs: number): ScenarioResult {
   const rows: string[][] = [];

@@ -15,10 +15,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { createJobMaster, defineJob, type JobDefinition } from '../../src/index.ts';
 import { DataGen } from '../../src/connectors/datagen/index.ts';
-import { configFlag, fmtNumber, fmtRatio, intFlag, median, min, settle, type Scenario, type ScenarioOptions, type ScenarioResult } from '../harness.ts';
+import { configFlag, fmtNumber, fmtRatio, intFlag, listFlag, max, median, min, settle, type Scenario, type ScenarioOptions, type ScenarioResult } from '../harness.ts';
 import type { KeyedRecord } from '../jobs/keyed-state-bench.ts';
 import type { Sink, SinkWriter } from '../../src/index.ts';
 
@@ -27,15 +28,6 @@ const DEFAULT_HOT_RECORDS = 1_000_000;
 const MARK_EVERY = 65_536;
 type Variant = 'off' | 'full' | 'incremental';
 const VARIANTS: readonly Variant[] = ['off', 'full', 'incremental'];
-
-/** --variants off,incremental: a subset, in that order (default all three). */
-function variantsFlag(options: ScenarioOptions): Variant[] {
-  const text = options.flags.variants;
-  if (text === undefined) return [...VARIANTS];
-  const list = text.split(',').map((v) => v.trim());
-  for (const v of list) if (!VARIANTS.includes(v as Variant)) throw new Error(`--variants takes ${VARIANTS.join(', ')}, got '${v}'`);
-  return list as Variant[];
-}
 
 /** Keys 0..K-1 first, then a hot 1% of the keys (hashed within it) that moves on every `hotRecords` records. */
 function hotKeyAt(i: number, keys: number, hotRecords: number): number {
@@ -165,8 +157,6 @@ interface Phase {
   readonly triggered: number;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
-
 /**
  * `--alternate`: one job with incremental checkpoints whose hot phase alternates between phases
  * without checkpoints and phases with one every second (triggered by the bench, as the periodic
@@ -194,7 +184,7 @@ async function runAlternating(backend: 'lmdb' | 'heap', keys: number, records: n
     while (!ended() && probe.prefilledAt === 0) await sleep(50);
     // The first checkpoint writes the whole state (a full base): in the warm-up, so that the
     // phases with checkpoints see what a running job sees, deltas on a chain.
-    await master.triggerCheckpoint();
+    if (!ended()) await master.triggerCheckpoint();
     await sleep(WARM_UP_MS);
     const phases: Phase[] = [];
     for (let checkpoints = false; !ended(); checkpoints = !checkpoints) {
@@ -251,7 +241,7 @@ async function alternate(options: ScenarioOptions, backend: 'lmdb' | 'heap', key
     table: { columns: ['run', 'phases', 'rec/s without checkpoints', 'rec/s with incremental checkpoints every 1 s', 'with / without (bracketing phases)'], rows },
     notes: [
       `${fmtNumber(keys)} keys on ${backend}, then ${fmtNumber(records - keys)} records over a hot 1% of the keys moving every ${fmtNumber(hotRecords)} records; one job per run, phases of ${PHASE_MS / 1000} s after a ${WARM_UP_MS / 1000} s warm-up.`,
-      `incremental checkpoints vs none, within one job: median ${fmtRatio(median(all))} over ${all.length} phases (range ${fmtRatio(min(all))}..${fmtRatio(Math.max(...all))}; goal 0.95x).`,
+      `incremental checkpoints vs none, within one job: median ${fmtRatio(median(all))} over ${all.length} phases (range ${fmtRatio(min(all))}..${fmtRatio(max(all))}; goal 0.95x).`,
     ],
     data: { backend, keys, records, hotRecords, alternating: runs },
   };
@@ -270,7 +260,7 @@ export const state: Scenario = {
     const records = options.records ?? keys + 8_000_000;
     // Alternating phases need a longer hot phase: a dozen phases at ~150k records/s on 10M keys.
     if (options.flags.alternate !== undefined) return alternate(options, backend, keys, options.records ?? keys + 20_000_000, hotRecords);
-    const variants = variantsFlag(options);
+    const variants = listFlag(options, 'variants', VARIANTS);
     const samples: Sample[] = [];
     for (let run = 0; run < options.runs; run++) {
       for (let k = 0; k < variants.length; k++) {

@@ -25,9 +25,10 @@ export class LocalStateStorageError extends Error {
   constructor(operatorUid: string, path: string, operation: LocalStateStorageOperation, cause: unknown, afterClose = false) {
     const osCode = (cause as { code?: string | number } | null)?.code;
     const freeBytes = freeBytesAt(path);
-    const free = freeBytes === undefined ? '' : `; ${freeBytes} bytes are free on its filesystem`;
+    // After close the disk is not at fault: its free space would only mislead.
+    const free = freeBytes === undefined || afterClose ? '' : `; ${freeBytes} bytes are free on its filesystem`;
     const hint = afterClose
-      ? 'the state backend had been closed (its task was ending), so its store was closed too: this is state used after its operator closed, not a disk fault'
+      ? 'the state backend had been closed (its task was ending): this is state used after its operator closed, not a disk fault'
       : freeBytes !== undefined && freeBytes < 1 << 20
         ? 'the disk is full: make room there or set state.backend.lmdb.localdir to a larger disk'
         : 'check that state.backend.lmdb.localdir is a writable local disk with room';

@@ -92,6 +92,8 @@ describe('JetStream sink and the duplicate window', () => {
       const result = await run(`refuse-${attempt}`, events, ['--input', input, '--output', output, '--output-subject', output, '--bounded', '--rate', '4000', '--window-check', 'warn', '--beyond', 'refuse'], {
         faults: { failures: 1, seed: 7, minRecords: 1000, maxRecords: 2500 },
         restartDelay: '2500 ms',
+        // The read above must find the restored checkpoint: the restarted attempt's next
+        // checkpoint would otherwise subsume and delete it.
         retained: 1000,
         lines,
       });
