@@ -5,7 +5,9 @@
 //   -> keyBy(key) -> sum('v') -> rebalance -> throttled sink
 //
 // Four vertices (source, map, sum, sink), each of --parallelism subtasks; source->map and
-// sum->sink are rebalance edges and map->sum a hash edge, so each is all-to-all. A module of its
+// sum->sink are rebalance edges and map->sum a hash edge, so each is all-to-all. With --hops 1
+// the job is the shape of the debloating goal, a source and a slow sink on either side of one
+// all-to-all edge: DataGen -> rebalance -> map -> throttled sink (map and sink chained). A module of its
 // own because worker TaskManagers load the job by path; the benchmark reads the sink's progress
 // from the subtasks' metrics (records in), so nothing here is shared with the benchmark.
 //
@@ -15,6 +17,7 @@
 //   --payload N       characters of the `pad` string every record carries (default 16)
 //   --sink-rate R     records per second each sink subtask takes (default 0: no throttle)
 //   --sink-wait-ms W  longest single wait of the sink's ready() (default 10; 0: no limit)
+//   --hops H          network hops: 3 (the default, as above) or 1
 import { defineJob } from '../../src/index.ts';
 import type { Sink, SinkWriter } from '../../src/index.ts';
 import { DataGen } from '../../src/connectors/datagen/index.ts';
@@ -79,13 +82,13 @@ export class ThrottledSink<T> implements Sink<T> {
 export default defineJob((env, args) => {
   const keys = args.getNumber('keys', 10_000);
   const pad = 'x'.repeat(args.getNumber('payload', 16));
+  const hops = args.getNumber('hops', 3);
+  if (hops !== 1 && hops !== 3) throw new Error(`--hops must be 1 or 3, got ${hops}`);
   env.setParallelism(args.getNumber('parallelism', 2));
-  env
+  const mapped = env
     .fromSource(DataGen.of((i) => i), { name: 'Source: datagen', uid: 'source' })
     .rebalance()
-    .map((i: number): PaddedRecord => ({ key: i % keys, v: 1, pad }), { name: 'Map', uid: 'map' })
-    .keyBy((r) => r.key)
-    .sum('v', { name: 'Sum', uid: 'sum' })
-    .rebalance()
-    .sinkTo(new ThrottledSink<PaddedRecord>(args.getNumber('sink-rate', 0), args.getNumber('sink-wait-ms', 10)), { name: 'Sink: throttled', uid: 'sink' });
+    .map((i: number): PaddedRecord => ({ key: i % keys, v: 1, pad }), { name: 'Map', uid: 'map' });
+  const toSink = hops === 1 ? mapped : mapped.keyBy((r) => r.key).sum('v', { name: 'Sum', uid: 'sum' }).rebalance();
+  toSink.sinkTo(new ThrottledSink<PaddedRecord>(args.getNumber('sink-rate', 0), args.getNumber('sink-wait-ms', 10)), { name: 'Sink: throttled', uid: 'sink' });
 });
