@@ -21,9 +21,9 @@ export class InputChannel {
   capacity = 0;
   /** Records taken from this channel so far (its consumer's throughput, for debloating). */
   recordsTaken = 0;
-  /** What buffer debloating lets a channel between TaskManagers hold in flight, bytes; undefined without debloating. */
+  /** What buffer debloating lets a channel between TaskManagers hold ahead of a barrier at most, bytes; undefined without debloating. */
   debloatedBufferSize: number | undefined;
-  /** What buffer debloating lets a channel within one TaskManager hold in flight, records; undefined without debloating. */
+  /** What buffer debloating lets a channel within one TaskManager hold ahead of a barrier at most, records; undefined without debloating. */
   debloatedBufferRecords: number | undefined;
   /** A channel within one TaskManager: sets its sender's debloated budget (buffers in flight, records per buffer). */
   debloat: ((buffers: number, batchSize: number) => void) | undefined;

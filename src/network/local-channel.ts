@@ -11,7 +11,7 @@ export interface LocalChannelOptions {
   /** Records per buffer. */
   readonly batchSize: number;
   readonly clock: Clock;
-  /** Buffers that may wait for credit before the channel stops being writable (default 2). */
+  /** Buffers that may wait for credit before the channel stops being writable (default LOCAL_BACKLOG). */
   readonly maxBacklog?: number;
   /**
    * A declared type's check: records stay objects here, but one that does not fit its type fails
@@ -19,6 +19,9 @@ export interface LocalChannelOptions {
    */
   readonly check?: (record: unknown) => void;
 }
+
+/** Buffers a channel within one TaskManager may keep waiting for credit by default. */
+export const LOCAL_BACKLOG = 2;
 
 /**
  * Both ends in one TaskManager: records gather in arrays that are handed over by reference,
@@ -37,7 +40,7 @@ class LocalOutputChannel extends OutputChannel {
   readonly #check: ((record: unknown) => void) | undefined;
 
   constructor(input: InputChannel, o: LocalChannelOptions) {
-    super(o.clock, o.maxBacklog ?? 2);
+    super(o.clock, o.maxBacklog ?? LOCAL_BACKLOG);
     this.#check = o.check;
     this.#input = input;
     this.#credits = o.credits;

@@ -1,5 +1,6 @@
 import { BufferDebloater, type ChannelBudget } from '../network/buffer-debloater.ts';
 import { SEGMENT_HEADER, type SegmentRing } from '../network/segment-ring.ts';
+import { LOCAL_BACKLOG } from '../network/local-channel.ts';
 import type { InputChannel } from '../network/input-channel.ts';
 import type { TaskKey } from '../ids/task-key.ts';
 import type { WeirConfig } from '../config/configuration.ts';
@@ -45,14 +46,22 @@ export class InputDebloating {
     const gate = this.#gate(consumer);
     gate.rings.push(ring);
     gate.ringChannels.push(channel);
-    gate.debloater ??= new BufferDebloater({ targetMs: this.#s.targetMs, samples: this.#s.samples, segments: ring.segments, segmentPayload: ring.segmentSize - SEGMENT_HEADER, minFillBytes: MIN_FILL_BYTES });
+    // The reader decodes one segment into the input channel and frees it: one more ahead of a barrier.
+    gate.debloater ??= new BufferDebloater({ targetMs: this.#s.targetMs, samples: this.#s.samples, segments: ring.segments, segmentPayload: ring.segmentSize - SEGMENT_HEADER, minFillBytes: MIN_FILL_BYTES, heldBeyond: 1 });
+    const initial = gate.debloater.budgetFor(gate.rings.length);
+    ring.setBudget(initial.segments, initial.fillBytes);
+    channel.debloatedBufferSize = gate.debloater.heldAhead(initial);
   }
 
   /** A channel within the TaskManager, `credits` buffers of `batchSize` records. */
   addLocal(consumer: TaskKey, input: InputChannel, credits: number, batchSize: number): void {
     const gate = this.#gate(consumer);
     gate.locals.push(input);
-    gate.localDebloater ??= new BufferDebloater({ targetMs: this.#s.targetMs, samples: this.#s.samples, segments: credits, segmentPayload: batchSize, minFillBytes: 1 });
+    // The sender's backlog and the batch it fills are ahead of a barrier too.
+    gate.localDebloater ??= new BufferDebloater({ targetMs: this.#s.targetMs, samples: this.#s.samples, segments: credits, segmentPayload: batchSize, minFillBytes: 1, heldBeyond: LOCAL_BACKLOG + 1 });
+    const initial = gate.localDebloater.budgetFor(gate.locals.length);
+    input.debloat?.(initial.segments, initial.fillBytes);
+    input.debloatedBufferRecords = gate.localDebloater.heldAhead(initial);
   }
 
   #gate(consumer: TaskKey): DebloatedGate {
@@ -90,7 +99,7 @@ export class InputDebloating {
         gate.bytesSeen = bytes;
         gate.budget = budget;
         for (const ring of gate.rings) ring.setBudget(budget.segments, budget.fillBytes);
-        for (const channel of gate.ringChannels) channel.debloatedBufferSize = budget.segments * budget.fillBytes;
+        for (const channel of gate.ringChannels) channel.debloatedBufferSize = gate.debloater.heldAhead(budget);
       }
       if (gate.localDebloater) {
         const records = gate.locals.reduce((n, c) => n + c.recordsTaken, 0);
@@ -98,7 +107,7 @@ export class InputDebloating {
         gate.recordsSeen = records;
         for (const input of gate.locals) {
           input.debloat?.(budget.segments, budget.fillBytes);
-          input.debloatedBufferRecords = budget.segments * budget.fillBytes;
+          input.debloatedBufferRecords = gate.localDebloater.heldAhead(budget);
         }
       }
     }

@@ -238,8 +238,10 @@ export class SlotExecutor implements TaskExecutorGateway {
           if (here(edge.target.id, consumer)) {
             const input = inputs.get(k);
             if (!input) throw new Error(`no local input channel for ${k}`);
+            const out = connectLocal(input, { ...local, check: edgeCheck(edge) });
+            // After connecting: the debloating sets the channel's first budget through it.
             debloating?.addLocal(taskKey(edge.target.id, consumer), input, local.credits, local.batchSize);
-            return connectLocal(input, { ...local, check: edgeCheck(edge) });
+            return out;
           }
           this.#channelOwners.set(k, taskKey(d.vertexId, d.subtask));
           const out = new RingOutputChannel(ringOf('output', k).ring, edgeCodec(edge, recordBlocks), systemClock, edgeContext(edge));

@@ -7,8 +7,12 @@ import { BufferDebloater } from '../../src/network/buffer-debloater.ts';
 
 const settings = { targetMs: 1000, samples: 1, segments: 8, segmentPayload: 1000, minFillBytes: 256 };
 
-test('before any measurement a channel keeps the whole ring', () => {
-  assert.deepEqual(new BufferDebloater(settings).budgetFor(2), { segments: 8, fillBytes: 1000 });
+test('before any measurement a channel holds two whole segments, not the whole ring', () => {
+  assert.deepEqual(new BufferDebloater(settings).budgetFor(2), { segments: 2, fillBytes: 1000 });
+  // A ring of one segment keeps that one.
+  assert.deepEqual(new BufferDebloater({ ...settings, segments: 1 }).budgetFor(2), { segments: 1, fillBytes: 1000 });
+  // With one more held beyond the segments: the two segments' bytes in three.
+  assert.deepEqual(new BufferDebloater({ ...settings, heldBeyond: 1 }).budgetFor(2), { segments: 2, fillBytes: 666 });
 });
 
 test('the budget is what the subtask consumes in the target time, per channel', () => {
@@ -35,4 +39,21 @@ test('the throughput is averaged over the samples: one slow period moves the bud
   d.update(0, 1000, 1);
   assert.equal(d.throughput, 4000, 'alpha = 2 / (samples + 1) = 0.5');
   assert.deepEqual(d.budgetFor(1), { segments: 4, fillBytes: 1000 });
+});
+
+test('what a channel holds beyond its segments counts against the bytes: fewer segments, then smaller ones', () => {
+  // A ring's reader holds one decoded segment beyond the budget's.
+  const ring = new BufferDebloater({ ...settings, heldBeyond: 1 });
+  // 5,000 B/s over 2 channels: 2,500 B each: two whole segments and the decoded one (3,000 B).
+  assert.deepEqual(ring.update(2_500, 500, 2), { segments: 2, fillBytes: 1000 });
+  // 1,500 B each: two segments and the decoded one, of 500 B each.
+  assert.deepEqual(ring.update(1_500, 1000, 1), { segments: 2, fillBytes: 500 });
+  assert.equal(ring.heldAhead({ segments: 2, fillBytes: 500 }), 1500);
+  // The whole ring only when the ring and the decoded segment fit.
+  assert.deepEqual(ring.update(8_500, 1000, 1), { segments: 8, fillBytes: 1000 }, 'ceil(8.5) - 1 = 8');
+  assert.deepEqual(ring.update(7_900, 1000, 1), { segments: 7, fillBytes: 1000 });
+  // A channel within one TaskManager: two buffers at the receiver, two in the backlog, one being filled.
+  const local = new BufferDebloater({ targetMs: 1000, samples: 1, segments: 16, segmentPayload: 512, minFillBytes: 1, heldBeyond: 3 });
+  assert.deepEqual(local.update(1_000, 1000, 1), { segments: 2, fillBytes: 200 });
+  assert.equal(local.heldAhead({ segments: 2, fillBytes: 200 }), 1000);
 });

@@ -28,7 +28,12 @@ test('each period every ring of a subtask gets the budget of its consumption ove
   const gate = new InputGate(channels);
   debloating.add(consumer, a, channels[0]!);
   debloating.add(consumer, b, channels[1]!);
-  assert.equal(gate.debloated, undefined, 'no figure before the first period');
+  // Before the first period: two whole segments' bytes each (two in the ring and the one its
+  // reader decodes: three of 680 B), so a job that starts under backpressure does not fill whole
+  // rings that its first checkpoints would wait for.
+  assert.deepEqual(a.budget(), { segments: 2, fillBytes: 680 });
+  assert.deepEqual(b.budget(), { segments: 2, fillBytes: 680 });
+  assert.deepEqual(gate.debloated, { bytes: 2040 }, 'the figure before the first period');
   const stop = debloating.start();
   try {
     // Whole milliseconds: (t0 + 1000) - t0 is then exactly 1000 (with a fraction it may be off by an ulp and a budget by a byte).
@@ -36,16 +41,17 @@ test('each period every ring of a subtask gets the budget of its consumption ove
     debloating.resize(t0);
     for (let i = 0; i < 3; i++) flow(a, 1000);
     flow(b, 1000);
-    // 4,000 B in 1 s over 2 channels: 2,000 B each, under two whole segments: two of 1,000 B.
+    // 4,000 B in 1 s over 2 channels: 2,000 B each, under three whole segments (two in the ring
+    // and the one its reader decodes): three of 666 B.
     debloating.resize(t0 + 1000);
-    assert.deepEqual(debloating.budgetOf(consumer), { segments: 2, fillBytes: 1000 });
-    assert.deepEqual(a.budget(), { segments: 2, fillBytes: 1000 });
-    assert.deepEqual(b.budget(), { segments: 2, fillBytes: 1000 });
-    assert.deepEqual(gate.debloated, { bytes: 2000 }, 'the figure: bytes each channel may hold');
+    assert.deepEqual(debloating.budgetOf(consumer), { segments: 2, fillBytes: 666 });
+    assert.deepEqual(a.budget(), { segments: 2, fillBytes: 666 });
+    assert.deepEqual(b.budget(), { segments: 2, fillBytes: 666 });
+    assert.deepEqual(gate.debloated, { bytes: 1998 }, 'the figure: bytes each channel may hold ahead of a barrier');
     for (let i = 0; i < 12; i++) flow(a, 1000);
-    // 12,000 B in 1 s: 6,000 B per channel, six whole segments.
+    // 12,000 B in 1 s: 6,000 B per channel, six whole segments: five in the ring and the decoded one.
     debloating.resize(t0 + 2000);
-    assert.deepEqual(a.budget(), { segments: 6, fillBytes: 1020 });
+    assert.deepEqual(a.budget(), { segments: 5, fillBytes: 1020 });
     // Nothing consumed for a second (the sink stalls): the smallest budget.
     debloating.resize(t0 + 3000);
     assert.deepEqual(a.budget(), { segments: 2, fillBytes: 256 });
@@ -67,20 +73,40 @@ test('a channel within the TaskManager gets a budget in buffers of records, from
   try {
     // Whole milliseconds: (t0 + 1000) - t0 is then exactly 1000 (with a fraction it may be off by an ulp and a budget by a byte).
     const t0 = Math.ceil(performance.now());
+    // Before the first period: two whole buffers' records (200), spread over two buffers at the
+    // receiver, the sender's backlog of two and the batch it fills: five of 40.
+    assert.equal(input.debloatedBufferRecords, 200);
+    // Blocked with two buffers at the receiver and two in the backlog; the batch a task goes on
+    // filling in its step would make the fifth.
+    assert.deepEqual(emitUntilBlocked(output, input), { queued: 80, held: 160 });
+    while (input.poll() !== undefined);
+    output.flush();
+    while (input.poll() !== undefined);
     debloating.resize(t0);
-    // The consumer takes 300 records in a second: a budget of two buffers of 150 records.
+    // The consumer takes 300 records in a second: a budget of 300 records, spread over two buffers
+    // at the receiver, two in the sender's backlog and the batch it fills: five of 60.
     for (let i = 0; i < 300; i++) output.emit(i);
     output.flush();
     while (input.poll() !== undefined);
     debloating.resize(t0 + 1000);
-    // Now the sender keeps at most two buffers of 150 in flight; a third waits in its backlog.
-    for (let i = 0; i < 450; i++) output.emit(i);
-    let queued = 0;
-    for (const item of input.queued()) if (item.kind === 'records') queued += item.records.length;
-    assert.equal(queued, 300, 'two buffers of 150 records in flight, the rest held back');
     assert.equal(input.debloatedBufferRecords, 300);
-    assert.equal(output.writable, true, 'one buffer waiting: still within the backlog the writer may hold');
+    // A task stops writing once the channel is not writable: with the batch it fills meanwhile,
+    // 300 records at most ahead of the next barrier (before, 600: 300 at the receiver, two more
+    // buffers of 100 in the backlog and one being filled).
+    assert.deepEqual(emitUntilBlocked(output, input), { queued: 120, held: 240 });
   } finally {
     stop();
   }
 });
+
+/**
+ * Writes records as a task does, until the channel stops being writable: the records the
+ * receiver holds, and everything ahead of a barrier written now (at the receiver, in the backlog,
+ * in the batch being filled).
+ */
+function emitUntilBlocked(output: { emit(r: unknown): void; readonly writable: boolean; inFlight(): unknown[] }, input: InputChannel): { queued: number; held: number } {
+  for (let i = 0; output.writable && i < 100_000; i++) output.emit(i);
+  let queued = 0;
+  for (const item of input.queued()) if (item.kind === 'records') queued += item.records.length;
+  return { queued, held: queued + output.inFlight().length };
+}
