@@ -151,12 +151,7 @@ export class Task {
       if (!this.#mailbox.runMails(() => this.#isTerminal())) return this.#isTerminal() ? 'done' : 'idle';
       if (this.#status === 'initializing') return 'idle';
       this.#input.takePriorityBarriers(() => this.#mailbox.blocked);
-      if (this.#mailbox.blocked || !this.#outputs.writable()) return 'idle';
-      const ready = this.#mailbox.isSuspended('sink-not-ready') ? undefined : this.#chain.ready();
-      if (ready !== undefined) {
-        this.#mailbox.suspendUntil(ready, 'sink-not-ready', { kind: 'waiting-for-sink' });
-        return 'idle';
-      }
+      if (this.#mailbox.blocked || !this.#outputs.writable() || this.#sinkWaits()) return 'idle';
       // Waiting for the sink's writer is its work (Flink counts a blocked writer busy), not idleness.
       if (!this.#mailbox.inputAvailable) return this.#mailbox.isSuspended('sink-not-ready') ? 'idle' : this.#activity.idleStarted();
       const result = this.#processInput();
@@ -186,11 +181,18 @@ export class Task {
         return this.#activity.idleStarted();
       }
       // An operator may have held the input back (an async operator at capacity) with the record just taken.
-      if (!this.#mailbox.inputAvailable || !this.#outputs.writable()) return 'idle';
+      if (!this.#mailbox.inputAvailable || !this.#outputs.writable() || this.#sinkWaits()) return 'idle';
       if (performance.now() >= deadline) break;
     }
     this.#outputs.maybeTimedFlush();
     return 'busy';
+  }
+
+  /** The sink writer asks to wait (ready()): no input until it is ready. Asked between buffers too, so a slow sink takes one buffer, not a step's eight, ahead of a barrier. */
+  #sinkWaits(): boolean {
+    const ready = this.#mailbox.isSuspended('sink-not-ready') ? undefined : this.#chain.ready();
+    if (ready !== undefined) this.#mailbox.suspendUntil(ready, 'sink-not-ready', { kind: 'waiting-for-sink' });
+    return ready !== undefined;
   }
 
   #checkInjectedFailure(): void {

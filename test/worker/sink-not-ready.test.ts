@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { silentLogger } from '../../src/log/logger.ts';
 import { defineJob } from '../../src/index.ts';
 import type { Committer, PrecommittingSinkWriter, TwoPhaseCommittingSink } from '../../src/api/two-phase-committing-sink.ts';
+import type { Sink } from '../../src/api/sink.ts';
 import { InputChannel } from '../../src/network/input-channel.ts';
 import type { ChannelItem } from '../../src/network/stream-event.ts';
 import { InputGate } from '../../src/worker/input-gate.ts';
@@ -80,8 +81,8 @@ class LockingTarget implements TwoPhaseCommittingSink<string, string> {
   }
 }
 
-test('a sink that waits for a row lock of the last checkpoint: the commit mail runs, the wait ends, input goes on', async () => {
-  const target = new LockingTarget();
+/** A task running only `target`, fed by one input channel; `run` steps it as a TaskManager would, for three rounds. */
+async function sinkTask(target: Sink<string> | TwoPhaseCommittingSink<string, string>) {
   const { jobGraph } = await defineJob((env) => {
     env.fromSource(new CollectionSource(['unused']), { uid: 'rows' }).sinkTo(target, { uid: 'locking-sink', name: 'Sink: locking', chaining: false });
   }).plan([]);
@@ -116,7 +117,12 @@ test('a sink that waits for a row lock of the last checkpoint: the commit mail r
       await new Promise((r) => setImmediate(r));
     }
   };
+  return { task, input, reports, run };
+}
 
+test('a sink that waits for a row lock of the last checkpoint: the commit mail runs, the wait ends, input goes on', async () => {
+  const target = new LockingTarget();
+  const { task, input, reports, run } = await sinkTask(target);
   input.deliver(records('customer-1'));
   input.deliver(barrier(1));
   await run();
@@ -132,4 +138,28 @@ test('a sink that waits for a row lock of the last checkpoint: the commit mail r
   await run();
   assert.deepEqual(target.committed, ['tx-1'], 'the completion mail ran while the writer was not ready');
   assert.deepEqual(target.written, ['customer-1', 'customer-1', 'customer-2'], 'the lock released, the writer ready, input taken again');
+});
+
+test('a sink that asks to wait after a buffer takes no more input in that step: one buffer ahead of a barrier, not a step of eight', async () => {
+  const written: string[] = [];
+  /** Records the target has finished writing; the writer is not ready while it owes any. */
+  let done = 0;
+  let finish: (() => void) | undefined;
+  const target: Sink<string> = {
+    createWriter: () => ({
+      write: (row) => void written.push(row),
+      ready: () => (written.length === done ? undefined : new Promise<void>((resolve) => (finish = resolve))),
+    }),
+  };
+  const { task, input } = await sinkTask(target);
+  input.deliver(records('a', 'b'));
+  input.deliver(records('c', 'd'));
+  input.deliver(records('e', 'f'));
+  assert.equal(task.step(), 'idle', 'the writer owes the first buffer: the task waits for it');
+  assert.deepEqual(written, ['a', 'b'], 'one buffer taken in the step');
+  done = written.length;
+  finish!();
+  await new Promise((r) => setImmediate(r));
+  task.step();
+  assert.deepEqual(written, ['a', 'b', 'c', 'd'], 'ready again: the next buffer, and only it');
 });
