@@ -1,5 +1,5 @@
 import type { CreditLink } from './data-frames.ts';
-import type { SegmentRing } from './segment-ring.ts';
+import { SEGMENT_HEADER, type SegmentRing } from './segment-ring.ts';
 
 type Arrival = { readonly kind: 'segment'; readonly bytes: Uint8Array; readonly forced: boolean } | { readonly kind: 'priority'; readonly bytes: Uint8Array } | { readonly kind: 'close' };
 
@@ -43,10 +43,10 @@ export class RingReceiver {
     this.#ring = ring;
     this.#window = window;
     this.#forced = new Array<boolean>(ring.segments).fill(false);
-    // The budget of a ring no consumer has debloated: nothing to tell the sender.
-    const budget = ring.budget();
-    this.#sentSegments = budget.segments;
-    this.#sentFill = budget.fillBytes;
+    // What the sender assumes until told: the ring undebloated. A budget its consumer set before
+    // the sender attached (debloating's first, before any measurement) is told at attach.
+    this.#sentSegments = ring.segments;
+    this.#sentFill = ring.segmentSize - SEGMENT_HEADER;
   }
 
   /** The sender is known: it gets the window (or the debloated budget), then a credit per freed segment. */

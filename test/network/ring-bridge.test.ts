@@ -12,9 +12,11 @@ import { SegmentRing } from '../../src/network/segment-ring.ts';
 const WINDOW = 4;
 const shape = { segments: WINDOW, segmentSize: 256 };
 
-function bridge() {
+/** `beforeAttach`: what the consumer does to its ring before the sender attaches. */
+function bridge(beforeAttach?: (b: SegmentRing) => void) {
   const a = SegmentRing.create(shape);
   const b = SegmentRing.create({ segments: 2 * WINDOW, segmentSize: shape.segmentSize });
+  beforeAttach?.(b);
   const frames: string[] = [];
   const credits: number[] = [];
   const budgets: Array<[number, number]> = [];
@@ -176,4 +178,15 @@ test("buffer debloating across processes: the consumer's budget caps the credits
   assert.equal(a.budget().segments, WINDOW);
   assert.deepEqual(frames.slice(WINDOW + 2), ['data 12', 'data 13']);
   assert.equal(credits.reduce((x, y) => x + y, 0) - (WINDOW + 4), WINDOW - 2, 'outstanding credits back at the window: two used, two left');
+});
+
+test("buffer debloating across processes: a budget the consumer set before the sender attached (its first) is told at attach", async () => {
+  const { a, frames, credits, budgets } = bridge((b) => b.setBudget(2, 64));
+  await turn();
+  assert.deepEqual(budgets, [[2, 64]]);
+  assert.deepEqual(credits, [2], 'two credits, not the window');
+  assert.deepEqual(a.budget(), { segments: 2, fillBytes: 64 }, "the producer's ring has the consumer's budget");
+  for (let i = 0; i < WINDOW; i++) publish(a, i);
+  await turn();
+  assert.deepEqual(frames, ['data 0', 'data 1'], 'two in flight at most');
 });
