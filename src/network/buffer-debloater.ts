@@ -31,11 +31,13 @@ export interface ChannelBudget {
 
 export class BufferDebloater {
   readonly #s: DebloatSettings;
+  readonly #beyond: number;
   /** Bytes per second, averaged; undefined before the first measurement. */
   #throughput: number | undefined;
 
   constructor(settings: DebloatSettings) {
     this.#s = settings;
+    this.#beyond = settings.heldBeyond ?? 0;
   }
 
   /** Bytes per second as averaged so far. */
@@ -55,12 +57,12 @@ export class BufferDebloater {
 
   /** What a channel with `budget` holds ahead of a barrier at most: its segments and what it holds beyond them. */
   heldAhead(budget: ChannelBudget): number {
-    return (budget.segments + (this.#s.heldBeyond ?? 0)) * budget.fillBytes;
+    return (budget.segments + this.#beyond) * budget.fillBytes;
   }
 
   budgetFor(channels: number): ChannelBudget {
     const { segments, segmentPayload, minFillBytes, targetMs } = this.#s;
-    const beyond = this.#s.heldBeyond ?? 0;
+    const beyond = this.#beyond;
     // Nothing measured yet: two whole segments' bytes, not the whole ring. A job that starts under
     // backpressure would otherwise fill every ring before the first period, and its first aligned
     // checkpoints would wait for all of that at the slow consumer's pace (seconds per hop) however

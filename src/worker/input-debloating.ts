@@ -48,9 +48,7 @@ export class InputDebloating {
     gate.ringChannels.push(channel);
     // The reader decodes one segment into the input channel and frees it: one more ahead of a barrier.
     gate.debloater ??= new BufferDebloater({ targetMs: this.#s.targetMs, samples: this.#s.samples, segments: ring.segments, segmentPayload: ring.segmentSize - SEGMENT_HEADER, minFillBytes: MIN_FILL_BYTES, heldBeyond: 1 });
-    const initial = gate.debloater.budgetFor(gate.rings.length);
-    ring.setBudget(initial.segments, initial.fillBytes);
-    channel.debloatedBufferSize = gate.debloater.heldAhead(initial);
+    applyToRings(gate, gate.debloater, gate.debloater.budgetFor(gate.rings.length));
   }
 
   /** A channel within the TaskManager, `credits` buffers of `batchSize` records. */
@@ -59,9 +57,7 @@ export class InputDebloating {
     gate.locals.push(input);
     // The sender's backlog and the batch it fills are ahead of a barrier too.
     gate.localDebloater ??= new BufferDebloater({ targetMs: this.#s.targetMs, samples: this.#s.samples, segments: credits, segmentPayload: batchSize, minFillBytes: 1, heldBeyond: LOCAL_BACKLOG + 1 });
-    const initial = gate.localDebloater.budgetFor(gate.locals.length);
-    input.debloat?.(initial.segments, initial.fillBytes);
-    input.debloatedBufferRecords = gate.localDebloater.heldAhead(initial);
+    applyToLocals(gate, gate.localDebloater, gate.localDebloater.budgetFor(gate.locals.length));
   }
 
   #gate(consumer: TaskKey): DebloatedGate {
@@ -98,19 +94,29 @@ export class InputDebloating {
         const budget = gate.debloater.update(bytes - gate.bytesSeen, elapsed, gate.rings.length);
         gate.bytesSeen = bytes;
         gate.budget = budget;
-        for (const ring of gate.rings) ring.setBudget(budget.segments, budget.fillBytes);
-        for (const channel of gate.ringChannels) channel.debloatedBufferSize = gate.debloater.heldAhead(budget);
+        applyToRings(gate, gate.debloater, budget);
       }
       if (gate.localDebloater) {
         const records = gate.locals.reduce((n, c) => n + c.recordsTaken, 0);
         const budget = gate.localDebloater.update(records - gate.recordsSeen, elapsed, gate.locals.length);
         gate.recordsSeen = records;
-        for (const input of gate.locals) {
-          input.debloat?.(budget.segments, budget.fillBytes);
-          input.debloatedBufferRecords = gate.localDebloater.heldAhead(budget);
-        }
+        applyToLocals(gate, gate.localDebloater, budget);
       }
     }
+  }
+}
+
+/** Every ring of the gate gets the budget (the reader sets it, the writer obeys), its channel the figure. */
+function applyToRings(gate: DebloatedGate, debloater: BufferDebloater, budget: ChannelBudget): void {
+  for (const ring of gate.rings) ring.setBudget(budget.segments, budget.fillBytes);
+  for (const channel of gate.ringChannels) channel.debloatedBufferSize = debloater.heldAhead(budget);
+}
+
+/** Every channel of the gate within the TaskManager gets the budget at its sender, and the figure. */
+function applyToLocals(gate: DebloatedGate, debloater: BufferDebloater, budget: ChannelBudget): void {
+  for (const input of gate.locals) {
+    input.debloat?.(budget.segments, budget.fillBytes);
+    input.debloatedBufferRecords = debloater.heldAhead(budget);
   }
 }
 
