@@ -1,4 +1,3 @@
-import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 
 /** fsyncs a directory: a rename or a new file in it is durable only once its entry is. */
@@ -8,15 +7,5 @@ export async function syncDirectory(dir: string): Promise<void> {
     await d.sync();
   } finally {
     await d.close();
-  }
-}
-
-/** syncDirectory for synchronous callers (a sink's committer and writer run synchronously). */
-export function syncDirectorySync(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }

@@ -1,9 +1,11 @@
-import { closeSync, fsyncSync, openSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { close, closeSync, fsync, openSync, readdirSync, statSync, unlinkSync } from 'node:fs';
+import { rename } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import type { SinkContext } from '../../api/sink.ts';
 import type { Committer, PrecommitCheckpoint, PrecommittingSinkWriter, TwoPhaseCommittingSink } from '../../api/two-phase-committing-sink.ts';
 import { makeDirectoriesSync } from '../../fs/make-directories.ts';
-import { syncDirectorySync } from '../../fs/sync-directory.ts';
+import { syncDirectory } from '../../fs/sync-directory.ts';
 import { writeFullySync } from '../../fs/write-fully.ts';
 import type { FileSinkOptions } from './plain-file-sink.ts';
 import {
@@ -18,6 +20,11 @@ import {
 import { defaultRollingPolicy, shouldRollOnCheckpoint, shouldRollOnWrite, type PartFileInfo, type RollingPolicy } from './rolling-policy.ts';
 
 const FLUSH_BYTES = 64 * 1024;
+// On libuv's threads: an fsync under a busy disk can take a second, and the task's thread runs
+// every other task of its TaskManager thread (sources, their barriers, the RPC) meanwhile.
+const fsyncAsync = promisify(fsync);
+const closeAsync = promisify(close);
+const noop = () => {};
 const HIDDEN = /^\.part-.*\.(inprogress|pending)$/;
 
 export interface FileSinkConfig<T> extends FileSinkOptions<T> {
@@ -93,13 +100,13 @@ class FileCommitter implements Committer<FileSinkCommittable> {
    * A rename is durable only once its directory is: without the fsync a crash after the checkpoint
    * completed could lose the visible name while the checkpoint that would commit it again is gone.
    */
-  commit(pending: readonly FileSinkCommittable[]): void {
+  async commit(pending: readonly FileSinkCommittable[]): Promise<void> {
     const renamedIn = new Set<string>();
     for (const c of pending) {
       if (!isInProgressFile(c)) renamedIn.add(commitPending(c, this.#dir));
       else if (this.#restoredOpen.get(key(c)) === c.length) renamedIn.add(commitInProgress(c, this.#dir));
     }
-    for (const dir of renamedIn) syncDirectorySync(dir);
+    for (const dir of renamedIn) await syncDirectory(dir);
   }
 
   /** Hidden files neither retained nor of this attempt were left by a failed one. */
@@ -143,8 +150,12 @@ class FileSinkWriter<T> implements PrecommittingSinkWriter<T, FileSinkCommittabl
   readonly #policy: RollingPolicy;
   #seq = 0;
   #part: OpenPart | undefined;
-  /** Files rolled since the last checkpoint, closed and fsynced, still named in progress. */
-  #rolled: string[] = [];
+  /** Files rolled since the last checkpoint, still named in progress, each fsynced and closed in the background. */
+  #rolled: Array<{ readonly file: string; readonly durable: Promise<void> }> = [];
+  /** The background work on each part file's descriptor, in order (see #onFd). */
+  readonly #fdWork = new Map<number, Promise<void>>();
+  /** The asynchronous parts of the pre-commits, one after the other. */
+  #precommits: Promise<void> = Promise.resolve();
   #buffer = '';
   /** The input has ended: the last pre-commits roll everything. */
   #ended = false;
@@ -187,14 +198,27 @@ class FileSinkWriter<T> implements PrecommittingSinkWriter<T, FileSinkCommittabl
     return { file, fd: openSync(join(this.#dir, `${file}.inprogress`), 'w'), bytes: 0, openedAt: now, lastWriteAt: now };
   }
 
-  /** Closes the part file, durable; it becomes pending at the next checkpoint. */
+  /**
+   * Work on a part file's descriptor runs after the work before it on the same descriptor: a
+   * close never overtakes an fsync still running (its number could be reused by then).
+   */
+  #onFd(fd: number, work: () => Promise<void>): Promise<void> {
+    const done = (this.#fdWork.get(fd) ?? Promise.resolve()).then(work);
+    const settled = done.then(noop, noop);
+    this.#fdWork.set(fd, settled);
+    void settled.then(() => this.#fdWork.get(fd) === settled && this.#fdWork.delete(fd));
+    return done;
+  }
+
+  /** Closes the part file; it is made durable in the background and becomes pending at the next checkpoint. */
   #roll(): void {
     const part = this.#part;
     if (part === undefined) return;
-    fsyncSync(part.fd);
-    closeSync(part.fd);
     this.#part = undefined;
-    this.#rolled.push(part.file);
+    const durable = this.#onFd(part.fd, () => fsyncAsync(part.fd).finally(() => closeAsync(part.fd)));
+    // Awaited by the next pre-commit, whose failure fails the task; until then not unhandled.
+    durable.catch(noop);
+    this.#rolled.push({ file: part.file, durable });
   }
 
   flush(): void {
@@ -203,37 +227,53 @@ class FileSinkWriter<T> implements PrecommittingSinkWriter<T, FileSinkCommittabl
   }
 
   /**
-   * Pre-commit: the rolled files become pending, this checkpoint's committables; the open part
-   * file, fsynced, is recorded with its length. The checkpoint names both: their directory
-   * entries are made durable as well. At the end of input and at a savepoint the open file rolls.
+   * Pre-commit: at the cut, the rolled files and the open part file's length are taken; then, as
+   * the checkpoint's asynchronous part while records go on being written, the rolled files become
+   * pending (this checkpoint's committables) and the open one is fsynced up to at least that
+   * length. The checkpoint names both: their directory entries are made durable as well. At the
+   * end of input and at a savepoint the open file rolls.
    */
-  prepareCommit(_checkpointId?: number, checkpoint?: PrecommitCheckpoint): FileSinkCommittable[] {
+  prepareCommit(_checkpointId?: number, checkpoint?: PrecommitCheckpoint): Promise<FileSinkCommittable[]> {
     this.#flushBuffer();
     const rollNow = this.#ended || checkpoint?.savepoint === true;
     if (this.#part && (rollNow || shouldRollOnCheckpoint(this.#policy, this.#part, Date.now()))) this.#roll();
-    const committables: FileSinkCommittable[] = this.#rolled.map((file): FileCommittable => {
-      renameSync(join(this.#dir, `${file}.inprogress`), join(this.#dir, `${file}.pending`));
-      return { directory: this.#dir, name: `${file}.pending` };
-    });
-    if (this.#part) {
-      fsyncSync(this.#part.fd);
-      committables.push({ directory: this.#dir, name: `${this.#part.file}.inprogress`, length: this.#part.bytes });
-    }
-    if (this.#rolled.length > 0 || this.#newEntries) syncDirectorySync(this.#dir);
+    const rolled = this.#rolled;
+    const part = this.#part;
+    // Queued at the cut: a roll of this file before the work below reaches it closes it after this fsync.
+    const open = part && { file: part.file, length: part.bytes, durable: this.#onFd(part.fd, () => fsyncAsync(part.fd)) };
+    open?.durable.catch(noop);
+    const newEntries = this.#newEntries;
     this.#rolled = [];
     this.#newEntries = false;
-    return committables;
+    const dir = this.#dir;
+    const work = this.#precommits.then(async () => {
+      const committables: FileSinkCommittable[] = [];
+      for (const { file, durable } of rolled) {
+        await durable;
+        await rename(join(dir, `${file}.inprogress`), join(dir, `${file}.pending`));
+        committables.push({ directory: dir, name: `${file}.pending` });
+      }
+      if (open) {
+        await open.durable;
+        committables.push({ directory: dir, name: `${open.file}.inprogress`, length: open.length });
+      }
+      if (rolled.length > 0 || newEntries) await syncDirectory(dir);
+      return committables;
+    });
+    this.#precommits = work.then(noop, noop);
+    return work;
   }
 
-  close(): void {
-    this.abort();
+  close(): Promise<void> {
+    return this.abort();
   }
 
-  abort(): void {
-    if (this.#part) {
-      closeSync(this.#part.fd);
-      this.#part = undefined;
-    }
+  /** Closes the open part file once the background work on every descriptor has settled. */
+  async abort(): Promise<void> {
+    const part = this.#part;
+    this.#part = undefined;
+    await Promise.all([this.#precommits, ...this.#fdWork.values()]);
+    if (part) closeSync(part.fd);
   }
 }
 

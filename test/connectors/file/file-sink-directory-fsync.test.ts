@@ -1,6 +1,8 @@
 // A FileSink commit is durable: the directory is fsynced after the pending files are renamed to
 // their visible names (as `_metadata`'s directory is), and after the pre-commit rename the
-// checkpoint refers to. Seen in a syscall trace (strace) of a process running one checkpoint.
+// checkpoint refers to. Seen in a syscall trace (strace) of a process running one checkpoint. The
+// fsyncs run on libuv's threads, not on the task's: on a busy disk one takes a second, and the
+// task's thread runs every other task of its TaskManager thread meanwhile.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -10,8 +12,8 @@ import { makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
 
 const haveStrace = spawnSync('strace', ['-V']).status === 0;
 
-/** The syscalls of the trace as one line each, `pid` prefixes dropped (the sink runs on the main thread). */
-function trace(dir: string, out: string): string[] {
+/** The trace's raw lines, each prefixed with its thread's id. */
+function traceRaw(dir: string, out: string): string[] {
   const child = join(import.meta.dirname, '../../fixtures/file-sink-one-checkpoint.ts');
   const r = spawnSync(
     'strace',
@@ -19,11 +21,16 @@ function trace(dir: string, out: string): string[] {
     { encoding: 'utf8' },
   );
   assert.equal(r.status, 0, r.stderr);
-  return joinInterrupted(readFileSync(out, 'utf8').split('\n'));
+  return readFileSync(out, 'utf8').split('\n');
+}
+
+/** The syscalls of the trace as one line each, `pid` prefixes dropped. */
+function trace(dir: string, out: string): string[] {
+  return joinInterrupted(traceRaw(dir, out)).map((l) => l.slice(l.indexOf(' ') + 1));
 }
 
 /**
- * The trace's lines without their pids, a call that another thread's calls interrupted
+ * The trace's lines as `pid syscall`, a call that another thread's calls interrupted
  * (`fsync(19 <unfinished ...>` ... `<... fsync resumed>) = 0`) joined into one line where it ended.
  */
 function joinInterrupted(raw: readonly string[]): string[] {
@@ -36,12 +43,9 @@ function joinInterrupted(raw: readonly string[]): string[] {
       continue;
     }
     const resumed = /^<\.\.\. \w+ resumed>(.*)$/.exec(text);
-    if (resumed && started.has(pid)) {
-      lines.push(started.get(pid)! + resumed[1]);
-      started.delete(pid);
-      continue;
-    }
-    lines.push(text);
+    const call = resumed && started.has(pid) ? started.get(pid)! + resumed[1] : text;
+    if (resumed) started.delete(pid);
+    lines.push(`${pid} ${call}`);
   }
   return lines;
 }
@@ -71,3 +75,24 @@ test('FileSink fsyncs the directory after renaming a pending file to its part fi
   const synced = directoryFsyncAfter(lines, out, precommit);
   assert.ok(synced > precommit && synced < commit, `the directory is not fsynced between the pre-commit rename and the commit`);
 });
+
+test('FileSink fsyncs its part files and its directory on libuv\'s threads, not on the task\'s', { skip: !haveStrace && 'strace is not installed' }, (t) => {
+  const root = makeTempDir('file-sink-fsync-thread');
+  t.after(() => removeDir(root));
+  const out = join(root, 'out');
+  const raw = traceRaw(out, join(root, 'strace.txt')).filter((l) => l.trim() !== '');
+  const main = /^(\d+)\s/.exec(raw[0]!)?.[1];
+  assert.ok(main, `no thread id in the trace's first line: ${raw[0]}`);
+  // A descriptor of the sink's files: a part file or the output directory, by the openat that returned it.
+  const sinkFds = new Set<string>();
+  const fsyncs: Array<{ pid: string; fd: string }> = [];
+  for (const line of joinInterrupted(raw)) {
+    const open = /^(\d+)\s+openat\(AT_FDCWD, "([^"]+)", [^)]*\)\s+= (\d+)$/.exec(line);
+    if (open && (open[2] === out || open[2]!.startsWith(`${out}/.part-`))) sinkFds.add(open[3]!);
+    const sync = /^(\d+)\s+f(?:data)?sync\((\d+)\)\s+= 0$/.exec(line);
+    if (sync && sinkFds.has(sync[2]!)) fsyncs.push({ pid: sync[1]!, fd: sync[2]! });
+  }
+  assert.ok(fsyncs.length >= 3, `the part file, and the directory at pre-commit and at commit, are fsynced: ${JSON.stringify(fsyncs)}`);
+  assert.deepEqual(fsyncs.filter((f) => f.pid === main), [], `fsyncs on the main thread (${main})`);
+});
+
