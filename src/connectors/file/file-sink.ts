@@ -1,4 +1,4 @@
-import { close, closeSync, fsync, openSync, readdirSync, statSync, unlinkSync } from 'node:fs';
+import { close, fsync, openSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -264,16 +264,19 @@ class FileSinkWriter<T> implements PrecommittingSinkWriter<T, FileSinkCommittabl
     return work;
   }
 
-  close(): Promise<void> {
-    return this.abort();
+  close(): void {
+    this.abort();
   }
 
-  /** Closes the open part file once the background work on every descriptor has settled. */
-  async abort(): Promise<void> {
+  /**
+   * Closes the open part file after the background work on it. Not awaited: a cancellation must
+   * not wait for an fsync a hung disk holds; the failed attempt's files are hidden and a restore
+   * removes them.
+   */
+  abort(): void {
     const part = this.#part;
     this.#part = undefined;
-    await Promise.all([this.#precommits, ...this.#fdWork.values()]);
-    if (part) closeSync(part.fd);
+    if (part) this.#onFd(part.fd, () => closeAsync(part.fd)).catch(noop);
   }
 }
 
