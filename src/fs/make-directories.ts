@@ -1,7 +1,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { refusePseudoFileSystem, refusePseudoFileSystemSync } from './pseudo-file-system.ts';
+import { PseudoFileSystemError, refusePseudoFileSystem, refusePseudoFileSystemSync } from './pseudo-file-system.ts';
 
 /**
  * `mkdir -p` that cannot spin: Node's `mkdir({recursive: true})` retries forever on procfs
@@ -69,6 +69,17 @@ async function racedAsync(target: string, dir: string, cause: unknown, kind: (p:
   return new DirectoryError(dir, cause);
 }
 
+/**
+ * The existing directory the walk found could not be statfs'd: a PseudoFileSystemError as it is;
+ * ENOTDIR or ENOENT, it was moved or a part of it became a file since (named as the walk would
+ * name it); else a DirectoryError with the system's words.
+ */
+function statfsFailed<R>(e: unknown, dir: string, raced: () => R): R | Error {
+  if (e instanceof PseudoFileSystemError) return e;
+  const code = (e as NodeJS.ErrnoException).code;
+  return code === 'ENOTDIR' || code === 'ENOENT' ? raced() : new DirectoryError(dir, e);
+}
+
 /** Makes `path` and its missing parents; refuses pseudo-filesystems (PseudoFileSystemError). */
 export function makeDirectoriesSync(path: string): void {
   const target = resolve(path);
@@ -79,7 +90,11 @@ export function makeDirectoriesSync(path: string): void {
     missing.push(p);
     p = dirname(p);
   }
-  refusePseudoFileSystemSync(p, target);
+  try {
+    refusePseudoFileSystemSync(p, target);
+  } catch (e) {
+    throw statfsFailed(e, p, () => raced(target, p, e, (q) => kindOf(q, () => statSync(q))));
+  }
   for (const dir of missing.reverse()) {
     try {
       mkdirSync(dir);
@@ -101,7 +116,11 @@ export async function makeDirectories(path: string): Promise<void> {
     missing.push(p);
     p = dirname(p);
   }
-  await refusePseudoFileSystem(p, target);
+  try {
+    await refusePseudoFileSystem(p, target);
+  } catch (e) {
+    throw await statfsFailed(e, p, () => racedAsync(target, p, e, kindAt));
+  }
   for (const dir of missing.reverse()) {
     try {
       await mkdir(dir);
