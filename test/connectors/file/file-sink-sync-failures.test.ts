@@ -1,0 +1,113 @@
+// The file sink's fsyncs run off the task's thread (on libuv's); these are their failure and
+// ordering paths, with node's fs functions replaced for one test (syncBuiltinESMExports makes the
+// sink's imported bindings see the replacement): a background sync that failed fails the next
+// pre-commit though every later fsync succeeds (Linux may report lost pages to one fsync only),
+// an fsync that fails fails its pre-commit naming the file, and a rolled file is closed only
+// after its fsync, never while it runs.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
+import type { SinkContext } from '../../../src/api/sink.ts';
+import { defaultRollingPolicy, FileSink } from '../../../src/connectors/file/index.ts';
+import { FileWriteError } from '../../../src/fs/file-write-error.ts';
+import { makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
+
+type FdCall = (fd: number, done: (e: NodeJS.ErrnoException | null) => void) => void;
+const fs = createRequire(import.meta.url)('node:fs') as Record<'fsync' | 'fdatasync' | 'close', FdCall>;
+
+/** Replaces one of fs's fd calls for the rest of the test. */
+function replace(t: TestContext, name: 'fsync' | 'fdatasync' | 'close', by: (original: FdCall) => FdCall): void {
+  const original = fs[name];
+  fs[name] = by(original);
+  syncBuiltinESMExports();
+  t.after(() => {
+    fs[name] = original;
+    syncBuiltinESMExports();
+  });
+}
+
+const eio = (): NodeJS.ErrnoException => Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+const noop = () => {};
+const context = { jobId: 'feedbeeffeedbeef', operatorName: 'sink', operatorUid: 'sink', subtaskIndex: 0, parallelism: 1, maxParallelism: 128, attemptNumber: 0, log: { debug: noop, info: noop, warn: noop, error: noop } } as unknown as SinkContext;
+const KiB = 'x'.repeat(1023);
+
+function sinkIn(t: TestContext, maxPartSize = 128 * 1024 * 1024) {
+  const dir = makeTempDir('file-sink-sync-failures');
+  t.after(() => removeDir(dir));
+  return { dir, sink: new FileSink<string>(dir, { rollingPolicy: defaultRollingPolicy({ maxPartSize }) }) };
+}
+
+/** Writes `n` lines of 1 KiB, yielding every 64 as a task does between input buffers. */
+async function writeLines(writer: { write(v: string): void }, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    writer.write(KiB);
+    if (i % 64 === 63) await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+test('a background sync that failed fails the next pre-commit, naming the part file, though its own fsync succeeds', async (t) => {
+  const { dir, sink } = sinkIn(t);
+  let failed = 0;
+  replace(t, 'fdatasync', () => (_fd, done) => {
+    failed++;
+    setImmediate(() => done(eio()));
+  });
+  const writer = await sink.createWriter(context);
+  await writeLines(writer, 6 * 1024);
+  assert.ok(failed >= 1, 'a background sync ran (every 4 MiB)');
+  await assert.rejects(writer.prepareCommit(1), (e: unknown) => {
+    assert.ok(e instanceof FileWriteError, String(e));
+    assert.match(e.path, new RegExp(`^${dir}/\\.part-0-feedbeefa0-0\\.inprogress$`));
+    assert.equal(e.offset, 0);
+    assert.equal(e.code, 'EIO');
+    return true;
+  });
+  await assert.rejects(writer.prepareCommit(2), FileWriteError, 'and every later one');
+  writer.abort?.();
+});
+
+test('an fsync that fails at the pre-commit fails it, naming the part file', async (t) => {
+  const { dir, sink } = sinkIn(t);
+  replace(t, 'fsync', () => (_fd, done) => setImmediate(() => done(eio())));
+  const writer = await sink.createWriter(context);
+  writer.write('a');
+  await assert.rejects(writer.prepareCommit(1), (e: unknown) => e instanceof FileWriteError && e.path === `${dir}/.part-0-feedbeefa0-0.inprogress` && e.code === 'EIO');
+  writer.abort?.();
+});
+
+test('a rolled part file is closed after its fsync, not while it runs, and the pre-commit waits for both', async (t) => {
+  const { sink } = sinkIn(t, 2048);
+  const events: string[] = [];
+  let release: (() => void) | undefined;
+  // The first fsync (the rolled file's) is held until released; the open file's at the cut is not.
+  replace(t, 'fsync', (original) => (fd, done) => {
+    events.push(`fsync ${fd} started`);
+    if (release !== undefined) return original(fd, done);
+    release = () => original(fd, (e) => {
+      events.push(`fsync ${fd} done`);
+      done(e);
+    });
+  });
+  replace(t, 'close', (original) => (fd, done) => {
+    events.push(`close ${fd}`);
+    original(fd, done);
+  });
+  const writer = await sink.createWriter(context);
+  writer.write(KiB);
+  writer.write(KiB); // 2 KiB: the part file is written and rolls
+  writer.write(KiB); // into the next part file, open at the cut
+  const precommit = writer.prepareCommit(1);
+  let settled = false;
+  void precommit.then(() => (settled = true), () => (settled = true));
+  for (let i = 0; i < 10 && release === undefined; i++) await new Promise((resolve) => setImmediate(resolve));
+  assert.ok(release, 'the rolled file\'s fsync started');
+  for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+  const fd = /^fsync (\d+)/.exec(events[0]!)![1];
+  assert.deepEqual(events.filter((e) => e === `close ${fd}`), [], `closed while its fsync runs: ${events.join(', ')}`);
+  assert.equal(settled, false, 'the pre-commit waits for the fsync');
+  release();
+  const committables = await precommit;
+  assert.deepEqual(committables.map((c) => (typeof c === 'string' ? c : c.name)), ['.part-0-feedbeefa0-0.pending', '.part-0-feedbeefa0-1.inprogress']);
+  assert.deepEqual(events.filter((e) => e.endsWith(` ${fd}`) || e.includes(` ${fd} `)).slice(0, 3), [`fsync ${fd} started`, `fsync ${fd} done`, `close ${fd}`]);
+  writer.abort?.();
+});
