@@ -1,8 +1,9 @@
 // Directories are made one component at a time, and never on a kernel pseudo-filesystem: Node's
 // recursive mkdir spins forever on procfs. Refusals are by filesystem type, not by path.
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { makeDirectories, makeDirectoriesSync } from '../../src/fs/make-directories.ts';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
@@ -42,3 +43,42 @@ test('a file in the way is named (ENOTDIR), not reported as a missing directory'
   writeFileSync(join(dir, 'file'), 'x');
   await assert.rejects(makeDirectories(join(dir, 'file', 'sub')), (e: Error & { code?: string }) => e.name === 'DirectoryError' && e.code === 'ENOTDIR' && e.message === `cannot create directory ${join(dir, 'file', 'sub')}: ${join(dir, 'file')} is a file, not a directory (ENOTDIR)`);
 });
+
+/** Replaces `name` of a builtin fs module for the rest of the test (the product's imported bindings see it). */
+function replaceBuiltin<F extends (...args: never[]) => unknown>(t: TestContext, module: 'node:fs' | 'node:fs/promises', name: string, by: (original: F) => F): void {
+  const exports = createRequire(import.meta.url)(module) as Record<string, F>;
+  const original = exports[name]!;
+  exports[name] = by(original);
+  syncBuiltinESMExports();
+  t.after(() => {
+    exports[name] = original;
+    syncBuiltinESMExports();
+  });
+}
+
+// The existing directory the walk found is statfs'd to refuse pseudo-filesystems; another subtask
+// (or a fault) can replace a part of its path by a file between the walk and that statfs.
+for (const variant of ['async', 'sync'] as const) {
+  test(`a part of the path that becomes a file between the walk and the statfs is named as the walk names it (${variant})`, async (t) => {
+    const dir = makeTempDir('mkdirs-race');
+    t.after(() => removeDir(dir));
+    const jobs = join(dir, 'jobs');
+    const existing = join(jobs, 'chk-3');
+    mkdirSync(existing, { recursive: true });
+    const becomeAFile = (p: unknown) => {
+      if (p !== existing) return;
+      rmSync(jobs, { recursive: true });
+      writeFileSync(jobs, 'not a directory');
+    };
+    if (variant === 'async') replaceBuiltin<(p: string) => Promise<unknown>>(t, 'node:fs/promises', 'statfs', (original) => (p) => (becomeAFile(p), original(p)));
+    else replaceBuiltin<(p: string) => unknown>(t, 'node:fs', 'statfsSync', (original) => (p) => (becomeAFile(p), original(p)));
+    const target = join(existing, 'sub');
+    const expected = (e: unknown) => {
+      assert.equal((e as Error).name, 'DirectoryError');
+      assert.equal((e as Error).message, `cannot create directory ${target}: ${jobs} is a file, not a directory (ENOTDIR)`);
+      return true;
+    };
+    if (variant === 'async') await assert.rejects(makeDirectories(target), expected);
+    else assert.throws(() => makeDirectoriesSync(target), expected);
+  });
+}
