@@ -55,14 +55,14 @@ test('a background sync that failed fails the next pre-commit, naming the part f
   const writer = await sink.createWriter(context);
   await writeLines(writer, 6 * 1024);
   assert.ok(failed >= 1, 'a background sync ran (every 4 MiB)');
-  await assert.rejects(writer.prepareCommit(1), (e: unknown) => {
+  await assert.rejects(async () => writer.prepareCommit(1), (e: unknown) => {
     assert.ok(e instanceof FileWriteError, String(e));
     assert.match(e.path, new RegExp(`^${dir}/\\.part-0-feedbeefa0-0\\.inprogress$`));
     assert.equal(e.offset, 0);
     assert.equal(e.code, 'EIO');
     return true;
   });
-  await assert.rejects(writer.prepareCommit(2), FileWriteError, 'and every later one');
+  await assert.rejects(async () => writer.prepareCommit(2), FileWriteError, 'and every later one');
   writer.abort?.();
 });
 
@@ -71,7 +71,7 @@ test('an fsync that fails at the pre-commit fails it, naming the part file', asy
   replace(t, 'fsync', () => (_fd, done) => setImmediate(() => done(eio())));
   const writer = await sink.createWriter(context);
   writer.write('a');
-  await assert.rejects(writer.prepareCommit(1), (e: unknown) => e instanceof FileWriteError && e.path === `${dir}/.part-0-feedbeefa0-0.inprogress` && e.code === 'EIO');
+  await assert.rejects(async () => writer.prepareCommit(1), (e: unknown) => e instanceof FileWriteError && e.path === `${dir}/.part-0-feedbeefa0-0.inprogress` && e.code === 'EIO');
   writer.abort?.();
 });
 
@@ -96,7 +96,7 @@ test('a rolled part file is closed after its fsync, not while it runs, and the p
   writer.write(KiB);
   writer.write(KiB); // 2 KiB: the part file is written and rolls
   writer.write(KiB); // into the next part file, open at the cut
-  const precommit = writer.prepareCommit(1);
+  const precommit = Promise.resolve(writer.prepareCommit(1));
   let settled = false;
   void precommit.then(() => (settled = true), () => (settled = true));
   for (let i = 0; i < 10 && release === undefined; i++) await new Promise((resolve) => setImmediate(resolve));
