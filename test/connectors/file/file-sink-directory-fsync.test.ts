@@ -13,11 +13,11 @@ import { makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
 const haveStrace = spawnSync('strace', ['-V']).status === 0;
 
 /** The trace's raw lines, each prefixed with its thread's id. */
-function traceRaw(dir: string, out: string, lines?: number): string[] {
+function traceRaw(dir: string, out: string): string[] {
   const child = join(import.meta.dirname, '../../fixtures/file-sink-one-checkpoint.ts');
   const r = spawnSync(
     'strace',
-    ['-f', '-qq', '-o', out, '-e', 'trace=openat,rename,renameat,renameat2,fsync,fdatasync,close', process.execPath, '--import', 'tsx', '--conditions=weir-source', child, dir, ...(lines === undefined ? [] : [String(lines)])],
+    ['-f', '-qq', '-o', out, '-e', 'trace=openat,rename,renameat,renameat2,fsync,fdatasync,close', process.execPath, '--import', 'tsx', '--conditions=weir-source', child, dir],
     { encoding: 'utf8' },
   );
   assert.equal(r.status, 0, r.stderr);
@@ -96,26 +96,3 @@ test('FileSink fsyncs its part files and its directory on libuv\'s threads, not 
   assert.deepEqual(fsyncs.filter((f) => f.pid === main), [], `fsyncs on the main thread (${main})`);
 });
 
-
-test('FileSink syncs a growing part file in the background, so the pre-commit\'s fsync waits for the tail only', { skip: !haveStrace && 'strace is not installed' }, (t) => {
-  const root = makeTempDir('file-sink-background-sync');
-  t.after(() => removeDir(root));
-  const out = join(root, 'out');
-  // 12 MiB before the one pre-commit: background syncs at every 4 MiB written while none runs.
-  const lines = joinInterrupted(traceRaw(out, join(root, 'strace.txt'), 12 * 1024).filter((l) => l.trim() !== ''));
-  const at = lines.findIndex((l) => /^\d+\s+openat\(AT_FDCWD, "[^"]+\/\.part-[^"]+\.inprogress", [^)]*\)\s+= \d+$/.test(l));
-  const opened = /"([^"]+)".*= (\d+)$/.exec(lines[at] ?? '');
-  assert.ok(opened, 'the part file is opened');
-  const fd = opened[2]!;
-  const main = /^(\d+)\s/.exec(lines[0]!)?.[1];
-  // From its open on: the descriptor's number is another file's before.
-  const calls = lines.slice(at + 1).flatMap((l) => {
-    const m = /^(\d+)\s+(fsync|fdatasync|close)\((\d+)\)\s+= 0$/.exec(l);
-    return m && m[3] === fd ? [{ pid: m[1]!, call: m[2]! }] : [];
-  });
-  const fsync = calls.findIndex((c) => c.call === 'fsync');
-  assert.ok(fsync > 0, `the part file is fsynced at the pre-commit: ${JSON.stringify(calls)}`);
-  const before = calls.slice(0, fsync).filter((c) => c.call === 'fdatasync');
-  assert.ok(before.length >= 2, `background fdatasyncs of ${opened[1]} before the pre-commit's fsync: ${JSON.stringify(calls)}`);
-  assert.deepEqual(before.filter((c) => c.pid === main), [], 'not on the main thread');
-});
