@@ -1,12 +1,12 @@
 // Directories are made one component at a time, and never on a kernel pseudo-filesystem: Node's
 // recursive mkdir spins forever on procfs. Refusals are by filesystem type, not by path.
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { makeDirectories, makeDirectoriesSync } from '../../src/fs/make-directories.ts';
 import { makeTempDir, removeDir } from '../fixtures/recovery-helpers.ts';
+import { replaceBuiltin } from '../fixtures/replace-builtin.ts';
 
 const refused = (path: string, type: string) => (e: unknown) =>
   (e as Error).name === 'PseudoFileSystemError' && (e as { path: string }).path === path && (e as { fsType: string }).fsType === type && (e as Error).message.includes(`on a ${type} filesystem`);
@@ -43,18 +43,6 @@ test('a file in the way is named (ENOTDIR), not reported as a missing directory'
   writeFileSync(join(dir, 'file'), 'x');
   await assert.rejects(makeDirectories(join(dir, 'file', 'sub')), (e: Error & { code?: string }) => e.name === 'DirectoryError' && e.code === 'ENOTDIR' && e.message === `cannot create directory ${join(dir, 'file', 'sub')}: ${join(dir, 'file')} is a file, not a directory (ENOTDIR)`);
 });
-
-/** Replaces `name` of a builtin fs module for the rest of the test (the product's imported bindings see it). */
-function replaceBuiltin<F extends (...args: never[]) => unknown>(t: TestContext, module: 'node:fs' | 'node:fs/promises', name: string, by: (original: F) => F): void {
-  const exports = createRequire(import.meta.url)(module) as Record<string, F>;
-  const original = exports[name]!;
-  exports[name] = by(original);
-  syncBuiltinESMExports();
-  t.after(() => {
-    exports[name] = original;
-    syncBuiltinESMExports();
-  });
-}
 
 // The existing directory the walk found is statfs'd to refuse pseudo-filesystems; another subtask
 // (or a fault) can replace a part of its path by a file between the walk and that statfs.

@@ -1,28 +1,17 @@
 // The file sink's fsyncs run off the task's thread (on libuv's); these are their failure and
-// ordering paths, with node's fs functions replaced for one test (syncBuiltinESMExports makes the
-// sink's imported bindings see the replacement): an fsync that fails fails its pre-commit naming
-// the file, and a rolled file is closed only after its fsync, never while it runs.
+// ordering paths, with node's fs functions replaced for one test (replaceBuiltin): an fsync that
+// fails fails its pre-commit naming the file, and a rolled file is closed only after its fsync,
+// never while it runs.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire, syncBuiltinESMExports } from 'node:module';
 import type { SinkContext } from '../../../src/api/sink.ts';
 import { defaultRollingPolicy, FileSink } from '../../../src/connectors/file/index.ts';
 import { FileWriteError } from '../../../src/fs/file-write-error.ts';
 import { makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
+import { replaceBuiltin } from '../../fixtures/replace-builtin.ts';
 
 type FdCall = (fd: number, done: (e: NodeJS.ErrnoException | null) => void) => void;
-const fs = createRequire(import.meta.url)('node:fs') as Record<'fsync' | 'close', FdCall>;
-
-/** Replaces one of fs's fd calls for the rest of the test. */
-function replace(t: TestContext, name: 'fsync' | 'close', by: (original: FdCall) => FdCall): void {
-  const original = fs[name];
-  fs[name] = by(original);
-  syncBuiltinESMExports();
-  t.after(() => {
-    fs[name] = original;
-    syncBuiltinESMExports();
-  });
-}
+const replace = (t: TestContext, name: 'fsync' | 'close', by: (original: FdCall) => FdCall) => replaceBuiltin<FdCall>(t, 'node:fs', name, by);
 
 const eio = (): NodeJS.ErrnoException => Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
 const noop = () => {};
