@@ -4,6 +4,8 @@
 // never while it runs.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, readlinkSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { SinkContext } from '../../../src/api/sink.ts';
 import { defaultRollingPolicy, FileSink } from '../../../src/connectors/file/index.ts';
 import { FileWriteError } from '../../../src/fs/file-write-error.ts';
@@ -33,14 +35,14 @@ test('an fsync that fails at the pre-commit fails it, naming the part file', asy
   writer.abort?.();
 });
 
-test('a rolled part file is closed after its fsync, not while it runs, and the pre-commit waits for both', async (t) => {
-  const { sink } = sinkIn(t, 2048);
+test('a rolled part file is renamed pending before its fsync, closed after it, not while it runs, and the pre-commit waits for both', async (t) => {
+  const { dir, sink } = sinkIn(t, 2048);
   const events: string[] = [];
   let release: (() => void) | undefined;
-  // The first fsync (the rolled file's) is held until released; the open file's at the cut is not.
+  // The rolled file's fsync (its descriptor's path, whichever name it has then) is held until released; the open file's at the cut is not.
   replace(t, 'fsync', (original) => (fd, done) => {
-    events.push(`fsync ${fd} started`);
-    if (release !== undefined) return original(fd, done);
+    if (!/\.part-0-feedbeefa0-0\./.test(readlinkSync(`/proc/self/fd/${fd}`))) return original(fd, done);
+    events.push(`fsync ${fd} started`, `fsync ${fd} of ${basename(readlinkSync(`/proc/self/fd/${fd}`))}`);
     release = () => original(fd, (e) => {
       events.push(`fsync ${fd} done`);
       done(e);
@@ -63,9 +65,12 @@ test('a rolled part file is closed after its fsync, not while it runs, and the p
   const fd = /^fsync (\d+)/.exec(events[0]!)![1];
   assert.deepEqual(events.filter((e) => e === `close ${fd}`), [], `closed while its fsync runs: ${events.join(', ')}`);
   assert.equal(settled, false, 'the pre-commit waits for the fsync');
+  // Renamed first: on ext4 the file's fsync then commits the rename, and the directory's fsync beside it waits for that same journal commit.
+  assert.ok(events.includes(`fsync ${fd} of .part-0-feedbeefa0-0.pending`), `renamed pending before its fsync: ${events.join(', ')}`);
+  assert.ok(existsSync(join(dir, '.part-0-feedbeefa0-0.pending')));
   release();
   const committables = await precommit;
   assert.deepEqual(committables.map((c) => (typeof c === 'string' ? c : c.name)), ['.part-0-feedbeefa0-0.pending', '.part-0-feedbeefa0-1.inprogress']);
-  assert.deepEqual(events.filter((e) => e.endsWith(` ${fd}`) || e.includes(` ${fd} `)).slice(0, 3), [`fsync ${fd} started`, `fsync ${fd} done`, `close ${fd}`]);
+  assert.deepEqual(events.filter((e) => /^(fsync \d+ (started|done)|close \d+)$/.test(e) && e.includes(` ${fd}`)).slice(0, 3), [`fsync ${fd} started`, `fsync ${fd} done`, `close ${fd}`]);
   writer.abort?.();
 });
