@@ -1,9 +1,10 @@
-import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { open, readFile, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { Packr, Unpackr } from 'msgpackr';
 import type { ChannelStateHandle, KeyedStateHandle, OperatorStateMap } from './state-handles.ts';
 import { makeDirectories } from '../fs/make-directories.ts';
+import { renameFile } from '../fs/rename-file.ts';
 import { syncDirectory } from '../fs/sync-directory.ts';
 import { writeFully } from '../fs/write-fully.ts';
 import { CheckpointCorruptedError } from './checkpoint-storage-error.ts';
@@ -103,7 +104,7 @@ export async function writeMetadata(dir: string, metadata: CheckpointMetadata, v
     } finally {
       await fh.close();
     }
-    await rename(tmp, path);
+    await renameFile(tmp, path);
   } catch (e) {
     await unlink(tmp).catch(() => {});
     throw e;

@@ -1,10 +1,10 @@
 import { close, fsync, openSync, readdirSync, statSync, unlinkSync } from 'node:fs';
-import { rename } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { SinkContext } from '../../api/sink.ts';
 import type { Committer, PrecommitCheckpoint, PrecommittingSinkWriter, TwoPhaseCommittingSink } from '../../api/two-phase-committing-sink.ts';
 import { FileWriteError } from '../../fs/file-write-error.ts';
 import { makeDirectoriesSync } from '../../fs/make-directories.ts';
+import { renameFile } from '../../fs/rename-file.ts';
 import { syncDirectory } from '../../fs/sync-directory.ts';
 import { writeFullySync } from '../../fs/write-fully.ts';
 import type { FileSinkOptions } from './plain-file-sink.ts';
@@ -246,7 +246,7 @@ class FileSinkWriter<T> implements PrecommittingSinkWriter<T, FileSinkCommittabl
     if (part === undefined) return;
     this.#part = undefined;
     const pending = `${part.file}.pending`;
-    const renamed = this.#onFd(part.fd, () => rename(join(this.#dir, `${part.file}.inprogress`), join(this.#dir, pending)));
+    const renamed = this.#onFd(part.fd, () => renameFile(join(this.#dir, `${part.file}.inprogress`), join(this.#dir, pending)));
     const durable = this.#durable(part, pending, () => closeAsync(part.fd));
     // Awaited by the next pre-commit, whose failure fails the task; until then not unhandled.
     renamed.catch(noop);

@@ -1,13 +1,14 @@
 // The file sink's fsyncs run off the task's thread (on libuv's); these are their failure and
 // ordering paths, with node's fs functions replaced for one test (replaceBuiltin): an fsync that
-// fails fails its pre-commit naming the file, and a rolled file is renamed pending before its
+// fails fails its pre-commit naming the file, as does a rename that fails, and a rolled file is renamed pending before its
 // fsync and closed only after it, never while it runs.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { readlinkSync } from 'node:fs';
+import { readlinkSync, unlinkSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { SinkContext } from '../../../src/api/sink.ts';
 import { defaultRollingPolicy, FileSink } from '../../../src/connectors/file/index.ts';
+import { FileRenameError } from '../../../src/fs/file-rename-error.ts';
 import { FileWriteError } from '../../../src/fs/file-write-error.ts';
 import { makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
 import { replaceBuiltin } from '../../fixtures/replace-builtin.ts';
@@ -32,6 +33,19 @@ test('an fsync that fails at the pre-commit fails it, naming the part file', asy
   const writer = await sink.createWriter(context);
   writer.write('a');
   await assert.rejects(async () => writer.prepareCommit(1), (e: unknown) => e instanceof FileWriteError && e.path === `${dir}/.part-0-feedbeefa0-0.inprogress` && e.code === 'EIO');
+  writer.abort?.();
+});
+
+test('a rolled part file whose rename to pending fails fails the pre-commit, naming both paths', async (t) => {
+  const { dir, sink } = sinkIn(t, 2048);
+  const writer = await sink.createWriter(context);
+  writer.write(KiB);
+  writer.write(KiB); // 2 KiB: the part file rolls, its rename queued
+  unlinkSync(`${dir}/.part-0-feedbeefa0-0.inprogress`); // before the rename runs
+  await assert.rejects(
+    async () => writer.prepareCommit(1),
+    (e: unknown) => e instanceof FileRenameError && e.from === `${dir}/.part-0-feedbeefa0-0.inprogress` && e.to === `${dir}/.part-0-feedbeefa0-0.pending` && e.code === 'ENOENT',
+  );
   writer.abort?.();
 });
 
@@ -63,7 +77,7 @@ test('a rolled part file is renamed pending before its fsync, closed after it, n
   for (let i = 0; i < 10 && release === undefined; i++) await new Promise((resolve) => setImmediate(resolve));
   assert.ok(release, 'the rolled file\'s fsync started');
   for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
-  const fd = /^fsync (\d+)/.exec(events[0]!)![1];
+  const fd = /^fsync (\d+) started$/.exec(events.find((e) => e.endsWith(' started'))!)![1];
   assert.deepEqual(events.filter((e) => e === `close ${fd}`), [], `closed while its fsync runs: ${events.join(', ')}`);
   assert.equal(settled, false, 'the pre-commit waits for the fsync');
   // Renamed first: on ext4 the file's fsync then commits the rename, and the directory's fsync beside it waits for that same journal commit.
