@@ -115,10 +115,11 @@ describe('at-least-once', () => {
 
   test('does not align barriers: records after an early barrier are counted twice after a restore', async () => {
     // The construction makes the window between the barriers about 100 ms wide at every
-    // checkpoint from the second one on; try a few failure points in case one restores the first.
+    // checkpoint from the second one on; try a few failure points in case one restores the first
+    // (or, on a loaded machine, none opens the window).
     const tries: string[] = [];
     let duplicated = 0;
-    for (const seed of [1, 2, 3]) {
+    for (const seed of [1, 2, 3, 4, 5]) {
       const r = await runLanes('at-least-once', seed);
       assert.deepEqual(r.lost, [], `at-least-once lost records: ${r.lost.join(', ')}`);
       tries.push(`seed ${seed}: restored ${r.restoredFrom}, ${r.over} counted twice`);
@@ -133,12 +134,19 @@ describe('at-least-once', () => {
 
 describe('exactly-once (the same construction)', () => {
   test('aligns barriers: after the restore every key has its true count', async () => {
-    for (const seed of [1, 2]) {
+    // Two restores from the second checkpoint or later (where the window between the barriers is
+    // open); on a loaded machine a failure point may come before it, so a few seeds are tried.
+    // Every run must be exact, whatever it restored.
+    const tries: string[] = [];
+    let meaningful = 0;
+    for (const seed of [1, 2, 3, 4, 5]) {
       const r = await runLanes('exactly-once', seed);
-      assert.ok(r.restoredFrom !== undefined && r.restoredFrom >= 2, `the failure came before the second checkpoint: ${r.events.describe()}`);
-      assert.deepEqual(r.lost, [], 'records were lost');
-      assert.equal(r.over, 0, `${r.over} records were counted twice in exactly-once mode`);
+      assert.deepEqual(r.lost, [], `seed ${seed}: records were lost`);
+      assert.equal(r.over, 0, `seed ${seed}: ${r.over} records were counted twice in exactly-once mode`);
+      tries.push(`seed ${seed}: restored ${r.restoredFrom}`);
+      if (r.restoredFrom !== undefined && r.restoredFrom >= 2 && ++meaningful === 2) break;
     }
+    assert.equal(meaningful, 2, `two runs restored the second checkpoint or a later one: ${tries.join('; ')}`);
   });
 });
 
