@@ -1,3 +1,5 @@
+import { systemErrorReason } from './system-error-reason.ts';
+
 /**
  * An fsync of a directory that failed: the entries created or renamed in it since its last fsync
  * may not survive a crash, so nothing that names them may be acknowledged.
@@ -7,7 +9,7 @@ export class DirectorySyncError extends Error {
   readonly code: string | undefined;
 
   constructor(path: string, cause: unknown) {
-    super(`fsync of directory ${path} failed, so its new and renamed entries may not be durable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`fsync of directory ${path} failed, so its new and renamed entries may not be durable: ${systemErrorReason(cause)}`, { cause });
     this.name = 'DirectorySyncError';
     this.path = path;
     this.code = (cause as NodeJS.ErrnoException | undefined)?.code;

@@ -1,6 +1,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { systemErrorReason } from './system-error-reason.ts';
 import { PseudoFileSystemError, refusePseudoFileSystem, refusePseudoFileSystemSync } from './pseudo-file-system.ts';
 
 /**
@@ -15,26 +16,10 @@ export class DirectoryError extends Error {
   readonly code: string | undefined;
   constructor(path: string, cause: unknown) {
     const code = (cause as NodeJS.ErrnoException).code;
-    super(`cannot create directory ${path}: ${describeCode(code, cause)}`, { cause });
+    super(`cannot create directory ${path}: ${systemErrorReason(cause)}`, { cause });
     this.name = 'DirectoryError';
     this.path = path;
     this.code = code;
-  }
-}
-
-function describeCode(code: string | undefined, cause: unknown): string {
-  switch (code) {
-    case 'EROFS':
-      return 'the filesystem is read-only (EROFS)';
-    case 'EACCES':
-    case 'EPERM':
-      return `permission denied (${code})`;
-    case 'ENOTDIR':
-      return (cause as { ours?: boolean }).ours ? (cause as Error).message : 'a part of the path is a file, not a directory (ENOTDIR)';
-    case 'ENOSPC':
-      return 'no space left on the device (ENOSPC)';
-    default:
-      return cause instanceof Error ? cause.message : String(cause);
   }
 }
 

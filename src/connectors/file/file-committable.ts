@@ -1,5 +1,6 @@
 import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
+import { FileRenameError } from '../../fs/file-rename-error.ts';
 import { PendingFileMissingError } from './pending-file-missing-error.ts';
 
 /** A FileSink committable: a pending file, named with the absolute directory it was written in. */
@@ -94,6 +95,6 @@ function renamed(from: string, to: string): boolean {
     return true;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return existsSync(to);
-    throw new Error(`file sink: cannot commit ${from}: ${(e as Error).message}`, { cause: e });
+    throw new FileRenameError({ from, to }, e);
   }
 }

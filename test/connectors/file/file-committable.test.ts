@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { commitPending, PendingFileMissingError } from '../../../src/connectors/file/index.ts';
+import { FileRenameError } from '../../../src/fs/file-rename-error.ts';
 import { makeTempDir, removeDir } from '../../fixtures/recovery-helpers.ts';
 
 const NAME = '.part-0-0123abcda0-0.pending';
@@ -29,6 +30,19 @@ test('a committable is committed in the directory it was written in, not the sin
   assert.ok(!existsSync(join(written, NAME)));
   commitPending({ directory: written, name: NAME }, sink);
   assert.ok(!existsSync(join(sink, 'part-0-0123abcda0-0')), 'committed again: a no-op, nothing in the sink directory');
+});
+
+test('a commit whose rename fails for another reason than a missing file: FileRenameError naming both paths', (t) => {
+  const { written, sink } = dirs(t);
+  writeFileSync(join(written, NAME), 'a\n');
+  // The committed name is taken by a directory that is not empty: the rename cannot replace it.
+  mkdirSync(join(written, 'part-0-0123abcda0-0'));
+  writeFileSync(join(written, 'part-0-0123abcda0-0', 'x'), '');
+  assert.throws(
+    () => commitPending({ directory: written, name: NAME }, sink),
+    (e: unknown) => e instanceof FileRenameError && e.from === join(written, NAME) && e.to === join(written, 'part-0-0123abcda0-0') && e.code === 'EISDIR',
+  );
+  assert.ok(existsSync(join(written, NAME)), 'the pending file is still there for a retry');
 });
 
 test('an output directory moved with its pending files: committed in the sink directory', (t) => {

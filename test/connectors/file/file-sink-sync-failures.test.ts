@@ -1,7 +1,7 @@
 // The file sink's fsyncs run off the task's thread (on libuv's); these are their failure and
 // ordering paths, with node's fs functions replaced for one test (replaceBuiltin): an fsync that
-// fails fails its pre-commit naming the file, as does a rename that fails, and a rolled file is renamed pending before its
-// fsync and closed only after it, never while it runs.
+// fails fails its pre-commit naming the file, as does a rename that fails, and a rolled file is
+// renamed pending before its fsync and closed only after it, never while it runs.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { readlinkSync, unlinkSync } from 'node:fs';
